@@ -1,0 +1,16 @@
+"""Baseline agents behind one small interface (DESIGN 6).
+
+An agent is an object with
+
+* ``reset(seat, config, seed=None)``: a new game begins; ``seat`` is its absolute seat;
+* ``act(observation, action_mask, info=None) -> int``: choose a legal flat action, reading only
+  its own observation (the flat float32 tensor), its mask and its own ``infos`` entry;
+* optionally ``belief() -> np.ndarray (n_players, n_roles)``: its role beliefs.
+
+:func:`make_agent` builds an agent from a spec string such as ``"random"``.
+"""
+
+from .base import Agent, make_agent, register_agent
+from .random_agent import RandomAgent
+
+__all__ = ["Agent", "RandomAgent", "make_agent", "register_agent"]

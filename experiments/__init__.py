@@ -1,0 +1,1 @@
+"""Experiments: playing games, tournaments, benchmarks and the ``saboteur`` command line."""

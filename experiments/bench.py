@@ -1,0 +1,91 @@
+"""Speed benchmark of random play (issue 2): decisions/s and games/s through ``env()`` and
+``raw_env``, the mean number of legal actions per decision, and the share of decisions where a
+legal placement would lie outside the board window.
+
+Run ``saboteur bench`` (or ``python -m experiments.bench``).  Figures are printed; nothing here
+is a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import saboteur_env
+
+
+def _run(make, n_players: int, games: int, seed: int) -> tuple[int, float]:
+    env = make(num_players=n_players)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+    return decisions, time.perf_counter() - t0
+
+
+def _stats(n_players: int, games: int, seed: int) -> tuple[float, float]:
+    """Mean legal actions per decision and the share of decisions with a legal placement
+    outside the window (random play on the engine)."""
+    from saboteur_env.actions import Codec
+    from saboteur_env.game import Game
+
+    cfg = saboteur_env.GameConfig(num_players=n_players)
+    codec = Codec(cfg)
+    rng = np.random.default_rng(seed)
+    legal_total = decisions = overflow = 0
+    for g in range(games):
+        game = Game(cfg, seed + g)
+        while not game.game_over:
+            m = codec.mask(game)
+            legal = np.flatnonzero(m)
+            legal_total += len(legal)
+            decisions += 1
+            s = game.current
+            if not game.broken[s].any():
+                kinds = [k for k in np.nonzero(game.hands[s])[0] if k < 16]
+                vs = [v for v in codec.variants if int(saboteur_env.cards.VARIANTS[v].kind)
+                      in kinds]
+                if vs and game.board.overflow(vs):
+                    overflow += 1
+            game._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]), s,
+                                               game.n))
+    return legal_total / decisions, overflow / decisions
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(prog="saboteur bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", type=int, nargs="+", default=[3, 5, 10])
+    p.add_argument("--games", type=int, default=20, help="games per run")
+    p.add_argument("--repeats", type=int, default=3, help="runs per cell (median reported)")
+    p.add_argument("--stats-games", type=int, default=200,
+                   help="games for the legal-action and window-overflow statistics")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    print(f"{'players':>7} {'api':>8} {'decisions/s':>12} {'games/s':>8} "
+          f"{'legal/dec':>10} {'overflow':>9}")
+    for n in args.players:
+        legal, overflow = _stats(n, args.stats_games, args.seed)
+        for name, make in (("raw_env", saboteur_env.raw_env), ("env", saboteur_env.env)):
+            dps, gps = [], []
+            for r in range(args.repeats):
+                d, t = _run(make, n, args.games, args.seed + 1000 * r)
+                dps.append(d / t)
+                gps.append(args.games / t)
+            print(f"{n:>7} {name:>8} {statistics.median(dps):>12,.0f} "
+                  f"{statistics.median(gps):>8.1f} {legal:>10.1f} {overflow:>9.4%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""The ``saboteur`` command line: ``play``, ``bench`` (and later ``tournament``, ``train``,
+``bluff``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _play(argv) -> None:
+    from agents import make_agent
+    from experiments.play import play_game
+
+    p = argparse.ArgumentParser(prog="saboteur play",
+                                description="Play one full game with agents and print results.")
+    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--agents", default="random",
+                   help="comma-separated agent specs, cycled over the seats (default: random)")
+    p.add_argument("--render", choices=["ansi", "none"], default="none",
+                   help="ansi: draw each round's final maze")
+    args = p.parse_args(argv)
+    specs = args.agents.split(",")
+    agents = [make_agent(specs[i % len(specs)]) for i in range(args.players)]
+    res = play_game(agents, args.seed, render=None if args.render == "none" else args.render,
+                    out=sys.stdout, num_rounds=args.rounds)
+    print("\nFinal gold:")
+    print(f"{'seat':>4}  {'agent':<20}{'gold':>5}")
+    for s, g in enumerate(res["gold"]):
+        mark = "  <- winner" if s in res["winners"] else ""
+        print(f"{s:>4}  {agents[s].name:<20}{g:>5}{mark}")
+    print(f"{res['decisions']} decisions")
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    commands = {"play": _play}
+
+    def bench(a):
+        from experiments.bench import main as bench_main
+        bench_main(a)
+
+    commands["bench"] = bench
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
+        print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
+              "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
+              "  bench  random-play speed benchmark")
+        sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
+    commands[argv[0]](argv[1:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Play whole games with agents through the PettingZoo AEC loop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+import saboteur_env
+from agents.base import Agent
+from saboteur_env.render import render_ansi
+
+
+def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
+              out=None, agent_seeds: Sequence[int] | None = None, **config) -> dict:
+    """Play one full game; agent ``i`` sits in seat ``i``.
+
+    Args:
+        agents: one agent per seat.
+        seed: the deal seed (``env.reset(seed=seed)``); agents get their own seeds
+            (``agent_seeds``, default ``seed * 1000 + seat``), so the deal never depends on how
+            much randomness the agents use.
+        render: ``"ansi"``: write each round's final maze (spectator view) to ``out``.
+        out: a text stream for round results (``None``: print nothing).
+        config: :class:`~saboteur_env.config.GameConfig` options.
+
+    Returns:
+        ``{"gold": [...], "winners": [...], "rounds": [round result dicts], "decisions": int}``.
+    """
+    n = len(agents)
+    env = saboteur_env.raw_env(num_players=n, **config)
+    env.reset(seed=seed)
+    for seat, agent in enumerate(agents):
+        s = agent_seeds[seat] if agent_seeds is not None else seed * 1000 + seat
+        agent.reset(seat, env.config, seed=s)
+    game = env.game
+    decisions = 0
+    shown = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+        env.step(action)
+        decisions += 1
+        if out is not None and len(game.round_results) > shown:
+            res = game.round_results[shown]
+            shown += 1
+            if render == "ansi":
+                print(render_ansi(game, "spectator", board=game.round_boards[shown - 1]),
+                      file=out)
+            print(_round_text(res, game), file=out)
+    return {
+        "gold": game.gold.tolist(),
+        "winners": game.winners(),
+        "rounds": game.round_results,
+        "decisions": decisions,
+    }
+
+
+def _round_text(res: dict, game) -> str:
+    roles = ", ".join(f"seat {s}: {('gold-digger', 'saboteur')[r]}"
+                      for s, r in enumerate(res["roles"]))
+    side = "gold-diggers" if res["gold_found"] else "saboteurs"
+    return (f"Round {res['round'] + 1}: the {side} win after {res['turns']} turns"
+            + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
+            + f"\n  roles: {roles}\n  gold received: {res['received']}")
+
+
+def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(mask)
+    return int(legal[rng.integers(len(legal))])

@@ -1,0 +1,113 @@
+"""GameConfig: every option of RULES 10, immutable and validated."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+#: default board window (x_min, x_max, y_min, y_max), inclusive: the cells the action space
+#: can address (DESIGN 3).  Chosen so that fewer than 0.1% of random-play decisions have a
+#: legal placement outside it (``saboteur bench`` measures this).
+DEFAULT_WINDOW = (-6, 14, -8, 8)
+
+
+class ConfigError(ValueError):
+    """An invalid :class:`GameConfig` option; the message names the option and the valid values."""
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """All options of a game (RULES 10).  Immutable; validated on construction.
+
+    Attributes:
+        num_players: base game 3-10, expansion 2-12 (RULES 2.2, 6.1).
+        expansion: Saboteur 2 rules on top of the base game (RULES 6).
+        num_rounds: rounds per game, >= 1 (RULES 5.5).
+        role_table: ``"published"`` (one dwarf card set aside) or ``"seed"`` (RULES 2.2, 10).
+        self_sabotage: a broken tool may be played on oneself (RULES 3.2).
+        broken_tool_forfeit: diggers with a broken tool at round end get no gold (RULES 5.2).
+        both_doors_rule: ``"seed"`` or ``"bga"`` (RULES 6.9).
+        remove_cards_each_round: expansion: remove 10 cards every round (RULES 6.6).
+        first_player: seat that starts round 1, or ``"random"`` (RULES 2.4).
+        board_window: (x_min, x_max, y_min, y_max) of the addressable cells, inclusive; must
+            contain the start (0, 0) and the goals (8, -2..2) (DESIGN 3).
+        reward: ``"gold"`` (gold received each round) or ``"win"`` (+1 / -1 per round) (DESIGN 5).
+        max_cycles: optional bound on decisions per game; when reached every agent is
+            truncated (``None`` = no bound).
+
+    Raises:
+        ConfigError: on any invalid value, naming the option.
+    """
+
+    num_players: int = 5
+    expansion: bool = False
+    num_rounds: int = 3
+    role_table: str = "published"
+    self_sabotage: bool = True
+    broken_tool_forfeit: bool = False
+    both_doors_rule: str = "seed"
+    remove_cards_each_round: bool = True
+    first_player: int | str = 0
+    board_window: tuple[int, int, int, int] = DEFAULT_WINDOW
+    reward: str = "gold"
+    max_cycles: int | None = None
+
+    def __post_init__(self) -> None:
+        def bad(name: str, why: str) -> None:
+            raise ConfigError(f"GameConfig.{name}={getattr(self, name)!r}: {why}")
+
+        for name in ("expansion", "self_sabotage", "broken_tool_forfeit",
+                     "remove_cards_each_round"):
+            if not isinstance(getattr(self, name), bool):
+                bad(name, "must be a bool")
+        if not isinstance(self.num_players, int) or isinstance(self.num_players, bool):
+            bad("num_players", "must be an int")
+        lo, hi = (2, 12) if self.expansion else (3, 10)
+        if not lo <= self.num_players <= hi:
+            game = "the expansion" if self.expansion else "the base game"
+            bad("num_players", f"{game} is for {lo} to {hi} players (RULES 2.2, 6.1)")
+        if self.expansion:
+            raise ConfigError(
+                "GameConfig.expansion=True: the Saboteur 2 expansion is not implemented yet "
+                "(RULES 6); use expansion=False"
+            )
+        if not isinstance(self.num_rounds, int) or isinstance(self.num_rounds, bool) \
+                or self.num_rounds < 1:
+            bad("num_rounds", "must be a positive int (RULES 5.5)")
+        if self.role_table not in ("published", "seed"):
+            bad("role_table", "must be 'published' or 'seed' (RULES 2.2)")
+        if self.both_doors_rule not in ("seed", "bga"):
+            bad("both_doors_rule", "must be 'seed' or 'bga' (RULES 6.9)")
+        if self.first_player != "random":
+            fp = self.first_player
+            if not isinstance(fp, int) or isinstance(fp, bool) \
+                    or not 0 <= fp < self.num_players:
+                bad("first_player", f"must be 'random' or a seat 0..{self.num_players - 1}")
+        if self.reward not in ("gold", "win"):
+            bad("reward", "must be 'gold' or 'win'")
+        if self.max_cycles is not None and (
+            not isinstance(self.max_cycles, int) or self.max_cycles < 1
+        ):
+            bad("max_cycles", "must be None or a positive int")
+        w = tuple(self.board_window)
+        if len(w) != 4 or not all(isinstance(v, int) for v in w):
+            bad("board_window", "must be four ints (x_min, x_max, y_min, y_max)")
+        x0, x1, y0, y1 = w
+        if not (x0 <= 0 and x1 >= 8 and y0 <= -2 and y1 >= 2):
+            bad("board_window", "must contain the start (0, 0) and the goals (8, -2..2)")
+        object.__setattr__(self, "board_window", w)
+
+    @classmethod
+    def from_kwargs(cls, **kwargs) -> GameConfig:
+        """Build from keyword options; an unknown option raises :class:`ConfigError`."""
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(kwargs) - names)
+        if unknown:
+            raise ConfigError(
+                f"unknown GameConfig option(s) {unknown}; valid options: {sorted(names)}"
+            )
+        return cls(**kwargs)
+
+    @property
+    def max_players(self) -> int:
+        """Largest player count of this game variant: padding for seat-indexed arrays."""
+        return 12 if self.expansion else 10

@@ -1,0 +1,217 @@
+"""The PettingZoo AEC adapter (DESIGN 5).
+
+``saboteur_env.env(**config)`` returns the wrapped environment (PettingZoo's
+``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``saboteur_env.raw_env(**config)``
+the bare one.  Keyword options are those of :class:`~saboteur_env.config.GameConfig` plus
+``render_mode`` (``None``, ``"ansi"``, ``"human"``) and ``render_seat`` (the seat whose view
+``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for everything).
+
+* Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
+  game (``num_rounds`` rounds); players with no cards are skipped.
+* Observation: ``Dict(observation=Box(float32, (size,)), action_mask=Box(0, 1, (n,), int8))``,
+  identical for every agent; see :mod:`saboteur_env.observation`.  The mask of an agent that
+  is not to act is all zeros.
+* Reward, given when a round ends to every agent: the gold received that round
+  (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
+* ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
+  and its own private ones, :class:`~saboteur_env.game.Event`); at a round end
+  ``infos[agent]["round_result"]`` holds the revealed roles and the winning side.
+* Illegal actions: ``step`` raises :class:`~saboteur_env.game.IllegalActionError` naming the
+  rule, and leaves the state unchanged (no silent penalty).
+"""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .actions import Codec
+from .config import GameConfig
+from .game import Game, IllegalActionError
+from .observation import ObservationEncoder
+from .render import render_ansi
+
+
+def env(**kwargs) -> AECEnv:
+    """The wrapped Saboteur environment (out-of-bounds and call-order checks)."""
+    e = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Saboteur as a PettingZoo AEC environment (see the module docstring).
+
+    Raises:
+        saboteur_env.config.ConfigError: an invalid or unknown option.
+    """
+
+    metadata = {"name": "saboteur_v0", "render_modes": ["ansi", "human"],
+                "is_parallelizable": False}
+
+    def __init__(self, render_mode: str | None = None, render_seat=None, **config) -> None:
+        super().__init__()
+        self.config = GameConfig.from_kwargs(**config)
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r}; valid: "
+                             f"{[None, *self.metadata['render_modes']]}")
+        self.render_mode = render_mode
+        self.render_seat = render_seat
+        self.codec = Codec(self.config)
+        self.encoder = ObservationEncoder(self.config)
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (self.codec.n,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
+        self.game: Game | None = None
+        self._mask_cache: tuple | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game.  ``seed``: ``None`` or a non-negative int.
+
+        Raises:
+            TypeError / ValueError: a seed of another type or a negative seed.
+        """
+        if seed is not None and (not isinstance(seed, (int, np.integer))
+                                 or isinstance(seed, bool)):
+            raise TypeError(f"seed must be None or a non-negative int, not {type(seed).__name__}")
+        if seed is not None and seed < 0:
+            raise ValueError(f"seed must be non-negative, got {seed}")
+        self.game = Game(self.config, None if seed is None else int(seed))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self._pending = [[] for _ in self.agents]
+        self.infos = {a: {"events": self._pending[i]} for i, a in enumerate(self.agents)}
+        self._route(self.game.events)
+        self.agent_selection = self.agents[self.game.current]
+        self._mask_cache = None
+
+    def _route(self, events) -> None:
+        pend = self._pending
+        for e in events:
+            if e.visible_to is None:
+                for p in pend:
+                    p.append(e)
+            else:
+                pend[e.visible_to].append(e)
+
+    def _mask(self) -> np.ndarray:
+        g = self.game
+        key = (id(g), g.decisions, g.round)
+        if self._mask_cache is None or self._mask_cache[0] != key:
+            self._mask_cache = (key, self.codec.mask(g))
+        return self._mask_cache[1]
+
+    def observe(self, agent: str) -> dict:
+        """``{"observation": float32 (size,), "action_mask": int8 (n,)}`` of ``agent``."""
+        seat = self.agent_name_mapping[agent]
+        g = self.game
+        obs = self.encoder.encode(g, seat)
+        if seat == g.current and not g.game_over and agent == self.agent_selection:
+            mask = self._mask().copy()
+        else:
+            mask = np.zeros(self.codec.n, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action) -> None:
+        """Play flat ``action`` for ``agent_selection``.
+
+        Raises:
+            IllegalActionError: the action is masked (the message names the rule), or an
+                action is given for a terminated agent.  The state is unchanged.
+            TypeError: ``action`` is not an int.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(
+                    f"{agent} is done (terminated or truncated): the only valid action is None")
+            self._was_dead_step(action)
+            return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int index into Discrete({self.codec.n}), "
+                            f"not {type(action).__name__}")
+        action = int(action)
+        g = self.game
+        seat = g.current
+        if not 0 <= action < self.codec.n:
+            raise IllegalActionError(f"action {action} is outside Discrete({self.codec.n})")
+        if not self._mask()[action]:
+            try:
+                a = self.codec.decode(action, seat, g.n)
+                why = g.check(a) or "it is masked"
+            except ValueError as err:
+                a, why = None, str(err)
+            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {why}")
+        a = self.codec.decode(action, seat, g.n)
+        self._cumulative_rewards[agent] = 0
+        self._pending[seat] = []
+        self.infos[agent] = {"events": self._pending[seat]}
+        events = g._apply_unchecked(a)
+        self._route(events)
+        self.rewards = {ag: 0 for ag in self.agents}
+        for e in events:
+            if e.type == "round_end":
+                res = g.round_results[e.data["round"]]
+                for i, ag in enumerate(self.agents):
+                    if self.config.reward == "win":
+                        self.rewards[ag] = 1 if i in res["winners"] else -1
+                    else:
+                        self.rewards[ag] = res["received"][i]
+                    self.infos[ag]["round_result"] = {
+                        "round": res["round"], "winning_side": res["winning_side"],
+                        "roles": res["roles"], "gold_found": res["gold_found"]}
+        if g.game_over:
+            self.terminations = {ag: True for ag in self.agents}
+        elif self.config.max_cycles is not None and g.decisions >= self.config.max_cycles:
+            self.truncations = {ag: True for ag in self.agents}
+        self._accumulate_rewards()
+        self.agent_selection = self.agents[g.current]
+        if self.render_mode == "human":
+            self.render()
+
+    # --- rendering -----------------------------------------------------------------------
+    def render(self, *args, **kwargs):
+        """Draw the maze from ``render_seat``'s view (default: the agent to act).
+
+        ``"ansi"`` returns a str; ``"human"`` prints it.  Rendering never changes the game.
+        """
+        if args or kwargs:
+            raise TypeError("render() takes no arguments; choose the mode with "
+                            "render_mode=... when the environment is created")
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "create the environment with render_mode='ansi'")
+            return None
+        if self.game is None:
+            raise RuntimeError("call reset() before render()")
+        seat = self.render_seat
+        if seat is None:
+            seat = self.agent_name_mapping[self.agent_selection]
+        text = render_ansi(self.game, seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,91 @@
+"""Text rendering of the maze from one seat's view (``render_mode="ansi"``).
+
+Each cell is drawn 3 characters wide and 3 high: ``|`` / ``-`` for tunnel openings, and the
+centre shows ``+`` a tunnel joining its openings, ``x`` a dead end (stubs only), ``S`` the start,
+``?`` a face-down goal, ``g`` / ``o`` a face-down goal the observer has mapped as gold / stone,
+``G`` / ``O`` a face-up gold / stone goal, ``.`` an empty cell.  Nothing the observer may not
+know is shown unless ``seat="spectator"`` is asked for explicitly.
+"""
+
+from __future__ import annotations
+
+from .board import EMPTY, HIDDEN_GOAL
+from .cards import (
+    ALL_KINDS,
+    GOAL_CELLS,
+    GOAL_GOLD,
+    START_CELL,
+    TOOLS,
+    VARIANTS,
+)
+from .game import Game
+
+ROLE_NAMES = ("gold-digger", "saboteur")
+
+
+def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
+    v = b.variant_at(x, y)
+    if v == EMPTY:
+        return ("   ", " . ", "   ")
+    if v == HIDDEN_GOAL:
+        slot = GOAL_CELLS.index((x, y))
+        ident = int(b.goal_identity[slot])
+        knows = seat == "spectator" or (isinstance(seat, int) and game.known_goals[seat, slot])
+        c = ("g" if ident == GOAL_GOLD else "o") if knows else "?"
+        return ("   ", f"[{c}]", "   ")
+    var = VARIANTS[v]
+    o = var.openings
+    if (x, y) == START_CELL:
+        c = "S"
+    elif (x, y) in GOAL_CELLS:
+        c = "G" if ALL_KINDS[var.kind].id == "G_GOLD" else "O"
+    elif all(var.stub):
+        c = "x"
+    else:
+        c = "+"
+    n = " | " if o & 1 else "   "
+    s = " | " if o & 4 else "   "
+    mid = ("-" if o & 8 else " ") + c + ("-" if o & 2 else " ")
+    return (n, mid, s)
+
+
+def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
+    """The maze and public state as text, from ``seat``'s view.
+
+    Args:
+        seat: an absolute seat (its own hand, role and map results are shown), ``None``
+            (public information only) or ``"spectator"`` (everything revealed: debugging only).
+        board: draw this maze instead of the current one (e.g. ``game.round_boards[i]``).
+    """
+    b = game.board if board is None else board
+    cells = [(x, y) for x, y, _ in b.cards()]
+    xs = [x for x, _ in cells] + [START_CELL[0], GOAL_CELLS[0][0]]
+    ys = [y for _, y in cells] + [GOAL_CELLS[0][1], GOAL_CELLS[2][1]]
+    x0, x1 = max(min(xs) - 1, b.window[0]), min(max(xs) + 1, b.window[1])
+    y0, y1 = max(min(ys) - 1, b.window[2]), min(max(ys) + 1, b.window[3])
+    lines = []
+    lines.append(
+        f"round {game.round + 1}/{game.config.num_rounds}  turn {game.turn}  "
+        f"draw pile {len(game.deck)}  discards {int(game.discards.sum())}"
+        + ("  (game over)" if game.game_over else f"  to act: seat {game.current}")
+    )
+    lines.append("     " + "".join(f"{x:^3d}" for x in range(x0, x1 + 1)))
+    for y in range(y0, y1 + 1):
+        arts = [_cell_art(game, b, x, y, seat) for x in range(x0, x1 + 1)]
+        for k in range(3):
+            label = f"{y:>4d} " if k == 1 else "     "
+            lines.append(label + "".join(a[k] for a in arts))
+    if board is not None:  # a past round's maze: the players' state is no longer that round's
+        return "\n".join(lines) + "\n"
+    for s in range(game.n):
+        tools = ",".join(TOOLS[t] for t in range(3) if game.broken[s, t]) or "-"
+        mark = ">" if s == game.current and not game.game_over else " "
+        lines.append(f"{mark} seat {s}: hand {game.hand_size(s)}  broken {tools}")
+    if seat == "spectator":
+        lines.append("roles: " + ", ".join(ROLE_NAMES[r] for r in game.roles.tolist()))
+        lines.append("gold: " + ", ".join(str(g) for g in game.gold.tolist()))
+    elif isinstance(seat, int):
+        hand = ", ".join(ALL_KINDS[k].id for k in game.hand_kinds(seat))
+        lines.append(f"you are seat {seat}, a {ROLE_NAMES[int(game.roles[seat])]}; "
+                     f"gold {int(game.gold[seat])}; hand: {hand}")
+    return "\n".join(lines) + "\n"
