@@ -24,7 +24,7 @@ def _run(make, n_players: int, games: int, seed: int) -> tuple[int, float]:
     t0 = time.perf_counter()
     for g in range(games):
         env.reset(seed=seed + g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .board import FIT
 from .cards import ALL_KINDS, CARD_KINDS, KIND_INDEX, VARIANTS, placeable_variants
 from .config import GameConfig
 from .game import (
@@ -38,7 +39,6 @@ from .game import (
     Repair,
     Rockfall,
 )
-from .board import FIT
 
 
 class Codec:
@@ -147,10 +147,8 @@ class Codec:
         """
         if not 0 <= index < self.n:
             raise ValueError(f"action {index} is outside the action space 0..{self.n - 1}")
-        for name, (off, size) in self.blocks.items():
-            if index < off + size:
-                i = index - off
-                break
+        name, i = next((nm, index - off) for nm, (off, size) in self.blocks.items()
+                       if index < off + size)
         if name == "place":
             row, cell = divmod(i, self.n_cells)
             v = VARIANTS[self.variants[row]]

@@ -299,7 +299,7 @@ class Board:
                 out.append((slot, ident, VARIANTS[variant].rotated))
             self.version += 1
             seeds = []
-            for slot, r, c, sides in wave:
+            for _slot, r, c, sides in wave:
                 v = VARIANTS[self.var[r, c]]
                 for b in range(4):
                     if sides & (1 << b) and v.openings & (1 << b):
