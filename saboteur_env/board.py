@@ -351,6 +351,57 @@ class Board:
             out[gr - _PAD, gc - _PAD] = False
         return out.ravel()
 
+    # --- Saboteur 2 queries (RULES 6.4, 6.9) ----------------------------------------------
+    def gold_reachable(self, blocked_door: int = 0) -> bool:
+        """Whether a route leads from a root (start or any ladder) to the face-up gold goal
+        without passing a door of colour ``blocked_door`` (1 green, 2 blue; 0: no door blocks).
+
+        Doors sit on a card's through tunnels (RULES 6.3): every non-stub segment of a door
+        card of that colour is impassable.  Used only for the door evaluation at round end
+        (RULES 6.9); doors never restrict placement or revealing (RULES 6.4).
+        """
+        from .cards import GOAL_KINDS, VARIANT_DOOR
+
+        gold = [rc for slot, rc in enumerate(self._goal_rc)
+                if self.goal_revealed[slot] and int(self.goal_identity[slot]) == GOAL_GOLD]
+        if not gold:
+            return False
+        gr, gc = gold[0]
+        assert VARIANTS[self.var[gr, gc]].kind == GOAL_KINDS[GOAL_GOLD]
+        var = self.var
+        seen: set[tuple[int, int, int]] = set()
+        stack = self._roots()
+        while stack:
+            r, c, s = stack.pop()
+            if (r, c, s) in seen:
+                continue
+            v = VARIANTS[var[r, c]]
+            if blocked_door and VARIANT_DOOR[v.index] == blocked_door and not v.stub[s]:
+                continue
+            seen.add((r, c, s))
+            if (r, c) == (gr, gc):
+                return True
+            seg = v.segments[s]
+            for b in range(4):
+                if not seg & (1 << b):
+                    continue
+                dx, dy = SIDE_DELTA[b]
+                nr, nc = r + dy, c + dx
+                nv = var[nr, nc]
+                if nv < 0:
+                    continue
+                t = VARIANTS[nv].seg_of_side[(b + 2) & 3]
+                if t >= 0:
+                    stack.append((nr, nc, t))
+        return False
+
+    def crystals(self) -> int:
+        """Crystals on face-up cards anywhere in the maze, connected or not (RULES 6.9, 7.30)."""
+        from .cards import VARIANT_CRYSTALS
+
+        var = self.var
+        return int(VARIANT_CRYSTALS[var[var >= 0]].sum())
+
     # --- queries -----------------------------------------------------------------------
     def cards(self) -> list[tuple[int, int, int]]:
         """``[(x, y, variant or HIDDEN_GOAL), ...]`` of every occupied cell, row-major."""

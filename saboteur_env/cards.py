@@ -304,3 +304,50 @@ def segments_text(segments: tuple[int, ...]) -> str:
     for s in segments:
         parts.append("".join(SIDE_NAMES[b] for b in (N, E, S, W, L) if s & b))
     return "/".join(parts)
+
+
+# --- Saboteur 2 (RULES 6) ----------------------------------------------------------------
+#: Saboteur 2 roles (RULES 6.2), in the order of the expansion's role one-hot.
+GREEN_DIGGER, BLUE_DIGGER, BOSS, PROFITEER, GEOLOGIST, X_SABOTEUR = range(6)
+EXPANSION_ROLES = ("green-digger", "blue-digger", "boss", "profiteer", "geologist", "saboteur")
+#: RULES 6.2: the 15 dwarf cards of Saboteur 2, all used whatever the player count.
+ROLES_S2 = {GREEN_DIGGER: 4, BLUE_DIGGER: 4, BOSS: 1, PROFITEER: 1, GEOLOGIST: 2,
+            X_SABOTEUR: 3}
+#: RULES 6.9: gold per winner by the number of winners; 5 or more winners get 1 each.
+S2_PAYOUT = {1: 5, 2: 4, 3: 3, 4: 2}
+S2_PAYOUT_MANY = 1
+#: RULES 6.9: a winner of this role gets that much less than a normal winner (never below 0).
+S2_PAYOUT_REDUCTION = {BOSS: 1, PROFITEER: 2}
+#: RULES 6.9: the digger team that a door colour belongs to.
+DOOR_TEAM = {"green": GREEN_DIGGER, "blue": BLUE_DIGGER}
+#: RULES 6.6: cards per hand and cards removed unseen, whatever the player count.
+S2_HAND_SIZE = 6
+S2_REMOVED = 10
+
+#: Cards that may lie in front of a player (RULES 3.2, 6.5): one of each at most.  Slots 0-2
+#: are the broken tools (``Game.broken``), 3 Trapped!, 4 Theft (``Game.xfront``).
+FRONT_SLOTS = ("pick", "lantern", "cart", "trapped", "theft")
+FRONT_TRAPPED, FRONT_THEFT = 3, 4
+
+#: The Saboteur 2 action cards that name a player (RULES 6.5), in codec order, as data:
+#: effect name -> (what it does, front slot it puts / clears or -1, who may be the target).
+#: ``put``: lay the card in front of the target (slot must be free); ``clear``: discard the card
+#: in that slot of the target together with this card (slot must be taken); the other verbs are
+#: their own effects.  Targets: ``self`` (only yourself), ``any`` (anyone incl. yourself),
+#: ``other`` (anyone but yourself).
+X_EFFECTS = {
+    "theft": ("put", FRONT_THEFT, "self"),
+    "hands_off": ("clear", FRONT_THEFT, "any"),
+    "swap_hand": ("swap_hand", -1, "other"),
+    "inspection": ("inspection", -1, "other"),
+    "swap_hats": ("swap_hats", -1, "any"),
+    "trapped": ("put", FRONT_TRAPPED, "other"),
+    "free_at_last": ("clear", FRONT_TRAPPED, "any"),
+}
+X_ACTION_KINDS = tuple(KIND_INDEX[e] for e in X_EFFECTS)
+#: per variant: door colour code (0 none, 1 green, 2 blue) and crystals (RULES 6.3)
+DOOR_CODES = ("", "green", "blue")
+VARIANT_DOOR = np.array([DOOR_CODES.index(ALL_KINDS[v.kind].door) for v in VARIANTS],
+                        dtype=np.int8)
+VARIANT_CRYSTALS = np.array([ALL_KINDS[v.kind].crystals for v in VARIANTS], dtype=np.int16)
+VARIANT_LADDER = np.array([ALL_KINDS[v.kind].is_ladder for v in VARIANTS], dtype=bool)

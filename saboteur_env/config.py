@@ -65,11 +65,6 @@ class GameConfig:
         if not lo <= self.num_players <= hi:
             game = "the expansion" if self.expansion else "the base game"
             bad("num_players", f"{game} is for {lo} to {hi} players (RULES 2.2, 6.1)")
-        if self.expansion:
-            raise ConfigError(
-                "GameConfig.expansion=True: the Saboteur 2 expansion is not implemented yet "
-                "(RULES 6); use expansion=False"
-            )
         if not isinstance(self.num_rounds, int) or isinstance(self.num_rounds, bool) \
                 or self.num_rounds < 1:
             bad("num_rounds", "must be a positive int (RULES 5.5)")

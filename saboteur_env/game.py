@@ -25,6 +25,15 @@ from .board import EMPTY, HIDDEN_GOAL, Board
 from .cards import (
     ALL_KINDS,
     CARD_KINDS,
+    EXPANSION_ROLES,
+    FRONT_SLOTS,
+    FRONT_THEFT,
+    FRONT_TRAPPED,
+    N_EXPANSION_KINDS,
+    ROLES_S2,
+    S2_HAND_SIZE,
+    S2_REMOVED,
+    X_EFFECTS,
     GOAL_CELLS,
     GOAL_GOLD,
     GOLD_CARDS,
@@ -43,6 +52,7 @@ from .cards import (
     kind_label,
 )
 from .config import GameConfig
+from .scoring import payouts_s2, theft_order, winners_s2
 
 
 class IllegalActionError(ValueError):
@@ -106,7 +116,39 @@ class Discard:
     kind: int
 
 
-Action = PlacePath | BreakTool | Repair | Rockfall | Map | Discard
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play Saboteur 2 action card ``kind`` (Theft, Hands off!, Swap your hand, Inspection, Swap
+    your hats, Trapped!, Free at last!) on seat ``target`` (RULES 6.5)."""
+
+    kind: int
+    target: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveFront:
+    """Saboteur 2 turn option 3 (RULES 6.7): remove the card in front of yourself in ``slot``
+    (``cards.FRONT_SLOTS``: 0-2 broken tools, 3 Trapped!, 4 Theft).  The same seat then
+    discards two hand cards, one :class:`Discard` decision each; then draws one card."""
+
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndPass:
+    """Saboteur 2 pass (RULES 6.7 option 4): stop discarding after one or two cards (the pass
+    ends by itself after the third card or when the hand is empty), then draw as many."""
+
+
+@dataclass(frozen=True, slots=True)
+class Steal:
+    """Round-end Theft (RULES 6.9): the thief to act takes 1 gold from seat ``target``."""
+
+    target: int
+
+
+Action = PlacePath | BreakTool | Repair | Rockfall | Map | Discard | PlayCard | RemoveFront | \
+    EndPass | Steal
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +199,9 @@ class Game:
                  _deal: bool = True) -> None:
         self.config = config or GameConfig()
         self.n = self.config.num_players
-        self.n_kinds = N_BASE_KINDS
+        self.expansion = self.config.expansion
+        self.n_kinds = N_EXPANSION_KINDS if self.expansion else N_BASE_KINDS
+        self.phase = "turn"
         self.rng = np.random.default_rng(seed)
         self.round = 0
         self.game_over = False
@@ -169,15 +213,46 @@ class Game:
         self.gold_cards = np.zeros((self.n, 3), dtype=np.int64)
         self.decisions = 0
         if _deal:
-            nug = np.repeat(np.array(list(GOLD_CARDS), dtype=np.int8),
-                            list(GOLD_CARDS.values()))
-            self.nuggets = self.rng.permutation(nug)  # RULES 2.4 step 4, once per game
+            if self.expansion:  # RULES 6.1, 6.6: gold is an integer, no nugget cards
+                self.nuggets = np.zeros(0, dtype=np.int8)
+            else:
+                nug = np.repeat(np.array(list(GOLD_CARDS), dtype=np.int8),
+                                list(GOLD_CARDS.values()))
+                self.nuggets = self.rng.permutation(nug)  # RULES 2.4 step 4, once per game
             fp = self.config.first_player
             first = int(self.rng.integers(self.n)) if fp == "random" else int(fp)
             self._deal_round(first)
 
     # --- setup (RULES 2.4, 5.4) ------------------------------------------------------
     def _deal_round(self, first: int) -> None:
+        if self.expansion:
+            self._deal_round_s2(first)
+        else:
+            self._deal_round_base(first)
+        self._init_round_state(first)
+
+    def _deal_round_s2(self, first: int) -> None:
+        """RULES 6.6: shuffle the 118 path and action cards, remove 10 unseen (every round, or
+        only in the first with ``remove_cards_each_round=False``), deal 6 each; shuffle the 15
+        dwarf cards, deal one each, the rest stay aside (for Swap your hats)."""
+        cfg, n, rng = self.config, self.n, self.rng
+        counts = deck_counts(True)
+        deck = rng.permutation(np.repeat(np.arange(self.n_kinds, dtype=np.int16), counts))
+        k = S2_REMOVED if (cfg.remove_cards_each_round or self.round == 0) else 0
+        self.removed = np.bincount(deck[:k], minlength=self.n_kinds).astype(np.int64)
+        deck = deck[k:]
+        self.hands = np.zeros((n, self.n_kinds), dtype=np.int16)
+        h = S2_HAND_SIZE
+        for s in range(n):
+            np.add.at(self.hands[s], deck[s * h:(s + 1) * h], 1)
+        self.deck = deck[n * h:]
+        role_deck = rng.permutation(np.repeat(np.arange(len(ROLES_S2), dtype=np.int8),
+                                              list(ROLES_S2.values())))
+        self.roles = role_deck[:n].copy()
+        self.set_aside = role_deck[n:].tolist()
+        self.board = Board(cfg.board_window, rng.permutation(3).astype(np.int8))
+
+    def _deal_round_base(self, first: int) -> None:
         cfg, n, rng = self.config, self.n, self.rng
         table = ROLE_TABLE_PUBLISHED if cfg.role_table == "published" else ROLE_TABLE_SEED
         sab, dig = table[n]
@@ -194,7 +269,23 @@ class Game:
         for s in range(n):
             np.add.at(self.hands[s], deck[s * h:(s + 1) * h], 1)
         self.deck = deck[n * h:]
+        self.removed = np.zeros(self.n_kinds, dtype=np.int64)
+
+    def _init_round_state(self, first: int) -> None:
+        n = self.n
         self.discards = np.zeros(self.n_kinds, dtype=np.int64)
+        #: Saboteur 2: [Trapped!, Theft] in front of each seat; the decision count at which
+        #: each Theft was played; inspections seen ([inspector, target] = role seen, -1 none);
+        #: the dwarf cards discarded by Swap your hats (out for the round).
+        self.xfront = np.zeros((n, 2), dtype=bool)
+        self.theft_turn = np.full(n, -1, dtype=np.int64)
+        self.inspected = np.full((n, n), -1, dtype=np.int8)
+        self.hats_discarded: list[int] = []
+        self.phase = "turn"
+        self.phase_count = 0
+        self.phase_slot = -1
+        self.theft_queue: list[int] = []
+        self.round_ctx: dict | None = None
         self.broken = np.zeros((n, 3), dtype=bool)
         self.broken_kind = np.full((n, 3), -1, dtype=np.int16)
         self.known_goals = np.zeros((n, 3), dtype=bool)
@@ -214,6 +305,8 @@ class Game:
         #: rockfalls, maps, discards]; per actor x target [tools broken, tools repaired]
         self.actor_counts = np.zeros((n, 5), dtype=np.int16)
         self.tool_counts = np.zeros((n, n, 2), dtype=np.int16)
+        #: Saboteur 2: per actor x target x card (X_EFFECTS order), this round's plays
+        self.xcounts = np.zeros((n, n, len(X_EFFECTS)), dtype=np.int16)
         #: the last public actions of this round: (actor, type 0-5, target, x, y, tool)
         self.recent: list[tuple] = []
 
@@ -237,6 +330,9 @@ class Game:
         g.round_boards = list(self.round_boards)
         g.set_aside = list(self.set_aside)
         g.recent = list(self.recent)
+        g.hats_discarded = list(self.hats_discarded)
+        g.theft_queue = list(self.theft_queue)
+        g.round_ctx = _copy.deepcopy(self.round_ctx)
         g.__dict__["_pending"] = []
         return g
 
@@ -262,8 +358,45 @@ class Game:
         return np.repeat(np.arange(self.n_kinds), self.hands[seat]).tolist()
 
     def can_place_paths(self, seat: int) -> bool:
-        """RULES 3.1.1 / 3.2: no broken tool in front of the seat."""
-        return not self.broken[seat].any()
+        """RULES 3.1.1 / 3.2: no broken tool in front of the seat; Saboteur 2: not Trapped!
+        (RULES 6.5)."""
+        return not self.broken[seat].any() and not self.xfront[seat, 0]
+
+    def front(self, seat: int) -> np.ndarray:
+        """Bool ``(5,)``: the cards in front of ``seat`` by ``cards.FRONT_SLOTS``."""
+        return np.concatenate([self.broken[seat], self.xfront[seat]])
+
+    def front_kind(self, seat: int, slot: int) -> int:
+        """Card kind lying in front of ``seat`` in ``slot`` (the slot must be taken)."""
+        if slot < 3:
+            return int(self.broken_kind[seat, slot])
+        return KIND_INDEX["trapped" if slot == FRONT_TRAPPED else "theft"]
+
+    def x_targets(self, seat: int, kind: int) -> np.ndarray:
+        """Bool ``(n,)`` absolute seats on which ``seat`` may play Saboteur 2 action card
+        ``kind`` (RULES 6.5), from the card's row of ``cards.X_EFFECTS``."""
+        verb, slot, who = X_EFFECTS[CARD_KINDS[kind].id]
+        n = self.n
+        if who == "self":
+            ok = np.arange(n) == seat
+        elif who == "other":
+            ok = np.arange(n) != seat
+        else:
+            ok = np.ones(n, dtype=bool)
+        if verb == "put":
+            ok &= ~self.xfront[:, slot - 3]
+        elif verb == "clear":
+            ok &= self.xfront[:, slot - 3]
+        elif verb == "swap_hats" and not self.set_aside:
+            ok[:] = False  # RULES 7.21: no dwarf card left to draw
+        return ok
+
+    def steal_targets(self, seat: int) -> np.ndarray:
+        """Bool ``(n,)``: players the thief ``seat`` may rob: anyone else holding gold
+        (RULES 6.9)."""
+        ok = self.gold >= 1
+        ok[seat] = False
+        return ok
 
     # --- legality (structured, for explanations and tests) -----------------------------
     def check(self, action: Action, seat: int | None = None) -> str | None:
@@ -277,6 +410,8 @@ class Game:
         if seat != self.current:
             return f"it is seat {self.current}'s turn, not seat {seat}'s"
         hand = self.hands[seat]
+        if self.phase != "turn" or isinstance(action, (PlayCard, RemoveFront, EndPass, Steal)):
+            return self._check_s2(action, seat)
         kind = getattr(action, "kind", KIND_INDEX["rockfall"] if isinstance(action, Rockfall)
                        else KIND_INDEX["map"] if isinstance(action, Map) else None)
         if kind is None or not isinstance(kind, (int, np.integer)) or \
@@ -294,7 +429,8 @@ class Game:
                 return (f"{info.id} is symmetric under 180 degrees: use rotated=False "
                         "(one action per distinct move)")
             if not self.can_place_paths(seat):
-                return "a player with a broken tool may not place path cards (RULES 3.1.1, 3.2)"
+                return ("a player with a broken tool or a Trapped! card may not place path "
+                        "cards (RULES 3.1.1, 3.2, 6.5)")
             b = self.board
             if not b.in_window(action.x, action.y):
                 return f"cell ({action.x}, {action.y}) is outside the board window (DESIGN 3)"
@@ -344,6 +480,64 @@ class Game:
             return None
         return f"unknown action {action!r}"
 
+    def _check_s2(self, action: Action, seat: int) -> str | None:
+        """:meth:`check` for the Saboteur 2 actions and sub-phases (RULES 6.5, 6.7, 6.9)."""
+        if not self.expansion:
+            return f"{action!r} exists only in the Saboteur 2 expansion (RULES 6)"
+        hand = self.hands[seat]
+        n = self.n
+        if self.phase == "theft":
+            if not isinstance(action, Steal):
+                return "at round end the thief must choose a victim (Steal, RULES 6.9)"
+            t = action.target
+            if not isinstance(t, (int, np.integer)) or not 0 <= t < n \
+                    or not self.steal_targets(seat)[t]:
+                return (f"seat {t!r} cannot be robbed: a thief steals from another player "
+                        "holding at least 1 gold (RULES 6.9)")
+            return None
+        if self.phase in ("pass", "remove"):
+            if isinstance(action, EndPass):
+                if self.phase == "pass":
+                    return None
+                return "discard-two-to-remove needs exactly two discards (RULES 6.7)"
+            if not isinstance(action, Discard):
+                what = "pass (discard or EndPass)" if self.phase == "pass" else \
+                    "discard-two-to-remove (discard a second card)"
+                return f"seat {seat} is in the middle of a {what} (RULES 6.7)"
+            k = action.kind
+            if not isinstance(k, (int, np.integer)) or not 0 <= k < self.n_kinds \
+                    or hand[k] == 0:
+                return f"seat {seat} holds no card of kind {k!r}"
+            return None
+        if isinstance(action, (EndPass, Steal)):
+            return f"{action!r} is only legal in a pass or at round end (RULES 6.7, 6.9)"
+        if isinstance(action, RemoveFront):
+            if action.slot not in range(5):
+                return f"slot {action.slot!r} is not 0-4 ({FRONT_SLOTS})"
+            if hand.sum() < 2:
+                return "discard-two-to-remove needs at least 2 cards in hand (RULES 6.7)"
+            if not self.front(seat)[action.slot]:
+                return (f"seat {seat} has no {FRONT_SLOTS[action.slot]} card in front of "
+                        "himself to remove (RULES 6.7)")
+            return None
+        k = action.kind
+        if not isinstance(k, (int, np.integer)) or not 0 <= k < self.n_kinds or hand[k] == 0:
+            return f"seat {seat} holds no card of kind {k!r}"
+        if CARD_KINDS[k].id not in X_EFFECTS:
+            return f"{CARD_KINDS[k].id} is not a Saboteur 2 action card (RULES 6.5)"
+        t = action.target
+        if not isinstance(t, (int, np.integer)) or not 0 <= t < n:
+            return f"target seat {t!r} is not in play"
+        if not self.x_targets(seat, k)[t]:
+            verb, slot, who = X_EFFECTS[CARD_KINDS[k].id]
+            return (f"{CARD_KINDS[k].id} cannot target seat {t}: target must be "
+                    f"{ {'self': 'yourself', 'any': 'any player', 'other': 'another player'}[who] }"
+                    + (f", with no {FRONT_SLOTS[slot]} card already in front" if verb == "put"
+                       else f", with a {FRONT_SLOTS[slot]} card in front" if verb == "clear"
+                       else ", and a dwarf card must be left to draw" if verb == "swap_hats"
+                       else "") + " (RULES 6.5, 7.21)")
+        return None
+
     def legal_actions(self, seat: int | None = None) -> list[Action]:
         """Every legal action of the current seat, by brute force over :meth:`check`.
 
@@ -354,9 +548,20 @@ class Game:
             return []
         out: list[Action] = []
         x0, x1, y0, y1 = self.board.window
+        if self.phase == "theft":
+            return [a for a in (Steal(t) for t in range(self.n)) if self.check(a, seat) is None]
+        if self.phase in ("pass", "remove"):
+            cands = [Discard(k) for k in np.nonzero(self.hands[seat])[0].tolist()]
+            cands.append(EndPass())
+            return [a for a in cands if self.check(a, seat) is None]
+        if self.expansion:
+            out += [a for a in (RemoveFront(sl) for sl in range(5))
+                    if self.check(a, seat) is None]
         for k in np.nonzero(self.hands[seat])[0].tolist():
             info = CARD_KINDS[k]
             cands: list[Action] = [Discard(k)]
+            if info.id in X_EFFECTS:
+                cands += [PlayCard(k, t) for t in range(self.n)]
             if info.category == "path":
                 rots = (False, True) if VARIANT_OF[(k, True)] != VARIANT_OF[(k, False)] \
                     else (False,)
@@ -389,6 +594,9 @@ class Game:
         return self._apply_unchecked(action)
 
     def _apply_unchecked(self, action: Action) -> list[Event]:
+        if self.expansion and (self.phase != "turn"
+                               or isinstance(action, (Discard, PlayCard, RemoveFront))):
+            return self._apply_s2(action)
         self.__dict__["_pending"] = []
         seat = self.current
         self.decisions += 1
@@ -470,6 +678,195 @@ class Game:
         self._advance()
         return self._take_pending()
 
+    # --- Saboteur 2 turns (RULES 6.5, 6.7) ------------------------------------------------
+    def _apply_s2(self, action: Action) -> list[Event]:
+        """Apply a Saboteur 2 action or a step of a multi-decision option (DESIGN 3): a pass
+        (discard 1-3 cards, one per decision, ``EndPass`` or automatically after the third
+        card / an empty hand), discard-two-to-remove (``RemoveFront`` then two discards), and
+        the round-end thefts (``Steal``).  The same seat keeps acting until the option ends."""
+        self.__dict__["_pending"] = []
+        seat = self.current
+        self.decisions += 1
+        if self.phase == "theft":
+            self._steal(seat, action.target)
+            return self._take_pending()
+        if self.phase == "pass":
+            if isinstance(action, EndPass):
+                self._finish_pass(seat)
+            else:
+                self._discard_secret(seat, action.kind)
+                self.phase_count += 1
+                if self.phase_count == 3 or not self.hands[seat].any():
+                    self._finish_pass(seat)
+            return self._take_pending()
+        if self.phase == "remove":
+            self._discard_secret(seat, action.kind)
+            self.phase_count += 1
+            if self.phase_count == 2:
+                slot = self.phase_slot
+                k = self.front_kind(seat, slot)
+                if slot < 3:
+                    self.broken[seat, slot] = False
+                    self.broken_kind[seat, slot] = -1
+                else:
+                    self.xfront[seat, slot - 3] = False
+                    if slot == FRONT_THEFT:
+                        self.theft_turn[seat] = -1
+                self.discards[k] += 1
+                self._emit("front_removed", seat, {"slot": slot, "kind": k})
+                self._record(seat, 13, seat, tool=slot)
+                self.phase, self.phase_count, self.phase_slot = "turn", 0, -1
+                self._draw(seat, 1)  # RULES 6.7 option 3: draw only one
+                self._advance()
+            return self._take_pending()
+        self.turn += 1
+        self.last_card_seat = seat
+        if isinstance(action, Discard):
+            self.phase, self.phase_count = "pass", 1
+            self._discard_secret(seat, action.kind)
+            if not self.hands[seat].any():
+                self._finish_pass(seat)
+        elif isinstance(action, RemoveFront):
+            self.phase, self.phase_count, self.phase_slot = "remove", 0, action.slot
+            self._emit("remove_started", seat, {"slot": action.slot})
+        else:
+            self._play_s2_card(seat, action)
+        return self._take_pending()
+
+    def _discard_secret(self, seat: int, k: int) -> None:
+        self.hands[seat, k] -= 1
+        self.discards[k] += 1
+        self._emit("discarded", seat, {})
+        self.actor_counts[seat, 4] += 1
+        self._record(seat, 5)
+        self._emit("discarded_card", seat, {"kind": k}, visible_to=seat)
+
+    def _draw(self, seat: int, count: int) -> None:
+        """``seat`` draws up to ``count`` cards, as far as the pile allows (RULES 3.7, 6.7)."""
+        for _ in range(min(count, len(self.deck))):
+            k = int(self.deck[0])
+            self.deck = self.deck[1:]
+            self.hands[seat, k] += 1
+            self._emit("card_drawn", seat, {"kind": k}, visible_to=seat)
+
+    def _finish_pass(self, seat: int) -> None:
+        """RULES 6.7 option 4: draw as many cards as were discarded."""
+        k = self.phase_count
+        self.phase, self.phase_count = "turn", 0
+        self._emit("pass_done", seat, {"discarded": k})
+        self._draw(seat, k)
+        self._advance()
+
+    def _play_s2_card(self, seat: int, action: PlayCard) -> None:
+        """RULES 6.5: the effect comes from the card's row of ``cards.X_EFFECTS``."""
+        k, t = action.kind, action.target
+        cid = CARD_KINDS[k].id
+        verb, slot, _who = X_EFFECTS[cid]
+        ei = list(X_EFFECTS).index(cid)
+        self.hands[seat, k] -= 1
+        self.xcounts[seat, t, ei] += 1
+        self._record(seat, 6 + ei, t)
+        self._emit("action_played", seat, {"kind": k, "card": cid, "target": t})
+        drawer = seat
+        if verb == "put":
+            self.xfront[t, slot - 3] = True
+            if slot == FRONT_THEFT:
+                self.theft_turn[t] = self.decisions
+        elif verb == "clear":
+            self.discards[self.front_kind(t, slot)] += 1
+            self.discards[k] += 1
+            self.xfront[t, slot - 3] = False
+            if slot == FRONT_THEFT:
+                self.theft_turn[t] = -1
+        else:
+            self.discards[k] += 1
+            if verb == "swap_hand":  # RULES 7.20: the target draws, the active player does not
+                self.hands[[seat, t]] = self.hands[[t, seat]]
+                drawer = t
+            elif verb == "inspection":  # private to the inspector, stays as seen
+                self.inspected[seat, t] = self.roles[t]
+                self._emit("inspection_result", seat, {"target": t, "role": int(self.roles[t])},
+                           visible_to=seat)
+            elif verb == "swap_hats":  # RULES 7.21: the old card is out for the round
+                self.hats_discarded.append(int(self.roles[t]))
+                self.roles[t] = self.set_aside.pop(0)
+                self._emit("role_dealt", t, {"role": int(self.roles[t]), "swapped": True},
+                           visible_to=t)
+        self._draw(drawer, 1)
+        self._advance()
+
+    # --- Saboteur 2 round end (RULES 6.8, 6.9) --------------------------------------------
+    def _end_round_s2(self, gold_found: bool, connector: int | None) -> None:
+        b, n = self.board, self.n
+        trapped = self.xfront[:, 0].tolist()
+        roles = self.roles.tolist()
+        pass_blue = gold_found and b.gold_reachable(1)   # no green door on the route
+        pass_green = gold_found and b.gold_reachable(2)  # no blue door on the route
+        conn_role = roles[connector] if connector is not None else None
+        winners, side = winners_s2(roles, gold_found, conn_role, pass_blue, pass_green,
+                                   trapped, self.config.both_doors_rule)
+        crystals = b.crystals()
+        received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
+        self.gold += received
+        self.round_ctx = {
+            "round": self.round, "gold_found": gold_found, "winning_side": side,
+            "winners": winners, "connector": connector, "roles": roles,
+            "received": received.tolist(), "paid": received.tolist(),
+            "last_card_seat": self.last_card_seat, "turns": self.turn,
+            "pass_blue": bool(pass_blue), "pass_green": bool(pass_green),
+            "crystals": crystals, "trapped": [s for s in range(n) if trapped[s]],
+            "thefts": [],
+        }
+        self.phase = "theft"
+        self.theft_queue = theft_order(self.theft_turn.tolist(), self.xfront[:, 1].tolist(),
+                                       trapped)
+        self._next_thief()
+
+    def _next_thief(self) -> None:
+        while self.theft_queue:
+            s = self.theft_queue[0]
+            if self.steal_targets(s).any():
+                self.current = s
+                return
+            self.theft_queue.pop(0)
+            self._emit("theft_skipped", s, {})
+        self._finish_round_s2()
+
+    def _steal(self, seat: int, target: int) -> None:
+        self.gold[target] -= 1
+        self.gold[seat] += 1
+        ctx = self.round_ctx
+        ctx["received"][target] -= 1
+        ctx["received"][seat] += 1
+        ctx["thefts"].append((seat, target))
+        self._emit("theft", seat, {"target": target})
+        self._record(seat, 14, target)
+        self.theft_queue.pop(0)
+        self._next_thief()
+
+    def _finish_round_s2(self) -> None:
+        result, n = self.round_ctx, self.n
+        self.round_ctx = None
+        self.phase = "turn"
+        self.round_results.append(result)
+        self.round_boards.append(self.board)
+        self.round_over = True
+        self._emit("round_end", None, {k: result[k] for k in (
+            "round", "gold_found", "winning_side", "winners", "connector", "roles",
+            "pass_blue", "pass_green", "crystals", "thefts")})
+        for s in range(n):
+            self._emit("gold_received", s, {"round": result["round"],
+                                            "gold": int(result["received"][s])}, visible_to=s)
+        if self.round + 1 >= self.config.num_rounds:
+            self.game_over = True
+            best = int(self.gold.max())
+            self._emit("game_end", None, {"gold": self.gold.tolist(),
+                                          "winners": [s for s in range(n)
+                                                      if self.gold[s] == best]})
+            return
+        self.round += 1
+        self._deal_round((self.last_card_seat + 1) % n)
+
     def _take_pending(self) -> list[Event]:
         out = self.__dict__.get("_pending") or []
         self.__dict__["_pending"] = []
@@ -490,6 +887,9 @@ class Game:
 
     # --- scoring (RULES 5) -----------------------------------------------------------
     def _end_round(self, gold_found: bool, connector: int | None) -> None:
+        if self.expansion:
+            self._end_round_s2(gold_found, connector)
+            return
         n = self.n
         received = np.zeros(n, dtype=np.int64)
         if gold_found:
@@ -595,9 +995,11 @@ class Game:
     def cards_accounted(self) -> int:
         """Draw pile + hands + maze tunnel cards + discards + cards in front of players.
 
-        Equals 67 in every base-game state (card conservation, RULES 1)."""
+        Equals 67 in every base-game state (card conservation, RULES 1); with the expansion,
+        counting Trapped! / Theft cards in front and the 10 removed cards, 118 (RULES 6.5)."""
         return int(len(self.deck) + self.hands.sum() + self.board.path_cards_on_board()
-                   + self.discards.sum() + self.broken.sum())
+                   + self.discards.sum() + self.broken.sum() + self.xfront.sum()
+                   + self.removed.sum())
 
 
 # --- the test hook (DESIGN 2) ----------------------------------------------------------
@@ -627,6 +1029,10 @@ def build_state(
     round: int = 0,
     last_card_seat: int | None = None,
     seed: int = 0,
+    trapped=(),
+    theft=(),
+    removed=None,
+    inspected=None,
 ) -> Game:
     """Build any base-game position by hand (the test hook, DESIGN 2).
 
@@ -646,6 +1052,17 @@ def build_state(
         gold: nuggets already held per seat.
         current / round / last_card_seat: the seat to act, the round index, RULES 5.4's seat.
         seed: seeds the game's generator (later rounds' deals, default deck order).
+        trapped: Saboteur 2: seats with a Trapped! card in front (RULES 6.5).
+        theft: Saboteur 2: seats with a Theft card in front, in the order they were played
+            (the last one is the most recent, RULES 6.9).
+        removed: Saboteur 2: kinds of the cards removed unseen (RULES 6.6); default none, so
+            every card not placed elsewhere is in the deck (or discards).
+        inspected: Saboteur 2: ``{(inspector, target): role seen}`` (RULES 6.5).
+
+    With ``config.expansion`` the roles are Saboteur 2 roles (``"green-digger"``,
+    ``"blue-digger"``, ``"boss"``, ``"profiteer"``, ``"geologist"``, ``"saboteur"`` or 0-5),
+    ``set_aside`` the dwarf cards aside (top first, drawn by Swap your hats), gold is an integer
+    and ``nuggets`` is unused.
 
     Returns:
         A :class:`Game` in that position, connectivity computed.
@@ -654,19 +1071,31 @@ def build_state(
         ValueError: a card count exceeds the deck (RULES 1), a cell is outside the window or
             taken, or an option is inconsistent.
     """
-    roles = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER
-             if r in ("gold-digger", GOLD_DIGGER) else _bad_role(r) for r in roles]
     n = len(roles)
     if config is None:
         config = GameConfig(num_players=n)
     if config.num_players != n:
         raise ValueError(f"config.num_players={config.num_players} but {n} roles given")
+    if config.expansion:
+        roles = [_x_role(r) for r in roles]
+        aside = [_x_role(r) for r in set_aside]
+    else:
+        roles = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER
+                 if r in ("gold-digger", GOLD_DIGGER) else _bad_role(r) for r in roles]
+        aside = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER for r in set_aside]
     g = Game(config, seed, _deal=False)
     g.round = round
     g.roles = np.array(roles, dtype=np.int8)
-    g.set_aside = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER for r in set_aside]
+    g.set_aside = aside
     g.board = Board(config.board_window, goals)
-    total = deck_counts(False)
+    total = deck_counts(config.expansion)
+    g.xfront = np.zeros((n, 2), dtype=bool)
+    g.theft_turn = np.full(n, -1, dtype=np.int64)
+    g.inspected = np.full((n, n), -1, dtype=np.int8)
+    g.hats_discarded = []
+    g.phase, g.phase_count, g.phase_slot = "turn", 0, -1
+    g.theft_queue, g.round_ctx = [], None
+    g.removed = np.zeros(g.n_kinds, dtype=np.int64)
     used = np.zeros(g.n_kinds, dtype=np.int64)
     for x, y, k, rot in board:
         k = _kind(k)
@@ -704,6 +1133,19 @@ def build_state(
             g.broken[s, t] = True
             g.broken_kind[s, t] = k
             used[k] += 1
+    for s in trapped:
+        g.xfront[s, 0] = True
+        used[KIND_INDEX["trapped"]] += 1
+    for i, s in enumerate(theft):
+        g.xfront[s, 1] = True
+        g.theft_turn[s] = i
+        used[KIND_INDEX["theft"]] += 1
+    if removed is not None:
+        for k in removed:
+            g.removed[_kind(k)] += 1
+        used += g.removed
+    for (a, t), r in (inspected or {}).items():
+        g.inspected[a, t] = _x_role(r)
     left = total - used
     if (left < 0).any():
         bad = [CARD_KINDS[k].id for k in np.nonzero(left < 0)[0]]
@@ -716,7 +1158,9 @@ def build_state(
         g.discards = left - np.bincount(g.deck, minlength=g.n_kinds)
         if (g.discards < 0).any():
             raise ValueError("the given deck holds cards that are already elsewhere")
-    if nuggets is None:
+    if config.expansion:
+        g.nuggets = np.zeros(0, dtype=np.int8)
+    elif nuggets is None:
         nug = np.repeat(np.array(list(GOLD_CARDS), dtype=np.int8), list(GOLD_CARDS.values()))
         g.nuggets = g.rng.permutation(nug)
     else:
@@ -740,11 +1184,22 @@ def build_state(
     return g
 
 
+def _x_role(r) -> int:
+    if isinstance(r, str):
+        if r not in EXPANSION_ROLES:
+            raise ValueError(f"unknown Saboteur 2 role {r!r}; use one of {EXPANSION_ROLES}")
+        return EXPANSION_ROLES.index(r)
+    if not 0 <= int(r) < len(EXPANSION_ROLES):
+        raise ValueError(f"unknown Saboteur 2 role {r!r}")
+    return int(r)
+
+
 def _bad_role(r):
     raise ValueError(f"unknown role {r!r}; use 'gold-digger' or 'saboteur'")
 
 
 __all__ = [
-    "Action", "BreakTool", "Discard", "Event", "Game", "HIDDEN_GOAL", "IllegalActionError",
-    "Map", "PlacePath", "Repair", "Rockfall", "build_state",
+    "Action", "BreakTool", "Discard", "EndPass", "Event", "Game", "HIDDEN_GOAL",
+    "IllegalActionError", "Map", "PlacePath", "PlayCard", "RemoveFront", "Repair", "Rockfall",
+    "Steal", "build_state",
 ]
