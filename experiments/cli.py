@@ -16,6 +16,8 @@ def _play(argv) -> None:
     p.add_argument("--players", type=int, default=5)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--expansion", action="store_true",
+                   help="play Saboteur 2 (RULES 6), 2-12 players")
     p.add_argument("--agents", default="random",
                    help="comma-separated agent specs, cycled over the seats (default: random)")
     p.add_argument("--render", choices=["ansi", "none"], default="none",
@@ -24,7 +26,7 @@ def _play(argv) -> None:
     specs = args.agents.split(",")
     agents = [make_agent(specs[i % len(specs)]) for i in range(args.players)]
     res = play_game(agents, args.seed, render=None if args.render == "none" else args.render,
-                    out=sys.stdout, num_rounds=args.rounds)
+                    out=sys.stdout, num_rounds=args.rounds, expansion=args.expansion)
     print("\nFinal gold:")
     print(f"{'seat':>4}  {'agent':<20}{'gold':>5}")
     for s, g in enumerate(res["gold"]):

@@ -61,14 +61,22 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
 
 
 def _round_text(res: dict, game) -> str:
-    roles = ", ".join(f"seat {s}: {('gold-digger', 'saboteur')[r]}"
-                      for s, r in enumerate(res["roles"]))
+    from saboteur_env.cards import EXPANSION_ROLES
+
+    names = EXPANSION_ROLES if game.expansion else ("gold-digger", "saboteur")
+    roles = ", ".join(f"seat {s}: {names[r]}" for s, r in enumerate(res["roles"]))
     side = "gold-diggers" if res["gold_found"] else "saboteurs"
+    if game.expansion:
+        side = res["winning_side"]
+        extra = (f"\n  winners: {res['winners']}  crystals: {res['crystals']}"
+                 f"  thefts (thief, victim): {res['thefts']}")
+    else:
+        extra = ""
     return (f"Round {res['round'] + 1}: the {side} win after {res['turns']} turns"
             + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
-            + f"\n  roles: {roles}\n  gold received: {res['received']}")
+            + f"\n  roles: {roles}\n  gold received: {res['received']}" + extra)
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
-    legal = np.flatnonzero(mask)
+    legal = np.flatnonzero(np.asarray(mask, dtype=np.int8).view(bool))
     return int(legal[rng.integers(len(legal))])

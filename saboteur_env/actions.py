@@ -17,7 +17,24 @@ discard    n_kinds                                pass, discarding one card of t
 * Cells are the board window in row-major order (``(y - y_min) * width + (x - x_min)``).
 * Target seats are relative to the actor: 0 = self, 1 = next clockwise, ...; padded to the
   largest player count (10 in the base game), so an index means the same for every seat.
-* The Saboteur 2 blocks will be appended after ``discard`` when the expansion exists.
+
+Saboteur 2 (``expansion=True``) uses the same blocks, sized for 69 placeable variants, 60 hand
+kinds and 12 players, and appends:
+
+=========  =====================================  =========================================
+xaction    7 (X_EFFECTS order) x max_players      theft, hands off!, swap your hand,
+                                                  inspection, swap your hats, trapped!,
+                                                  free at last! on that relative seat
+remove     5 (cards.FRONT_SLOTS)                  option 3: remove that card in front of
+                                                  yourself; two ``discard`` decisions follow
+done       1                                      end a pass after 1 or 2 discards
+steal      max_players                            round-end Theft: rob that relative seat
+=========  =====================================  =========================================
+
+In the expansion a ``discard`` index on a normal turn starts a pass (RULES 6.7 option 4): the
+same agent acts again, the mask then offers only ``discard`` (up to 3 cards in all) and
+``done``.  After a ``remove`` index only ``discard`` is offered, twice.  At round end each thief
+in turn gets a mask with only ``steal`` indexes (DESIGN 3).
 
 ``Codec.mask(game)`` builds the legal-action mask with array operations (no move is tried).
 """
@@ -27,17 +44,31 @@ from __future__ import annotations
 import numpy as np
 
 from .board import FIT
-from .cards import ALL_KINDS, CARD_KINDS, KIND_INDEX, VARIANTS, placeable_variants
+from .cards import (
+    ALL_KINDS,
+    CARD_KINDS,
+    FRONT_SLOTS,
+    KIND_INDEX,
+    N_BASE_KINDS,
+    N_EXPANSION_KINDS,
+    VARIANTS,
+    X_ACTION_KINDS,
+    placeable_variants,
+)
 from .config import GameConfig
 from .game import (
     Action,
     BreakTool,
     Discard,
+    EndPass,
     Game,
     Map,
     PlacePath,
+    PlayCard,
+    RemoveFront,
     Repair,
     Rockfall,
+    Steal,
 )
 
 
@@ -58,7 +89,8 @@ class Codec:
         self.width, self.height = x1 - x0 + 1, y1 - y0 + 1
         self.n_cells = self.width * self.height
         self.max_players = config.max_players
-        self.n_kinds = 27  # base game hand kinds
+        self.expansion = config.expansion
+        self.n_kinds = N_EXPANSION_KINDS if config.expansion else N_BASE_KINDS
         self.variants = placeable_variants(config.expansion)
         self.variant_pos = {v: i for i, v in enumerate(self.variants)}
         self.tool_pairs = [(k, kind.effect[1]) for k, kind in enumerate(CARD_KINDS[:self.n_kinds])
@@ -73,6 +105,14 @@ class Codec:
             ("tool", len(self.tool_pairs) * self.max_players),
             ("discard", self.n_kinds),
         ]
+        if config.expansion:
+            sizes += [
+                ("xaction", len(X_ACTION_KINDS) * self.max_players),
+                ("remove", len(FRONT_SLOTS)),
+                ("done", 1),
+                ("steal", self.max_players),
+            ]
+        self.x_pos = {k: i for i, k in enumerate(X_ACTION_KINDS)}
         self.blocks: dict[str, tuple[int, int]] = {}
         off = 0
         for name, size in sizes:
@@ -137,6 +177,16 @@ class Codec:
             if not 0 <= action.kind < self.n_kinds:
                 raise ValueError(f"{action!r}: unknown kind")
             return self.blocks["discard"][0] + action.kind
+        if self.expansion:
+            if isinstance(action, PlayCard) and action.kind in self.x_pos:
+                rel = (action.target - actor) % n_players
+                return self.blocks["xaction"][0] + self.x_pos[action.kind] * self.max_players + rel
+            if isinstance(action, RemoveFront) and action.slot in range(len(FRONT_SLOTS)):
+                return self.blocks["remove"][0] + action.slot
+            if isinstance(action, EndPass):
+                return self.blocks["done"][0]
+            if isinstance(action, Steal):
+                return self.blocks["steal"][0] + (action.target - actor) % n_players
         raise ValueError(f"cannot encode {action!r}")
 
     def decode(self, index: int, actor: int, n_players: int) -> Action:
@@ -167,7 +217,20 @@ class Codec:
             if CARD_KINDS[kind].effect[0] == "break":
                 return BreakTool(kind, target)
             return Repair(kind, tool, target)
-        return Discard(i)
+        if name == "discard":
+            return Discard(i)
+        if name in ("xaction", "steal"):
+            row, rel = divmod(i, self.max_players)
+            if rel >= n_players:
+                raise ValueError(f"action {index} targets relative seat {rel}, "
+                                 f"but only {n_players} players are in play")
+            target = (actor + rel) % n_players
+            if name == "steal":
+                return Steal(target)
+            return PlayCard(X_ACTION_KINDS[row], target)
+        if name == "remove":
+            return RemoveFront(i)
+        return EndPass()
 
     # --- the mask (array legality, DESIGN 2) ---------------------------------------------
     def mask(self, game: Game, seat: int | None = None) -> np.ndarray:
@@ -183,15 +246,31 @@ class Codec:
         hand = game.hands[s]
         kinds = np.nonzero(hand)[0].tolist()
         off, _ = self.blocks["discard"]
+        rel_seats = (s + np.arange(n)) % n
+        phase = game.phase
+        if phase != "turn":
+            if phase == "theft":
+                o, _ = self.blocks["steal"]
+                m[o:o + n] = game.steal_targets(s)[rel_seats]
+                return m
+            m[off + np.asarray(kinds, dtype=np.int64)] = 1
+            if phase == "pass":
+                m[self.blocks["done"][0]] = 1
+            return m
         m[off + np.asarray(kinds, dtype=np.int64)] = 1  # RULES 3.6: any card may be discarded
         board = game.board
         tool_off = self.blocks["tool"][0]
-        rel_seats = (s + np.arange(n)) % n
-        can_place = not game.broken[s].any()
+        can_place = game.can_place_paths(s)
         codes = None
+        if self.expansion and hand.sum() >= 2:  # RULES 6.7 option 3
+            o, _ = self.blocks["remove"]
+            m[o:o + len(FRONT_SLOTS)] = game.front(s)
         for k in kinds:
             kind = CARD_KINDS[k]
-            if kind.category == "path":
+            if k in self.x_pos:
+                o = self.blocks["xaction"][0] + self.x_pos[k] * self.max_players
+                m[o:o + n] = game.x_targets(s, k)[rel_seats]
+            elif kind.category == "path":
                 if not can_place:
                     continue
                 if codes is None:
@@ -241,4 +320,12 @@ def describe_action(a: Action) -> str:
         return f"repair seat {a.target}'s {TOOLS[a.tool]} with {ALL_KINDS[a.kind].id}"
     if isinstance(a, Discard):
         return f"discard {ALL_KINDS[a.kind].id}"
+    if isinstance(a, PlayCard):
+        return f"play {ALL_KINDS[a.kind].id} on seat {a.target}"
+    if isinstance(a, RemoveFront):
+        return f"discard two cards to remove the {FRONT_SLOTS[a.slot]} card in front of yourself"
+    if isinstance(a, EndPass):
+        return "end the pass"
+    if isinstance(a, Steal):
+        return f"steal 1 gold from seat {a.target}"
     return repr(a)

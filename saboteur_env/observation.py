@@ -20,7 +20,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from .board import HIDDEN_GOAL
-from .cards import ALL_KINDS, GOAL_CELLS, GOAL_GOLD, START_CELL, VARIANTS
+from .cards import (
+    ALL_KINDS,
+    EXPANSION_ROLES,
+    FRONT_SLOTS,
+    GOAL_CELLS,
+    GOAL_GOLD,
+    N_BASE_KINDS,
+    N_EXPANSION_KINDS,
+    START_CELL,
+    VARIANT_CRYSTALS,
+    VARIANT_DOOR,
+    VARIANT_LADDER,
+    VARIANTS,
+    X_EFFECTS,
+)
 from .config import GameConfig
 from .game import Game
 
@@ -46,6 +60,20 @@ BOARD_CHANNELS: tuple[tuple[str, str], ...] = (
     ("last_placed", "the most recent path card placed this round"),
 )
 N_BOARD_CHANNELS = len(BOARD_CHANNELS)
+#: Saboteur 2 only: channels appended to the ``board`` view (RULES 6.3, 6.4).
+X_BOARD_CHANNELS: tuple[tuple[str, str], ...] = (
+    ("ladder", "a ladder card: its ladder node is a root (RULES 6.4)"),
+    ("door_green", "a green door on the card's through tunnel"),
+    ("door_blue", "a blue door on the card's through tunnel"),
+    ("crystal", "a crystal on the card"),
+    ("join_ns", "the card's N and S openings are joined by one tunnel (same segment)"),
+    ("join_ew", "E and W joined"),
+    ("join_ne", "N and E joined"),
+    ("join_es", "E and S joined"),
+    ("join_sw", "S and W joined"),
+    ("join_wn", "W and N joined"),
+)
+_JOIN_PAIRS = ((1, 4), (2, 8), (1, 2), (2, 4), (4, 8), (8, 1))
 
 #: (name, meaning) of each column of a ``players`` row.
 PLAYER_FEATURES = (
@@ -76,6 +104,26 @@ PRIVATE_FEATURES = (
     ("seat", "the observer's absolute seat index"),
 )
 ROLE_NAMES = ("gold-digger", "saboteur")
+#: Saboteur 2 only: public columns of an ``xplayers`` row (RULES 6.5, 6.9).
+X_PLAYER_FEATURES = (
+    ("trapped", "a Trapped! card lies in front of that seat"),
+    ("theft", "a Theft card lies in front of that seat"),
+    ("theft_order", "position (1 = first) of that seat in the round-end theft order if the "
+                    "round ended now; 0 = no working Theft"),
+    ("has_gold", "that seat holds at least 1 gold (public, RULES 6.9)"),
+)
+#: Saboteur 2 only: the ``phase`` view (DESIGN 3 multi-step decisions).
+PHASE_FEATURES = (
+    ("turn", "a normal turn"), ("pass", "in a pass: discard another card or end it"),
+    ("remove", "discard-two-to-remove: discard the next card"),
+    ("theft", "round end: choose a theft victim"),
+    ("count", "cards discarded so far in this pass / removal"),
+    *((f"remove_{n}", f"the {n} card in front of you is being removed") for n in FRONT_SLOTS),
+    ("dwarf_aside", "dwarf cards left aside for Swap your hats"),
+    ("removed", "cards removed unseen at the start of the round"),
+)
+#: public action types of the ``recent`` view in Saboteur 2
+X_RECENT_TYPES = RECENT_TYPES + tuple(X_EFFECTS) + ("remove", "steal")
 
 
 @dataclass(frozen=True)
@@ -107,19 +155,26 @@ class ObservationEncoder:
         x0, x1, y0, y1 = config.board_window
         self.H, self.W = y1 - y0 + 1, x1 - x0 + 1
         mp = self.max_players = config.max_players
-        self.n_kinds = 27
+        x = self.expansion = config.expansion
+        self.n_kinds = N_EXPANSION_KINDS if x else N_BASE_KINDS
         n_recent = 8
-        self.recent_width = mp + len(RECENT_TYPES) + mp + 3 + 4
+        self.recent_types = X_RECENT_TYPES if x else RECENT_TYPES
+        self.n_tool_cols = len(FRONT_SLOTS) if x else 3
+        self.recent_width = mp + len(self.recent_types) + mp + self.n_tool_cols + 4
+        self.n_channels = N_BOARD_CHANNELS + (len(X_BOARD_CHANNELS) if x else 0)
+        cards = 118 if x else 67
+        roles = EXPANSION_ROLES if x else ROLE_NAMES
         defs = [
-            ("board", (N_BOARD_CHANNELS, self.H, self.W), 0, 1,
-             "the maze, channels BOARD_CHANNELS"),
-            ("hand", (self.n_kinds,), 0, 67, "own cards per card kind (cards.CARD_KINDS order)"),
-            ("role", (len(ROLE_NAMES),), 0, 1, "own role, one-hot (gold-digger, saboteur)"),
-            ("players", (mp, len(PLAYER_FEATURES)), 0, 67,
+            ("board", (self.n_channels, self.H, self.W), 0, 1,
+             "the maze, channels BOARD_CHANNELS (+ X_BOARD_CHANNELS with the expansion)"),
+            ("hand", (self.n_kinds,), 0, cards,
+             "own cards per card kind (cards.CARD_KINDS order)"),
+            ("role", (len(roles),), 0, 1, "own current role, one-hot (" + ", ".join(roles) + ")"),
+            ("players", (mp, len(PLAYER_FEATURES)), 0, cards,
              "public state per relative seat, columns PLAYER_FEATURES"),
-            ("history", (mp, len(HISTORY_ACTOR)), 0, 67,
+            ("history", (mp, len(HISTORY_ACTOR)), 0, cards,
              "this round's public actions per relative actor, columns HISTORY_ACTOR"),
-            ("tools", (mp, mp, 2), 0, 67,
+            ("tools", (mp, mp, 2), 0, cards,
              "this round: [actor, target, 0] tools broken, [actor, target, 1] tools repaired, "
              "relative seats"),
             ("recent", (n_recent, self.recent_width), -64, 64,
@@ -128,6 +183,18 @@ class ObservationEncoder:
             ("game", (len(GAME_FEATURES),), 0, 1000, "columns GAME_FEATURES"),
             ("private", (len(PRIVATE_FEATURES),), 0, 1000, "columns PRIVATE_FEATURES"),
         ]
+        if x:
+            defs += [
+                ("xplayers", (mp, len(X_PLAYER_FEATURES)), 0, mp,
+                 "Saboteur 2 public state per relative seat, columns X_PLAYER_FEATURES"),
+                ("inspections", (mp, len(EXPANSION_ROLES)), 0, 1,
+                 "own Inspection results: role seen per relative seat, one-hot, as it was "
+                 "seen (not updated by later Swap your hats)"),
+                ("xhistory", (mp, mp, len(X_EFFECTS)), 0, cards,
+                 "this round: [actor, target, card] Saboteur 2 action cards played "
+                 "(X_EFFECTS order), relative seats"),
+                ("phase", (len(PHASE_FEATURES),), 0, 15, "columns PHASE_FEATURES"),
+            ]
         self._views: dict[str, View] = {}
         off = 0
         for name, shape, lo, hi, meaning in defs:
@@ -144,6 +211,15 @@ class ObservationEncoder:
         self._goal_rc = [(gy - y0, gx - x0) for gx, gy in GOAL_CELLS]
         self._through = np.array(
             [any(not st for st in v.stub) for v in VARIANTS], dtype=np.float32)
+        xf = np.zeros((len(VARIANTS), len(X_BOARD_CHANNELS)), dtype=np.float32)
+        for v in VARIANTS:
+            xf[v.index, 0] = VARIANT_LADDER[v.index]
+            xf[v.index, 1] = VARIANT_DOOR[v.index] == 1
+            xf[v.index, 2] = VARIANT_DOOR[v.index] == 2
+            xf[v.index, 3] = VARIANT_CRYSTALS[v.index] > 0
+            for j, (a, b) in enumerate(_JOIN_PAIRS):
+                xf[v.index, 4 + j] = any((seg & a) and (seg & b) for seg in v.segments)
+        self._xfeat = np.ascontiguousarray(xf.T)  # (channels, n_variants)
         self._board_cache: tuple | None = None
         self._shifts = np.arange(4, dtype=np.uint8)
 
@@ -167,7 +243,7 @@ class ObservationEncoder:
         key = (b.uid, b.version)
         if self._board_cache is not None and self._board_cache[0] == key:
             return self._board_cache[1]
-        planes = np.zeros((N_BOARD_CHANNELS, self.H, self.W), dtype=np.float32)
+        planes = np.zeros((self.n_channels, self.H, self.W), dtype=np.float32)
         var = b.var[2:-2, 2:-2]
         opn = b.opn[2:-2, 2:-2]
         conn = b.conn[2:-2, 2:-2]
@@ -184,6 +260,9 @@ class ObservationEncoder:
                 planes[12][rc] = 1
             else:
                 planes[13][rc] = 1
+        if self.expansion:
+            planes[N_BOARD_CHANNELS:] = np.where(faceup[None], self._xfeat[:, np.maximum(var, 0)],
+                                                 0)
         self._board_cache = (key, planes)
         return planes
 
@@ -207,7 +286,7 @@ class ObservationEncoder:
                 board[16, y - y0, x - x0] = 1
         hv = V["hand"]
         o[hv.offset:hv.offset + self.n_kinds] = game.hands[seat, :self.n_kinds]
-        o[V["role"].offset + int(game.roles[seat])] = 1
+        o[V["role"].offset + int(game.roles[seat])] = 1  # the current role (Swap your hats)
         pv = V["players"]
         pl = o[pv.offset:pv.offset + pv.size].reshape(pv.shape)
         pl[:n, 0] = 1
@@ -221,10 +300,11 @@ class ObservationEncoder:
         o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n] = game.actor_counts[rel]
         tv = V["tools"]
         tl = o[tv.offset:tv.offset + tv.size].reshape(tv.shape)
-        tl[:n, :n] = game.tool_counts[np.ix_(rel, rel)]
+        tl[:n, :n] = game.tool_counts[rel][:, rel]
         rv = V["recent"]
         rc = o[rv.offset:rv.offset + rv.size].reshape(rv.shape)
-        nt = len(RECENT_TYPES)
+        nt = len(self.recent_types)
+        tc = self.n_tool_cols
         base = len(game.recent)
         for i, (actor, typ, target, x, y, tool, dead) in enumerate(game.recent):
             row = rc[8 - base + i]
@@ -234,17 +314,49 @@ class ObservationEncoder:
                 row[mp + nt + (target - seat) % n] = 1
             if tool >= 0:
                 row[2 * mp + nt + tool] = 1
-            row[2 * mp + nt + 3] = x
-            row[2 * mp + nt + 4] = y
-            row[2 * mp + nt + 5] = dead
-            row[2 * mp + nt + 6] = 1
+            row[2 * mp + nt + tc] = x
+            row[2 * mp + nt + tc + 1] = y
+            row[2 * mp + nt + tc + 2] = dead
+            row[2 * mp + nt + tc + 3] = 1
         gv = V["game"].offset
         o[gv:gv + 7] = (game.round, game.config.num_rounds, len(game.deck),
                         game.discards.sum(), game.turn, n, game.board.path_cards_on_board())
         pv = V["private"].offset
         o[pv] = game.gold[seat]
         o[pv + 1] = seat
+        if self.expansion:
+            self._encode_s2(game, seat, o, rel)
         return o
+
+    def _encode_s2(self, game: Game, seat: int, o: np.ndarray, rel: np.ndarray) -> None:
+        from .scoring import theft_order
+
+        V, n = self._views, game.n
+        xv = V["xplayers"]
+        xp = o[xv.offset:xv.offset + xv.size].reshape(xv.shape)
+        xp[:n, 0:2] = game.xfront[rel]
+        if game.xfront[:, 1].any():
+            order = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(),
+                                game.xfront[:, 0].tolist())
+            for i, s in enumerate(order):
+                xp[(s - seat) % n, 2] = i + 1
+        xp[:n, 3] = game.gold[rel] > 0
+        iv = V["inspections"]
+        ins = o[iv.offset:iv.offset + iv.size].reshape(iv.shape)
+        if game.inspected[seat].max() >= 0:
+            seen = game.inspected[seat, rel]
+            rows = np.nonzero(seen >= 0)[0]
+            ins[rows, seen[rows]] = 1
+        hv = V["xhistory"]
+        o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n, :n] = \
+            game.xcounts[rel][:, rel]
+        ph = V["phase"].offset
+        o[ph + ("turn", "pass", "remove", "theft").index(game.phase)] = 1
+        o[ph + 4] = game.phase_count
+        if game.phase == "remove":
+            o[ph + 5 + game.phase_slot] = 1
+        o[ph + 10] = len(game.set_aside)
+        o[ph + 11] = game.removed.sum()
 
 
 def describe_spec(encoder: ObservationEncoder) -> str:
@@ -252,6 +364,8 @@ def describe_spec(encoder: ObservationEncoder) -> str:
     lines = [f"{'view':<10}{'shape':<18}{'offset':>8}  meaning"]
     for v in encoder.spec():
         lines.append(f"{v.name:<10}{str(v.shape):<18}{v.offset:>8}  {v.meaning}")
-    lines.append("board channels: " + ", ".join(n for n, _ in BOARD_CHANNELS))
-    lines.append("card kinds (hand order): " + ", ".join(k.id for k in ALL_KINDS[:27]))
+    chans = BOARD_CHANNELS + (X_BOARD_CHANNELS if encoder.expansion else ())
+    lines.append("board channels: " + ", ".join(n for n, _ in chans))
+    lines.append("card kinds (hand order): "
+                 + ", ".join(k.id for k in ALL_KINDS[:encoder.n_kinds]))
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .board import EMPTY, HIDDEN_GOAL
 from .cards import (
     ALL_KINDS,
+    EXPANSION_ROLES,
     GOAL_CELLS,
     GOAL_GOLD,
     START_CELL,
@@ -77,15 +78,23 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
             lines.append(label + "".join(a[k] for a in arts))
     if board is not None:  # a past round's maze: the players' state is no longer that round's
         return "\n".join(lines) + "\n"
+    names = EXPANSION_ROLES if game.expansion else ROLE_NAMES
     for s in range(game.n):
         tools = ",".join(TOOLS[t] for t in range(3) if game.broken[s, t]) or "-"
         mark = ">" if s == game.current and not game.game_over else " "
-        lines.append(f"{mark} seat {s}: hand {game.hand_size(s)}  broken {tools}")
+        extra = ""
+        if game.expansion:
+            extra = ("  TRAPPED" if game.xfront[s, 0] else "") + \
+                ("  theft" if game.xfront[s, 1] else "") + \
+                ("  has gold" if game.gold[s] > 0 else "")
+        lines.append(f"{mark} seat {s}: hand {game.hand_size(s)}  broken {tools}{extra}")
+    if game.expansion and game.phase != "turn":
+        lines.append(f"phase: {game.phase}")
     if seat == "spectator":
-        lines.append("roles: " + ", ".join(ROLE_NAMES[r] for r in game.roles.tolist()))
+        lines.append("roles: " + ", ".join(names[r] for r in game.roles.tolist()))
         lines.append("gold: " + ", ".join(str(g) for g in game.gold.tolist()))
     elif isinstance(seat, int):
         hand = ", ".join(ALL_KINDS[k].id for k in game.hand_kinds(seat))
-        lines.append(f"you are seat {seat}, a {ROLE_NAMES[int(game.roles[seat])]}; "
+        lines.append(f"you are seat {seat}, a {names[int(game.roles[seat])]}; "
                      f"gold {int(game.gold[seat])}; hand: {hand}")
     return "\n".join(lines) + "\n"
