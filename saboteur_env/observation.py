@@ -146,6 +146,12 @@ class ObservationEncoder:
             [any(not st for st in v.stub) for v in VARIANTS], dtype=np.float32)
         self._board_cache: tuple | None = None
         self._shifts = np.arange(4, dtype=np.uint8)
+        self._rel: dict = {}
+
+    def _make_rel(self, n: int, seat: int) -> tuple:
+        rel = (seat + np.arange(n)) % n
+        self._rel[(n, seat)] = (rel, np.ix_(rel, rel))
+        return self._rel[(n, seat)]
 
     # --- spec --------------------------------------------------------------------------
     def spec(self) -> list[View]:
@@ -192,7 +198,8 @@ class ObservationEncoder:
         o = np.zeros(self.size, dtype=np.float32) if out is None else out
         V = self._views
         n, mp = game.n, self.max_players
-        rel = (seat + np.arange(n)) % n  # relative row r shows absolute seat rel[r]
+        # relative row r shows absolute seat rel[r]
+        rel, rel_ix = self._rel.get((n, seat)) or self._make_rel(n, seat)
         bv = V["board"]
         board = o[bv.offset:bv.offset + bv.size].reshape(bv.shape)
         board[:] = self._public_board(game)
@@ -221,7 +228,7 @@ class ObservationEncoder:
         o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n] = game.actor_counts[rel]
         tv = V["tools"]
         tl = o[tv.offset:tv.offset + tv.size].reshape(tv.shape)
-        tl[:n, :n] = game.tool_counts[np.ix_(rel, rel)]
+        tl[:n, :n] = game.tool_counts[rel_ix]
         rv = V["recent"]
         rc = o[rv.offset:rv.offset + rv.size].reshape(rv.shape)
         nt = len(RECENT_TYPES)
