@@ -42,10 +42,17 @@ def main(argv=None) -> None:
         bench_main(a)
 
     commands["bench"] = bench
+
+    def spaces(a):
+        from saboteur_env.observation import describe_spaces
+        print(describe_spaces())
+
+    commands["spaces"] = spaces
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
               "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
-              "  bench  random-play speed benchmark")
+              "  bench  random-play speed benchmark\n"
+              "  spaces print the action and observation spaces (docs/spaces.md)")
         sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
     commands[argv[0]](argv[1:])
 
