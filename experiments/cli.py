@@ -22,11 +22,22 @@ def _play(argv) -> None:
                    help="comma-separated agent specs, cycled over the seats (default: random)")
     p.add_argument("--render", choices=["ansi", "none"], default="none",
                    help="ansi: draw each round's final maze")
+    p.add_argument("--human", type=int, default=None, metavar="SEAT",
+                   help="play this seat yourself in the terminal; the agents take the others")
+    p.add_argument("--record", default=None, metavar="PATH",
+                   help="write the game record (JSON Lines) for 'saboteur replay'")
     args = p.parse_args(argv)
     specs = args.agents.split(",")
+    if args.human is not None:
+        from experiments.human import play_human
+
+        play_human(args.human, specs, players=args.players, seed=args.seed,
+                   rounds=args.rounds, record=args.record)
+        return
     agents = [make_agent(specs[i % len(specs)]) for i in range(args.players)]
     res = play_game(agents, args.seed, render=None if args.render == "none" else args.render,
-                    out=sys.stdout, num_rounds=args.rounds, expansion=args.expansion)
+                    out=sys.stdout, num_rounds=args.rounds, record=args.record,
+                    expansion=args.expansion)
     print("\nFinal gold:")
     print(f"{'seat':>4}  {'agent':<20}{'gold':>5}")
     for s, g in enumerate(res["gold"]):
@@ -44,10 +55,25 @@ def main(argv=None) -> None:
         bench_main(a)
 
     commands["bench"] = bench
+
+    def replay(a):
+        from experiments.replay import main as replay_main
+        replay_main(a)
+
+    commands["replay"] = replay
+
+    def spaces(a):
+        from saboteur_env.observation import describe_spaces
+        print(describe_spaces())
+
+    commands["spaces"] = spaces
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
               "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
-              "  bench  random-play speed benchmark")
+              "  bench  random-play speed benchmark\n"
+              "  spaces print the action and observation spaces (docs/spaces.md)\n"
+              "  replay step through a recorded game (RECORD --seat K | --spectator,"
+              " --out game.gif|folder/)")
         sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
     commands[argv[0]](argv[1:])
 

@@ -12,7 +12,8 @@ from saboteur_env.render import render_ansi
 
 
 def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
-              out=None, agent_seeds: Sequence[int] | None = None, **config) -> dict:
+              out=None, agent_seeds: Sequence[int] | None = None, record=None,
+              **config) -> dict:
     """Play one full game; agent ``i`` sits in seat ``i``.
 
     Args:
@@ -22,6 +23,8 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
             much randomness the agents use.
         render: ``"ansi"``: write each round's final maze (spectator view) to ``out``.
         out: a text stream for round results (``None``: print nothing).
+        record: a path or text stream: write the game record there when the game ends
+            (:mod:`saboteur_env.record`, JSON Lines; replay with ``saboteur replay``).
         config: :class:`~saboteur_env.config.GameConfig` options.
 
     Returns:
@@ -52,6 +55,11 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
                 print(render_ansi(game, "spectator", board=game.round_boards[shown - 1]),
                       file=out)
             print(_round_text(res, game), file=out)
+    if record is not None:
+        from saboteur_env.record import write_record
+
+        write_record(record, game, seed, [a.name for a in agents], agent_seeds=[
+            agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)])
     return {
         "gold": game.gold.tolist(),
         "winners": game.winners(),

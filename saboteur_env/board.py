@@ -60,6 +60,24 @@ def _build_fit_table() -> np.ndarray:
 
 
 FIT = _build_fit_table()
+
+
+def _build_neighbour_lut() -> np.ndarray:
+    """``LUT[b, state]``: bits a neighbour across side ``b`` adds to a cell's code, for the
+    neighbour's 10-bit state ``opn | conn << 4 | faceup << 8 | occupied << 9``."""
+    st = np.arange(1 << 10)
+    opn, conn, faceup, occ = st & 15, (st >> 4) & 15, (st >> 8) & 1, (st >> 9) & 1
+    lut = np.zeros((4, 1 << 10), dtype=np.int32)
+    for b in range(4):
+        f = FACING[b]
+        has = (opn & f) != 0
+        lut[b] = (has.astype(np.int32) << b) | ((faceup & ~has).astype(np.int32) << (4 + b)) \
+            | (((conn & f) != 0).astype(np.int32) << (8 + b)) | (occ << 12)
+    return lut
+
+
+_NEIGHBOUR_LUT = _build_neighbour_lut()
+_GOAL_ADJ_CACHE: dict = {}
 #: code of an occupied cell: must_open = must_close = 15, which no card satisfies.
 OCCUPIED_CODE = 15 | (15 << 4)
 
@@ -79,7 +97,8 @@ class Board:
     """
 
     __slots__ = ("window", "H", "W", "var", "opn", "reached", "conn", "goal_identity",
-                 "goal_revealed", "version", "_codes", "_codes_version", "_goal_rc", "uid")
+                 "goal_revealed", "version", "_codes", "_codes_version", "_goal_rc", "uid",
+                 "_removable")
 
     def __init__(self, window: tuple[int, int, int, int], goal_identity=(0, 1, 2)) -> None:
         x0, x1, y0, y1 = window
@@ -95,6 +114,7 @@ class Board:
         self.goal_revealed = np.zeros(3, dtype=bool)
         self.version = 0
         self.uid = next(_UIDS)
+        self._removable = (-1, None)
         self._codes = None
         self._codes_version = -1
         self._goal_rc = tuple(self.rc(x, y) for x, y in GOAL_CELLS)
@@ -137,6 +157,7 @@ class Board:
         b.goal_revealed = self.goal_revealed.copy()
         b.version, b._codes, b._codes_version = self.version, self._codes, self._codes_version
         b._goal_rc = self._goal_rc
+        b._removable = self._removable
         b.uid = next(_UIDS)
         return b
 
@@ -201,28 +222,35 @@ class Board:
         """
         if self._codes_version == self.version:
             return self._codes
-        var, opn, conn = self.var, self.opn, self.conn
-        H, W = self.H + 2, self.W + 2
-        code = np.zeros((H, W), dtype=np.int32)
+        var = self.var
+        # one 10-bit state per cell (openings, connected openings, face up, occupied); the
+        # contribution of a neighbour to a cell's code is a table look-up per side
+        st = self.opn.astype(np.int32)
+        st |= self.conn.astype(np.int32) << 4
+        st |= (var >= 0).astype(np.int32) << 8
         occ = var != EMPTY
-        for b in range(4):
-            dx, dy = SIDE_DELTA[b]
-            sl = (slice(1 + dy, 1 + dy + H), slice(1 + dx, 1 + dx + W))
-            f = FACING[b]
-            nb_var = var[sl]
-            nb_open = (opn[sl] & f) != 0
-            faceup = nb_var >= 0
-            code |= nb_open.astype(np.int32) << b
-            code |= (faceup & ~nb_open).astype(np.int32) << (4 + b)
-            code |= ((conn[sl] & f) != 0).astype(np.int32) << (8 + b)
-            code |= (nb_var != EMPTY).astype(np.int32) << 12
-        for gr, gc in self._goal_rc:
-            for dx, dy in SIDE_DELTA:
-                code[gr + dy - 1, gc + dx - 1] |= 1 << 13
+        st |= occ.astype(np.int32) << 9
+        H, W = self.H + 2, self.W + 2
+        code = _NEIGHBOUR_LUT[0][st[0:H, 1:1 + W]]
+        code |= _NEIGHBOUR_LUT[1][st[1:1 + H, 2:2 + W]]
+        code |= _NEIGHBOUR_LUT[2][st[2:2 + H, 1:1 + W]]
+        code |= _NEIGHBOUR_LUT[3][st[1:1 + H, 0:W]]
+        code |= self._goal_adjacent()
         code[occ[1:-1, 1:-1]] = OCCUPIED_CODE
         self._codes = code
         self._codes_version = self.version
         return code
+
+    def _goal_adjacent(self) -> np.ndarray:
+        key = (self.window, self._goal_rc)
+        a = _GOAL_ADJ_CACHE.get(key)
+        if a is None:
+            a = np.zeros((self.H + 2, self.W + 2), dtype=np.int32)
+            for gr, gc in self._goal_rc:
+                for dx, dy in SIDE_DELTA:
+                    a[gr + dy - 1, gc + dx - 1] |= 1 << 13
+            _GOAL_ADJ_CACHE[key] = a
+        return a
 
     def window_codes(self) -> np.ndarray:
         """Codes of the window cells in codec order, int32, shape ``(H * W,)``."""
@@ -342,14 +370,18 @@ class Board:
 
     def removable(self) -> np.ndarray:
         """Bool ``(H * W,)``: window cells holding a tunnel card that a rockfall may remove
-        (not the start, not a goal; RULES 3.4)."""
+        (not the start, not a goal; RULES 3.4).  Cached per version: do not modify."""
+        if self._removable[0] == self.version:
+            return self._removable[1]
         var = self.var[_PAD:-_PAD, _PAD:-_PAD]
         out = var >= 0
         r, c = self.rc(*START_CELL)
         out[r - _PAD, c - _PAD] = False
         for gr, gc in self._goal_rc:
             out[gr - _PAD, gc - _PAD] = False
-        return out.ravel()
+        out = out.ravel()
+        self._removable = (self.version, out, int(out.sum()))
+        return out
 
     # --- Saboteur 2 queries (RULES 6.4, 6.9) ----------------------------------------------
     def gold_reachable(self, blocked_door: int = 0) -> bool:
@@ -423,4 +455,5 @@ class Board:
 
     def path_cards_on_board(self) -> int:
         """Number of tunnel cards in the maze (not start, not goals)."""
-        return int(self.removable().sum())
+        self.removable()
+        return self._removable[2]

@@ -3,8 +3,9 @@
 ``saboteur_env.env(**config)`` returns the wrapped environment (PettingZoo's
 ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``saboteur_env.raw_env(**config)``
 the bare one.  Keyword options are those of :class:`~saboteur_env.config.GameConfig` plus
-``render_mode`` (``None``, ``"ansi"``, ``"human"``) and ``render_seat`` (the seat whose view
-``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for everything).
+``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``, ``"human"``) and ``render_seat`` (the
+seat whose view ``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for
+everything).
 
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
@@ -50,7 +51,7 @@ class raw_env(AECEnv):
         saboteur_env.config.ConfigError: an invalid or unknown option.
     """
 
-    metadata = {"name": "saboteur_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "saboteur_v0", "render_modes": ["ansi", "rgb_array", "human"],
                 "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, render_seat=None, **config) -> None:
@@ -193,7 +194,9 @@ class raw_env(AECEnv):
     def render(self, *args, **kwargs):
         """Draw the maze from ``render_seat``'s view (default: the agent to act).
 
-        ``"ansi"`` returns a str; ``"human"`` prints it.  Rendering never changes the game.
+        ``"ansi"`` returns a str; ``"rgb_array"`` a uint8 ``(H, W, 3)`` image
+        (:mod:`saboteur_env.render_image`); ``"human"`` shows that image in a matplotlib window
+        where one can open, else prints the text.  Rendering never changes the game.
         """
         if args or kwargs:
             raise TypeError("render() takes no arguments; choose the mode with "
@@ -207,11 +210,19 @@ class raw_env(AECEnv):
         seat = self.render_seat
         if seat is None:
             seat = self.agent_name_mapping[self.agent_selection]
-        text = render_ansi(self.game, seat)
-        if self.render_mode == "human":
-            print(text)
+        if self.render_mode in ("rgb_array", "human"):
+            from .render_image import render_rgb, show_human
+
+            if self.render_mode == "rgb_array":
+                return render_rgb(self.game, seat)
+            self._window = show_human(self.game, seat, getattr(self, "_window", None))
             return None
+        text = render_ansi(self.game, seat)
         return text
 
     def close(self) -> None:
-        pass
+        if getattr(self, "_window", None) is not None:
+            from .render_image import close_window
+
+            close_window(self._window)
+            self._window = None

@@ -984,6 +984,43 @@ class Game:
                     received[s] += v
                     self.gold_cards[s, v - 1] += 1
 
+    def determinize(self, seat: int, rng: np.random.Generator) -> Game:
+        """A full state consistent with what ``seat`` knows, for information-set search
+        (DESIGN 2).
+
+        Reshuffled: the cards ``seat`` cannot see (other hands and the draw pile, keeping every
+        hand size), the roles of the other players together with the set-aside dwarf cards
+        (``seat``'s own role kept), the identities of the goals ``seat`` has not seen, and the
+        order of the gold supply.  Public state and ``seat``'s own hand, role and map results are
+        unchanged.  The game's own generator is replaced by one drawn from ``rng``.
+        """
+        g = self.copy()
+        n = g.n
+        others = [s for s in range(n) if s != seat]
+        sizes = [int(g.hands[s].sum()) for s in others]
+        pool = np.concatenate([np.repeat(np.arange(g.n_kinds, dtype=np.int16), g.hands[s])
+                               for s in others] + [g.deck.astype(np.int16)])
+        pool = rng.permutation(pool)
+        pos = 0
+        for s, h in zip(others, sizes):
+            g.hands[s] = np.bincount(pool[pos:pos + h], minlength=g.n_kinds)
+            pos += h
+        g.deck = pool[pos:]
+        hidden_roles = rng.permutation(np.array([g.roles[s] for s in others] + g.set_aside,
+                                                dtype=np.int8))
+        g.roles[others] = hidden_roles[:len(others)]
+        g.set_aside = hidden_roles[len(others):].tolist()
+        unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
+        if unknown:
+            ids = rng.permutation(g.board.goal_identity[unknown])
+            g.board.goal_identity[unknown] = ids
+            for s in range(n):  # others' map results are unknown to `seat`: forget them
+                if s != seat:
+                    g.known_goals[s, unknown] = False
+        g.nuggets = rng.permutation(g.nuggets)
+        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return g
+
     # --- queries -----------------------------------------------------------------------
     def winners(self) -> list[int]:
         """Seats with the most gold once the game is over (ties share, RULES 5.5)."""

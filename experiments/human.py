@@ -1,0 +1,371 @@
+"""Play Saboteur in the terminal against agents: ``saboteur play --human 0 --agents heuristic``.
+
+Each time the person is to act they see what happened since their last turn (only what their
+seat may know: other players' discards are face down, map results are private), the maze and
+their own role, gold and hand (:func:`~saboteur_env.render.render_ansi`), and every legal move
+in words, numbered; they type a number.  Bad input gets a clear message and the question again.
+``m`` redraws the maze, ``h`` shows help, ``q`` stops the game.  Round results (roles revealed,
+gold received) are shown as rounds end, and the final standings at the end.
+
+Input is read from a stream (stdin by default) and output written to a stream (stdout), so a
+game can be scripted (tests do).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import saboteur_env
+from saboteur_env.cards import (
+    ALL_KINDS,
+    GOAL_CELLS,
+    GOAL_GOLD,
+    TOOLS,
+    VARIANT_OF,
+    VARIANTS,
+)
+from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.render import render_ansi
+
+GOAL_POS = ("top", "middle", "bottom")
+ROLE_NAMES = ("gold-digger", "saboteur")
+HELP = """\
+How to play: type the number of a move and press Enter.
+  m  show the maze again      h  this help      q  stop the game
+Coordinates are (x, y): x grows towards the goals (east), y grows downwards (south);
+the start is (0, 0), the goals are at (8, -2), (8, 0) and (8, 2).
+A "rotated" card is turned 180 degrees; the letters say where its tunnels then open.
+In the maze: S start, + tunnel card, x dead end, [?] face-down goal, [g]/[o] a goal you mapped
+as gold/stone, G/O a goal turned over; | and - are tunnel openings."""
+
+
+def _seat(s: int, me: int) -> str:
+    return "you" if s == me else f"seat {s}"
+
+
+def _seat_pos(s: int, me: int) -> str:
+    return "your own" if s == me else f"seat {s}'s"
+
+
+def card_name(k: int) -> str:
+    """``B05 T-junction N-E-S`` for a path card, ``broken lantern`` for an action card."""
+    kind = ALL_KINDS[k]
+    return f"{kind.id} {kind.name}" if kind.category == "path" else kind.name
+
+
+def move_text(action, actor: int) -> str:
+    """A legal move of ``actor`` in words, e.g. ``place B05 T-junction N-E-S rotated (opens
+    N-S-W) at (3, -1)`` or ``break seat 2's lantern``."""
+    if isinstance(action, PlacePath):
+        kind = ALL_KINDS[action.kind]
+        text = f"place {kind.id} {kind.name}"
+        if action.rotated:
+            v = VARIANTS[VARIANT_OF[(action.kind, True)]]
+            sides = "-".join(n for b, n in enumerate("NESW") if v.openings & (1 << b))
+            text += f" rotated (opens {sides})"
+        return text + f" at ({action.x}, {action.y})"
+    if isinstance(action, BreakTool):
+        tool = TOOLS[ALL_KINDS[action.kind].effect[1]]
+        return f"break {_seat_pos(action.target, actor)} {tool}"
+    if isinstance(action, Repair):
+        return (f"repair {_seat_pos(action.target, actor)} {TOOLS[action.tool]}"
+                f" (with {ALL_KINDS[action.kind].name})")
+    if isinstance(action, Rockfall):
+        return f"rockfall: remove the card at ({action.x}, {action.y})"
+    if isinstance(action, Map):
+        x, y = GOAL_CELLS[action.goal]
+        return f"map: look at the {GOAL_POS[action.goal]} goal ({x}, {y})"
+    if isinstance(action, Discard):
+        return f"pass, discarding {card_name(action.kind)}"
+    return repr(action)
+
+
+def event_text(e, viewer, names: Sequence[str] | None = None) -> str | None:
+    """What ``viewer`` (a seat, or ``"spectator"``) sees of event ``e``; ``None``: nothing to
+    say (the event is private to someone else, or is shown another way)."""
+    if e.visible_to is not None and viewer != "spectator" and e.visible_to != viewer:
+        return None
+    me = viewer if isinstance(viewer, int) else -1
+    d = e.data
+    who = ""
+    if e.seat is not None:
+        who = _seat(e.seat, me).capitalize() if e.seat == me else f"Seat {e.seat}"
+        if names and e.seat != me:
+            who += f" ({names[e.seat]})"
+    t = e.type
+    if t == "round_start":
+        return f"--- Round {d['round'] + 1} begins; seat {d['first_player']} plays first ---"
+    if t == "role_dealt":
+        return f"{who} are a {ROLE_NAMES[d['role']]}." if e.seat == me else \
+            f"{who} is a {ROLE_NAMES[d['role']]}."
+    if t == "path_placed":
+        a = PlacePath(d["kind"], d["x"], d["y"], bool(d["rotated"]))
+        return f"{who}: {move_text(a, e.seat)}"
+    if t == "goal_revealed":
+        what = "GOLD!" if d["identity"] == GOAL_GOLD else "stone"
+        return f"  The {GOAL_POS[d['goal']]} goal ({d['x']}, {d['y']}) is turned over: {what}"
+    if t == "tool_broken":
+        return f"{who}: break {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
+    if t == "tool_repaired":
+        return f"{who}: repair {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
+    if t == "rockfall":
+        return f"{who}: rockfall removes the card at ({d['x']}, {d['y']})"
+    if t == "map_played":
+        return f"{who}: look at the {GOAL_POS[d['goal']]} goal with a map"
+    if t == "map_result":
+        what = "GOLD" if d["identity"] == GOAL_GOLD else "stone"
+        whose = "Your" if e.seat == me else f"Seat {e.seat}'s"
+        return f"  {whose} map: the {GOAL_POS[d['goal']]} goal is {what}."
+    if t == "discarded":
+        return f"{who}: pass, discarding a card face down"
+    if t == "discarded_card":
+        return None if e.seat == me else f"  (seat {e.seat} discarded {ALL_KINDS[d['kind']].id})"
+    if t == "card_drawn":
+        return f"  {who} draw{'' if e.seat == me else 's'} {card_name(d['kind'])}."
+    if t == "gold_received":
+        return f"  {who} receive{'' if e.seat == me else 's'} {d['gold']} gold."
+    if t in ("round_end", "game_end"):
+        return None  # printed with the round result
+    return f"{t} {d}"
+
+
+def round_result_text(res: dict, me: int | None = None) -> str:
+    side = "gold-diggers" if res["gold_found"] else "saboteurs"
+    lines = [f"=== Round {res['round'] + 1} is over: the {side} win after {res['turns']} turns"
+             + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
+             + " ==="]
+    for s, r in enumerate(res["roles"]):
+        you = "  <- you" if s == me else ""
+        lines.append(f"  seat {s}: {ROLE_NAMES[r]:<12} +{res['received'][s]} gold{you}")
+    return "\n".join(lines)
+
+
+def move_lines(moves: Sequence, actor: int, compact_over: int = 30,
+               width: int = 100) -> list[str]:
+    """The numbered list of ``moves`` (1-based), one move a line; when there are more than
+    ``compact_over`` moves, placements of the same oriented card share a line
+    (``place B05 T-junction N-E-S at:  3) (1, 0)   4) (2, -1)``)."""
+    if len(moves) <= compact_over:
+        return [f"{k + 1:>3}) {move_text(a, actor)}" for k, a in enumerate(moves)]
+    lines: list[str] = []
+    group, head = None, ""
+    for k, a in enumerate(moves):
+        if not isinstance(a, PlacePath):
+            group = None
+            lines.append(f"{k + 1:>3}) {move_text(a, actor)}")
+            continue
+        key = (a.kind, a.rotated)
+        item = f"{k + 1:>3}) ({a.x}, {a.y})"
+        if key != group:
+            group = key
+            head = move_text(PlacePath(a.kind, 0, 0, a.rotated), actor).rsplit(" at ", 1)[0]
+            lines.append(f"{head} at:")
+        if len(lines[-1]) + len(item) + 2 > width:
+            lines.append(" " * 4)
+        lines[-1] += "  " + item
+    return lines
+
+
+def build_agents(specs: Sequence[str], players: int, human: int, out) -> list:
+    """One agent per seat (``None`` at the human's seat), specs cycled over the other seats.
+
+    An unknown spec (e.g. ``"heuristic"`` before it exists) falls back to ``"random"`` with a
+    message."""
+    from agents import make_agent
+
+    agents = []
+    others = [s for s in range(players) if s != human]
+    missing = {}
+    for s in range(players):
+        if s == human:
+            agents.append(None)
+            continue
+        spec = specs[others.index(s) % len(specs)]
+        try:
+            agents.append(make_agent(spec))
+        except ValueError as err:
+            missing.setdefault(spec, (err, []))[1].append(s)
+            agents.append(make_agent("random"))
+    for spec, (err, seats) in missing.items():
+        print(f"Agent {spec!r} is not available yet ({err}); seat(s) "
+              f"{', '.join(map(str, seats))} play 'random' instead.", file=out)
+    return agents
+
+
+class _Quit(Exception):
+    pass
+
+
+def _ask(inp, out, n_moves: int) -> int | str:
+    """Read one answer: a move number (0-based) or a command letter; re-prompt on bad input."""
+    while True:
+        print(f"Your move (1-{n_moves}; m maze, h help, q quit): ", end="", file=out)
+        out.flush() if hasattr(out, "flush") else None
+        line = inp.readline()
+        if line == "":
+            print("\nInput ended: stopping the game.", file=out)
+            raise _Quit
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            raise _Quit
+        if text in ("m", "h", "help", "?"):
+            return "h" if text in ("h", "help", "?") else "m"
+        if not text:
+            print("Please type the number of a move.", file=out)
+            continue
+        try:
+            k = int(text)
+        except ValueError:
+            print(f"'{line.strip()}' is not a move number: type a number from 1 to {n_moves}, "
+                  "or m, h, q.", file=out)
+            continue
+        if not 1 <= k <= n_moves:
+            print(f"There is no move {k}: choose a number from 1 to {n_moves}.", file=out)
+            continue
+        return k - 1
+
+
+def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: int = 5,
+               seed: int = 1, rounds: int = 3, inp=None, out=None, record=None,
+               **config) -> dict:
+    """Play one game in the terminal: a person at seat ``human``, agents at the others.
+
+    Args:
+        human: the person's seat.
+        agents: agent specs, cycled over the other seats (unknown ones fall back to random).
+        players / seed / rounds: number of players, deal seed, rounds in the game.
+        inp / out: text streams for input and output (default stdin / stdout).
+        record: optional path or stream for the game record (:mod:`saboteur_env.record`).
+        config: other :class:`~saboteur_env.config.GameConfig` options.
+
+    Returns:
+        ``{"gold", "winners", "rounds", "decisions", "quit"}``.
+    """
+    inp = sys.stdin if inp is None else inp
+    out = sys.stdout if out is None else out
+    if not 0 <= human < players:
+        raise ValueError(f"--human {human}: the seat must be 0..{players - 1}")
+    bots = build_agents(list(agents), players, human, out)
+    names = ["you" if b is None else b.name for b in bots]
+    env = saboteur_env.raw_env(num_players=players, num_rounds=rounds, **config)
+    env.reset(seed=seed)
+    game = env.game
+    for s, b in enumerate(bots):
+        if b is not None:
+            b.reset(s, env.config, seed=seed * 1000 + s)
+    print(f"Saboteur: you are seat {human} of {players}; "
+          + ", ".join(f"seat {s}: {n}" for s, n in enumerate(names) if s != human)
+          + f". {rounds} round(s). Type h for help.", file=out)
+    cursor = 0
+    shown = 0
+    quit_ = False
+    decisions = 0
+
+    def flush_events():
+        nonlocal cursor, shown
+        for e in game.events[cursor:]:
+            text = event_text(e, human, names)
+            if text:
+                print(text, file=out)
+            if e.type == "round_end":
+                res = game.round_results[shown]
+                shown += 1
+                maze = render_ansi(game, human, board=game.round_boards[res["round"]])
+                print(f"The maze at the end of round {res['round'] + 1}:", file=out)
+                print(maze.split("\n", 1)[1], end="", file=out)
+                print(round_result_text(res, human), file=out)
+        cursor = len(game.events)
+
+    try:
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            flush_events()
+            seat = env.agent_name_mapping[name]
+            if seat != human:
+                action = bots[seat].act(obs["observation"], obs["action_mask"], info)
+            else:
+                action = _human_turn(env, game, human, obs["action_mask"], inp, out)
+            env.step(action)
+            decisions += 1
+        flush_events()
+    except _Quit:
+        quit_ = True
+    if record is not None and not quit_:
+        from saboteur_env.record import write_record
+
+        write_record(record, game, seed, names)
+    print("\nFinal gold" + (" (game stopped early)" if quit_ else "") + ":", file=out)
+    winners = game.winners()
+    for s in range(players):
+        mark = "  <- winner" if s in winners else ""
+        print(f"  seat {s} {names[s]:<16} {int(game.gold[s]):>3}{mark}", file=out)
+    return {"gold": game.gold.tolist(), "winners": winners, "rounds": game.round_results,
+            "decisions": decisions, "quit": quit_}
+
+
+def _human_turn(env, game, human: int, mask, inp, out) -> int:
+    codec = env.codec
+    legal = [int(i) for i in mask.nonzero()[0]]
+    moves = [codec.decode(i, human, game.n) for i in legal]
+    order = sorted(range(len(moves)), key=lambda j: _move_key(moves[j]))
+    legal = [legal[j] for j in order]
+    moves = [moves[j] for j in order]
+
+    def show():
+        print("", file=out)
+        print(render_ansi(game, human), end="", file=out)
+        if game.broken[human].any():
+            broken = ", ".join(TOOLS[t] for t in range(3) if game.broken[human, t])
+            print(f"Your broken tools: {broken} (you may not place path cards).", file=out)
+        ident = game.board.goal_identity
+        known = [f"{GOAL_POS[g]}: {'gold' if ident[g] == GOAL_GOLD else 'stone'}"
+                 for g in range(3) if game.known_goals[human, g]
+                 and not game.board.goal_revealed[g]]
+        if known:
+            print("Goals you have seen: " + ", ".join(known), file=out)
+        print(f"Your legal moves ({len(moves)}):", file=out)
+        for line in move_lines(moves, human):
+            print(line, file=out)
+
+    show()
+    while True:
+        ans = _ask(inp, out, len(moves))
+        if ans == "h":
+            print(HELP, file=out)
+        elif ans == "m":
+            show()
+        else:
+            return legal[ans]
+
+
+def _move_key(a) -> tuple:
+    order = (PlacePath, BreakTool, Repair, Rockfall, Map, Discard)
+    t = next(i for i, c in enumerate(order) if isinstance(a, c))
+    return (t, getattr(a, "kind", 0), bool(getattr(a, "rotated", False)),
+            getattr(a, "x", 0), getattr(a, "y", 0), getattr(a, "target", 0),
+            getattr(a, "goal", 0))
+
+
+def main(argv=None) -> None:
+    """``python -m experiments.human`` (same options as ``saboteur play --human``)."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="saboteur play --human",
+                                description="Play one game in the terminal against agents.")
+    p.add_argument("--human", type=int, default=0, metavar="SEAT")
+    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--agents", default="random")
+    p.add_argument("--record", default=None, metavar="PATH")
+    args = p.parse_args(argv)
+    play_human(args.human, args.agents.split(","), players=args.players, seed=args.seed,
+               rounds=args.rounds, record=args.record)
+
+
+if __name__ == "__main__":
+    main()

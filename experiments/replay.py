@@ -1,0 +1,158 @@
+"""``saboteur replay RECORD``: step through a recorded game (:mod:`saboteur_env.record`).
+
+* As terminal text (default): the deal and the state after every decision, drawn by
+  :func:`~saboteur_env.render.render_ansi` from seat ``K``'s view (``--seat K``, default 0) or
+  with everything revealed (``--spectator``).  What a seat may not know stays hidden: other
+  players' discards are "a card face down", other players' map results are not shown.  When
+  stdin is a terminal it waits for Enter after each state (``q`` stops); ``--no-pause`` prints
+  everything at once.
+* As images: ``--out game.gif`` writes an animated GIF (needs Pillow), ``--out folder/`` (or
+  any path not ending in ``.gif``) one PNG per state, ``0000.png`` the deal.  A frame is added
+  after each round's last decision showing that round's final maze and result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from experiments.human import event_text, round_result_text
+from saboteur_env.record import read_record, replay
+from saboteur_env.render import render_ansi
+
+
+def decision_text(step, viewer, names=None) -> str:
+    """The last decision of ``step`` as ``viewer`` may see it."""
+    lines = [event_text(e, viewer, names) for e in step.events]
+    return "\n".join(t for t in lines if t)
+
+
+def _caption(step, viewer, names) -> str:
+    text = decision_text(step, viewer, names).split("\n")[0].strip()
+    return f"{step.index}: {text}" if text else ""
+
+
+def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> int:
+    """Print every state of ``record`` from ``viewer``'s view; returns states shown."""
+    out = sys.stdout if out is None else out
+    rec = read_record(record) if not hasattr(record, "decisions") else record
+    names = rec.agents
+    total = len(rec.decisions)
+    who = "spectator (everything revealed)" if viewer == "spectator" else f"seat {viewer}"
+    print(f"Replay: {rec.config.num_players} players, seed {rec.seed}, {total} decisions; "
+          f"agents {', '.join(f'{s}: {n}' for s, n in enumerate(names))}; view: {who}",
+          file=out)
+    shown = 0
+    for step in replay(rec, copy=False):
+        g = step.game
+        head = f"--- decision {step.index}/{total}"
+        if step.seat is not None:
+            head += f" (seat {step.seat}, {names[step.seat]})"
+        print(head + " ---", file=out)
+        text = decision_text(step, viewer, names)
+        if text:
+            print(text, file=out)
+        if step.round_result is not None:
+            res = step.round_result
+            maze = render_ansi(g, viewer, board=g.round_boards[res["round"]])
+            print(f"The maze at the end of round {res['round'] + 1}:", file=out)
+            print(maze.split("\n", 1)[1], end="", file=out)
+            print(round_result_text(res, viewer if isinstance(viewer, int) else None), file=out)
+            if g.game_over:
+                print("Final gold: " + ", ".join(f"seat {s}: {int(x)}"
+                                                 for s, x in enumerate(g.gold)), file=out)
+        if not g.game_over:
+            print(render_ansi(g, viewer), end="", file=out)
+        shown += 1
+        if pause:
+            print("[Enter: next, q: quit] ", end="", file=out)
+            out.flush()
+            line = (inp or sys.stdin).readline()
+            if line == "" or line.strip().lower() == "q":
+                break
+    return shown
+
+
+def replay_frames(record, viewer, *, cell: int = 40):
+    """Images of every state of ``record`` from ``viewer``'s view (one extent for all), plus a
+    frame per round end showing that round's final maze and result."""
+    from saboteur_env.render_image import board_extent, render_rgb
+
+    rec = read_record(record) if not hasattr(record, "decisions") else record
+    boards = []
+    for step in replay(rec, copy=False):
+        boards.append(step.game.board.copy())
+    extent = board_extent(*boards)
+    names = rec.agents
+    for step in replay(rec, copy=False):
+        g = step.game
+        cap = _caption(step, viewer, names)
+        if step.round_result is not None:
+            res = step.round_result
+            yield render_rgb(g, viewer, board=g.round_boards[res["round"]], extent=extent,
+                             cell=cell, caption=cap, round_result=res, names=names)
+            if g.game_over:
+                continue
+            cap = f"{step.index}: round {res['round'] + 2} is dealt"
+        yield render_rgb(g, viewer, extent=extent, cell=cell, caption=cap, names=names)
+
+
+def write_images(record, viewer, dest, *, cell: int = 40, duration_ms: int = 700) -> int:
+    """Write the frames of :func:`replay_frames` as a GIF (``dest`` ends in ``.gif``) or as
+    numbered PNG files in folder ``dest``.  Returns the number of images."""
+    from saboteur_env.render_image import save_gif, save_png
+
+    frames = list(replay_frames(record, viewer, cell=cell))
+    if str(dest).lower().endswith(".gif"):
+        save_gif(frames, dest, duration_ms)
+    else:
+        os.makedirs(dest, exist_ok=True)
+        for i, f in enumerate(frames):
+            save_png(f, os.path.join(dest, f"{i:04d}.png"))
+    return len(frames)
+
+
+def main(argv=None, *, inp=None, out=None) -> None:
+    p = argparse.ArgumentParser(
+        prog="saboteur replay",
+        description="Step through a recorded game (JSON Lines from play --record).")
+    p.add_argument("record", help="the game record (.jsonl)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, default=0, help="whose view to show (default 0)")
+    view.add_argument("--spectator", action="store_true",
+                      help="show everything: roles, hands, every goal")
+    p.add_argument("--out", default=None,
+                   help="write images instead: game.gif (needs Pillow) or a folder of PNGs")
+    p.add_argument("--cell", type=int, default=40, help="cell size in pixels (images)")
+    p.add_argument("--duration", type=int, default=700, help="ms per GIF frame")
+    p.add_argument("--no-pause", action="store_true",
+                   help="print every state without waiting for Enter")
+    args = p.parse_args(argv)
+    out = sys.stdout if out is None else out
+    try:
+        rec = read_record(args.record)
+    except (OSError, ValueError) as err:
+        print(f"saboteur replay: cannot read {args.record}: {err}", file=sys.stderr)
+        sys.exit(2)
+    viewer = "spectator" if args.spectator else args.seat
+    if viewer != "spectator" and not 0 <= viewer < rec.config.num_players:
+        print(f"saboteur replay: --seat {viewer} is not a seat of this "
+              f"{rec.config.num_players}-player game", file=sys.stderr)
+        sys.exit(2)
+    if args.out:
+        try:
+            n = write_images(rec, viewer, args.out, cell=args.cell, duration_ms=args.duration)
+        except ImportError as err:
+            print(f"saboteur replay: {err}", file=sys.stderr)
+            sys.exit(2)
+        print(f"wrote {n} images to {args.out}", file=out)
+        return
+    stdin = sys.stdin if inp is None else inp
+    pause = not args.no_pause and inp is None and stdin.isatty()
+    replay_text(rec, viewer, out=out, inp=stdin, pause=pause or (inp is not None
+                                                                  and not args.no_pause))
+
+
+if __name__ == "__main__":
+    main()

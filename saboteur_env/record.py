@@ -1,0 +1,332 @@
+"""Game records: a versioned JSON Lines format, written from a played game and replayed
+state by state through the engine.
+
+Format ``saboteur-record`` version 1
+=====================================
+
+A record is a UTF-8 text file, one JSON object per line; every object has a ``"type"``.
+
+1. The **header** (exactly one, the first line)::
+
+       {"type": "header", "format": "saboteur-record", "version": 1,
+        "engine": "0.1.0", "config": {...every GameConfig option...},
+        "seed": 7, "agents": ["random", "heuristic", ...], "agent_seeds": [7000, ...],
+        "meta": {...}}
+
+   ``config`` holds every :class:`~saboteur_env.config.GameConfig` option (``board_window`` as
+   a list), ``seed`` is the deal seed (``Game(config, seed)`` / ``env.reset(seed=seed)``),
+   ``agents`` one name per seat.  ``agent_seeds`` (optional) and ``meta`` (optional, free
+   form) are informative only.
+2. One **decision** line per action taken, in order::
+
+       {"type": "decision", "i": 0, "round": 0, "turn": 0, "seat": 2, "action": 1234,
+        "text": "place B05 NES at (1, 0)"}
+
+   ``i`` counts decisions from 0, ``seat`` is the absolute seat that acted, ``action`` the flat
+   index of :class:`~saboteur_env.actions.Codec` for this config (relative target seats,
+   DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay ignores it.
+3. A **round_end** line after the decision that ended each round: the engine's round result
+   (``round``, ``gold_found``, ``winning_side``, ``winners``, ``connector``, ``roles``,
+   ``received``, ``last_card_seat``, ``turns``).
+4. A **game_end** line when the game is over (``gold``, ``winners``, ``decisions``), or
+   ``{"type": "truncated", "decisions": k}`` when it stopped early (``max_cycles``).
+
+Replaying (:func:`replay`) builds ``Game(config, seed)`` and applies every decision with the
+engine's checked ``apply``; the game's single generator makes the deals of later rounds the
+same, so every state is reproduced exactly.  Round results are compared with the record and a
+mismatch raises :class:`RecordError`.  Readers accept any version up to
+:data:`FORMAT_VERSION` and refuse newer ones; unknown line types are ignored (a later version
+may add lines, e.g. Saboteur 2 round-end decisions, without breaking old readers).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .actions import Codec, describe_action
+from .config import GameConfig
+from .game import (
+    BreakTool,
+    Discard,
+    Event,
+    Game,
+    IllegalActionError,
+    Map,
+    PlacePath,
+    Repair,
+    Rockfall,
+)
+
+FORMAT = "saboteur-record"
+FORMAT_VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay (the message says which line and why)."""
+
+
+@dataclass
+class Record:
+    """A game record in memory.
+
+    Attributes:
+        config: the :class:`GameConfig`.
+        seed: the deal seed.
+        agents: one name per seat.
+        decisions: ``[{"seat", "action", "round", "turn", "i", "text"}, ...]`` in order.
+        rounds: the round results, in order.
+        end: the ``game_end`` / ``truncated`` line, or ``None``.
+        header: the raw header (``agent_seeds``, ``meta``, ``version``...).
+    """
+
+    config: GameConfig
+    seed: int
+    agents: list[str]
+    decisions: list[dict] = field(default_factory=list)
+    rounds: list[dict] = field(default_factory=list)
+    end: dict | None = None
+    header: dict = field(default_factory=dict)
+
+
+# --- writing ------------------------------------------------------------------------------
+def config_dict(config: GameConfig) -> dict:
+    """Every option of ``config`` as JSON-ready values."""
+    d = dataclasses.asdict(config)
+    d["board_window"] = list(d["board_window"])
+    return d
+
+
+def actions_from_events(events: Sequence[Event]) -> list[tuple[int, object]]:
+    """The ``(seat, structured action)`` of every decision, recovered from a game's full event
+    log (``game.events``, private events included)."""
+    out: list[tuple[int, object]] = []
+    for e in events:
+        d = e.data
+        if e.type == "path_placed":
+            out.append((e.seat, PlacePath(d["kind"], d["x"], d["y"], bool(d["rotated"]))))
+        elif e.type == "tool_broken":
+            out.append((e.seat, BreakTool(d["kind"], d["target"])))
+        elif e.type == "tool_repaired":
+            out.append((e.seat, Repair(d["kind"], d["tool"], d["target"])))
+        elif e.type == "rockfall":
+            out.append((e.seat, Rockfall(d["x"], d["y"])))
+        elif e.type == "map_played":
+            out.append((e.seat, Map(d["goal"])))
+        elif e.type == "discarded_card":
+            out.append((e.seat, Discard(d["kind"])))
+    return out
+
+
+def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
+                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None
+                 ) -> list[dict]:
+    """The record of ``game`` (dealt by ``Game(game.config, seed)`` and played from its start)
+    as a list of JSON-ready dicts, header first.
+
+    Raises:
+        RecordError: ``seed`` is not an int (a game dealt without a seed cannot be replayed).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RecordError(f"seed={seed!r}: only a game dealt from an int seed can be recorded")
+    cfg = game.config
+    codec = Codec(cfg)
+    names = list(agents) if agents is not None else [f"seat_{s}" for s in range(game.n)]
+    if len(names) != game.n:
+        raise RecordError(f"{len(names)} agent names for {game.n} seats")
+    header = {"type": "header", "format": FORMAT, "version": FORMAT_VERSION,
+              "engine": _engine_version(), "config": config_dict(cfg), "seed": seed,
+              "agents": names}
+    if agent_seeds is not None:
+        header["agent_seeds"] = [int(s) for s in agent_seeds]
+    if meta:
+        header["meta"] = meta
+    lines = [header]
+    rnd, turn = 0, 0
+    results = {r["round"]: r for r in game.round_results}
+    i = 0
+    for e in game.events:
+        if e.type == "round_start":
+            rnd, turn = e.data["round"], 0
+        act = actions_from_events([e])
+        if act:
+            seat, a = act[0]
+            lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,
+                          "action": codec.encode(a, seat, game.n), "text": describe_action(a)})
+            i += 1
+            turn += 1
+        elif e.type == "round_end":
+            res = dict(results[e.data["round"]])
+            lines.append({"type": "round_end", **res})
+    if game.game_over:
+        lines.append({"type": "game_end", "gold": game.gold.tolist(),
+                      "winners": game.winners(), "decisions": i})
+    else:
+        lines.append({"type": "truncated", "decisions": i})
+    return lines
+
+
+def write_record(dest, game: Game, seed: int, agents: Sequence[str] | None = None, *,
+                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None) -> None:
+    """Write the record of ``game`` to ``dest`` (a path or a text stream), JSON Lines.
+
+    ``game`` must have been created as ``Game(config, seed)`` (what ``env.reset(seed=seed)``
+    does) and played from its start; the decisions are recovered from ``game.events``.
+    """
+    text = "".join(json.dumps(line, separators=(",", ":")) + "\n"
+                   for line in record_lines(game, seed, agents, agent_seeds=agent_seeds,
+                                            meta=meta))
+    if isinstance(dest, (str, os.PathLike)):
+        with open(dest, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        dest.write(text)
+
+
+def _engine_version() -> str:
+    try:
+        from . import __version__
+        return __version__
+    except ImportError:  # pragma: no cover
+        return "unknown"
+
+
+# --- reading ------------------------------------------------------------------------------
+def read_record(src) -> Record:
+    """Read a record from a path, a text stream or a string holding the JSON lines.
+
+    Raises:
+        RecordError: not a record, a newer format version, or a malformed line.
+    """
+    if isinstance(src, (str, os.PathLike)) and (not isinstance(src, str) or "\n" not in src):
+        with open(src, encoding="utf-8") as f:
+            text = f.read()
+    elif isinstance(src, str):
+        text = src
+    else:
+        text = src.read()
+    lines = []
+    for n, raw in enumerate(io.StringIO(text), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"line {n}: not JSON ({err})") from err
+        if not isinstance(obj, dict) or "type" not in obj:
+            raise RecordError(f"line {n}: expected a JSON object with a 'type'")
+        lines.append((n, obj))
+    if not lines or lines[0][1]["type"] != "header":
+        raise RecordError("the first line must be the header ({'type': 'header', ...})")
+    h = lines[0][1]
+    if h.get("format") != FORMAT:
+        raise RecordError(f"format {h.get('format')!r} is not {FORMAT!r}")
+    version = h.get("version")
+    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        raise RecordError(f"format version {version!r} is not supported "
+                          f"(this reader knows 1..{FORMAT_VERSION})")
+    try:
+        cfg = dict(h["config"])
+        cfg["board_window"] = tuple(cfg["board_window"])
+        config = GameConfig.from_kwargs(**cfg)
+        rec = Record(config, int(h["seed"]), list(h["agents"]), header=h)
+    except (KeyError, TypeError, ValueError) as err:
+        raise RecordError(f"line 1: bad header ({err})") from err
+    for n, obj in lines[1:]:
+        t = obj["type"]
+        if t == "decision":
+            if not isinstance(obj.get("seat"), int) or not isinstance(obj.get("action"), int):
+                raise RecordError(f"line {n}: a decision needs int 'seat' and 'action'")
+            rec.decisions.append(obj)
+        elif t == "round_end":
+            rec.rounds.append({k: v for k, v in obj.items() if k != "type"})
+        elif t in ("game_end", "truncated"):
+            rec.end = obj
+    return rec
+
+
+# --- replaying ----------------------------------------------------------------------------
+@dataclass
+class ReplayStep:
+    """One state of a replay.
+
+    Attributes:
+        index: decisions applied so far (0 = the deal).
+        game: the state after them (a copy when ``copy=True``; do not keep the live one).
+        seat: the seat that took the last decision (``None`` at index 0).
+        action: its flat index; ``structured`` the decoded action; ``text`` in words.
+        events: the events that decision caused (public and private).
+        round_result: the result of the round the decision ended, else ``None``.
+    """
+
+    index: int
+    game: Game
+    seat: int | None = None
+    action: int | None = None
+    structured: object = None
+    text: str = ""
+    events: list = field(default_factory=list)
+    round_result: dict | None = None
+
+
+def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
+    """Replay a record through the engine, yielding the deal and the state after every
+    decision.
+
+    Args:
+        record: a :class:`Record` or anything :func:`read_record` accepts.
+        copy: yield independent copies of the state (``False``: the live game, faster, only
+            valid until the next step).
+
+    Raises:
+        RecordError: a decision by the wrong seat, an illegal action, or a round result that
+            differs from the recorded one (the record does not belong to this engine/config).
+    """
+    rec = record if isinstance(record, Record) else read_record(record)
+    game = Game(rec.config, rec.seed)
+    codec = Codec(rec.config)
+    if len(rec.agents) != game.n:
+        raise RecordError(f"{len(rec.agents)} agent names for {game.n} seats")
+    yield ReplayStep(0, game.copy() if copy else game, events=list(game.events))
+    for k, d in enumerate(rec.decisions):
+        seat = d["seat"]
+        if game.game_over:
+            raise RecordError(f"decision {k}: the game is already over")
+        if seat != game.current:
+            raise RecordError(f"decision {k}: seat {seat} acted, but it is seat "
+                              f"{game.current}'s turn in the replay")
+        try:
+            a = codec.decode(d["action"], seat, game.n)
+            n_results = len(game.round_results)
+            events = game.apply(a)
+        except (IllegalActionError, ValueError) as err:
+            raise RecordError(f"decision {k} (action {d['action']}): {err}") from err
+        result = None
+        if len(game.round_results) > n_results:
+            result = game.round_results[-1]
+            i = result["round"]
+            if i < len(rec.rounds):
+                want = {key: rec.rounds[i][key] for key in result if key in rec.rounds[i]}
+                got = {key: result[key] for key in want}
+                if json.loads(json.dumps(got)) != want:
+                    raise RecordError(f"round {i + 1}: the replay gives {got}, "
+                                      f"the record says {want}")
+        yield ReplayStep(k + 1, game.copy() if copy else game, seat, d["action"], a,
+                         describe_action(a), events, result)
+
+
+def replay_game(record: Record | str) -> Game:
+    """The final state of a replayed record."""
+    last = None
+    for step in replay(record, copy=False):
+        last = step
+    return last.game
+
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Record", "RecordError", "ReplayStep",
+           "actions_from_events", "config_dict", "read_record", "record_lines", "replay",
+           "replay_game", "write_record"]
