@@ -407,5 +407,17 @@ def describe_spaces(config: GameConfig | None = None) -> str:
                           for k, t in codec.tool_pairs)
               + f"; each x {codec.max_players} relative target seats.", "",
               "## Observation", "", describe_spec(enc), ""]
+    if not config.expansion and config == GameConfig():
+        x = GameConfig(expansion=True)
+        xc, xe = Codec(x), ObservationEncoder(x)
+        lines += ["# Saboteur 2 (`expansion=True`, any player count 2-12)", "",
+                  f"## Actions: `Discrete({xc.n})`", "", "| block | offset | size |",
+                  "|---|---|---|"]
+        lines += [f"| `{name}` | {off} | {size} |" for name, (off, size) in xc.blocks.items()]
+        lines += ["", f"Placement rows: {len(xc.variants)}; tool, xaction and steal rows "
+                  f"x {xc.max_players} relative seats; xaction rows: "
+                  + ", ".join(f"`{ALL_KINDS[k].id}`" for k in xc.x_pos)
+                  + "; remove slots: " + ", ".join(f"`{n}`" for n in FRONT_SLOTS) + ".", "",
+                  "## Observation", "", describe_spec(xe), ""]
     return "\n".join(lines)
 
