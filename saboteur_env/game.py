@@ -280,6 +280,8 @@ class Game:
         self.xfront = np.zeros((n, 2), dtype=bool)
         self.theft_turn = np.full(n, -1, dtype=np.int64)
         self.inspected = np.full((n, n), -1, dtype=np.int8)
+        self.hat_swaps = np.zeros(n, dtype=np.int16)
+        self.inspected_swaps = np.zeros((n, n), dtype=np.int16)
         self.hats_discarded: list[int] = []
         self.phase = "turn"
         self.phase_count = 0
@@ -785,10 +787,12 @@ class Game:
                 drawer = t
             elif verb == "inspection":  # private to the inspector, stays as seen
                 self.inspected[seat, t] = self.roles[t]
+                self.inspected_swaps[seat, t] = self.hat_swaps[t]
                 self._emit("inspection_result", seat, {"target": t, "role": int(self.roles[t])},
                            visible_to=seat)
             elif verb == "swap_hats":  # RULES 7.21: the old card is out for the round
                 self.hats_discarded.append(int(self.roles[t]))
+                self.hat_swaps[t] += 1
                 self.roles[t] = self.set_aside.pop(0)
                 self._emit("role_dealt", t, {"role": int(self.roles[t]), "swapped": True},
                            visible_to=t)
@@ -993,9 +997,17 @@ class Game:
         (``seat``'s own role kept), the identities of the goals ``seat`` has not seen, and the
         order of the gold supply.  Public state and ``seat``'s own hand, role and map results are
         unchanged.  The game's own generator is replaced by one drawn from ``rng``.
+
+        Saboteur 2: the 10 removed cards join the unseen pool (their number kept); the dwarf cards
+        aside and those discarded by Swap your hats join the hidden roles, except the roles
+        ``seat`` has inspected and that no Swap your hats has changed since; other seats'
+        inspection results are forgotten.  (What ``seat`` knows of a hand it swapped away is not
+        used.)
         """
         g = self.copy()
         n = g.n
+        if g.expansion:
+            return g._determinize_s2(seat, rng)
         others = [s for s in range(n) if s != seat]
         sizes = [int(g.hands[s].sum()) for s in others]
         pool = np.concatenate([np.repeat(np.arange(g.n_kinds, dtype=np.int16), g.hands[s])
@@ -1018,6 +1030,42 @@ class Game:
                 if s != seat:
                     g.known_goals[s, unknown] = False
         g.nuggets = rng.permutation(g.nuggets)
+        g.rng = np.random.default_rng(int(rng.integers(2**63)))
+        return g
+
+    def _determinize_s2(self, seat: int, rng: np.random.Generator) -> Game:
+        g, n = self, self.n
+        others = [s for s in range(n) if s != seat]
+        sizes = [int(g.hands[s].sum()) for s in others]
+        kinds = np.arange(g.n_kinds, dtype=np.int16)
+        n_removed = int(g.removed.sum())
+        pool = np.concatenate([np.repeat(kinds, g.hands[s]) for s in others]
+                              + [g.deck.astype(np.int16), np.repeat(kinds, g.removed)])
+        pool = rng.permutation(pool)
+        pos = 0
+        for s, h in zip(others, sizes):
+            g.hands[s] = np.bincount(pool[pos:pos + h], minlength=g.n_kinds)
+            pos += h
+        g.deck = pool[pos:len(pool) - n_removed]
+        g.removed = np.bincount(pool[len(pool) - n_removed:], minlength=g.n_kinds).astype(
+            np.int64)
+        known = [s for s in others if g.inspected[seat, s] >= 0
+                 and g.inspected_swaps[seat, s] == g.hat_swaps[s]]
+        free = [s for s in others if s not in known]
+        hidden = rng.permutation(np.array([g.roles[s] for s in free] + g.set_aside
+                                          + g.hats_discarded, dtype=np.int8)).tolist()
+        g.roles[free] = hidden[:len(free)]
+        rest = hidden[len(free):]
+        g.set_aside = rest[:len(g.set_aside)]
+        g.hats_discarded = rest[len(g.set_aside):]
+        mine = g.inspected[seat].copy()
+        g.inspected[:] = -1
+        g.inspected[seat] = mine
+        unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
+        if unknown:
+            g.board.goal_identity[unknown] = rng.permutation(g.board.goal_identity[unknown])
+            for s in others:
+                g.known_goals[s, unknown] = False
         g.rng = np.random.default_rng(int(rng.integers(2**63)))
         return g
 
@@ -1129,6 +1177,8 @@ def build_state(
     g.xfront = np.zeros((n, 2), dtype=bool)
     g.theft_turn = np.full(n, -1, dtype=np.int64)
     g.inspected = np.full((n, n), -1, dtype=np.int8)
+    g.hat_swaps = np.zeros(n, dtype=np.int16)
+    g.inspected_swaps = np.zeros((n, n), dtype=np.int16)
     g.hats_discarded = []
     g.phase, g.phase_count, g.phase_slot = "turn", 0, -1
     g.theft_queue, g.round_ctx = [], None
