@@ -11,6 +11,7 @@ An agent is an object with
 """
 
 from .base import Agent, make_agent, register_agent
+from .heuristic import HeuristicAgent  # noqa: F401  (registers "heuristic")
 from .random_agent import RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "make_agent", "register_agent"]
