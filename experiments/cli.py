@@ -71,12 +71,6 @@ def main(argv=None) -> None:
 
     commands["bluff"] = bluff
 
-    def bluff(a):
-        from experiments.bluff import main as bluff_main
-        bluff_main(a)
-
-    commands["bluff"] = bluff
-
     def train(a):
         from experiments.train import main as train_main
         train_main(a)
