@@ -10,7 +10,9 @@ An agent is an object with
 :func:`make_agent` builds an agent from a spec string such as ``"random"``.
 """
 
+from . import ppo  # noqa: F401  (registers "ppo"; imports torch only when built)
 from .base import Agent, make_agent, register_agent
+from .heuristic import HeuristicAgent  # noqa: F401  (registers "heuristic")
 from .random_agent import RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "make_agent", "register_agent"]

@@ -67,13 +67,33 @@ def main(argv=None) -> None:
         print(describe_spaces())
 
     commands["spaces"] = spaces
+
+    def bluff(a):
+        from experiments.bluff import main as bluff_main
+        bluff_main(a)
+
+    commands["bluff"] = bluff
+
+    def train(a):
+        from experiments.train import main as train_main
+        train_main(a)
+
+    commands["train"] = train
+
+    def tournament(a):
+        from experiments.tournament import main as tournament_main
+        tournament_main(a)
+
+    commands["tournament"] = tournament
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
               "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
               "  bench  random-play speed benchmark\n"
               "  spaces print the action and observation spaces (docs/spaces.md)\n"
               "  replay step through a recorded game (RECORD --seat K | --spectator,"
-              " --out game.gif|folder/)")
+              " --out game.gif|folder/)\n"
+              "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo)\n"
+              "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)")
         sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
     commands[argv[0]](argv[1:])
 

@@ -294,7 +294,7 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
         flush_events()
     except _Quit:
         quit_ = True
-    if record is not None and not quit_:
+    if record is not None:  # a stopped game is recorded as "truncated"
         from saboteur_env.record import write_record
 
         write_record(record, game, seed, names)

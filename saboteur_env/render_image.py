@@ -142,6 +142,20 @@ GLYPHS = {
 }
 
 
+_SCALED: dict = {}
+
+
+def _glyph(ch: str, scale: int) -> np.ndarray:
+    key = (ch, scale)
+    g = _SCALED.get(key)
+    if g is None:
+        g = GLYPHS.get(ch, GLYPHS["?"])
+        if scale > 1:
+            g = np.kron(g, np.ones((scale, scale), dtype=bool))
+        _SCALED[key] = g
+    return g
+
+
 def text_size(text: str, scale: int = 2) -> tuple[int, int]:
     """(height, width) in pixels of ``text`` drawn at ``scale``."""
     return 7 * scale, max(len(text) * 6 * scale - scale, 0)
@@ -155,9 +169,7 @@ def draw_text(img: np.ndarray, text: str, top: int, left: int, color=TEXT,
     x = left
     col = np.array(color, dtype=np.uint8)
     for ch in text.upper():
-        g = GLYPHS.get(ch, GLYPHS["?"])
-        if scale > 1:
-            g = np.kron(g, np.ones((scale, scale), dtype=bool))
+        g = _glyph(ch, scale)
         gh, gw = g.shape
         r0, c0 = max(top, 0), max(x, 0)
         r1, c1 = min(top + gh, h), min(x + gw, w)
@@ -250,7 +262,7 @@ def board_extent(*boards) -> tuple[int, int, int, int]:
 LABEL_TOP = 22
 LABEL_LEFT = 40
 MARGIN = 8
-PANEL_WIDTH = 340
+PANEL_WIDTH = 384
 
 
 def layout(board, extent=None, cell: int = 48) -> Layout:
@@ -373,9 +385,13 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat) -> None:
         draw_text(img, "S", cy - th // 2, cx - tw // 2, TEXT, 2)
     elif kid == "G_GOLD":
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
+        _frame(img, cy - cell // 2 + 1, cx - cell // 2 + 1, cy + cell // 2 - 1,
+               cx + cell // 2 - 1, GOLD, 2)
         _diamond(img, cy, cx, cell // 4, GOLD)
     elif kid.startswith("G_"):
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
+        _frame(img, cy - cell // 2 + 1, cx - cell // 2 + 1, cy + cell // 2 - 1,
+               cx + cell // 2 - 1, STONE, 2)
         _disc(img, cy, cx, cell // 5, STONE)
     else:
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
@@ -466,8 +482,8 @@ def _draw_panel(img, top, left, game, seat, round_result, names) -> None:
             if s == game.current and not game.game_over:
                 _fill(img, y - 3, left - 4, y + 19, left + PANEL_WIDTH - 2 * MARGIN, HIGHLIGHT)
             mark = ">" if s == game.current and not game.game_over else " "
-            who = "YOU" if s == seat else (names[s][:8] if names else "")
-            x = draw_text(img, f"{mark}{s} {who:<8}", y, left, TEXT, 2)
+            who = "YOU" if s == seat else (names[s][:10] if names else "")
+            x = draw_text(img, f"{mark}{s} {who:<10}", y, left, TEXT, 2)
             x = _tool_boxes(img, y, x + 4, game.broken[s])
             draw_text(img, f"HAND {game.hand_size(s)}", y, x + 8, TEXT_DIM, 2)
             y += 24
@@ -534,9 +550,8 @@ def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: i
         lbl = str(y)
         th, tw = text_size(lbl, 2)
         draw_text(img, lbl, r0 + (cell - th) // 2, lay.left - tw - 6, TEXT_DIM, 2)
-        for x in range(lay.x0, lay.x1 + 1):
-            r0, c0, r1, c1 = lay.cell_box(x, y)
-            _frame(img, r0, c0, r1 + 1, c1 + 1, GRID)
+    img[lay.top:lay.top + mh + 1, lay.left:lay.left + mw + 1:cell] = GRID
+    img[lay.top:lay.top + mh + 1:cell, lay.left:lay.left + mw + 1] = GRID
     for x, y, _ in b.cards():
         if lay.x0 <= x <= lay.x1 and lay.y0 <= y <= lay.y1:
             _draw_cell(img, lay, game if board is None else None, b, x, y, seat)
@@ -562,7 +577,7 @@ def png_bytes(img: np.ndarray) -> bytes:
 
     return (b"\x89PNG\r\n\x1a\n"
             + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 9))
+            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
             + chunk(b"IEND", b""))
 
 

@@ -1,0 +1,287 @@
+"""The policy/value network of the PPO agent (issue 5) and its checkpoint format.
+
+:class:`PolicyValueNet` reads the observation's named views (:mod:`saboteur_env.observation`):
+
+* ``board`` (C, H, W), plus two coordinate planes, goes through a small convolutional trunk;
+* every other view (hand, role, players, history, tools, recent, game, private) is flattened,
+  squashed with ``sign(x) * log1p(|x|)`` and read by an MLP; the MLP's output conditions the
+  board features (a per-channel bias, broadcast over the cells);
+* placement logits come from a 1x1 convolution with ``n_variants`` output channels laid out
+  exactly like the codec's ``place`` block (variant-major, cells row-major over the board
+  window); rockfall logits from a 1-channel convolution; map, tool and discard logits and the
+  value from a linear layer over the pooled board features and the MLP vector.
+
+Masking (:func:`masked_logits`): illegal actions get the finite logit ``MASKED_LOGIT``
+(-1e9), so ``softmax`` gives them probability exactly 0 (they are never sampled) and the entropy
+and log-probabilities stay finite (no ``-inf * 0`` NaN) for any mask with at least one legal
+action.
+
+Checkpoints (:func:`save_checkpoint`, :func:`load_checkpoint`) are one ``.pt`` file holding the
+state dict and a JSON string of the network hyper-parameters, the training config and the
+observation/action *spec* (sizes, view shapes, action blocks and a fingerprint of them); they are
+loaded with ``torch.load(weights_only=True)``.  A ``.json`` copy of the metadata is written next to
+the weights for people to read.  Loading into an environment whose spaces differ raises
+:class:`CheckpointMismatchError` naming what differs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from saboteur_env.actions import Codec
+from saboteur_env.config import GameConfig
+from saboteur_env.observation import ObservationEncoder
+
+MASKED_LOGIT = -1e9
+#: bump when the network's layout or the checkpoint format changes
+CHECKPOINT_FORMAT = 1
+#: the blocks this network knows how to produce, in the codec's order
+KNOWN_BLOCKS = ("place", "rockfall", "map", "tool", "discard")
+
+
+class CheckpointMismatchError(ValueError):
+    """A checkpoint does not fit the environment's observation or action space."""
+
+
+def env_spec(config: GameConfig) -> dict:
+    """The observation/action spec of ``config`` as JSON-able data, with a fingerprint.
+
+    Keys: ``obs_size``, ``views`` ([name, shape, offset]), ``n_actions``, ``blocks``
+    ({name: [offset, size]}), ``variants``, ``board_window``, ``fingerprint`` (sha256 of the rest,
+    16 hex digits).
+    """
+    enc = ObservationEncoder(config)
+    codec = Codec(config)
+    spec = {
+        "obs_size": int(enc.size),
+        "views": [[v.name, list(v.shape), int(v.offset)] for v in enc.spec()],
+        "n_actions": int(codec.n),
+        "blocks": {k: [int(o), int(s)] for k, (o, s) in codec.blocks.items()},
+        "variants": [int(v) for v in codec.variants],
+        "board_window": list(config.board_window),
+    }
+    spec["fingerprint"] = hashlib.sha256(
+        json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+    return spec
+
+
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    return torch.sign(x) * torch.log1p(torch.abs(x))
+
+
+class PolicyValueNet(nn.Module):
+    """Policy logits over the full flat action space and a state value.
+
+    Args:
+        spec: :func:`env_spec` of the environment.
+        channels: convolution channels of the board trunk.
+        hidden: width of the MLP over the non-board views.
+        conv_layers: 3x3 convolutions in the trunk (>= 1).
+
+    ``forward(obs)`` takes float32 ``(B, obs_size)`` and returns ``(logits (B, n_actions),
+    value (B,))``; the logits are *unmasked* (use :func:`masked_logits`).
+    """
+
+    def __init__(self, spec: dict, channels: int = 32, hidden: int = 128,
+                 conv_layers: int = 3) -> None:
+        super().__init__()
+        self.spec = spec
+        self.hparams = {"channels": channels, "hidden": hidden, "conv_layers": conv_layers}
+        unknown = [b for b in spec["blocks"] if b not in KNOWN_BLOCKS]
+        if unknown or list(spec["blocks"]) != list(KNOWN_BLOCKS):
+            raise CheckpointMismatchError(
+                f"PolicyValueNet knows the action blocks {KNOWN_BLOCKS}, the environment has "
+                f"{list(spec['blocks'])}")
+        views = {name: (tuple(shape), off) for name, shape, off in spec["views"]}
+        self.board_shape = views["board"][0]
+        c, h, w = self.board_shape
+        self.board_slice = (views["board"][1], views["board"][1] + c * h * w)
+        other = [(off, int(np.prod(shape))) for name, (shape, off) in views.items()
+                 if name != "board"]
+        idx = np.concatenate([np.arange(o, o + s) for o, s in other])
+        self.register_buffer("other_idx", torch.as_tensor(idx, dtype=torch.long),
+                             persistent=False)
+        ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w),
+                                indexing="ij")
+        self.register_buffer("coords", torch.stack([ys, xs])[None], persistent=False)
+        self.n_variants = len(spec["variants"])
+        blocks = spec["blocks"]
+        if blocks["place"][1] != self.n_variants * h * w or blocks["rockfall"][1] != h * w:
+            raise CheckpointMismatchError("place/rockfall blocks do not match the board view")
+        self.n_flat_head = blocks["map"][1] + blocks["tool"][1] + blocks["discard"][1]
+        self.n_actions = spec["n_actions"]
+
+        self.mlp = nn.Sequential(nn.Linear(len(idx), hidden), nn.ReLU(),
+                                 nn.Linear(hidden, hidden), nn.ReLU())
+        self.conv_in = nn.Conv2d(c + 2, channels, 3, padding=1)
+        self.film = nn.Linear(hidden, channels)
+        self.convs = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
+                                   for _ in range(conv_layers - 1))
+        self.film_head = nn.Linear(hidden, channels)
+        self.place_head = nn.Conv2d(channels, self.n_variants + 1, 1)  # + rockfall channel
+        self.fuse = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
+        self.flat_head = nn.Linear(hidden, self.n_flat_head)
+        self.value_head = nn.Linear(hidden, 1)
+        with torch.no_grad():  # small initial logits: a near-uniform starting policy
+            for m in (self.place_head, self.flat_head):
+                m.weight.mul_(0.01)
+                m.bias.zero_()
+            self.value_head.weight.mul_(0.1)
+            self.value_head.bias.zero_()
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        b = obs.shape[0]
+        c, h, w = self.board_shape
+        board = obs[:, self.board_slice[0]:self.board_slice[1]].reshape(b, c, h, w)
+        other = symlog(obs.index_select(1, self.other_idx))
+        z = self.mlp(other)
+        x = torch.cat([board, self.coords.expand(b, -1, -1, -1)], dim=1)
+        x = F.relu(self.conv_in(x) + self.film(z)[:, :, None, None])
+        for conv in self.convs:
+            x = F.relu(conv(x)) + x
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        zz = self.fuse(torch.cat([z, pooled], dim=1))
+        hx = F.relu(x + self.film_head(zz)[:, :, None, None])
+        cells = self.place_head(hx).reshape(b, self.n_variants + 1, h * w)
+        place = cells[:, :self.n_variants].reshape(b, -1)
+        rockfall = cells[:, self.n_variants]
+        logits = torch.cat([place, rockfall, self.flat_head(zz)], dim=1)
+        return logits, self.value_head(zz).squeeze(1)
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with every action whose ``mask`` entry is 0 set to :data:`MASKED_LOGIT`."""
+    return torch.where(mask.bool(), logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of the masked categorical (finite everywhere; illegal ones ~ -1e9)."""
+    return F.log_softmax(masked_logits(logits, mask), dim=-1)
+
+
+def masked_entropy(logp: torch.Tensor) -> torch.Tensor:
+    """Entropy of a masked categorical from its log-probabilities (masked terms add 0)."""
+    return -(logp.exp() * logp).sum(-1)
+
+
+def sample_masked(logits: torch.Tensor, mask: torch.Tensor,
+                  generator: torch.Generator | None = None, greedy: bool = False
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sample one action per row among the legal ones (Gumbel-max restricted to the mask).
+
+    Returns ``(actions (B,) int64, log-probabilities (B,))``.
+
+    Raises:
+        ValueError: a row of ``mask`` has no legal action.
+    """
+    legal = mask.bool()
+    if not bool(legal.any(dim=1).all()):
+        raise ValueError("sample_masked: a mask with no legal action")
+    logp = masked_log_probs(logits, mask)
+    if greedy:
+        score = logp
+    else:
+        u = torch.rand(logp.shape, generator=generator, dtype=logp.dtype)
+        score = logp - torch.log(-torch.log(u.clamp_(1e-20, 1.0 - 1e-7)))
+    score = torch.where(legal, score, torch.full_like(score, -float("inf")))
+    actions = score.argmax(dim=1)
+    return actions, logp.gather(1, actions[:, None]).squeeze(1)
+
+
+# --- checkpoints --------------------------------------------------------------------------
+def save_checkpoint(path: str | Path, net: PolicyValueNet, config: GameConfig | dict,
+                    train_config: dict | None = None, extra: dict | None = None) -> Path:
+    """Write ``path`` (.pt: state dict + JSON metadata) and ``path`` with suffix ``.json``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    game_config = config if isinstance(config, dict) else _config_dict(config)
+    meta = {
+        "format": CHECKPOINT_FORMAT,
+        "net": net.hparams,
+        "spec": net.spec,
+        "game_config": game_config,
+        "train_config": train_config or {},
+        "torch_version": torch.__version__,
+        **(extra or {}),
+    }
+    text = json.dumps(meta, sort_keys=True)
+    state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    torch.save({"state_dict": state, "meta": text}, path)
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return path
+
+
+def _config_dict(config: GameConfig) -> dict:
+    from dataclasses import asdict
+
+    d = asdict(config)
+    d["board_window"] = list(d["board_window"])
+    return d
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
+    """``(state_dict, meta)`` of a checkpoint, loaded with ``weights_only=True``."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"checkpoint {path} not found")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise CheckpointMismatchError(
+            f"{path}: cannot be read as a saboteur PPO checkpoint ({err})") from err
+    if not isinstance(blob, dict) or "state_dict" not in blob or "meta" not in blob:
+        raise CheckpointMismatchError(f"{path}: not a saboteur PPO checkpoint")
+    meta = json.loads(blob["meta"])
+    if meta.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointMismatchError(
+            f"{path}: checkpoint format {meta.get('format')}, this code reads {CHECKPOINT_FORMAT}")
+    return blob["state_dict"], meta
+
+
+def check_spec(meta_spec: dict, spec: dict, where: str = "checkpoint") -> None:
+    """Raise :class:`CheckpointMismatchError` when two specs differ, naming the difference."""
+    if meta_spec.get("fingerprint") == spec["fingerprint"]:
+        return
+    diffs = []
+    for key in ("obs_size", "n_actions", "blocks", "views", "variants", "board_window"):
+        if meta_spec.get(key) != spec.get(key):
+            a, b = meta_spec.get(key), spec.get(key)
+            if key in ("views", "variants"):
+                a, b = f"{len(a or [])} entries", f"{len(b)} entries (different)"
+            diffs.append(f"{key}: {where} has {a}, the environment has {b}")
+    raise CheckpointMismatchError(
+        f"the {where} does not match the environment's spaces (spec fingerprint "
+        f"{meta_spec.get('fingerprint')} != {spec['fingerprint']}): " + "; ".join(diffs or
+                                                                                  ["spec differs"]))
+
+
+def load_checkpoint(path: str | Path, config: GameConfig | None = None
+                    ) -> tuple[PolicyValueNet, dict]:
+    """Rebuild the network of a checkpoint.
+
+    Args:
+        path: the ``.pt`` file.
+        config: the environment's config; its spec must match the checkpoint's (default: the
+            checkpoint's own game config).
+
+    Raises:
+        CheckpointMismatchError: not a checkpoint, another format, or spaces that differ.
+    """
+    state, meta = read_checkpoint(path)
+    if config is None:
+        gc = dict(meta["game_config"])
+        gc["board_window"] = tuple(gc["board_window"])
+        config = GameConfig(**gc)
+    spec = env_spec(config)
+    check_spec(meta["spec"], spec)
+    net = PolicyValueNet(spec, **meta["net"])
+    net.load_state_dict(state)
+    net.eval()
+    return net, meta

@@ -1,0 +1,99 @@
+"""PPOAgent: the trained policy network as an :class:`~agents.base.Agent` (issue 5).
+
+Specs (``make_agent``):
+
+* ``"ppo"``: the checkpoint shipped with the package (``agents/checkpoints/ppo_base_5p.pt``,
+  base game, 5 players);
+* ``"ppo:/path/to/checkpoint.pt"``: another checkpoint;
+* ``"ppo:greedy"`` / ``"ppo:/path.pt,greedy"``: take the most probable legal action instead of
+  sampling.
+
+The agent samples from the masked categorical (never a masked action) with its own generator,
+seeded by ``reset(seat, config, seed)``, so the same observation and seed give the same action.
+Torch is imported only when a PPO agent is built (``pip install saboteur-env[train]``).
+
+Raises (at ``reset``): :class:`~agents.network.CheckpointMismatchError` when the checkpoint does
+not match the game's observation/action spaces (e.g. a 5-player checkpoint works for every
+player count of the base game, since seats are padded, but not for another board window).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .base import Agent, register_agent
+
+CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
+DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
+
+
+class PPOAgent(Agent):
+    """Acts with a :class:`~agents.network.PolicyValueNet`.
+
+    Args:
+        path: checkpoint file (default: the shipped one); ignored when ``net`` is given.
+        greedy: argmax over the legal actions instead of sampling.
+        net: an in-memory network (used during training and evaluation).
+    """
+
+    name = "ppo"
+
+    def __init__(self, path: str | Path | None = None, greedy: bool = False, net=None) -> None:
+        import torch
+
+        self._torch = torch
+        self.path = Path(path) if path is not None else DEFAULT_CHECKPOINT
+        self.greedy = greedy
+        self.net = net
+        self._checked_spec = None if net is None else net.spec["fingerprint"]
+        self.meta: dict = {}
+        self.gen = torch.Generator().manual_seed(0)
+        if net is None and not self.path.exists():
+            raise FileNotFoundError(
+                f"PPO checkpoint {self.path} not found"
+                + (" (the shipped checkpoint is missing from this install)"
+                   if self.path == DEFAULT_CHECKPOINT else ""))
+
+    def reset(self, seat, config, seed=None) -> None:
+        super().reset(seat, config, seed)
+        from .network import check_spec, env_spec, load_checkpoint
+
+        spec = env_spec(config)
+        if self.net is None:
+            self.net, self.meta = load_checkpoint(self.path, config)
+        elif self._checked_spec != spec["fingerprint"]:
+            check_spec(self.net.spec, spec, where="network")
+        self._checked_spec = spec["fingerprint"]
+        self.gen = self._torch.Generator().manual_seed(
+            int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is not None
+            else int(self.rng.integers(2**31)))
+
+    def act(self, observation, action_mask, info=None) -> int:
+        from .network import sample_masked
+
+        torch = self._torch
+        if self.net is None:
+            raise RuntimeError("PPOAgent.act before reset()")
+        mask = np.asarray(action_mask)
+        if not mask.any():
+            raise ValueError("PPOAgent.act: the action mask has no legal action")
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
+            logits, _ = self.net(obs)
+            a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen,
+                                 greedy=self.greedy)
+        return int(a[0])
+
+
+def _factory(option: str = "") -> PPOAgent:
+    parts = [p for p in option.split(",") if p]
+    greedy = "greedy" in parts
+    paths = [p for p in parts if p != "greedy"]
+    if len(paths) > 1:
+        raise ValueError(f"ppo:{option}: at most one checkpoint path")
+    return PPOAgent(paths[0] if paths else None, greedy=greedy)
+
+
+register_agent("ppo", _factory)

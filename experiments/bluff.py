@@ -1,0 +1,829 @@
+"""The bluff-detection benchmark (issue 6): ``saboteur bluff``.
+
+Pipeline
+========
+
+1. **Record sets.**  Every population of actors (:data:`POPULATIONS`: random; heuristic with
+   blatant saboteurs; heuristic with subtle saboteurs; the trained PPO agent) plays seeded games
+   at each player count; each game is written once as a game record
+   (:mod:`saboteur_env.record`, the project's one JSON Lines format) under
+   ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` and read back from there afterwards, so a
+   record set is frozen: a later run with the same options reuses it.  Seeds are
+   ``seed * 10**6 + N * 10**4 + population index * 10**3 + i``.  Games ``i % 10 < 4`` are the
+   training split, ``4, 5`` the validation split, ``>= 6`` the test split.  The events of a game
+   (with their visibility) and the true roles of every round come from replaying its record
+   through the engine (:func:`saboteur_env.record.replay`; the replay checks every round result
+   against the record).
+2. **Fitting.**  Detectors with parameters are fitted on the training split (and calibrated on
+   the validation split) of every population except the held-out one (``--held-out``, default
+   ``heuristic-subtle``), which is never used to fit anything.
+3. **Scoring.**  The test split of every population is replayed; before every decision of a
+   round each detector is asked for its belief.  Two tracks:
+
+   * ``spectator``: one detector per game (``reset(None, config, None)``), fed public events
+     only; targets are all players.
+   * ``in-seat``: one detector per seat (``reset(seat, config, own_role)``), fed public events
+     and that seat's private events; targets are the other players (a saboteur must find its
+     fellow saboteurs too).
+
+   The harness (:class:`BoundDetector`) refuses to pass an event that the track may not see
+   (:class:`LeakError`), rejects a belief that is not a distribution (:class:`BeliefError`) and
+   records beliefs whose marginals no role assignment can produce (role counts outside what
+   the role deck allows, or an in-seat own row other than the own role).
+4. **Metrics** (:mod:`experiments.bluff_metrics`): log loss and Brier score, their skill scores
+   against the exact prior, AUROC by decile of round progress, reliability and ECE, detection
+   survival and false-accusation rate; the label is the target's true role at that moment; every
+   round weighs the same; 95% intervals by bootstrap over whole games (seeded).
+5. **Deception.**  For each population, the detector panel's log-loss skill on the saboteurs'
+   seats (how detectable its saboteurs are) against the gold-diggers' round win rate: the
+   *bluff frontier* plots ``deception = 1 - panel skill`` against ``sabotage = 1 - gold-digger
+   win rate``.
+
+Outputs under ``--out`` (default ``runs/bluff``): ``summary.csv`` (one row per track x detector
+x population x player count), ``summary.json`` (also the skill and AUROC by progress decile,
+reliability bins, survival curves, the frontier), ``skill_by_progress_<track>.png``,
+``reliability_<track>.png``, ``survival_<track>.png``, ``bluff_frontier.png``, and a table per
+track on the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+import zlib
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from experiments import bluff_metrics as M
+from experiments.detectors import (
+    CAT_INDEX,
+    AgentBeliefDetector,
+    BayesDetector,
+    Detector,
+    FeatureDetector,
+    LogisticDetector,
+    PriorDetector,
+    PublicTracker,
+    UniformDetector,
+    feasible_count_bounds,
+    fit_logistic,
+    fit_temperature,
+    role_deck,
+)
+from saboteur_env.cards import SABOTEUR
+from saboteur_env.config import GameConfig
+
+#: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
+#: their saboteurs play)
+POPULATIONS = {
+    "random": "random",
+    "heuristic-blatant": "heuristic:blatant",
+    "heuristic-subtle": "heuristic:subtle",
+    "ppo": "ppo",
+}
+TRACKS = ("spectator", "in-seat")
+SPLITS = ("train", "val", "test")
+PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
+
+
+class LeakError(RuntimeError):
+    """The harness was asked to pass an event the detector's track may not see."""
+
+
+class BeliefError(ValueError):
+    """A detector's belief is not an (n_players, n_roles) array of rows summing to 1."""
+
+
+def split_of(i: int) -> str:
+    """Split of game ``i`` of a record set: 40% train, 20% validation, 40% test."""
+    r = i % 10
+    return "train" if r < 4 else "val" if r < 6 else "test"
+
+
+# --- record sets -------------------------------------------------------------------------
+def population_problem(spec: str, n_players: int) -> str | None:
+    """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
+    try:
+        from agents import make_agent
+        a = make_agent(spec)
+        a.reset(0, GameConfig(num_players=n_players), seed=0)
+    except Exception as err:  # noqa: BLE001 - report any reason (missing torch, checkpoint)
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
+def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
+    k = list(POPULATIONS).index(pop) if pop in POPULATIONS else zlib.crc32(pop.encode()) % 1000
+    return seed * 10**6 + n_players * 10**4 + k * 10**3 + i
+
+
+def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int = 0,
+               rounds: int = 3, progress=None) -> list[Path]:
+    """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
+
+    A game already on disk is never replayed or rewritten (its seed is in its file name).
+    """
+    from agents import make_agent
+    from experiments.play import play_game
+
+    d = out / "records" / f"{pop}_n{n_players}"
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n_games):
+        s = record_seed(seed, n_players, pop, i)
+        p = d / f"game_{s}.jsonl"
+        if not p.exists():
+            agents = [make_agent(POPULATIONS.get(pop, pop)) for _ in range(n_players)]
+            tmp = p.with_suffix(".tmp")
+            play_game(agents, s, record=str(tmp), num_rounds=rounds)
+            tmp.replace(p)
+        paths.append(p)
+        if progress is not None:
+            progress.update(1)
+    return paths
+
+
+# --- the harness ---------------------------------------------------------------------------
+def check_belief(b, n: int, n_roles: int) -> np.ndarray:
+    """``b`` as float64 ``(n, n_roles)`` if it is a distribution per row, else
+    :class:`BeliefError`."""
+    b = np.asarray(b, dtype=float)
+    if b.shape != (n, n_roles):
+        raise BeliefError(f"belief shape {b.shape}, expected {(n, n_roles)}")
+    if not np.isfinite(b).all() or (b < -1e-9).any():
+        raise BeliefError("belief has a negative or non-finite entry")
+    if np.abs(b.sum(axis=1) - 1).max() > 1e-6:
+        raise BeliefError(f"belief rows sum to {b.sum(axis=1)}, not 1")
+    return b
+
+
+@dataclass
+class BoundDetector:
+    """A detector in one track for one observer: the only way events reach it.
+
+    ``feed`` raises :class:`LeakError` for an event the track may not see: any private event
+    on the spectator track, another seat's private event in-seat.
+    """
+
+    det: Detector
+    track: str
+    seat: int | None
+    config: GameConfig
+    own_role: int | None = None
+    _bounds: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.track not in TRACKS:
+            raise ValueError(f"unknown track {self.track!r}; valid: {TRACKS}")
+        if (self.track == "spectator") != (self.seat is None):
+            raise ValueError("the spectator track has no seat; the in-seat track needs one")
+        if self.track == "spectator":
+            self.own_role = None
+        self.det.reset(self.seat, self.config, self.own_role)
+
+    def allowed(self, event) -> bool:
+        return event.visible_to is None or (self.track == "in-seat"
+                                            and event.visible_to == self.seat)
+
+    def feed(self, event) -> None:
+        if not self.allowed(event):
+            raise LeakError(f"{self.track} detector {self.det.name!r} (seat {self.seat}) may not "
+                            f"see the private {event.type!r} event of seat {event.visible_to}")
+        if event.type == "role_dealt" and self.track == "in-seat":
+            self.own_role = int(event.data["role"])
+        self.det.observe(event)
+
+    def belief(self) -> tuple[np.ndarray, bool]:
+        """The checked belief and whether its marginals are feasible."""
+        n = self.config.num_players
+        k = role_deck(self.config).size
+        b = check_belief(self.det.belief(), n, k)
+        key = self.own_role
+        if key not in self._bounds:
+            self._bounds[key] = feasible_count_bounds(self.config, self.seat, self.own_role)
+        lo, hi = self._bounds[key]
+        s = b.sum(axis=0)
+        ok = bool((s >= lo - 1e-6).all() and (s <= hi + 1e-6).all())
+        if self.seat is not None and self.own_role is not None:
+            ok &= bool(abs(b[self.seat, self.own_role] - 1) < 1e-6)
+        return b, ok
+
+
+Factory = Callable[[], Detector]
+
+
+@dataclass
+class Scored:
+    """Scored rows of one (track, detector) over many games (see :mod:`bluff_metrics`)."""
+
+    game: list = field(default_factory=list)
+    round: list = field(default_factory=list)
+    observer: list = field(default_factory=list)
+    target: list = field(default_factory=list)
+    progress: list = field(default_factory=list)
+    P: list = field(default_factory=list)
+    y: list = field(default_factory=list)
+    feasible: list = field(default_factory=list)
+
+    def arrays(self) -> dict:
+        cat = {k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
+               for k in ("game", "round", "observer", "target", "progress", "y", "feasible")}
+        cat["P"] = np.concatenate(self.P) if self.P else np.zeros((0, 2))
+        for k in ("game", "round", "observer", "target", "y"):
+            cat[k] = cat[k].astype(np.int64)
+        cat["feasible"] = cat["feasible"].astype(bool)
+        return cat
+
+
+def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, Factory]]],
+                 sink: dict[tuple[str, str], Scored], stride: int = 1) -> dict:
+    """Replay one record and score every detector before every ``stride``-th decision.
+
+    Args:
+        rec: a :class:`saboteur_env.record.Record`.
+        factories: track -> ``[(detector name, factory), ...]``.
+        sink: ``(track, detector name) -> Scored`` collecting rows.
+
+    Returns:
+        ``{"rounds": [{"round", "gold_found", "roles", "turns"}, ...]}``.
+    """
+    from saboteur_env.actions import Codec
+    from saboteur_env.observation import ObservationEncoder
+    from saboteur_env.record import replay
+
+    cfg = rec.config
+    n = cfg.num_players
+    steps = replay(rec, copy=False)
+    first = next(steps)
+    game = first.game
+    bound: list[tuple[str, str, BoundDetector]] = []
+    for track in TRACKS:
+        for name, fac in factories.get(track, ()):
+            if track == "spectator":
+                bound.append((track, name, BoundDetector(fac(), track, None, cfg)))
+            else:
+                for s in range(n):
+                    bound.append((track, name, BoundDetector(fac(), track, s, cfg,
+                                                             int(game.roles[s]))))
+    turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
+    enc = codec = None
+    pending: list[list] = [[] for _ in range(n)]
+    if turn_takers:
+        enc, codec = ObservationEncoder(cfg), Codec(cfg)
+    buf: dict[tuple[str, str], dict] = defaultdict(lambda: defaultdict(list))
+    round_turns: dict[int, int] = {}
+
+    def feed(events):
+        for e in events:
+            for _, _, b in bound:
+                if b.allowed(e):
+                    b.feed(e)
+            if turn_takers:
+                for s in range(n):
+                    if e.visible_to is None or e.visible_to == s:
+                        pending[s].append(e)
+
+    def point():
+        r, t = game.round, game.turn
+        cur = game.current
+        if turn_takers:
+            obs = enc.encode(game, cur)
+            mask = codec.mask(game)
+            for b in turn_takers:
+                if b.seat == cur:
+                    b.det.observe_turn(obs, mask, {"events": list(pending[cur])})
+            pending[cur] = []
+        if t % stride:
+            return
+        roles = game.roles.astype(np.int64)
+        for track, name, b in bound:
+            P, ok = b.belief()
+            tg = np.arange(n) if b.seat is None else np.delete(np.arange(n), b.seat)
+            d = buf[(track, name)]
+            d["round"].append(np.full(len(tg), r))
+            d["turn"].append(np.full(len(tg), t))
+            d["observer"].append(np.full(len(tg), -1 if b.seat is None else b.seat))
+            d["target"].append(tg)
+            d["P"].append(P[tg])
+            d["y"].append(roles[tg])
+            d["feasible"].append(np.full(len(tg), ok))
+
+    feed(first.events)
+    point()
+    for step in steps:
+        feed(step.events)
+        if step.round_result is not None:
+            round_turns[step.round_result["round"]] = step.round_result["turns"]
+        if not game.game_over and not game.round_over:
+            point()
+    for key, d in buf.items():
+        sc = sink.setdefault(key, Scored())
+        rnd = np.concatenate(d["round"])
+        T = np.array([round_turns.get(int(x), 1) for x in rnd], float)
+        sc.game.append(np.full(len(rnd), game_index))
+        sc.round.append(game_index * 64 + rnd)
+        sc.observer.append(np.concatenate(d["observer"]))
+        sc.target.append(np.concatenate(d["target"]))
+        sc.progress.append(np.concatenate(d["turn"]) / np.maximum(T, 1))
+        sc.P.append(np.concatenate(d["P"]))
+        sc.y.append(np.concatenate(d["y"]))
+        sc.feasible.append(np.concatenate(d["feasible"]))
+    return {"rounds": [{k: r[k] for k in ("round", "gold_found", "roles", "turns")}
+                       for r in game.round_results]}
+
+
+# --- fitting ---------------------------------------------------------------------------------
+class _FeatureProbe(FeatureDetector):
+    """Collects per-player features at every scoring point (training data of the classifier)."""
+
+    name = "probe"
+
+    def belief(self) -> np.ndarray:
+        self.rows.append(self.features())
+        return np.full((self.n, self.n_roles), 1.0 / self.n_roles)
+
+    def reset(self, seat, config, own_role) -> None:
+        self.rows = []
+        super().reset(seat, config, own_role)
+
+
+def training_data(records: Sequence, seed: int = 0) -> dict:
+    """Everything the fitted detectors learn from, taken from records with their true roles.
+
+    Returns ``{"bayes": [(actor_role, category, target_role, base_role)], "spectator": (X, y,
+    round), "in-seat": (X, y, round)}``.
+    """
+    from saboteur_env.record import replay
+
+    rng = np.random.default_rng(seed)
+    samples = []
+    data = {t: ([], [], []) for t in TRACKS}
+    for gi, rec in enumerate(records):
+        # event model samples (public events, true roles of the round)
+        tracker = PublicTracker()
+        by_round = [r["roles"] for r in rec.rounds]
+        roles = None
+        for step in replay(rec, copy=False):
+            for e in step.events:
+                if e.type == "round_start":
+                    tracker.new_round()
+                    r = int(e.data["round"])
+                    roles = by_round[r] if r < len(by_round) else step.game.roles.tolist()
+                    continue
+                if e.visible_to is not None:
+                    continue
+                cat = tracker.categorize(e)
+                if cat is None:
+                    continue
+                a, c, tg = cat
+                others = [s for s in range(rec.config.num_players) if s != a]
+                base = int(roles[others[rng.integers(len(others))]])
+                samples.append((int(roles[a]), CAT_INDEX[c],
+                                int(roles[tg]) if tg >= 0 else -1, base))
+        # classifier features
+        probes: list = []
+
+        def fac(probes=probes):
+            p = _FeatureProbe()
+            probes.append(p)
+            return p
+
+        sink: dict = {}
+        score_record(rec, gi, {"spectator": [("probe", fac)], "in-seat": [("probe", fac)]},
+                     sink)
+        for track in TRACKS:
+            sc = sink[(track, "probe")].arrays()
+            tp = [p for p in probes if (p.seat is None) == (track == "spectator")]
+            # rows were appended per point per observer in the same order as the sink rows
+            X = _probe_rows(tp, sc, rec.config.num_players)
+            data[track][0].append(X)
+            data[track][1].append(sc["y"])
+            data[track][2].append(sc["round"])
+    out = {"bayes": samples}
+    for t in TRACKS:
+        X, y, r = data[t]
+        out[t] = (np.concatenate(X), np.concatenate(y), np.concatenate(r)) if X else None
+    return out
+
+
+def _probe_rows(probes, sc, n) -> np.ndarray:
+    """Feature rows aligned with the scored rows of a probe track."""
+    if probes[0].seat is None:
+        return np.concatenate(probes[0].rows)  # targets = all seats, in order
+    # in-seat: rows interleave observers point by point, in seat order
+    per = [iter(p.rows) for p in probes]
+    out = []
+    while True:
+        try:
+            for s, it in enumerate(per):
+                f = next(it)
+                out.append(np.delete(f, s, axis=0))
+        except StopIteration:
+            break
+    return np.concatenate(out)
+
+
+def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None) -> dict:
+    """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
+    "logistic": {track: LogisticDetector}, "fit": diagnostics}``."""
+    tr = training_data(train, seed)
+    if progress is not None:
+        progress.update(len(train))
+    va = training_data(val, seed + 1)
+    if progress is not None:
+        progress.update(len(val))
+    bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
+    logit = {}
+    diag = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
+            "bayes_target_ratios": {k: v.round(3).tolist()
+                                    for k, v in bayes.target_ratios.items()}}
+    for t in TRACKS:
+        X, y, r = tr[t]
+        w = M.round_weights(r)
+        W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w)
+        det = LogisticDetector(W, mu, sd)
+        Xv, yv, rv = va[t]
+        T = fit_temperature(det.logits(Xv), yv, M.round_weights(rv))
+        logit[t] = LogisticDetector(W, mu, sd, T, name="logistic")
+        diag[f"logistic_{t}"] = {"rows": int(len(y)), "temperature": T}
+    return {"bayes-fit": bayes, "logistic": logit, "fit": diag}
+
+
+# --- summaries -------------------------------------------------------------------------------
+def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> dict:
+    """All metrics of one (track, detector, population, N) cell; ``prior`` holds the exact
+    prior's rows for the same points (same order)."""
+    P, y, w, g = sc["P"], sc["y"], None, sc["game"]
+    if len(y) == 0:
+        return {}
+    w = M.round_weights(sc["round"])
+    _, gi = np.unique(g, return_inverse=True)
+    ng = int(gi.max()) + 1
+    ll, br = M.log_loss_rows(P, y), M.brier_rows(P, y)
+    llp, brp = M.log_loss_rows(prior["P"], y), M.brier_rows(prior["P"], y)
+    num = np.stack([M.per_game_sums(gi, w * ll, ng), M.per_game_sums(gi, w * llp, ng),
+                    M.per_game_sums(gi, w * br, ng), M.per_game_sums(gi, w * brp, ng),
+                    M.per_game_sums(gi, w, ng)], axis=1)
+
+    def boot(f):
+        return M.bootstrap_ratio(num, np.ones_like(num), B=B, seed=seed, transform=f)
+
+    out = {
+        "rows": int(len(y)), "games": ng, "rounds": int(len(np.unique(sc["round"]))),
+        "log_loss": boot(lambda s: s[..., 0] / s[..., 4]),
+        "brier": boot(lambda s: s[..., 2] / s[..., 4]),
+        "ll_skill": boot(lambda s: 1 - s[..., 0] / s[..., 1]),
+        "brier_skill": boot(lambda s: 1 - s[..., 2] / s[..., 3]),
+    }
+    ps = P[:, SABOTEUR]
+    pos = y == SABOTEUR
+    out["auroc"] = M.auroc(ps, pos, w)
+    dec = np.minimum((sc["progress"] * 10).astype(int), 9)
+    out["auroc_by_decile"] = [M.auroc(ps[dec == k], pos[dec == k], w[dec == k])
+                              for k in range(10)]
+    sk = []
+    for k in range(10):
+        m = dec == k
+        sk.append(M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan"))
+    out["ll_skill_by_decile"] = sk
+    conf, freq, share, ece = M.reliability(ps, pos, w)
+    out["reliability"] = {"confidence": conf.tolist(), "frequency": freq.tolist(),
+                          "share": share.tolist()}
+    out["ece"] = ece
+    grp = (sc["round"] * 16 + (sc["observer"] + 1)) * 16 + sc["target"]
+    ids, first = M.first_crossing(grp, sc["progress"], ps, threshold)
+    lab = np.zeros(len(ids), bool)
+    uniq_idx = np.unique(grp, return_index=True)[1]
+    lab[:] = pos[uniq_idx]
+    grid = np.linspace(0, 1, 21)
+    out["survival"] = M.survival_curve(first[lab], grid).tolist()
+    det_t = first[lab]
+    out["median_detection"] = float(np.median(det_t)) if len(det_t) else float("nan")
+    out["detected_share"] = float(np.isfinite(det_t).mean()) if len(det_t) else float("nan")
+    out["false_accusation"] = float(np.isfinite(first[~lab]).mean()) if (~lab).any() \
+        else float("nan")
+    out["infeasible"] = float(1 - sc["feasible"].mean())
+    # skill on saboteur targets only (the deception measure)
+    m = pos
+    if m.any():
+        gs = np.stack([M.per_game_sums(gi[m], (w * ll)[m], ng),
+                       M.per_game_sums(gi[m], (w * llp)[m], ng)], axis=1)
+        out["ll_skill_saboteurs"] = M.bootstrap_ratio(
+            gs, np.ones_like(gs), B=B, seed=seed,
+            transform=lambda s: 1 - s[..., 0] / s[..., 1])
+    return out
+
+
+def _fmt(ci) -> str:
+    if not ci or ci[0] != ci[0]:
+        return "n/a"
+    return f"{ci[0]:+.3f} [{ci[1]:+.3f},{ci[2]:+.3f}]"
+
+
+# --- plots -------------------------------------------------------------------------------------
+def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[str]) -> list:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    files = []
+    cells = summary["cells"]
+    n_main = 5 if 5 in players else players[-1]
+    for track in TRACKS:
+        dets = sorted({c["detector"] for c in cells if c["track"] == track})
+        sel = [c for c in cells if c["track"] == track and c["players"] == n_main]
+        # skill by progress
+        fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
+        for ax, pop in zip(axes[0], pops):
+            for c in sel:
+                if c["population"] == pop and c["detector"] not in ("prior",):
+                    ax.plot(np.arange(10) / 10 + 0.05, c["ll_skill_by_decile"], marker="o",
+                            label=c["detector"])
+            ax.axhline(0, color="grey", lw=0.8)
+            ax.set_title(f"{pop} ({n_main}p)")
+            ax.set_xlabel("round progress")
+            ax.set_ylim(-1, 1)
+        axes[0][0].set_ylabel("log-loss skill vs prior")
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(f"{track}: skill by round progress")
+        fig.tight_layout()
+        f = out / f"skill_by_progress_{track}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+        # reliability
+        fig, axes = plt.subplots(1, len(dets), figsize=(3.2 * len(dets), 3.2), squeeze=False)
+        for ax, det in zip(axes[0], dets):
+            for c in sel:
+                if c["detector"] == det:
+                    r = c["reliability"]
+                    ax.plot(r["confidence"], r["frequency"], marker="o", label=c["population"])
+            ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
+            ax.set_title(det)
+            ax.set_xlabel("P(saboteur)")
+        axes[0][0].set_ylabel("observed frequency")
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(f"{track}: reliability ({n_main}p)")
+        fig.tight_layout()
+        f = out / f"reliability_{track}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+        # survival
+        fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
+        for ax, pop in zip(axes[0], pops):
+            for c in sel:
+                if c["population"] == pop and c["detector"] not in ("uniform", "prior"):
+                    ax.step(np.linspace(0, 1, 21), c["survival"], where="post",
+                            label=c["detector"])
+            ax.set_title(f"{pop} ({n_main}p)")
+            ax.set_xlabel("round progress")
+            ax.set_ylim(0, 1.02)
+        axes[0][0].set_ylabel("saboteurs not yet detected")
+        axes[0][-1].legend(fontsize=7)
+        fig.suptitle(f"{track}: detection survival (P(saboteur) > {summary['threshold']})")
+        fig.tight_layout()
+        f = out / f"survival_{track}.png"
+        fig.savefig(f, dpi=90)
+        plt.close(fig)
+        files.append(f)
+    # bluff frontier
+    fig, ax = plt.subplots(figsize=(5.5, 4.5))
+    for pt in summary["frontier"]:
+        if pt["panel_skill"] != pt["panel_skill"]:
+            continue
+        x, y = 1 - pt["digger_win_rate"][0], 1 - pt["panel_skill"]
+        ax.errorbar(x, y, xerr=[[x - (1 - pt["digger_win_rate"][2])],
+                                [(1 - pt["digger_win_rate"][1]) - x]],
+                    marker="o", capsize=3)
+        ax.annotate(f"{pt['population']} {pt['players']}p", (x, y), fontsize=8)
+    ax.set_xlabel("sabotage: 1 - gold-digger round win rate")
+    ax.set_ylabel("deception: 1 - panel log-loss skill on saboteur seats")
+    ax.set_title("bluff frontier (spectator panel)")
+    fig.tight_layout()
+    f = out / "bluff_frontier.png"
+    fig.savefig(f, dpi=90)
+    plt.close(fig)
+    files.append(f)
+    return files
+
+
+# --- the command -------------------------------------------------------------------------------
+def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | None = None,
+        held_out: str = "heuristic-subtle", rounds: int = 3, seed: int = 0,
+        out: str | Path = "runs/bluff", bootstrap: int = 1000, threshold: float = 0.5,
+        stride: int = 1, plots: bool = True, quiet: bool = False) -> dict:
+    """Run the whole benchmark (see the module docstring); returns the summary dict."""
+    from tqdm import tqdm
+
+    from saboteur_env.record import read_record
+
+    t0 = time.time()
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    pops = list(pops or POPULATIONS)
+    skipped = {}
+    usable = []
+    for pop in pops:
+        why = population_problem(POPULATIONS.get(pop, pop), players[0])
+        if why:
+            skipped[pop] = why
+        else:
+            usable.append(pop)
+    log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
+    for pop, why in skipped.items():
+        log(f"population {pop!r} skipped: {why}")
+    recs: dict[tuple[str, int], list] = {}
+    with tqdm(total=len(usable) * len(players) * games, desc="records", disable=quiet) as bar:
+        for pop in usable:
+            for n in players:
+                paths = record_set(out, pop, n, games, seed=seed, rounds=rounds, progress=bar)
+                recs[(pop, n)] = [read_record(p) for p in paths]
+    fit_pops = [p for p in usable if p != held_out]
+    train = [r for p in fit_pops for n in players
+             for i, r in enumerate(recs[(p, n)]) if split_of(i) == "train"]
+    val = [r for p in fit_pops for n in players
+           for i, r in enumerate(recs[(p, n)]) if split_of(i) == "val"]
+    with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
+        fitted = fit_detectors(train, val, seed=seed, progress=bar)
+
+    heuristic_ok = population_problem("heuristic", players[0]) is None
+
+    def factories(track):
+        fs = [("uniform", UniformDetector), ("prior", PriorDetector), ("bayes", BayesDetector),
+              ("bayes-fit", lambda: BayesDetector(fitted["bayes-fit"].category_probs,
+                                                  fitted["bayes-fit"].target_ratios,
+                                                  name="bayes-fit")),
+              ("logistic", lambda: _copy_logistic(fitted["logistic"][track]))]
+        if track == "in-seat" and heuristic_ok:
+            from agents import make_agent
+            fs.append(("heuristic-belief",
+                       lambda: AgentBeliefDetector(lambda: make_agent("heuristic"),
+                                                   name="heuristic-belief")))
+        return fs
+
+    facs = {t: factories(t) for t in TRACKS}
+    cells = []
+    meta_rounds: dict[tuple[str, int], list] = {}
+    test_total = sum(1 for k in recs for i in range(len(recs[k])) if split_of(i) == "test")
+    with tqdm(total=test_total, desc="scoring", disable=quiet) as bar:
+        for pop in usable:
+            for n in players:
+                sink: dict = {}
+                rounds_info = []
+                for i, rec in enumerate(recs[(pop, n)]):
+                    if split_of(i) != "test":
+                        continue
+                    info = score_record(rec, i, facs, sink, stride=stride)
+                    rounds_info.append(info["rounds"])
+                    bar.update(1)
+                meta_rounds[(pop, n)] = rounds_info
+                for track in TRACKS:
+                    prior = sink[(track, "prior")].arrays()
+                    for name, _ in facs[track]:
+                        sc = sink[(track, name)].arrays()
+                        s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold)
+                        cells.append({"track": track, "detector": name, "population": pop,
+                                      "players": n, "held_out": pop == held_out, **s})
+    # digger win rates (all games of each record set) and the frontier
+    frontier = []
+    for pop in usable:
+        for n in players:
+            per_game = np.array([[sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
+                                 for rec in recs[(pop, n)]], float)
+            wr = M.bootstrap_ratio(per_game[:, 0], per_game[:, 1], B=bootstrap, seed=seed)
+            panel = [c for c in cells if c["track"] == "spectator" and c["population"] == pop
+                     and c["players"] == n and c["detector"] in PANEL
+                     and "ll_skill_saboteurs" in c]
+            sk = float(np.mean([c["ll_skill_saboteurs"][0] for c in panel])) if panel \
+                else float("nan")
+            frontier.append({"population": pop, "players": n, "digger_win_rate": wr,
+                             "panel_skill": sk,
+                             "panel": {c["detector"]: c["ll_skill_saboteurs"] for c in panel}})
+    summary = {"players": list(players), "games": games, "populations": usable,
+               "skipped": skipped, "held_out": held_out, "fit_populations": fit_pops,
+               "rounds": rounds, "seed": seed, "threshold": threshold, "stride": stride,
+               "bootstrap": bootstrap, "fit": fitted["fit"], "cells": cells,
+               "frontier": frontier}
+    _write_outputs(summary, out)
+    if plots:
+        summary["plots"] = [str(f) for f in make_plots(summary, out, players, usable)]
+    summary["seconds"] = time.time() - t0
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=_json_default))
+    if not quiet:
+        print(format_tables(summary))
+        print(f"\nwritten to {out}/ in {summary['seconds']:.0f} s")
+    return summary
+
+
+def _copy_logistic(d: LogisticDetector) -> LogisticDetector:
+    return LogisticDetector(d.W, d.mu, d.sd, d.temperature, name=d.name)
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating, np.integer)):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    return str(o)
+
+
+CSV_FIELDS = ("track", "detector", "population", "players", "held_out", "games", "rounds",
+              "rows", "log_loss", "brier", "ll_skill", "ll_skill_lo", "ll_skill_hi",
+              "brier_skill", "brier_skill_lo", "brier_skill_hi", "auroc", "ece",
+              "median_detection", "detected_share", "false_accusation", "infeasible")
+
+
+def _write_outputs(summary: dict, out: Path) -> None:
+    with open(out / "summary.csv", "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(CSV_FIELDS)
+        for c in summary["cells"]:
+            if not c.get("rows"):
+                continue
+            wr.writerow([c["track"], c["detector"], c["population"], c["players"],
+                         c["held_out"], c["games"], c["rounds"], c["rows"],
+                         f"{c['log_loss'][0]:.4f}", f"{c['brier'][0]:.4f}",
+                         *(f"{v:.4f}" for v in c["ll_skill"]),
+                         *(f"{v:.4f}" for v in c["brier_skill"]),
+                         f"{c['auroc']:.4f}", f"{c['ece']:.4f}",
+                         f"{c['median_detection']:.3f}", f"{c['detected_share']:.3f}",
+                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}"])
+
+
+def format_tables(summary: dict) -> str:
+    """The per-track tables: detector x population rows, log-loss skill [95% CI] per player
+    count, plus AUROC / ECE / false accusations at the largest count."""
+    lines = []
+    players = summary["players"]
+    for track in TRACKS:
+        cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
+        lines.append(f"\n== {track} track: log-loss skill vs the exact prior [95% CI], "
+                     f"test games (held out: {summary['held_out']}) ==")
+        head = f"{'detector':<17}{'population':<19}" + "".join(f"{f'{n}p':<27}" for n in players)
+        head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
+        lines.append(head)
+        keys = sorted({(c["detector"], c["population"]) for c in cells},
+                      key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]))
+        for det, pop in keys:
+            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<19}"
+            last = None
+            for n in players:
+                c = next((c for c in cells if c["detector"] == det and c["population"] == pop
+                          and c["players"] == n), None)
+                row += f"{_fmt(c['ll_skill']) if c else 'n/a':<27}"
+                last = c or last
+            if last:
+                row += (f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
+                        f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}")
+            lines.append(row)
+    lines.append("\n== bluff frontier (spectator panel skill on saboteur seats) ==")
+    lines.append(f"{'population':<19}{'players':>8}  {'digger win rate [95% CI]':<28}"
+                 f"{'panel skill':>12}")
+    for pt in summary["frontier"]:
+        wr = pt["digger_win_rate"]
+        lines.append(f"{pt['population']:<19}{pt['players']:>8}  "
+                     f"{wr[0]:.3f} [{wr[1]:.3f},{wr[2]:.3f}]{'':<8}{pt['panel_skill']:>12.3f}")
+    if summary["skipped"]:
+        lines.append("\nskipped populations: " + "; ".join(
+            f"{k}: {v}" for k, v in summary["skipped"].items()))
+    return "\n".join(lines)
+
+
+_DET_ORDER = {"uniform": 0, "prior": 1, "bayes": 2, "bayes-fit": 3, "logistic": 4,
+              "heuristic-belief": 5}
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(prog="saboteur bluff", description=__doc__.split("\n\n")[0])
+    p.add_argument("--players", default="3,5", help="comma-separated player counts (3,5)")
+    p.add_argument("--games", type=int, default=40,
+                   help="games per population and player count (40: 16 train, 8 val, 16 test)")
+    p.add_argument("--populations", default=",".join(POPULATIONS),
+                   help="comma-separated: " + ", ".join(POPULATIONS))
+    p.add_argument("--held-out", default="heuristic-subtle",
+                   help="population never used to fit a detector")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=int, default=1000)
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="P(saboteur) above which a target counts as accused")
+    p.add_argument("--stride", type=int, default=1, help="score every k-th decision")
+    p.add_argument("--out", default="runs/bluff")
+    p.add_argument("--no-plots", action="store_true")
+    a = p.parse_args(argv)
+    return run(players=[int(x) for x in a.players.split(",")], games=a.games,
+               pops=a.populations.split(","), held_out=a.held_out, rounds=a.rounds,
+               seed=a.seed, out=a.out, bootstrap=a.bootstrap, threshold=a.threshold,
+               stride=a.stride, plots=not a.no_plots)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+"""Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO
+(issue 5, case P14).
+
+:class:`SingleAgentSaboteur` puts the learner in one seat (fixed, or drawn each game) and plays
+every other seat with given agents (default: random).  Observations are the flat float32 tensor;
+``action_masks()`` returns the learner's legal actions (the method MaskablePPO looks for).  The
+reward of a step is the learner's reward (gold, or +1/-1 with ``reward="win"``) received between
+its decision and its next one; the episode ends with the game.
+
+An illegal action is never silently replaced: it is counted in ``illegal_actions`` and the
+environment's :class:`~saboteur_env.game.IllegalActionError` propagates (DESIGN 5), so an
+evaluator that drops the masks fails loudly instead of reporting a meaningless score.
+
+Run: ``python -m experiments.sb3_example --steps 10000`` (needs ``pip install sb3-contrib``).
+Training uses :class:`sb3_contrib.common.maskable.callbacks.MaskableEvalCallback` and the final
+score comes from :func:`sb3_contrib.common.maskable.evaluation.evaluate_policy`, the maskable
+evaluation helpers (a plain ``stable_baselines3`` evaluator would ignore the masks).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+import saboteur_env
+from agents.base import Agent, make_agent
+from saboteur_env.game import IllegalActionError
+
+
+class SingleAgentSaboteur(gymnasium.Env):
+    """One learning seat, the other seats played by ``opponents``.
+
+    Args:
+        opponents: agent specs (``"random"``, ``"heuristic"``...) or agents, cycled over the other
+            seats.
+        seat: the learner's seat, or ``None`` to draw it uniformly each game.
+        config: :class:`~saboteur_env.config.GameConfig` options (default 5 players, 1 round,
+            ``reward="win"``).
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, opponents: Sequence[str | Agent] = ("random",), seat: int | None = None,
+                 **config) -> None:
+        super().__init__()
+        config = {"num_players": 5, "num_rounds": 1, "reward": "win", **config}
+        self.env = saboteur_env.raw_env(**config)
+        self.n = self.env.config.num_players
+        self.opponent_specs = list(opponents)
+        self.fixed_seat = seat
+        space = self.env.observation_space("player_0")
+        self.observation_space = space["observation"]
+        self.action_space = spaces.Discrete(self.env.codec.n)
+        self.illegal_actions = 0
+        self.seat = 0
+        self._obs = None
+        self._mask = None
+        self._opponents: dict[int, Agent] = {}
+
+    def _opponent(self, k: int) -> Agent:
+        spec = self.opponent_specs[k % len(self.opponent_specs)]
+        return make_agent(spec) if isinstance(spec, str) else spec
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.env.reset(seed=int(rng.integers(2**31)))
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.n))
+        others = [s for s in range(self.n) if s != self.seat]
+        self._opponents = {s: self._opponent(k) for k, s in enumerate(others)}
+        for s, a in self._opponents.items():
+            a.reset(s, self.env.config, seed=int(rng.integers(2**31)))
+        reward, done = self._advance()
+        return self._obs, {"seat": self.seat}
+
+    def _advance(self) -> tuple[float, bool]:
+        """Let the other seats play until the learner is to act or the game is over."""
+        env = self.env
+        reward = 0.0
+        me = f"player_{self.seat}"
+        while not (all(env.terminations.values()) or all(env.truncations.values())):
+            agent = env.agent_selection
+            if agent == me:
+                o = env.observe(me)
+                self._obs, self._mask = o["observation"], o["action_mask"].astype(bool)
+                return reward, False
+            seat = env.agent_name_mapping[agent]
+            o = env.observe(agent)
+            env.step(self._opponents[seat].act(o["observation"], o["action_mask"],
+                                               env.infos[agent]))
+            reward += float(env.rewards[me])
+        self._obs = env.observe(me)["observation"]
+        self._mask = np.zeros(self.action_space.n, dtype=bool)
+        return reward, True
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions, bool ``(n,)``."""
+        return self._mask
+
+    def step(self, action):
+        action = int(action)
+        if not self._mask[action]:
+            self.illegal_actions += 1
+            raise IllegalActionError(
+                f"SingleAgentSaboteur: action {action} is masked for seat {self.seat} "
+                f"(illegal action #{self.illegal_actions}); use the maskable policy/evaluator")
+        me = f"player_{self.seat}"
+        self.env.step(action)
+        reward = float(self.env.rewards[me])
+        r2, done = self._advance()
+        truncated = all(self.env.truncations.values()) and not all(
+            self.env.terminations.values())
+        return self._obs, reward + r2, done and not truncated, truncated, {}
+
+
+def main(argv=None) -> dict:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
+
+    p = argparse.ArgumentParser(description="MaskablePPO on single-agent Saboteur (case P14)")
+    p.add_argument("--steps", type=int, default=10_000)
+    p.add_argument("--opponents", default="random", help="comma-separated agent specs")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--n-steps", type=int, default=512)
+    args = p.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    opponents = args.opponents.split(",")
+    base, eval_base = SingleAgentSaboteur(opponents), SingleAgentSaboteur(opponents)
+    env, eval_env = Monitor(base), Monitor(eval_base)
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=64,
+                        seed=args.seed, verbose=0)
+    callback = MaskableEvalCallback(eval_env, n_eval_episodes=max(1, args.eval_episodes // 4),
+                                    eval_freq=max(args.n_steps, args.steps // 4), verbose=0)
+    model.learn(total_timesteps=args.steps, callback=callback)
+    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=args.eval_episodes,
+                                use_masking=True)
+    res = {"mean_reward": float(mean), "std_reward": float(std),
+           "illegal_actions_train": base.illegal_actions,
+           "illegal_actions_eval": eval_base.illegal_actions}
+    print(f"MaskablePPO after {args.steps} steps vs {opponents}: mean reward {mean:.3f} "
+          f"+- {std:.3f}; illegal actions: train {base.illegal_actions}, "
+          f"eval {eval_base.illegal_actions}")
+    return res
+
+
+if __name__ == "__main__":
+    main()

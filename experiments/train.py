@@ -1,0 +1,722 @@
+"""PPO self-play training of the Saboteur policy (issue 5; ``saboteur train``).
+
+One shared :class:`~agents.network.PolicyValueNet` plays every *learning* seat.  Each game, one
+seat chosen uniformly at random always plays the current policy (so the latest policy is never
+excluded), and every other seat draws its player from an :class:`OpponentPool`: the current
+policy (another learning seat), a frozen past snapshot, the heuristic agent or the random agent,
+with configurable weights.  Seats are uniform and roles are dealt by the game, so every pool
+entry plays every seat and role.
+
+Trajectories are kept per (environment copy, seat): a seat's step ``t`` is its ``t``-th decision,
+and every reward the environment hands that seat (rewards arrive to *every* agent when a round
+ends, also to seats that did not act) is added to that seat's most recent decision.  A reward
+that arrives before the seat's first decision of the game has no decision to credit and is
+counted in ``uncredited_rewards``.  When the game ends, GAE is computed over each learning
+seat's own trajectory (``done`` at its last decision).  Only finished games enter a PPO batch;
+games still running when an iteration ends continue into the next one (their decisions keep
+the behaviour log-probabilities they were sampled with, which the PPO ratio uses).
+
+Many environment copies are stepped together: at every tick, each copy's seat to act is grouped
+by its player and each network (current or snapshot) runs once on the whole group.
+
+Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
+``eval.csv``, TensorBoard event files (only if ``tensorboard`` is installed),
+``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt`` and
+``final.pt`` (+ ``.json`` metadata).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+import saboteur_env
+from agents.base import Agent, make_agent
+from agents.network import (
+    PolicyValueNet,
+    env_spec,
+    masked_entropy,
+    masked_log_probs,
+    sample_masked,
+    save_checkpoint,
+)
+from saboteur_env.config import GameConfig
+
+ROLE_NAMES = ("gold-digger", "saboteur")
+
+
+@dataclass
+class TrainConfig:
+    """Every option of a training run (written into each checkpoint's JSON)."""
+
+    num_players: int = 5
+    num_rounds: int = 1
+    reward: str = "win"
+    num_envs: int = 16
+    steps_per_iter: int = 2048
+    iterations: int = 0            # 0 = no limit (use minutes / total_decisions)
+    minutes: float = 0.0           # wall-clock budget, 0 = none
+    total_decisions: int = 0       # learning decisions budget, 0 = none
+    epochs: int = 3
+    minibatch: int = 256
+    lr: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    channels: int = 32
+    hidden: int = 128
+    conv_layers: int = 3
+    pool_current: float = 0.45
+    pool_snapshots: float = 0.15
+    pool_heuristic: float = 0.1
+    pool_random: float = 0.3
+    snapshot_every: int = 10
+    max_snapshots: int = 8
+    eval_every: int = 30           # iterations between evaluations (and at the end), 0 = never
+    eval_deals: int = 10
+    checkpoint_every: int = 25
+    seed: int = 0
+    threads: int = 1
+    out: str = "runs/ppo"
+    progress: bool = True
+    init: str = ""                 # checkpoint to start from
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(num_players=self.num_players, num_rounds=self.num_rounds,
+                          reward=self.reward)
+
+
+# --- the opponent pool --------------------------------------------------------------------
+class OpponentPool:
+    """Who plays a non-anchor seat: ``"current"``, ``"snapshot:<i>"``, ``"heuristic"``,
+    ``"random"``.
+
+    ``weights`` gives the share of ``current``, ``snapshots`` (split evenly among the stored
+    snapshots), ``heuristic`` and ``random``.  An entry that is unavailable (no snapshot yet, no
+    heuristic agent installed) has its share spread over the others in proportion to their
+    weights; :meth:`probabilities` shows the effective distribution.
+    """
+
+    def __init__(self, weights: dict[str, float], max_snapshots: int = 8,
+                 heuristic_available: bool | None = None) -> None:
+        bad = set(weights) - {"current", "snapshots", "heuristic", "random"}
+        if bad or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+            raise ValueError(f"pool weights {weights}: keys current/snapshots/heuristic/random, "
+                             "non-negative, not all zero")
+        self.weights = dict(weights)
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[tuple[str, PolicyValueNet]] = []
+        if heuristic_available is None:
+            heuristic_available = _heuristic_available()
+        self.heuristic_available = heuristic_available
+
+    def add_snapshot(self, name: str, net: PolicyValueNet) -> None:
+        frozen = copy.deepcopy(net).eval()
+        for p in frozen.parameters():
+            p.requires_grad_(False)
+        self.snapshots.append((name, frozen))
+        if len(self.snapshots) > self.max_snapshots:
+            self.snapshots.pop(0)
+
+    def probabilities(self) -> dict[str, float]:
+        entries: dict[str, float] = {"current": self.weights.get("current", 0.0)}
+        if self.snapshots:
+            share = self.weights.get("snapshots", 0.0) / len(self.snapshots)
+            for i in range(len(self.snapshots)):
+                entries[f"snapshot:{i}"] = share
+        if self.heuristic_available:
+            entries["heuristic"] = self.weights.get("heuristic", 0.0)
+        entries["random"] = self.weights.get("random", 0.0)
+        total = sum(entries.values())
+        if total <= 0:
+            return {"current": 1.0}
+        return {k: v / total for k, v in entries.items() if v > 0}
+
+    def sample(self, rng: np.random.Generator, size: int | None = None):
+        probs = self.probabilities()
+        keys = list(probs)
+        idx = rng.choice(len(keys), size=size, p=np.array(list(probs.values())))
+        if size is None:
+            return keys[int(idx)]
+        return [keys[int(i)] for i in idx]
+
+    def net(self, key: str) -> PolicyValueNet:
+        return self.snapshots[int(key.split(":")[1])][1]
+
+
+def _heuristic_available() -> bool:
+    try:
+        make_agent("heuristic")
+        return True
+    except Exception:
+        return False
+
+
+# --- trajectories -------------------------------------------------------------------------
+@dataclass
+class Step:
+    obs: np.ndarray
+    mask: np.ndarray
+    action: int
+    logp: float
+    value: float
+    reward: float = 0.0
+
+
+@dataclass
+class SeatTrajectories:
+    """The decisions of every learning seat of one game, and their rewards."""
+
+    learning: set[int]
+    steps: dict[int, list[Step]] = field(default_factory=dict)
+    uncredited: int = 0
+
+    def record(self, seat: int, step: Step) -> None:
+        self.steps.setdefault(seat, []).append(step)
+
+    def credit(self, rewards: dict[int, float]) -> None:
+        """Add each seat's reward to its most recent decision (learning seats only)."""
+        for seat, r in rewards.items():
+            if seat not in self.learning or r == 0:
+                continue
+            steps = self.steps.get(seat)
+            if steps:
+                steps[-1].reward += float(r)
+            else:
+                self.uncredited += 1
+
+
+def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
+        ) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns of one finished trajectory (terminal after the last step)."""
+    n = len(rewards)
+    adv = np.zeros(n, dtype=np.float32)
+    last = 0.0
+    for t in range(n - 1, -1, -1):
+        nv = values[t + 1] if t + 1 < n else 0.0
+        delta = rewards[t] + gamma * nv - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values.astype(np.float32)
+
+
+# --- the vectorised collector ------------------------------------------------------------
+class Collector:
+    """Steps ``num_envs`` games together; see the module docstring."""
+
+    def __init__(self, cfg: TrainConfig, net: PolicyValueNet, pool: OpponentPool,
+                 rng: np.random.Generator, generator: torch.Generator) -> None:
+        self.cfg = cfg
+        self.net = net
+        self.pool = pool
+        self.rng = rng
+        self.gen = generator
+        self.envs = [saboteur_env.raw_env(num_players=cfg.num_players,
+                                          num_rounds=cfg.num_rounds, reward=cfg.reward)
+                     for _ in range(cfg.num_envs)]
+        self.players: list[list[str]] = [[] for _ in self.envs]
+        self.agents: list[dict[int, Agent]] = [{} for _ in self.envs]
+        self.trajs: list[SeatTrajectories | None] = [None] * len(self.envs)
+        self.finished: list[list[Step]] = []
+        self.results: list[dict] = []        # per finished round of a learning seat
+        self.decisions = 0                   # every seat's decisions
+        self.learning_decisions = 0
+        self.timers = {"env": 0.0, "inference": 0.0, "agents": 0.0}
+        for i in range(len(self.envs)):
+            self.start_game(i)
+
+    def start_game(self, i: int, game: saboteur_env.Game | None = None,
+                   players: list[str] | None = None) -> None:
+        """New game in copy ``i`` (``game``: a hand-built position, for tests)."""
+        env = self.envs[i]
+        env.reset(seed=int(self.rng.integers(2**31)))
+        if game is not None:
+            env.game = game
+            env.agent_selection = env.agents[game.current]
+            env._mask_cache = None
+        n = self.cfg.num_players
+        if players is None:
+            players = self.pool.sample(self.rng, size=n)
+            players[int(self.rng.integers(n))] = "current"
+        self.players[i] = list(players)
+        self.agents[i] = {}
+        for s, key in enumerate(players):
+            if key in ("heuristic", "random"):
+                a = make_agent(key)
+                a.reset(s, env.config, seed=int(self.rng.integers(2**31)))
+                self.agents[i][s] = a
+        self.trajs[i] = SeatTrajectories({s for s, k in enumerate(players) if k == "current"})
+
+    def tick(self) -> int:
+        """One decision in every copy; returns the number of learning decisions made."""
+        t0 = time.perf_counter()
+        groups: dict[str, list[int]] = {}
+        obs_l, mask_l = [], []
+        for i, env in enumerate(self.envs):
+            seat = env.game.current
+            o = env.observe(env.agent_selection)
+            obs_l.append(o["observation"])
+            mask_l.append(o["action_mask"])
+            groups.setdefault(self.players[i][seat], []).append(i)
+        t1 = time.perf_counter()
+        actions = [0] * len(self.envs)
+        learned = 0
+        t_agents = 0.0
+        for key, idx in groups.items():
+            if key in ("heuristic", "random"):
+                ta = time.perf_counter()
+                for i in idx:
+                    env = self.envs[i]
+                    seat = env.game.current
+                    actions[i] = self.agents[i][seat].act(
+                        obs_l[i], mask_l[i], env.infos[env.agent_selection])
+                t_agents += time.perf_counter() - ta
+                continue
+            net = self.net if key == "current" else self.pool.net(key)
+            obs = torch.from_numpy(np.stack([obs_l[i] for i in idx]))
+            mask = torch.from_numpy(np.stack([mask_l[i] for i in idx]))
+            with torch.no_grad():
+                logits, value = net(obs)
+                act, logp = sample_masked(logits, mask, self.gen)
+            act_l = act.tolist()
+            for j, i in enumerate(idx):
+                actions[i] = act_l[j]
+            if key == "current":
+                logp_l, value_l = logp.tolist(), value.tolist()
+                for j, i in enumerate(idx):
+                    seat = self.envs[i].game.current
+                    self.trajs[i].record(seat, Step(obs_l[i], mask_l[i].astype(bool), act_l[j],
+                                                    logp_l[j], value_l[j]))
+                learned += len(idx)
+        t2 = time.perf_counter()
+        for i in range(len(self.envs)):
+            self.step_env(i, actions[i])
+        t3 = time.perf_counter()
+        self.timers["env"] += (t1 - t0) + (t3 - t2)
+        self.timers["inference"] += t2 - t1 - t_agents
+        self.timers["agents"] += t_agents
+        self.decisions += len(self.envs)
+        self.learning_decisions += learned
+        return learned
+
+    def step_env(self, i: int, action: int) -> None:
+        """Play ``action`` in copy ``i``, credit the rewards, finish the game if it ended."""
+        env = self.envs[i]
+        env.step(int(action))
+        traj = self.trajs[i]
+        if any(env.rewards.values()) or any("round_result" in inf for inf in env.infos.values()):
+            traj.credit({env.agent_name_mapping[a]: r for a, r in env.rewards.items()})
+        if all(env.terminations.values()) or all(env.truncations.values()):
+            self.finish_game(i)
+
+    def finish_game(self, i: int) -> None:
+        env = self.envs[i]
+        traj = self.trajs[i]
+        for seat in sorted(traj.steps):
+            steps = traj.steps[seat]
+            if steps:
+                self.finished.append(steps)
+        for res in env.game.round_results:
+            for seat in traj.learning:
+                role = int(res["roles"][seat])
+                self.results.append({"role": role, "win": int(seat in res["winners"]),
+                                     "gold": res["received"][seat]})
+        self.uncredited = getattr(self, "uncredited", 0) + traj.uncredited
+        self.start_game(i)
+
+    def collect(self, n_steps: int) -> list[list[Step]]:
+        """Tick until at least ``n_steps`` learning decisions lie in finished games."""
+        while sum(len(t) for t in self.finished) < n_steps:
+            self.tick()
+        out, self.finished = self.finished, []
+        return out
+
+
+# --- PPO ----------------------------------------------------------------------------------
+def make_batch(trajs: list[list[Step]], gamma: float, lam: float) -> dict[str, torch.Tensor]:
+    obs, mask, act, logp, adv, ret, val = [], [], [], [], [], [], []
+    for steps in trajs:
+        r = np.array([s.reward for s in steps], dtype=np.float32)
+        v = np.array([s.value for s in steps], dtype=np.float32)
+        a, rt = gae(r, v, gamma, lam)
+        adv.append(a)
+        ret.append(rt)
+        val.append(v)
+        for s in steps:
+            obs.append(s.obs)
+            mask.append(s.mask)
+            act.append(s.action)
+            logp.append(s.logp)
+    return {
+        "obs": torch.from_numpy(np.stack(obs)),
+        "mask": torch.from_numpy(np.stack(mask)),
+        "action": torch.tensor(act, dtype=torch.long),
+        "logp": torch.tensor(logp, dtype=torch.float32),
+        "adv": torch.from_numpy(np.concatenate(adv)),
+        "ret": torch.from_numpy(np.concatenate(ret)),
+        "value": torch.from_numpy(np.concatenate(val)),
+    }
+
+
+def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
+               cfg: TrainConfig, rng: np.random.Generator) -> dict[str, float]:
+    """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats."""
+    n = len(batch["action"])
+    stats: dict[str, list[float]] = {k: [] for k in (
+        "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")}
+    net.train()
+    for _ in range(cfg.epochs):
+        perm = torch.from_numpy(rng.permutation(n))
+        for start in range(0, n, cfg.minibatch):
+            mb = perm[start:start + cfg.minibatch]
+            if len(mb) < 2:
+                continue
+            logits, value = net(batch["obs"][mb])
+            logp_all = masked_log_probs(logits, batch["mask"][mb])
+            logp = logp_all.gather(1, batch["action"][mb][:, None]).squeeze(1)
+            ent = masked_entropy(logp_all).mean()
+            adv = batch["adv"][mb]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            ratio = torch.exp(logp - batch["logp"][mb])
+            pg = -torch.min(ratio * adv,
+                            ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
+            vloss = F.mse_loss(value, batch["ret"][mb])
+            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                lr = logp - batch["logp"][mb]
+                stats["approx_kl"].append(float(((lr.exp() - 1) - lr).mean()))
+                stats["clip_frac"].append(float(((ratio - 1).abs() > cfg.clip).float().mean()))
+            stats["policy_loss"].append(float(pg.detach()))
+            stats["value_loss"].append(float(vloss.detach()))
+            stats["entropy"].append(float(ent.detach()))
+    net.eval()
+    return {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
+
+
+# --- evaluation ---------------------------------------------------------------------------
+def duplicate_eval(make_candidate, baseline: str, deals: int, seed: int,
+                   num_players: int = 5, num_rounds: int = 1) -> dict:
+    """Duplicate-deal comparison: for every deal and seat, the candidate in that seat with
+    ``baseline`` everywhere else, against ``baseline`` in that seat on the same deal.
+
+    Returns per role: ``n``, candidate and baseline win rates of that seat, and the paired
+    difference with a 95% normal interval (percentage points / 100).
+    """
+    from experiments.play import play_game
+
+    per_role: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    for d in range(deals):
+        deal = seed + d
+        ref = play_game([make_agent(baseline) for _ in range(num_players)], deal,
+                        num_rounds=num_rounds)
+        for seat in range(num_players):
+            agents = [make_agent(baseline) for _ in range(num_players)]
+            agents[seat] = make_candidate()
+            res = play_game(agents, deal, num_rounds=num_rounds)
+            for rr, rc in zip(ref["rounds"], res["rounds"]):
+                role = int(rc["roles"][seat])
+                per_role[role].append((int(seat in rc["winners"]), int(seat in rr["winners"])))
+    out = {}
+    for role, pairs in per_role.items():
+        if not pairs:
+            continue
+        a = np.array(pairs, dtype=float)
+        diff = a[:, 0] - a[:, 1]
+        half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+        out[ROLE_NAMES[role]] = {
+            "n": len(pairs), "candidate": float(a[:, 0].mean()),
+            "baseline": float(a[:, 1].mean()), "diff": float(diff.mean()),
+            "lo": float(diff.mean() - half), "hi": float(diff.mean() + half)}
+    return out
+
+
+# --- the training loop --------------------------------------------------------------------
+class _Logs:
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.rows: list[dict] = []
+        self.evals: list[dict] = []
+        self.tb = None
+        try:
+            import tensorboard  # noqa: F401
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.tb = SummaryWriter(str(out / "tb"))
+        except Exception:
+            self.tb = None
+
+    def log(self, row: dict) -> None:
+        self.rows.append(row)
+        _write_csv(self.out / "metrics.csv", self.rows)
+        if self.tb is not None:
+            for k, v in row.items():
+                if isinstance(v, (int, float)) and k != "iteration":
+                    self.tb.add_scalar(k, v, row["learning_decisions"])
+
+    def log_eval(self, row: dict) -> None:
+        self.evals.append(row)
+        _write_csv(self.out / "eval.csv", self.evals)
+        if self.tb is not None:
+            for k, v in row.items():
+                if isinstance(v, float):
+                    self.tb.add_scalar("eval/" + k, v, row["learning_decisions"])
+
+    def close(self) -> None:
+        if self.tb is not None:
+            self.tb.close()
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    keys: list[str] = []
+    for r in rows:
+        keys += [k for k in r if k not in keys]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path | None:
+    """``learning_curve.png``: training win rate per role, entropy and losses, evaluations."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return None
+    if not rows:
+        return None
+    x = [r["learning_decisions"] for r in rows]
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    ax = axes[0]
+    for role in ROLE_NAMES:
+        ax.plot(x, [r.get(f"win_{role}", float("nan")) for r in rows], label=f"train {role}")
+    for role in ROLE_NAMES:
+        for base in ("random", "heuristic"):
+            ex = [e["learning_decisions"] for e in evals if f"{base}_{role}" in e]
+            ey = [e[f"{base}_{role}"] for e in evals if f"{base}_{role}" in e]
+            if ex:
+                ax.plot(ex, ey, "o--", label=f"eval vs {base}: {role}")
+    ax.set_xlabel("learning decisions")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    ax.set_title("win rate per role")
+    axes[1].plot(x, [r["entropy"] for r in rows])
+    axes[1].set_title("policy entropy")
+    axes[1].set_xlabel("learning decisions")
+    axes[2].plot(x, [r["policy_loss"] for r in rows], label="policy")
+    axes[2].plot(x, [r["value_loss"] for r in rows], label="value")
+    axes[2].legend()
+    axes[2].set_title("losses")
+    axes[2].set_xlabel("learning decisions")
+    fig.tight_layout()
+    path = out / "learning_curve.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return path
+
+
+def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int) -> dict:
+    """Duplicate-deal win rates of the current policy against random (and heuristic)."""
+    from agents.ppo import PPOAgent
+
+    out: dict[str, float] = {}
+    bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
+    for base in bases:
+        res = duplicate_eval(lambda: PPOAgent(net=net), base, deals, seed,
+                             cfg.num_players, cfg.num_rounds)
+        for role, r in res.items():
+            out[f"{base}_{role}"] = r["candidate"]
+            out[f"{base}_base_{role}"] = r["baseline"]
+            out[f"{base}_diff_{role}"] = r["diff"]
+            out[f"{base}_lo_{role}"] = r["lo"]
+            out[f"{base}_hi_{role}"] = r["hi"]
+    return out
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run PPO self-play as configured; returns a summary (paths, last metrics)."""
+    torch.set_num_threads(max(1, cfg.threads))
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    out = Path(cfg.out)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    game_config = cfg.game_config()
+    spec = env_spec(game_config)
+    if cfg.init:
+        from agents.network import load_checkpoint
+
+        net, _ = load_checkpoint(cfg.init, game_config)
+    else:
+        net = PolicyValueNet(spec, channels=cfg.channels, hidden=cfg.hidden,
+                             conv_layers=cfg.conv_layers)
+    net.eval()
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    pool = OpponentPool({"current": cfg.pool_current, "snapshots": cfg.pool_snapshots,
+                         "heuristic": cfg.pool_heuristic, "random": cfg.pool_random},
+                        cfg.max_snapshots)
+    collector = Collector(cfg, net, pool, rng, gen)
+    logs = _Logs(out)
+    bar = _progress(cfg)
+    t_start = time.perf_counter()
+    it = 0
+    update_time = 0.0
+    summary: dict = {}
+    while True:
+        it += 1
+        t0 = time.perf_counter()
+        d0, ld0 = collector.decisions, collector.learning_decisions
+        trajs = collector.collect(cfg.steps_per_iter)
+        t1 = time.perf_counter()
+        batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda)
+        stats = ppo_update(net, opt, batch, cfg, rng)
+        t2 = time.perf_counter()
+        update_time += t2 - t1
+        results, collector.results = collector.results, []
+        row = {"iteration": it, "learning_decisions": collector.learning_decisions,
+               "decisions": collector.decisions, "batch": len(batch["action"]),
+               "episodes": len(trajs), **stats,
+               "explained_var": _explained_var(batch["value"], batch["ret"]),
+               "mean_return": float(batch["ret"].mean()),
+               "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
+               "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
+               "collect_s": t1 - t0, "update_s": t2 - t1,
+               "env_s_total": collector.timers["env"],
+               "inference_s_total": collector.timers["inference"],
+               "update_s_total": update_time,
+               "snapshots": len(pool.snapshots),
+               "uncredited_rewards": getattr(collector, "uncredited", 0),
+               "elapsed_s": t2 - t_start}
+        for role in (0, 1):
+            rr = [r["win"] for r in results if r["role"] == role]
+            row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
+            row[f"rounds_{ROLE_NAMES[role]}"] = len(rr)
+        if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
+            raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
+        if cfg.snapshot_every and it % cfg.snapshot_every == 0:
+            pool.add_snapshot(f"iter_{it}", net)
+        done = ((cfg.iterations and it >= cfg.iterations)
+                or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
+                or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions))
+        if cfg.eval_every and (it % cfg.eval_every == 0 or done):
+            ev = evaluate(net, cfg, cfg.eval_deals, seed=10_000_000 + cfg.seed)
+            logs.log_eval({"iteration": it, "learning_decisions": collector.learning_decisions,
+                           **ev})
+            row.update({f"eval_{k}": v for k, v in ev.items() if "_lo_" not in k
+                        and "_hi_" not in k and "_base_" not in k})
+        logs.log(row)
+        if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+            save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
+                            asdict(cfg), {"iteration": it})
+        bar(row)
+        summary = row
+        if done:
+            break
+    final = save_checkpoint(out / "final.pt", net, game_config, asdict(cfg),
+                            {"iteration": it,
+                             "learning_decisions": collector.learning_decisions})
+    plot_learning_curve(out, logs.rows, logs.evals)
+    logs.close()
+    bar(None)
+    return {"checkpoint": str(final), "out": str(out), "last": summary,
+            "timers": dict(collector.timers, update=update_time)}
+
+
+def _explained_var(v: torch.Tensor, r: torch.Tensor) -> float:
+    var = float(r.var())
+    return float("nan") if var == 0 else 1.0 - float((r - v).var()) / var
+
+
+def _progress(cfg: TrainConfig):
+    """A progress callback: tqdm over the budget when available, else one line per row."""
+    total = cfg.total_decisions or (cfg.iterations * cfg.steps_per_iter if cfg.iterations
+                                    else 0)
+    bar = None
+    if cfg.progress:
+        try:
+            from tqdm import tqdm
+
+            if cfg.minutes and not total:
+                bar = tqdm(total=int(cfg.minutes * 60), unit="s", desc="train",
+                           file=sys.stderr)
+            else:
+                bar = tqdm(total=total or None, unit="dec", desc="train", file=sys.stderr)
+        except ImportError:
+            bar = None
+    state = {"last": 0}
+
+    def update(row):
+        if row is None:
+            if bar is not None:
+                bar.close()
+            return
+        if bar is not None:
+            if cfg.minutes and not total:
+                pos = int(row["elapsed_s"])
+            else:
+                pos = row["learning_decisions"]
+            bar.update(max(0, pos - state["last"]))
+            state["last"] = pos
+            bar.set_postfix(it=row["iteration"], ent=f"{row['entropy']:.2f}",
+                            dig=f"{row['win_gold-digger']:.2f}",
+                            sab=f"{row['win_saboteur']:.2f}",
+                            dps=f"{row['decisions_per_s']:.0f}")
+        elif cfg.progress:
+            print(f"it {row['iteration']}: {row['learning_decisions']} decisions, "
+                  f"entropy {row['entropy']:.2f}, win digger {row['win_gold-digger']:.2f} "
+                  f"saboteur {row['win_saboteur']:.2f}", file=sys.stderr)
+
+    return update
+
+
+def parse_args(argv=None) -> TrainConfig:
+    p = argparse.ArgumentParser(prog="saboteur train",
+                                description="PPO self-play training against a pool.")
+    defaults = TrainConfig()
+    for f in fields(TrainConfig):
+        val = getattr(defaults, f.name)
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(val, bool):
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=val)
+        else:
+            p.add_argument(flag, type=type(val), default=val)
+    ns = p.parse_args(argv)
+    return TrainConfig(**vars(ns))
+
+
+def main(argv=None) -> None:
+    cfg = parse_args(argv)
+    res = train(cfg)
+    last = res["last"]
+    print(f"checkpoint: {res['checkpoint']}")
+    print(f"iterations {last['iteration']}, learning decisions {last['learning_decisions']}, "
+          f"decisions {last['decisions']}, {last['elapsed_s']:.0f} s")
+    t = res["timers"]
+    print(f"time: env {t['env']:.0f} s, inference {t['inference']:.0f} s, "
+          f"update {t['update']:.0f} s, other agents {t['agents']:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Human play in the terminal (experiments/human.py), driven by scripted input streams."""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+
+import pytest
+
+from experiments.human import move_lines, move_text, play_human
+from saboteur_env.cards import KIND_INDEX
+from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+
+
+def test_scripted_game_with_invalid_inputs_completes_a_round():
+    script = "hello\n0\n999\n\n-3\nh\nm\n" + "1\n" * 400
+    out = io.StringIO()
+    res = play_human(0, ["random"], players=4, seed=5, rounds=1, inp=io.StringIO(script),
+                     out=out)
+    text = out.getvalue()
+    assert not res["quit"] and len(res["rounds"]) == 1 and res["decisions"] > 4
+    assert "'hello' is not a move number" in text
+    assert "There is no move 0" in text and "There is no move 999" in text
+    assert "Please type the number of a move." in text
+    assert "How to play" in text
+    assert "Round 1 is over" in text and "Final gold" in text
+    assert "Your legal moves" in text and re.search(r"^\s+1\) ", text, re.M)
+
+
+def test_the_person_sees_only_what_their_seat_may_know():
+    out = io.StringIO()
+    play_human(2, ["random"], players=5, seed=8, rounds=1, inp=io.StringIO("1\n" * 400),
+               out=out)
+    before_end = out.getvalue().split("Round 1 is over")[0]
+    for s in (0, 1, 3, 4):
+        assert f"Seat {s} (random) draws" not in before_end
+        assert f"(seat {s} discarded" not in before_end
+        assert f"Seat {s}'s map" not in before_end
+        assert not re.search(rf"Seat {s} \(random\) is a ", before_end)
+    assert "You are a " in before_end
+
+
+def test_input_end_and_quit_stop_the_game():
+    out = io.StringIO()
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("1\n"),
+                     out=out)
+    assert res["quit"] and "Input ended" in out.getvalue()
+    out = io.StringIO()
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"),
+                     out=out)
+    assert res["quit"] and "game stopped early" in out.getvalue()
+
+
+def test_unknown_agent_falls_back_to_random_with_a_message():
+    out = io.StringIO()
+    res = play_human(1, ["no_such_agent"], players=3, seed=2, rounds=1,
+                     inp=io.StringIO("1\n" * 300), out=out)
+    text = out.getvalue()
+    assert "Agent 'no_such_agent' is not available" in text and "play 'random'" in text
+    assert not res["quit"]
+
+
+def test_record_of_a_human_game_replays(tmp_path):
+    from saboteur_env.record import read_record, replay_game
+
+    path = tmp_path / "h.jsonl"
+    res = play_human(0, ["random"], players=3, seed=3, rounds=1, inp=io.StringIO("1\n" * 300),
+                     out=io.StringIO(), record=str(path))
+    rec = read_record(str(path))
+    assert rec.agents[0] == "you"
+    assert replay_game(rec).gold.tolist() == res["gold"]
+
+
+def test_moves_in_words():
+    b05 = KIND_INDEX["B05"]
+    assert move_text(PlacePath(b05, 3, -1, False), 0) == \
+        "place B05 T-junction N-E-S at (3, -1)"
+    assert move_text(PlacePath(b05, 3, -1, True), 0) == \
+        "place B05 T-junction N-E-S rotated (opens N-S-W) at (3, -1)"
+    assert move_text(BreakTool(KIND_INDEX["break_lantern"], 2), 0) == "break seat 2's lantern"
+    assert move_text(BreakTool(KIND_INDEX["break_pick"], 0), 0) == "break your own pick"
+    assert move_text(Repair(KIND_INDEX["repair_pick_cart"], 2, 1), 0) == \
+        "repair seat 1's cart (with repair pick or cart)"
+    assert move_text(Rockfall(2, 1), 0) == "rockfall: remove the card at (2, 1)"
+    assert move_text(Map(0), 0) == "map: look at the top goal (8, -2)"
+    assert move_text(Discard(KIND_INDEX["map"]), 0) == "pass, discarding map"
+    many = [PlacePath(b05, x, 0, False) for x in range(40)] + [Map(1)]
+    lines = move_lines(many, 0)
+    assert lines[0].startswith("place B05 T-junction N-E-S at:")
+    assert " 41) map: look at the middle goal" in lines[-1]
+    assert all(len(line) <= 100 for line in lines)
+
+
+def test_cli_play_human(monkeypatch, capsys):
+    from experiments.cli import main
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("x\n" + "1\n" * 300))
+    main(["play", "--human", "0", "--players", "3", "--rounds", "1", "--agents", "random",
+          "--seed", "4"])
+    text = capsys.readouterr().out
+    assert "is not a move number" in text and "Final gold" in text
+
+
+def test_bad_seat():
+    with pytest.raises(ValueError):
+        play_human(5, ["random"], players=5, inp=io.StringIO(""), out=io.StringIO())

@@ -1,0 +1,209 @@
+"""Game records (saboteur_env.record) and `saboteur replay`."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import numpy as np
+import pytest
+
+import saboteur_env
+from agents import make_agent
+from experiments.play import play_game
+from saboteur_env.observation import ObservationEncoder
+from saboteur_env.record import (
+    FORMAT_VERSION,
+    RecordError,
+    actions_from_events,
+    read_record,
+    replay,
+    replay_game,
+    write_record,
+)
+
+
+def _play_env(n=5, seed=4, rounds=2, **cfg):
+    """Play with the env, keeping every seat's observation and the event log after each step."""
+    env = saboteur_env.raw_env(num_players=n, num_rounds=rounds, **cfg)
+    env.reset(seed=seed)
+    enc = ObservationEncoder(env.config)
+    agents = [make_agent("random") for _ in range(n)]
+    for s, a in enumerate(agents):
+        a.reset(s, env.config, seed=100 + s)
+    snaps = [([enc.encode(env.game, s) for s in range(n)], list(env.game.events))]
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        s = env.agent_name_mapping[name]
+        env.step(agents[s].act(obs["observation"], obs["action_mask"], info))
+        snaps.append(([enc.encode(env.game, k) for k in range(n)], list(env.game.events)))
+    return env, snaps
+
+
+def test_replay_reproduces_every_state():
+    env, snaps = _play_env()
+    buf = io.StringIO()
+    write_record(buf, env.game, 4, ["random"] * 5)
+    rec = read_record(buf.getvalue())
+    assert len(rec.decisions) == len(snaps) - 1 == env.game.decisions
+    enc = ObservationEncoder(rec.config)
+    steps = list(replay(rec))
+    assert len(steps) == len(snaps)
+    for step, (obs, events) in zip(steps, snaps):
+        for s in range(5):
+            assert np.array_equal(enc.encode(step.game, s), obs[s]), (step.index, s)
+        assert step.game.events == events
+    final = steps[-1].game
+    assert final.game_over
+    assert final.gold.tolist() == env.game.gold.tolist()
+    assert final.round_results == env.game.round_results
+    assert [r["round"] for r in rec.rounds] == [0, 1]
+    assert rec.end["type"] == "game_end" and rec.end["gold"] == env.game.gold.tolist()
+
+
+def test_record_format_header_and_lines(tmp_path):
+    path = tmp_path / "g.jsonl"
+    res = play_game([make_agent("random") for _ in range(4)], 9, record=str(path),
+                    num_rounds=1, self_sabotage=False)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    h = lines[0]
+    assert h["type"] == "header" and h["format"] == "saboteur-record"
+    assert h["version"] == FORMAT_VERSION and h["seed"] == 9
+    assert h["agents"] == ["random"] * 4 and h["agent_seeds"] == [9000, 9001, 9002, 9003]
+    assert h["config"]["num_players"] == 4 and h["config"]["self_sabotage"] is False
+    decisions = [x for x in lines if x["type"] == "decision"]
+    assert len(decisions) == res["decisions"]
+    assert [d["i"] for d in decisions] == list(range(len(decisions)))
+    assert all(set(d) >= {"seat", "action", "round", "turn", "text"} for d in decisions)
+    assert [x["type"] for x in lines[-2:]] == ["round_end", "game_end"]
+    g = replay_game(str(path))
+    assert g.gold.tolist() == res["gold"] and not g.config.self_sabotage
+
+
+def test_actions_from_events_one_per_decision():
+    env, _ = _play_env(n=3, seed=1, rounds=1)
+    acts = actions_from_events(env.game.events)
+    assert len(acts) == env.game.decisions
+
+
+def test_truncated_game_is_recorded_and_replays():
+    env, snaps = _play_env(n=4, seed=2, rounds=3, max_cycles=20)
+    buf = io.StringIO()
+    write_record(buf, env.game, 2)
+    rec = read_record(buf.getvalue())
+    assert rec.end == {"type": "truncated", "decisions": 20}
+    assert rec.agents == [f"seat_{s}" for s in range(4)]
+    assert len(list(replay(rec))) == 21
+
+
+def _record_text(seed=6):
+    buf = io.StringIO()
+    play_game([make_agent("random") for _ in range(4)], seed, record=buf, num_rounds=1)
+    return buf.getvalue()
+
+
+def test_bad_records_are_refused():
+    text = _record_text()
+    lines = text.splitlines()
+    with pytest.raises(RecordError, match="header"):
+        read_record("\n".join(lines[1:]) + "\n")
+    newer = json.loads(lines[0])
+    newer["version"] = FORMAT_VERSION + 1
+    with pytest.raises(RecordError, match="version"):
+        read_record("\n".join([json.dumps(newer)] + lines[1:]))
+    with pytest.raises(RecordError, match="not JSON"):
+        read_record(lines[0] + "\n{oops\n")
+    # a decision by the wrong seat
+    d = json.loads(lines[1])
+    d["seat"] = (d["seat"] + 1) % 4
+    with pytest.raises(RecordError, match="turn"):
+        list(replay("\n".join([lines[0], json.dumps(d)] + lines[2:]) + "\n"))
+    # a round result that does not match what the engine computes
+    end = [i for i, x in enumerate(lines) if '"round_end"' in x][0]
+    r = json.loads(lines[end])
+    r["received"] = [99] * 4
+    lines2 = lines[:end] + [json.dumps(r)] + lines[end + 1:]
+    with pytest.raises(RecordError, match="round 1"):
+        list(replay("\n".join(lines2) + "\n"))
+
+
+def test_unknown_line_types_are_ignored():
+    text = _record_text()
+    lines = text.splitlines()
+    extra = lines[:2] + ['{"type": "comment", "text": "hello"}'] + lines[2:]
+    a = replay_game("\n".join(extra) + "\n")
+    b = replay_game(text)
+    assert a.gold.tolist() == b.gold.tolist()
+
+
+def test_seedless_game_cannot_be_recorded():
+    g = saboteur_env.Game(saboteur_env.GameConfig(num_players=3), None)
+    with pytest.raises(RecordError):
+        write_record(io.StringIO(), g, None)
+
+
+# --- saboteur replay ----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def record_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rec") / "game.jsonl"
+    play_game([make_agent("random") for _ in range(4)], 12, record=str(path), num_rounds=2)
+    return str(path)
+
+
+def test_replay_text_from_a_seat_hides_what_it_may_not_know(record_path):
+    from experiments.cli import main
+
+    out = io.StringIO()
+    from experiments.replay import main as replay_main
+
+    replay_main([record_path, "--seat", "1", "--no-pause"], out=out)
+    text = out.getvalue()
+    assert "Round 1 is over" in text and "Round 2 is over" in text
+    assert "you are seat 1" in text
+    for s in (0, 2, 3):
+        assert f"(seat {s} discarded" not in text
+        assert f"you are seat {s}" not in text
+    spec = io.StringIO()
+    replay_main([record_path, "--spectator", "--no-pause"], out=spec)
+    assert "roles: " in spec.getvalue() and "discarded" in spec.getvalue()
+    assert callable(main)
+
+
+def test_replay_text_pauses_on_scripted_input(record_path):
+    from experiments.replay import main as replay_main
+
+    out = io.StringIO()
+    replay_main([record_path, "--seat", "0"], inp=io.StringIO("\n\nq\n"), out=out)
+    assert out.getvalue().count("[Enter: next, q: quit]") == 3
+
+
+def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
+    from experiments.replay import main as replay_main
+
+    rec = read_record(record_path)
+    folder = tmp_path / "frames"
+    replay_main([record_path, "--seat", "2", "--out", str(folder)], out=io.StringIO())
+    files = sorted(os.listdir(folder))
+    # the deal, every decision, and one extra frame per round end except the last
+    assert len(files) == 1 + len(rec.decisions) + len(rec.rounds) - 1
+    assert files[0] == "0000.png"
+    pytest.importorskip("PIL")
+    gif = tmp_path / "game.gif"
+    replay_main([record_path, "--spectator", "--out", str(gif), "--cell", "24"],
+                out=io.StringIO())
+    from PIL import Image
+
+    assert Image.open(gif).n_frames == len(files)
+
+
+def test_replay_cli_errors(tmp_path, record_path):
+    from experiments.replay import main as replay_main
+
+    with pytest.raises(SystemExit):
+        replay_main([str(tmp_path / "missing.jsonl")])
+    with pytest.raises(SystemExit):
+        replay_main([record_path, "--seat", "9"])
