@@ -172,7 +172,7 @@ class raw_env(AECEnv):
         self.rewards = {ag: 0 for ag in self.agents}
         for e in events:
             if e.type == "round_end":
-                res = g.round_results[e.data["round"]]
+                res = g.round_results[-1]  # the round that just ended
                 for i, ag in enumerate(self.agents):
                     if self.config.reward == "win":
                         self.rewards[ag] = 1 if i in res["winners"] else -1

@@ -1,6 +1,6 @@
 """The base-game rule cases of ``cases/cases.md`` (group R) as tests with their exact expected
 values: R1, R3, R4, R5, R6, R8, R9, R10, R11, R13, R15, R26.  (R18-R25 concern the Saboteur 2
-expansion, which does not exist yet: skipped.)
+expansion: they are tests in tests/test_expansion_rules.py.)
 
 Scenario notation as in cases.md: ``row0(a..b)`` = ``EW`` straights on (a..b, 0); ``D[E|W]`` =
 the ``E/W`` dead end.  ``row0`` needs more straights than the deck's three (RULES 1.1): the
@@ -491,10 +491,16 @@ def test_r26_full_games_three_rounds_both_outcomes():
     assert outcomes == {True, False}
 
 
-def test_r18_to_r25_expansion_not_implemented():
-    """Cases R18-R25 concern Saboteur 2 (RULES 6), which does not exist yet: the config refuses
-    ``expansion=True`` with a clear message (the cases are skipped until it exists)."""
-    from saboteur_env.config import ConfigError
+def test_r18_to_r25_expansion_cases_exist():
+    """Cases R18-R25 concern Saboteur 2 (RULES 6): they are tests in
+    tests/test_expansion_rules.py (R18 ladders, R19 bridge, R20 geologists, R22 theft, R24 swap
+    hands, R25 boss/profiteer shares and both doors); the config accepts ``expansion=True``."""
+    import test_expansion_rules as x
 
-    with pytest.raises(ConfigError, match="expansion"):
-        GameConfig(expansion=True)
+    assert GameConfig(expansion=True).max_players == 12
+    for name in ("test_ladder_placement_rule", "test_ladder_reconnects_island",
+                 "test_ladder_reveals_goal_far_away", "test_bridge_only_one_segment_connected",
+                 "test_geologists_count_every_visible_crystal",
+                 "test_theft_order_hands_off_and_victims", "test_swap_hand_full_and_empty_pile",
+                 "test_case_r25_shares", "test_both_doors_rule_options"):
+        assert callable(getattr(x, name))
