@@ -37,6 +37,7 @@ from .cards import (
 )
 from .config import GameConfig
 from .game import Game
+from .scoring import theft_order
 
 #: (name, meaning) of each channel of the ``board`` view, shape (C, H, W), row = y - y_min,
 #: column = x - x_min of the board window.  Values are 0 or 1.
@@ -122,6 +123,7 @@ PHASE_FEATURES = (
     ("dwarf_aside", "dwarf cards left aside for Swap your hats"),
     ("removed", "cards removed unseen at the start of the round"),
 )
+_PHASES = {"turn": 0, "pass": 1, "remove": 2, "theft": 3}
 #: public action types of the ``recent`` view in Saboteur 2
 X_RECENT_TYPES = RECENT_TYPES + tuple(X_EFFECTS) + ("remove", "steal")
 
@@ -337,8 +339,6 @@ class ObservationEncoder:
 
     def _encode_s2(self, game: Game, seat: int, o: np.ndarray, rel: np.ndarray,
                    rel_ix: tuple) -> None:
-        from .scoring import theft_order
-
         V, n = self._views, game.n
         xv = V["xplayers"]
         xp = o[xv.offset:xv.offset + xv.size].reshape(xv.shape)
@@ -355,10 +355,11 @@ class ObservationEncoder:
             seen = game.inspected[seat, rel]
             rows = np.nonzero(seen >= 0)[0]
             ins[rows, seen[rows]] = 1
-        hv = V["xhistory"]
-        o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n, :n] = game.xcounts[rel_ix]
+        if game.xcounts.any():
+            hv = V["xhistory"]
+            o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n, :n] = game.xcounts[rel_ix]
         ph = V["phase"].offset
-        o[ph + ("turn", "pass", "remove", "theft").index(game.phase)] = 1
+        o[ph + _PHASES[game.phase]] = 1
         o[ph + 4] = game.phase_count
         if game.phase == "remove":
             o[ph + 5 + game.phase_slot] = 1
