@@ -694,7 +694,7 @@ class Game:
             return self._take_pending()
         if self.phase == "pass":
             if isinstance(action, EndPass):
-                self._finish_pass(seat)
+                self._finish_pass(seat, explicit=True)
             else:
                 self._discard_secret(seat, action.kind)
                 self.phase_count += 1
@@ -751,11 +751,12 @@ class Game:
             self.hands[seat, k] += 1
             self._emit("card_drawn", seat, {"kind": k}, visible_to=seat)
 
-    def _finish_pass(self, seat: int) -> None:
-        """RULES 6.7 option 4: draw as many cards as were discarded."""
+    def _finish_pass(self, seat: int, explicit: bool = False) -> None:
+        """RULES 6.7 option 4: draw as many cards as were discarded.  ``explicit``: ended by
+        an :class:`EndPass` decision (else after the third card or with an empty hand)."""
         k = self.phase_count
         self.phase, self.phase_count = "turn", 0
-        self._emit("pass_done", seat, {"discarded": k})
+        self._emit("pass_done", seat, {"discarded": k, "done": explicit})
         self._draw(seat, k)
         self._advance()
 

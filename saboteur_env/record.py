@@ -53,13 +53,17 @@ from .config import GameConfig
 from .game import (
     BreakTool,
     Discard,
+    EndPass,
     Event,
     Game,
     IllegalActionError,
     Map,
     PlacePath,
+    PlayCard,
+    RemoveFront,
     Repair,
     Rockfall,
+    Steal,
 )
 
 FORMAT = "saboteur-record"
@@ -119,6 +123,14 @@ def actions_from_events(events: Sequence[Event]) -> list[tuple[int, object]]:
             out.append((e.seat, Map(d["goal"])))
         elif e.type == "discarded_card":
             out.append((e.seat, Discard(d["kind"])))
+        elif e.type == "action_played":  # Saboteur 2 (RULES 6.5)
+            out.append((e.seat, PlayCard(d["kind"], d["target"])))
+        elif e.type == "remove_started":
+            out.append((e.seat, RemoveFront(d["slot"])))
+        elif e.type == "pass_done" and d.get("done"):
+            out.append((e.seat, EndPass()))
+        elif e.type == "theft":
+            out.append((e.seat, Steal(d["target"])))
     return out
 
 

@@ -70,6 +70,13 @@ HIGHLIGHT = (72, 66, 96)
 SABOTEUR_RED = (230, 110, 100)
 
 ROLE_NAMES = ("gold-digger", "saboteur")
+
+
+def _role_name(game, role: int) -> str:
+    """The role's name in the game's variant (Saboteur 2 has six roles, RULES 6.2)."""
+    from .cards import EXPANSION_ROLES
+
+    return (EXPANSION_ROLES if getattr(game, "expansion", False) else ROLE_NAMES)[role]
 SHORT_NAMES = {
     "break_pick": "BREAK-P", "break_lantern": "BREAK-L", "break_cart": "BREAK-C",
     "repair_pick": "FIX-P", "repair_lantern": "FIX-L", "repair_cart": "FIX-C",
@@ -444,20 +451,20 @@ def _panel_lines(game, seat, round_result, names):
         for s, r in enumerate(round_result["roles"]):
             name = f" {names[s]}" if names else ""
             got = round_result["received"][s]
-            rows.append(("text", f"{s}{name[:10]:<11}{ROLE_NAMES[r][:11]:<12}+{got}",
+            rows.append(("text", f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}+{got}",
                          GOLD if r == 0 else SABOTEUR_RED))
     rows.append(("gap",))
     if seat == "spectator":
         if round_result is None:
             rows.append(("text", "SPECTATOR: ALL REVEALED", SABOTEUR_RED))
             for s in range(game.n):
-                role = ROLE_NAMES[int(game.roles[s])]
+                role = _role_name(game, int(game.roles[s]))
                 rows.append(("text", f"{s} {role:<12} GOLD {int(game.gold[s])}", TEXT_DIM))
     elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool):
         rows.append(("text", f"YOU: SEAT {seat}", TEXT))
         if round_result is None:
             role = int(game.roles[seat])
-            rows.append(("text", ROLE_NAMES[role], GOLD if role == 0 else SABOTEUR_RED))
+            rows.append(("text", _role_name(game, role), GOLD if role == 0 else SABOTEUR_RED))
         rows.append(("text", f"GOLD {int(game.gold[seat])}", TEXT))
         if round_result is None:
             hand = [_card_short(k) for k in game.hand_kinds(seat)]

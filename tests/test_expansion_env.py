@@ -223,3 +223,19 @@ def test_deepcopy_and_pickle_in_theft_phase():
         a = int(np.flatnonzero(m)[0])
         c.step(a)
         assert c.game.decisions == e.game.decisions + 1
+
+
+def test_game_record_replays_expansion_games():
+    """A Saboteur 2 game record (passes, removals, action cards, thefts) replays to the same
+    final state."""
+    import io
+
+    from saboteur_env.record import actions_from_events, replay_game
+
+    for seed in range(6):
+        buf = io.StringIO()
+        res = play_game([RandomAgent() for _ in range(5)], seed=seed, expansion=True,
+                        record=buf)
+        g = replay_game(buf.getvalue())
+        assert g.game_over and g.gold.tolist() == res["gold"]
+        assert len(actions_from_events(g.events)) == res["decisions"]
