@@ -168,3 +168,16 @@ def test_maskable_ppo_example_no_illegal_actions():
     with pytest.raises(IllegalActionError):
         env.step(illegal)
     assert env.illegal_actions == 1
+
+
+def test_tournament_eval_pairs_seats(tmp_path):
+    from agents.network import save_checkpoint
+    from experiments.train import tournament_eval
+
+    cfg = TrainConfig()
+    path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
+    res = tournament_eval(f"ppo:{path}", "random", deals=2, seed=0)
+    assert sum(r["n"] for r in res.values()) == 2 * 5          # deals x seats, one round
+    for r in res.values():
+        assert r["lo"] <= r["diff"] <= r["hi"] or math.isnan(r["lo"])
+        assert r["diff"] == pytest.approx(r["candidate"] - r["baseline"])
