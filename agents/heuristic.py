@@ -267,11 +267,16 @@ class Maze:
     # --- analysis ----------------------------------------------------------------------
     def facing_conn(self) -> np.ndarray:
         """4-bit mask per cell: sides whose neighbour has a connected opening facing it."""
-        out = np.zeros_like(self.conn)
+        conn = self.conn
+        out = np.zeros_like(conn)
         for b in range(4):
-            # neighbour across side b of cell i is i + off[b]; it faces i with FACING[b]
-            nb = np.roll(self.conn, -self.offsets[b])
-            out |= ((nb & FACING[b]) != 0).astype(np.int64) << b
+            # the neighbour across side b of cell i is i + o; it faces i with FACING[b]
+            o = self.offsets[b]
+            bit = ((conn & FACING[b]) != 0).astype(np.int64) << b
+            if o > 0:
+                out[:-o] |= bit[o:]
+            else:
+                out[-o:] |= bit[:o]
         return out
 
     def distances(self) -> np.ndarray:
@@ -312,11 +317,13 @@ class Maze:
         return d
 
 
-class Evaluation:
-    """``V`` of a maze for goal probabilities ``p`` and fast what-ifs for placements."""
+class Analysis:
+    """What a maze means for every goal, independent of goal probabilities: distances,
+    frontier (empty cells a connected opening faces) and the best two frontier distances."""
 
-    def __init__(self, maze: Maze, p: np.ndarray, dist: np.ndarray | None = None) -> None:
-        self.maze, self.p = maze, p
+    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2")
+
+    def __init__(self, maze: Maze, dist: np.ndarray | None = None) -> None:
         self.dist = maze.distances() if dist is None else dist
         self.fc = maze.facing_conn()
         self.frontier = (maze.occ == 0) & (self.fc != 0)
@@ -324,13 +331,37 @@ class Evaluation:
         self.m1 = np.full(3, INF, dtype=np.int64)
         self.cnt1 = np.zeros(3, dtype=np.int64)
         self.m2 = np.full(3, INF, dtype=np.int64)
-        for g in range(3):
-            vals = np.sort(self.dist[g, fidx])
-            if len(vals):
-                self.m1[g] = vals[0]
-                self.cnt1[g] = int((vals == vals[0]).sum())
-                self.m2[g] = vals[1] if len(vals) > 1 else INF
-        self.D = self.m1.copy()
+        if len(fidx):
+            vals = np.sort(self.dist[:, fidx], axis=1)
+            self.m1 = vals[:, 0].copy()
+            self.cnt1 = (vals == vals[:, :1]).sum(axis=1)
+            if vals.shape[1] > 1:
+                self.m2 = vals[:, 1].copy()
+
+
+#: analyses depend only on the public maze: shared by every agent of the process
+_ANALYSIS_CACHE: dict = {}
+
+
+def analyse(maze: Maze) -> Analysis:
+    key = (maze.window, maze.occ.tobytes(), maze.conn.tobytes())
+    a = _ANALYSIS_CACHE.get(key)
+    if a is None:
+        if len(_ANALYSIS_CACHE) > 4096:
+            _ANALYSIS_CACHE.clear()
+        a = _ANALYSIS_CACHE[key] = Analysis(maze)
+    return a
+
+
+class Evaluation:
+    """``V`` of a maze for goal probabilities ``p`` and fast what-ifs for placements."""
+
+    def __init__(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> None:
+        a = analyse(maze) if analysis is None else analysis
+        self.maze, self.p, self.analysis = maze, p, a
+        self.dist, self.fc, self.frontier = a.dist, a.fc, a.frontier
+        self.m1, self.cnt1, self.m2 = a.m1, a.cnt1, a.m2
+        self.D = self.m1
         self.V = self.value(self.D)
 
     def value(self, D: np.ndarray) -> np.ndarray | float:
@@ -364,6 +395,23 @@ class Evaluation:
         D = np.minimum(base, new)
         D[reached] = 0
         return D, reached
+
+
+def _dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:
+    """Distances once cell ``i`` is emptied (rockfall): the cell itself gets one more than its
+    best neighbour; routes through it elsewhere are ignored (a cheap, slightly pessimistic
+    approximation)."""
+    d = dist.copy()
+    for g, gi in enumerate(maze.goal_idx):
+        best = INF
+        for o in maze.offsets:
+            j = i + o
+            if j == gi:
+                best = 0
+            elif maze.occ[j] == 0:
+                best = min(best, int(dist[g, j]))
+        d[g, i] = min(best + 1, INF)
+    return d
 
 
 # --- the agent -------------------------------------------------------------------------
@@ -404,9 +452,8 @@ class HeuristicAgent(Agent):
             self._var_dead = np.array([CARD_KINDS[VARIANTS[v].kind].is_dead_end
                                        for v in self.codec.variants])
         self.n = config.num_players
-        self.round = -1
         self.role: int | None = None
-        self._start_round(None)
+        self._start_round(0)  # a game starts in round 0 (the round_start event repeats it)
 
     def _start_round(self, round_index: int | None) -> None:
         n = self.n
@@ -604,9 +651,9 @@ class HeuristicAgent(Agent):
             p_play = cover / cover.sum() if cover.any() else p_pub
         else:
             p_play = p_mine
-        ev_play = ev_mine if p_play is p_mine else Evaluation(self.maze, p_play, ev_mine.dist)
+        ev_play = ev_mine if p_play is p_mine else Evaluation(self.maze, p_play, ev_mine.analysis)
         ev_pub = ev_mine if np.array_equal(p_pub, p_mine) else \
-            Evaluation(self.maze, p_pub, ev_mine.dist)
+            Evaluation(self.maze, p_pub, ev_mine.analysis)
         lam = style.suspicion_weight if sabotage else style.digger_caution
         hostile = saboteur and sabotage
         scores = np.full(len(legal), -np.inf)
@@ -722,12 +769,13 @@ class HeuristicAgent(Agent):
             return -1.0
         after = maze.copy()
         after.remove(x, y)
-        e_after = Evaluation(after, ev_mine.p)
+        a_after = Analysis(after, _dist_after_removal(ev_mine.dist, maze, i))
+        e_after = Evaluation(after, ev_mine.p, a_after)
         prog = ev_mine.V - e_after.V
         if ev_pub is ev_mine:
             prog_pub = prog
         else:
-            prog_pub = ev_pub.V - Evaluation(after, ev_pub.p, e_after.dist).V
+            prog_pub = ev_pub.V - Evaluation(after, ev_pub.p, a_after).V
         sus = self._ev_rockfall(prog_pub, dead)
         if hostile:
             return -prog - 0.4 - lam * sus
