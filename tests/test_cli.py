@@ -74,7 +74,9 @@ def test_unknown_command_and_help(capsys):
 
 
 def test_bad_player_count_is_a_clear_error(capsys):
-    from saboteur_env import ConfigError
-
-    with pytest.raises(ConfigError, match="num_players=2"):
+    """A bad option is reported as a usage error (exit 2) naming the option, no traceback."""
+    with pytest.raises(SystemExit) as exc:
         main(["play", "--players", "2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "num_players=2" in err and "3 to 10 players" in err
