@@ -586,20 +586,24 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
     for track in TRACKS:
         dets = sorted({c["detector"] for c in cells if c["track"] == track})
         sel = [c for c in cells if c["track"] == track and c["players"] == n_main]
-        # skill by progress
-        fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
-        for ax, pop in zip(axes[0], pops):
+        # skill and AUROC by progress
+        fig, axes = plt.subplots(2, len(pops), figsize=(3.6 * len(pops), 6.4), squeeze=False)
+        for j, pop in enumerate(pops):
             for c in sel:
                 if c["population"] == pop and c["detector"] not in ("prior",):
-                    ax.plot(np.arange(10) / 10 + 0.05, c["ll_skill_by_decile"], marker="o",
-                            label=c["detector"])
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_title(f"{pop} ({n_main}p)")
-            ax.set_xlabel("round progress")
-            ax.set_ylim(-1, 1)
+                    x = np.arange(10) / 10 + 0.05
+                    axes[0][j].plot(x, c["ll_skill_by_decile"], marker="o", label=c["detector"])
+                    axes[1][j].plot(x, c["auroc_by_decile"], marker="o", label=c["detector"])
+            axes[0][j].axhline(0, color="grey", lw=0.8)
+            axes[1][j].axhline(0.5, color="grey", lw=0.8)
+            axes[0][j].set_title(f"{pop} ({n_main}p)", fontsize=9)
+            axes[1][j].set_xlabel("round progress")
+            axes[0][j].set_ylim(-1, 1)
+            axes[1][j].set_ylim(0.3, 1)
         axes[0][0].set_ylabel("log-loss skill vs prior")
+        axes[1][0].set_ylabel("AUROC (saboteur)")
         axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{track}: skill by round progress")
+        fig.suptitle(f"{track}: skill and AUROC by decile of round progress")
         fig.tight_layout()
         f = out / f"skill_by_progress_{track}.png"
         fig.savefig(f, dpi=90)
@@ -808,7 +812,7 @@ def bluff_frontier(cells: list, recs: dict, pops: Sequence[str], players: Sequen
             per = rates[(pop, n)]
             wr = M.bootstrap_ratio(per[:, 0], per[:, 1], B=B, seed=rng_seed)
             drop = (float("nan"),) * 3
-            if (reference, n) in rates:
+            if (reference, n) in rates and pop in FRONTIER:
                 ref = rates[(reference, n)]
                 a = _boot_rate(ref, B, rng_seed + 1)
                 b = _boot_rate(per, B, rng_seed + 2)
@@ -884,13 +888,13 @@ def format_tables(summary: dict) -> str:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
         lines.append(f"\n== {track} track: log-loss skill vs the exact prior [95% CI], "
                      f"test games (held out: {summary['held_out']}) ==")
-        head = f"{'detector':<17}{'population':<19}" + "".join(f"{f'{n}p':<27}" for n in players)
+        head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
         head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
         lines.append(head)
         keys = sorted({(c["detector"], c["population"]) for c in cells},
                       key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]))
         for det, pop in keys:
-            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<19}"
+            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<21}"
             last = None
             for n in players:
                 c = next((c for c in cells if c["detector"] == det and c["population"] == pop
