@@ -269,12 +269,14 @@ class Scored:
     P: list = field(default_factory=list)
     y: list = field(default_factory=list)
     feasible: list = field(default_factory=list)
+    observer_role: list = field(default_factory=list)
 
     def arrays(self) -> dict:
         cat = {k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
-               for k in ("game", "round", "observer", "target", "progress", "y", "feasible")}
+               for k in ("game", "round", "observer", "target", "progress", "y", "feasible",
+                         "observer_role")}
         cat["P"] = np.concatenate(self.P) if self.P else np.zeros((0, 2))
-        for k in ("game", "round", "observer", "target", "y"):
+        for k in ("game", "round", "observer", "target", "y", "observer_role"):
             cat[k] = cat[k].astype(np.int64)
         cat["feasible"] = cat["feasible"].astype(bool)
         return cat
@@ -352,6 +354,8 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
             d["P"].append(P[tg])
             d["y"].append(roles[tg])
             d["feasible"].append(np.full(len(tg), ok))
+            d["observer_role"].append(np.full(len(tg), -1 if b.seat is None
+                                              else int(roles[b.seat])))
 
     feed(first.events)
     point()
@@ -373,6 +377,7 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
         sc.P.append(np.concatenate(d["P"]))
         sc.y.append(np.concatenate(d["y"]))
         sc.feasible.append(np.concatenate(d["feasible"]))
+        sc.observer_role.append(np.concatenate(d["observer_role"]))
     return {"rounds": [{k: r[k] for k in ("round", "gold_found", "roles", "turns")}
                        for r in game.round_results]}
 
@@ -550,6 +555,11 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> 
     out["false_accusation"] = float(np.isfinite(first[~lab]).mean()) if (~lab).any() \
         else float("nan")
     out["infeasible"] = float(1 - sc["feasible"].mean())
+    # in-seat: skill as seen by gold-digger observers and by saboteur observers (who must find
+    # their fellow saboteurs)
+    for r, label in ((0, "digger_observers"), (SABOTEUR, "saboteur_observers")):
+        m = sc["observer_role"] == r
+        out[f"ll_skill_{label}"] = M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan")
     # skill on saboteur targets only (the deception measure)
     m = pos
     if m.any():
@@ -859,7 +869,8 @@ def _json_default(o):
 CSV_FIELDS = ("track", "detector", "population", "players", "held_out", "games", "rounds",
               "rows", "log_loss", "brier", "ll_skill", "ll_skill_lo", "ll_skill_hi",
               "brier_skill", "brier_skill_lo", "brier_skill_hi", "auroc", "ece",
-              "median_detection", "detected_share", "false_accusation", "infeasible")
+              "median_detection", "detected_share", "false_accusation", "infeasible",
+              "ll_skill_digger_observers", "ll_skill_saboteur_observers")
 
 
 def _write_outputs(summary: dict, out: Path) -> None:
@@ -876,12 +887,15 @@ def _write_outputs(summary: dict, out: Path) -> None:
                          *(f"{v:.4f}" for v in c["brier_skill"]),
                          f"{c['auroc']:.4f}", f"{c['ece']:.4f}",
                          f"{c['median_detection']:.3f}", f"{c['detected_share']:.3f}",
-                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}"])
+                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}",
+                         f"{c['ll_skill_digger_observers']:.4f}",
+                         f"{c['ll_skill_saboteur_observers']:.4f}"])
 
 
 def format_tables(summary: dict) -> str:
     """The per-track tables: detector x population rows, log-loss skill [95% CI] per player
-    count, plus AUROC / ECE / false accusations at the largest count."""
+    count, then at the largest count: AUROC, ECE, the false-accusation rate (FA), the share of
+    infeasible beliefs and (in-seat) the skill of saboteur observers alone (sab-obs)."""
     lines = []
     players = summary["players"]
     for track in TRACKS:
@@ -890,6 +904,8 @@ def format_tables(summary: dict) -> str:
                      f"test games (held out: {summary['held_out']}) ==")
         head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
         head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
+        if track == "in-seat":
+            head += f"{'sab-obs':>8}"
         lines.append(head)
         keys = sorted({(c["detector"], c["population"]) for c in cells},
                       key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]))
@@ -904,6 +920,8 @@ def format_tables(summary: dict) -> str:
             if last:
                 row += (f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
                         f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}")
+                if track == "in-seat":
+                    row += f"{last['ll_skill_saboteur_observers']:>8.3f}"
             lines.append(row)
     lines.append("\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
                  "(spectator panel skill on the saboteurs' seats) ==")
