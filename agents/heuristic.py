@@ -70,6 +70,7 @@ ROLES = ("gold-digger", "saboteur")
 INF = 99  # distance of an unreachable goal
 CAP = 16  # distances are capped here inside V
 WIN_BONUS = 8.0  # value of reaching the gold, in tunnel steps
+ROBUST = 0.25  # value of each extra equally short route (up to three routes)
 
 # evidence weights (log-likelihood ratios, saboteur vs gold-digger)
 EV_PROGRESS = 0.6  # per tunnel step of progress (negative for harm)
@@ -321,7 +322,7 @@ class Analysis:
     """What a maze means for every goal, independent of goal probabilities: distances,
     frontier (empty cells a connected opening faces) and the best two frontier distances."""
 
-    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2")
+    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2", "cnt2")
 
     def __init__(self, maze: Maze, dist: np.ndarray | None = None) -> None:
         self.dist = maze.distances() if dist is None else dist
@@ -331,12 +332,14 @@ class Analysis:
         self.m1 = np.full(3, INF, dtype=np.int64)
         self.cnt1 = np.zeros(3, dtype=np.int64)
         self.m2 = np.full(3, INF, dtype=np.int64)
+        self.cnt2 = np.zeros(3, dtype=np.int64)
         if len(fidx):
             vals = np.sort(self.dist[:, fidx], axis=1)
             self.m1 = vals[:, 0].copy()
             self.cnt1 = (vals == vals[:, :1]).sum(axis=1)
             if vals.shape[1] > 1:
                 self.m2 = vals[:, 1].copy()
+                self.cnt2 = (vals == vals[:, 1:2]).sum(axis=1)
 
 
 #: analyses depend only on the public maze: shared by every agent of the process
@@ -360,41 +363,48 @@ class Evaluation:
         a = analyse(maze) if analysis is None else analysis
         self.maze, self.p, self.analysis = maze, p, a
         self.dist, self.fc, self.frontier = a.dist, a.fc, a.frontier
-        self.m1, self.cnt1, self.m2 = a.m1, a.cnt1, a.m2
+        self.m1, self.cnt1, self.m2, self.cnt2 = a.m1, a.cnt1, a.m2, a.cnt2
         self.D = self.m1
-        self.V = self.value(self.D)
+        self.V = self.value(self.D, self.cnt1)
 
-    def value(self, D: np.ndarray) -> np.ndarray | float:
-        return (np.minimum(D, CAP) * self.p[:, None] if D.ndim == 2 else
-                np.minimum(D, CAP) * self.p).sum(axis=0)
+    def value(self, D: np.ndarray, C: np.ndarray) -> np.ndarray | float:
+        """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
+        goal, less a bonus for several equally short routes (harder to block)."""
+        v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
+        return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
 
     def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
         """What-if for placements (arrays of openings, through flags, padded cells).
 
-        Returns ``D_after`` ``(3, k)`` and ``reached`` bool ``(3, k)`` (a face-down goal that the
-        card connects to, RULES 4.2).  The card's tunnel is connected when one of its openings
+        Returns ``D_after`` and ``C_after`` (the number of frontier cells at that distance),
+        ``(3, k)`` each, and ``reached`` bool ``(3, k)`` (a face-down goal that the card connects
+        to, RULES 4.2).  The card's tunnel is connected when one of its openings
         meets a connected opening (RULES 3.1.5)."""
         m = self.maze
         connected = var_thr & ((var_open & self.fc[cells]) != 0)
         k = len(cells)
         # the frontier without the filled cell
         d_here = self.dist[:, cells]
-        unique_best = (d_here == self.m1[:, None]) & (self.cnt1[:, None] == 1) \
-            & self.frontier[cells][None, :]
+        here_best = (d_here == self.m1[:, None]) & self.frontier[cells][None, :]
+        unique_best = here_best & (self.cnt1[:, None] == 1)
         base = np.where(unique_best, self.m2[:, None], self.m1[:, None])
-        new = np.full((3, k), INF, dtype=np.int64)
+        base_c = np.where(unique_best, self.cnt2[:, None], self.cnt1[:, None] - here_best)
+        vals = []
         reached = np.zeros((3, k), dtype=bool)
         for b in range(4):
             side = connected & ((var_open >> b) & 1).astype(bool)
             nb = cells + m.offsets[b]
             ok = side & (m.occ[nb] == 0)
-            new = np.minimum(new, np.where(ok[None, :], self.dist[:, nb], INF))
+            vals.append(np.where(ok[None, :], self.dist[:, nb], INF))
             for g, gi in enumerate(m.goal_idx):
                 reached[g] |= side & (nb == gi) & (m.occ[gi] == 2)
+        new = np.minimum(np.minimum(vals[0], vals[1]), np.minimum(vals[2], vals[3]))
         D = np.minimum(base, new)
+        C = np.where(base == D, base_c, 0) + sum((v == D).astype(np.int64) for v in vals)
         D[reached] = 0
-        return D, reached
+        C[reached] = 1
+        return D, C, reached
 
 
 def _dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:
@@ -564,8 +574,9 @@ class HeuristicAgent(Agent):
 
     def _placement_progress(self, maze: Maze, p, openings, thr, x, y) -> float:
         ev = Evaluation(maze, p)
-        D, reached = ev.place(np.array([openings]), np.array([thr]), np.array([maze.idx(x, y)]))
-        return float(ev.V - ev.value(D)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
+        D, C, reached = ev.place(np.array([openings]), np.array([thr]),
+                                 np.array([maze.idx(x, y)]))
+        return float(ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
 
     # evidence: log P(action | saboteur) - log P(action | gold-digger)
     @staticmethod
@@ -667,19 +678,20 @@ class HeuristicAgent(Agent):
             cells = (cell // codec.width + 1) * self.maze.stride + cell % codec.width + 1
             vo, vt = self._var_open[row], self._var_thr[row]
             dead = self._var_dead[row]
-            D, reached = ev_play.place(vo, vt, cells)
-            prog = ev_play.V - ev_play.value(D) + WIN_BONUS * (p_play[:, None] * reached).sum(0)
+            D, C, reached = ev_play.place(vo, vt, cells)
+            prog = ev_play.V - ev_play.value(D, C) \
+                + WIN_BONUS * (p_play[:, None] * reached).sum(0)
             if ev_pub is ev_play:
-                Dp, rp = D, reached
                 prog_pub = prog
             else:
-                Dp, rp = ev_pub.place(vo, vt, cells)
-                prog_pub = ev_pub.V - ev_pub.value(Dp) + WIN_BONUS * (p_pub[:, None] * rp).sum(0)
+                Dp, Cp, rp = ev_pub.place(vo, vt, cells)
+                prog_pub = ev_pub.V - ev_pub.value(Dp, Cp) \
+                    + WIN_BONUS * (p_pub[:, None] * rp).sum(0)
             susp = -EV_PROGRESS * np.clip(prog_pub, -3, 2) + EV_DEAD_END * dead * np.where(
                 prog_pub < 0, 1.0, 0.3)
             if hostile:
                 gold_reach = (p_mine[:, None] * reached).sum(0)
-                util = -(ev_mine.V - ev_mine.value(D)) - 2 * WIN_BONUS * gold_reach \
+                util = -(ev_mine.V - ev_mine.value(D, C)) - 2 * WIN_BONUS * gold_reach \
                     if p_play is p_mine else -prog
                 util = np.where(util > 0, util, np.minimum(util, 0) - 0.3)
             else:
