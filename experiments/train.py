@@ -74,7 +74,7 @@ class TrainConfig:
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     channels: int = 32
@@ -87,7 +87,10 @@ class TrainConfig:
     snapshot_every: int = 10
     max_snapshots: int = 8
     shaping: float = 1.0           # potential-based shaping coefficient (0 = off)
-    eval_every: int = 30           # iterations between evaluations (and at the end), 0 = never
+    bc_decisions: int = 30000      # warm start: imitate this many heuristic decisions (0=off)
+    bc_epochs: int = 3
+    bc_lr: float = 1e-3
+    eval_every: int = 40           # iterations between evaluations (and at the end), 0 = never
     eval_deals: int = 10
     checkpoint_every: int = 25
     seed: int = 0
@@ -277,6 +280,7 @@ class Collector:
         self.results: list[dict] = []        # per finished round of a learning seat
         self.decisions = 0                   # every seat's decisions
         self.learning_decisions = 0
+        self.uncredited = 0                  # rewards that arrived before a seat's 1st decision
         self.timers = {"env": 0.0, "inference": 0.0, "agents": 0.0}
         self.potential = ProgressPotential(cfg.game_config()) if cfg.shaping else None
         for i in range(len(self.envs)):
@@ -362,7 +366,7 @@ class Collector:
         env = self.envs[i]
         env.step(int(action))
         traj = self.trajs[i]
-        if any(env.rewards.values()) or any("round_result" in inf for inf in env.infos.values()):
+        if any(env.rewards.values()):
             traj.credit({env.agent_name_mapping[a]: r for a, r in env.rewards.items()})
         if all(env.terminations.values()) or all(env.truncations.values()):
             self.finish_game(i)
@@ -379,7 +383,7 @@ class Collector:
                 role = int(res["roles"][seat])
                 self.results.append({"role": role, "win": int(seat in res["winners"]),
                                      "gold": res["received"][seat]})
-        self.uncredited = getattr(self, "uncredited", 0) + traj.uncredited
+        self.uncredited += traj.uncredited
         self.start_game(i)
 
     def collect(self, n_steps: int) -> list[list[Step]]:
@@ -486,6 +490,76 @@ def solo_eval(make_candidate, baseline: str, deals: int, seed: int,
                 role = int(rc["roles"][seat])
                 per_role[role].append((int(seat in rc["winners"]), int(seat in rr["winners"])))
     return _paired(per_role)
+
+
+# --- warm start: behaviour cloning of the heuristic ---------------------------------------
+def collect_demonstrations(n_decisions: int, cfg: TrainConfig, seed: int,
+                           teacher: str = "heuristic") -> dict[str, np.ndarray]:
+    """Every decision of ``teacher`` agents in all-``teacher`` games: observations (int8: every
+    observation value is a small integer), packed masks, actions, and each decision's return
+    (the rewards its seat receives from then on to the end of the game)."""
+    rng = np.random.default_rng(seed)
+    obs, masks, acts, rets = [], [], [], []
+    while len(acts) < n_decisions:
+        env = saboteur_env.raw_env(num_players=cfg.num_players, num_rounds=cfg.num_rounds,
+                                   reward=cfg.reward)
+        env.reset(seed=int(rng.integers(2**31)))
+        agents = [make_agent(teacher) for _ in range(cfg.num_players)]
+        for s, a in enumerate(agents):
+            a.reset(s, env.config, seed=int(rng.integers(2**31)))
+        mine: list[list[int]] = [[] for _ in agents]   # decision indexes per seat
+        while not all(env.terminations.values()) and not all(env.truncations.values()):
+            ag = env.agent_selection
+            seat = env.agent_name_mapping[ag]
+            o = env.observe(ag)
+            a = agents[seat].act(o["observation"], o["action_mask"], env.infos[ag])
+            mine[seat].append(len(acts))
+            obs.append(o["observation"].astype(np.int8))
+            masks.append(np.packbits(o["action_mask"].astype(bool)))
+            acts.append(int(a))
+            rets.append(0.0)
+            env.step(a)
+            for other, r in env.rewards.items():
+                if r:
+                    for i in mine[env.agent_name_mapping[other]]:
+                        rets[i] += float(r)
+    return {"obs": np.stack(obs), "mask": np.stack(masks), "action": np.array(acts),
+            "ret": np.array(rets, dtype=np.float32)}
+
+
+def behaviour_cloning(net: PolicyValueNet, data: dict, cfg: TrainConfig,
+                      rng: np.random.Generator) -> dict[str, float]:
+    """Fit the policy to the demonstrations (masked cross-entropy) and the value to their
+    returns; returns the last epoch's mean losses and the accuracy."""
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_lr)
+    n = len(data["action"])
+    n_act = net.n_actions
+    net.train()
+    stats = {}
+    for _ in range(cfg.bc_epochs):
+        ce_l, v_l, acc_l = [], [], []
+        perm = rng.permutation(n)
+        for start in range(0, n, cfg.minibatch):
+            mb = np.sort(perm[start:start + cfg.minibatch])
+            obs = torch.from_numpy(data["obs"][mb].astype(np.float32))
+            mask = torch.from_numpy(np.unpackbits(data["mask"][mb], axis=1, count=n_act))
+            act = torch.from_numpy(data["action"][mb])
+            logits, value = net(obs)
+            logp = masked_log_probs(logits, mask)
+            ce = -logp.gather(1, act[:, None]).mean()
+            vl = F.mse_loss(value, torch.from_numpy(data["ret"][mb]))
+            loss = ce + cfg.vf_coef * vl
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            ce_l.append(float(ce.detach()))
+            v_l.append(float(vl.detach()))
+            acc_l.append(float((logp.argmax(1) == act).float().mean()))
+        stats = {"bc_ce": float(np.mean(ce_l)), "bc_value_loss": float(np.mean(v_l)),
+                 "bc_accuracy": float(np.mean(acc_l))}
+    net.eval()
+    return stats
 
 
 # --- the training loop --------------------------------------------------------------------
@@ -660,10 +734,21 @@ def train(cfg: TrainConfig) -> dict:
     pool = OpponentPool({"current": cfg.pool_current, "snapshots": cfg.pool_snapshots,
                          "heuristic": cfg.pool_heuristic, "random": cfg.pool_random},
                         cfg.max_snapshots)
+    t_start = time.perf_counter()
+    bc_stats: dict = {}
+    if cfg.bc_decisions and not cfg.init:
+        data = collect_demonstrations(cfg.bc_decisions, cfg, seed=cfg.seed + 7919)
+        t_demo = time.perf_counter() - t_start
+        bc_stats = behaviour_cloning(net, data, cfg, rng)
+        bc_stats.update({"bc_decisions": len(data["action"]), "bc_demo_s": t_demo,
+                         "bc_s": time.perf_counter() - t_start})
+        (out / "bc.json").write_text(json.dumps(bc_stats, indent=2) + "\n")
+        del data
+        if cfg.progress:
+            print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
     collector = Collector(cfg, net, pool, rng, gen)
     logs = _Logs(out)
     bar = _progress(cfg)
-    t_start = time.perf_counter()
     it = 0
     update_time = 0.0
     summary: dict = {}
@@ -691,7 +776,7 @@ def train(cfg: TrainConfig) -> dict:
                "inference_s_total": collector.timers["inference"],
                "update_s_total": update_time,
                "snapshots": len(pool.snapshots),
-               "uncredited_rewards": getattr(collector, "uncredited", 0),
+               "uncredited_rewards": collector.uncredited,
                "elapsed_s": t2 - t_start}
         for role in (0, 1):
             rr = [r["win"] for r in results if r["role"] == role]
@@ -714,6 +799,7 @@ def train(cfg: TrainConfig) -> dict:
         if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
             save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
                             asdict(cfg), {"iteration": it})
+            plot_learning_curve(out, logs.rows, logs.evals)
         bar(row)
         summary = row
         if done:
