@@ -20,9 +20,9 @@ from saboteur_env.config import GameConfig
 from saboteur_env.game import BreakTool, Discard, PlacePath, Repair, Rockfall, build_state
 from saboteur_env.observation import ObservationEncoder
 
-#: games per player count in the legality test (the issue asks for 300; SABOTEUR_LONG=1 runs
-#: 300 (about 2 minutes of CPU); the default keeps both test files inside ~1 minute on 2 cores)
-GAMES_PER_COUNT = 300 if os.environ.get("SABOTEUR_LONG") else 120
+#: games per player count in the legality test (the issue's 300; about 110 s of CPU in all,
+#: ~1 minute on 2 pytest-xdist workers; SABOTEUR_QUICK=1 runs 40 per count)
+GAMES_PER_COUNT = 40 if os.environ.get("SABOTEUR_QUICK") else 300
 STYLES = ("heuristic", "heuristic:subtle", "heuristic:blatant")
 
 
