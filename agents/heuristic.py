@@ -70,6 +70,7 @@ ROLES = ("gold-digger", "saboteur")
 INF = 99  # distance of an unreachable goal
 CAP = 16  # distances are capped here inside V
 WIN_BONUS = 8.0  # value of reaching the gold, in tunnel steps
+ROBUST = 0.25  # value of each extra equally short route (up to three routes)
 
 # evidence weights (log-likelihood ratios, saboteur vs gold-digger)
 EV_PROGRESS = 0.6  # per tunnel step of progress (negative for harm)
@@ -267,11 +268,16 @@ class Maze:
     # --- analysis ----------------------------------------------------------------------
     def facing_conn(self) -> np.ndarray:
         """4-bit mask per cell: sides whose neighbour has a connected opening facing it."""
-        out = np.zeros_like(self.conn)
+        conn = self.conn
+        out = np.zeros_like(conn)
         for b in range(4):
-            # neighbour across side b of cell i is i + off[b]; it faces i with FACING[b]
-            nb = np.roll(self.conn, -self.offsets[b])
-            out |= ((nb & FACING[b]) != 0).astype(np.int64) << b
+            # the neighbour across side b of cell i is i + o; it faces i with FACING[b]
+            o = self.offsets[b]
+            bit = ((conn & FACING[b]) != 0).astype(np.int64) << b
+            if o > 0:
+                out[:-o] |= bit[o:]
+            else:
+                out[-o:] |= bit[:o]
         return out
 
     def distances(self) -> np.ndarray:
@@ -312,11 +318,13 @@ class Maze:
         return d
 
 
-class Evaluation:
-    """``V`` of a maze for goal probabilities ``p`` and fast what-ifs for placements."""
+class Analysis:
+    """What a maze means for every goal, independent of goal probabilities: distances,
+    frontier (empty cells a connected opening faces) and the best two frontier distances."""
 
-    def __init__(self, maze: Maze, p: np.ndarray, dist: np.ndarray | None = None) -> None:
-        self.maze, self.p = maze, p
+    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2", "cnt2")
+
+    def __init__(self, maze: Maze, dist: np.ndarray | None = None) -> None:
         self.dist = maze.distances() if dist is None else dist
         self.fc = maze.facing_conn()
         self.frontier = (maze.occ == 0) & (self.fc != 0)
@@ -324,46 +332,96 @@ class Evaluation:
         self.m1 = np.full(3, INF, dtype=np.int64)
         self.cnt1 = np.zeros(3, dtype=np.int64)
         self.m2 = np.full(3, INF, dtype=np.int64)
-        for g in range(3):
-            vals = np.sort(self.dist[g, fidx])
-            if len(vals):
-                self.m1[g] = vals[0]
-                self.cnt1[g] = int((vals == vals[0]).sum())
-                self.m2[g] = vals[1] if len(vals) > 1 else INF
-        self.D = self.m1.copy()
-        self.V = self.value(self.D)
+        self.cnt2 = np.zeros(3, dtype=np.int64)
+        if len(fidx):
+            vals = np.sort(self.dist[:, fidx], axis=1)
+            self.m1 = vals[:, 0].copy()
+            self.cnt1 = (vals == vals[:, :1]).sum(axis=1)
+            if vals.shape[1] > 1:
+                self.m2 = vals[:, 1].copy()
+                self.cnt2 = (vals == vals[:, 1:2]).sum(axis=1)
 
-    def value(self, D: np.ndarray) -> np.ndarray | float:
-        return (np.minimum(D, CAP) * self.p[:, None] if D.ndim == 2 else
-                np.minimum(D, CAP) * self.p).sum(axis=0)
+
+#: analyses depend only on the public maze: shared by every agent of the process
+_ANALYSIS_CACHE: dict = {}
+
+
+def analyse(maze: Maze) -> Analysis:
+    key = (maze.window, maze.occ.tobytes(), maze.conn.tobytes())
+    a = _ANALYSIS_CACHE.get(key)
+    if a is None:
+        if len(_ANALYSIS_CACHE) > 4096:
+            _ANALYSIS_CACHE.clear()
+        a = _ANALYSIS_CACHE[key] = Analysis(maze)
+    return a
+
+
+class Evaluation:
+    """``V`` of a maze for goal probabilities ``p`` and fast what-ifs for placements."""
+
+    def __init__(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> None:
+        a = analyse(maze) if analysis is None else analysis
+        self.maze, self.p, self.analysis = maze, p, a
+        self.dist, self.fc, self.frontier = a.dist, a.fc, a.frontier
+        self.m1, self.cnt1, self.m2, self.cnt2 = a.m1, a.cnt1, a.m2, a.cnt2
+        self.D = self.m1
+        self.V = self.value(self.D, self.cnt1)
+
+    def value(self, D: np.ndarray, C: np.ndarray) -> np.ndarray | float:
+        """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
+        goal, less a bonus for several equally short routes (harder to block)."""
+        v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
+        return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
 
     def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
         """What-if for placements (arrays of openings, through flags, padded cells).
 
-        Returns ``D_after`` ``(3, k)`` and ``reached`` bool ``(3, k)`` (a face-down goal that the
-        card connects to, RULES 4.2).  The card's tunnel is connected when one of its openings
+        Returns ``D_after`` and ``C_after`` (the number of frontier cells at that distance),
+        ``(3, k)`` each, and ``reached`` bool ``(3, k)`` (a face-down goal that the card connects
+        to, RULES 4.2).  The card's tunnel is connected when one of its openings
         meets a connected opening (RULES 3.1.5)."""
         m = self.maze
         connected = var_thr & ((var_open & self.fc[cells]) != 0)
         k = len(cells)
         # the frontier without the filled cell
         d_here = self.dist[:, cells]
-        unique_best = (d_here == self.m1[:, None]) & (self.cnt1[:, None] == 1) \
-            & self.frontier[cells][None, :]
+        here_best = (d_here == self.m1[:, None]) & self.frontier[cells][None, :]
+        unique_best = here_best & (self.cnt1[:, None] == 1)
         base = np.where(unique_best, self.m2[:, None], self.m1[:, None])
-        new = np.full((3, k), INF, dtype=np.int64)
+        base_c = np.where(unique_best, self.cnt2[:, None], self.cnt1[:, None] - here_best)
+        vals = []
         reached = np.zeros((3, k), dtype=bool)
         for b in range(4):
             side = connected & ((var_open >> b) & 1).astype(bool)
             nb = cells + m.offsets[b]
             ok = side & (m.occ[nb] == 0)
-            new = np.minimum(new, np.where(ok[None, :], self.dist[:, nb], INF))
+            vals.append(np.where(ok[None, :], self.dist[:, nb], INF))
             for g, gi in enumerate(m.goal_idx):
                 reached[g] |= side & (nb == gi) & (m.occ[gi] == 2)
+        new = np.minimum(np.minimum(vals[0], vals[1]), np.minimum(vals[2], vals[3]))
         D = np.minimum(base, new)
+        C = np.where(base == D, base_c, 0) + sum((v == D).astype(np.int64) for v in vals)
         D[reached] = 0
-        return D, reached
+        C[reached] = 1
+        return D, C, reached
+
+
+def _dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:
+    """Distances once cell ``i`` is emptied (rockfall): the cell itself gets one more than its
+    best neighbour; routes through it elsewhere are ignored (a cheap, slightly pessimistic
+    approximation)."""
+    d = dist.copy()
+    for g, gi in enumerate(maze.goal_idx):
+        best = INF
+        for o in maze.offsets:
+            j = i + o
+            if j == gi:
+                best = 0
+            elif maze.occ[j] == 0:
+                best = min(best, int(dist[g, j]))
+        d[g, i] = min(best + 1, INF)
+    return d
 
 
 # --- the agent -------------------------------------------------------------------------
@@ -404,9 +462,8 @@ class HeuristicAgent(Agent):
             self._var_dead = np.array([CARD_KINDS[VARIANTS[v].kind].is_dead_end
                                        for v in self.codec.variants])
         self.n = config.num_players
-        self.round = -1
         self.role: int | None = None
-        self._start_round(None)
+        self._start_round(0)  # a game starts in round 0 (the round_start event repeats it)
 
     def _start_round(self, round_index: int | None) -> None:
         n = self.n
@@ -517,8 +574,9 @@ class HeuristicAgent(Agent):
 
     def _placement_progress(self, maze: Maze, p, openings, thr, x, y) -> float:
         ev = Evaluation(maze, p)
-        D, reached = ev.place(np.array([openings]), np.array([thr]), np.array([maze.idx(x, y)]))
-        return float(ev.V - ev.value(D)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
+        D, C, reached = ev.place(np.array([openings]), np.array([thr]),
+                                 np.array([maze.idx(x, y)]))
+        return float(ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
 
     # evidence: log P(action | saboteur) - log P(action | gold-digger)
     @staticmethod
@@ -604,9 +662,9 @@ class HeuristicAgent(Agent):
             p_play = cover / cover.sum() if cover.any() else p_pub
         else:
             p_play = p_mine
-        ev_play = ev_mine if p_play is p_mine else Evaluation(self.maze, p_play, ev_mine.dist)
+        ev_play = ev_mine if p_play is p_mine else Evaluation(self.maze, p_play, ev_mine.analysis)
         ev_pub = ev_mine if np.array_equal(p_pub, p_mine) else \
-            Evaluation(self.maze, p_pub, ev_mine.dist)
+            Evaluation(self.maze, p_pub, ev_mine.analysis)
         lam = style.suspicion_weight if sabotage else style.digger_caution
         hostile = saboteur and sabotage
         scores = np.full(len(legal), -np.inf)
@@ -620,19 +678,20 @@ class HeuristicAgent(Agent):
             cells = (cell // codec.width + 1) * self.maze.stride + cell % codec.width + 1
             vo, vt = self._var_open[row], self._var_thr[row]
             dead = self._var_dead[row]
-            D, reached = ev_play.place(vo, vt, cells)
-            prog = ev_play.V - ev_play.value(D) + WIN_BONUS * (p_play[:, None] * reached).sum(0)
+            D, C, reached = ev_play.place(vo, vt, cells)
+            prog = ev_play.V - ev_play.value(D, C) \
+                + WIN_BONUS * (p_play[:, None] * reached).sum(0)
             if ev_pub is ev_play:
-                Dp, rp = D, reached
                 prog_pub = prog
             else:
-                Dp, rp = ev_pub.place(vo, vt, cells)
-                prog_pub = ev_pub.V - ev_pub.value(Dp) + WIN_BONUS * (p_pub[:, None] * rp).sum(0)
+                Dp, Cp, rp = ev_pub.place(vo, vt, cells)
+                prog_pub = ev_pub.V - ev_pub.value(Dp, Cp) \
+                    + WIN_BONUS * (p_pub[:, None] * rp).sum(0)
             susp = -EV_PROGRESS * np.clip(prog_pub, -3, 2) + EV_DEAD_END * dead * np.where(
                 prog_pub < 0, 1.0, 0.3)
             if hostile:
                 gold_reach = (p_mine[:, None] * reached).sum(0)
-                util = -(ev_mine.V - ev_mine.value(D)) - 2 * WIN_BONUS * gold_reach \
+                util = -(ev_mine.V - ev_mine.value(D, C)) - 2 * WIN_BONUS * gold_reach \
                     if p_play is p_mine else -prog
                 util = np.where(util > 0, util, np.minimum(util, 0) - 0.3)
             else:
@@ -722,12 +781,13 @@ class HeuristicAgent(Agent):
             return -1.0
         after = maze.copy()
         after.remove(x, y)
-        e_after = Evaluation(after, ev_mine.p)
+        a_after = Analysis(after, _dist_after_removal(ev_mine.dist, maze, i))
+        e_after = Evaluation(after, ev_mine.p, a_after)
         prog = ev_mine.V - e_after.V
         if ev_pub is ev_mine:
             prog_pub = prog
         else:
-            prog_pub = ev_pub.V - Evaluation(after, ev_pub.p, e_after.dist).V
+            prog_pub = ev_pub.V - Evaluation(after, ev_pub.p, a_after).V
         sus = self._ev_rockfall(prog_pub, dead)
         if hostile:
             return -prog - 0.4 - lam * sus

@@ -27,6 +27,21 @@ from .base import Agent, register_agent
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
+#: loaded networks by (path, size, mtime, spec fingerprint): a tournament builds one agent per
+#: game, and the weights are read once (networks are only ever used for inference here)
+_NET_CACHE: dict = {}
+
+
+def _load(path: Path, config):
+    from .network import env_spec, load_checkpoint
+
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, env_spec(config)["fingerprint"])
+    if key not in _NET_CACHE:
+        if len(_NET_CACHE) > 8:
+            _NET_CACHE.clear()
+        _NET_CACHE[key] = load_checkpoint(path, config)
+    return _NET_CACHE[key]
 
 
 class PPOAgent(Agent):
@@ -58,11 +73,11 @@ class PPOAgent(Agent):
 
     def reset(self, seat, config, seed=None) -> None:
         super().reset(seat, config, seed)
-        from .network import check_spec, env_spec, load_checkpoint
+        from .network import check_spec, env_spec
 
         spec = env_spec(config)
         if self.net is None:
-            self.net, self.meta = load_checkpoint(self.path, config)
+            self.net, self.meta = _load(self.path, config)
         elif self._checked_spec != spec["fingerprint"]:
             check_spec(self.net.spec, spec, where="network")
         self._checked_spec = spec["fingerprint"]
@@ -88,6 +103,12 @@ class PPOAgent(Agent):
 
 
 def _factory(option: str = "") -> PPOAgent:
+    """``make_agent("ppo[:path][,greedy]")``.  Batch-1 inference gains nothing from threads, so
+    torch is limited to one thread here (tournaments run one process per core)."""
+    import torch
+
+    if torch.get_num_threads() > 1:
+        torch.set_num_threads(1)
     parts = [p for p in option.split(",") if p]
     greedy = "greedy" in parts
     paths = [p for p in parts if p != "greedy"]

@@ -34,10 +34,14 @@ Pipeline
    against the exact prior, AUROC by decile of round progress, reliability and ECE, detection
    survival and false-accusation rate; the label is the target's true role at that moment; every
    round weighs the same; 95% intervals by bootstrap over whole games (seeded).
-5. **Deception.**  For each population, the detector panel's log-loss skill on the saboteurs'
-   seats (how detectable its saboteurs are) against the gold-diggers' round win rate: the
-   *bluff frontier* plots ``deception = 1 - panel skill`` against ``sabotage = 1 - gold-digger
-   win rate``.
+5. **Deception.**  Each saboteur policy (random, heuristic blatant, heuristic subtle, PPO) also
+   plays beside the *same* heuristic gold-diggers (:mod:`experiments.bluff_actors`), and
+   ``heuristic-mimic`` saboteurs play exactly like gold-diggers (no sabotage, nothing to
+   detect).  The *bluff frontier* plots, per policy and player count, the panel's
+   (:data:`PANEL`, spectator track) mean log-loss skill on the saboteurs' seats (lower: the
+   policy hides better) against the drop of the gold-diggers' round win rate below the mimic
+   reference (higher: the policy sabotages more); both with 95% bootstrap intervals.  A good
+   bluffer sits low and to the right; the dashed line joins the non-dominated policies.
 
 Outputs under ``--out`` (default ``runs/bluff``): ``summary.csv`` (one row per track x detector
 x population x player count), ``summary.json`` (also the skill and AUROC by progress decile,
@@ -81,13 +85,22 @@ from saboteur_env.cards import SABOTEUR
 from saboteur_env.config import GameConfig
 
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
-#: their saboteurs play)
+#: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
+#: they isolate the saboteur policy (:mod:`experiments.bluff_actors`): ``heuristic-mimic``
+#: saboteurs play exactly like gold-diggers (the zero-sabotage reference of the frontier).
 POPULATIONS = {
     "random": "random",
     "heuristic-blatant": "heuristic:blatant",
     "heuristic-subtle": "heuristic:subtle",
     "ppo": "ppo",
+    "heuristic-mimic": "rolesplit:heuristic/mimic",
+    "heuristic-randomsab": "rolesplit:heuristic/random",
+    "heuristic-pposab": "rolesplit:heuristic/ppo",
 }
+#: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
+FRONTIER = {"heuristic-mimic": "mimic (reference)", "heuristic-randomsab": "random",
+            "heuristic-blatant": "heuristic blatant", "heuristic-subtle": "heuristic subtle",
+            "heuristic-pposab": "ppo"}
 TRACKS = ("spectator", "in-seat")
 SPLITS = ("train", "val", "test")
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
@@ -111,6 +124,7 @@ def split_of(i: int) -> str:
 def population_problem(spec: str, n_players: int) -> str | None:
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
     try:
+        import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
         from agents import make_agent
         a = make_agent(spec)
         a.reset(0, GameConfig(num_players=n_players), seed=0)
@@ -130,8 +144,8 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
 
     A game already on disk is never replayed or rewritten (its seed is in its file name).
     """
+    import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
     from agents import make_agent
-    from experiments.play import play_game
 
     d = out / "records" / f"{pop}_n{n_players}"
     d.mkdir(parents=True, exist_ok=True)
@@ -142,12 +156,36 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         if not p.exists():
             agents = [make_agent(POPULATIONS.get(pop, pop)) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
-            play_game(agents, s, record=str(tmp), num_rounds=rounds)
+            play_recorded(agents, s, tmp, meta={"population": pop}, num_rounds=rounds)
             tmp.replace(p)
         paths.append(p)
         if progress is not None:
             progress.update(1)
     return paths
+
+
+def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
+    """Play one game (agent ``i`` in seat ``i``, agent seeds ``seed * 1000 + seat`` as in
+    :func:`experiments.play.play_game`) and write its record with every event
+    (:func:`saboteur_env.record.write_record` ``events=True``)."""
+    import saboteur_env
+    from saboteur_env.record import write_record
+
+    n = len(agents)
+    env = saboteur_env.raw_env(num_players=n, **config)
+    env.reset(seed=seed)
+    seeds = [seed * 1000 + s for s in range(n)]
+    for s, a in enumerate(agents):
+        a.reset(s, env.config, seed=seeds[s])
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
+                                                          obs["action_mask"], info))
+    write_record(str(path), env.game, seed, [a.name for a in agents], agent_seeds=seeds,
+                 meta=meta, events=True)
 
 
 # --- the harness ---------------------------------------------------------------------------
@@ -231,12 +269,14 @@ class Scored:
     P: list = field(default_factory=list)
     y: list = field(default_factory=list)
     feasible: list = field(default_factory=list)
+    observer_role: list = field(default_factory=list)
 
     def arrays(self) -> dict:
         cat = {k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
-               for k in ("game", "round", "observer", "target", "progress", "y", "feasible")}
+               for k in ("game", "round", "observer", "target", "progress", "y", "feasible",
+                         "observer_role")}
         cat["P"] = np.concatenate(self.P) if self.P else np.zeros((0, 2))
-        for k in ("game", "round", "observer", "target", "y"):
+        for k in ("game", "round", "observer", "target", "y", "observer_role"):
             cat[k] = cat[k].astype(np.int64)
         cat["feasible"] = cat["feasible"].astype(bool)
         return cat
@@ -314,6 +354,8 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
             d["P"].append(P[tg])
             d["y"].append(roles[tg])
             d["feasible"].append(np.full(len(tg), ok))
+            d["observer_role"].append(np.full(len(tg), -1 if b.seat is None
+                                              else int(roles[b.seat])))
 
     feed(first.events)
     point()
@@ -335,6 +377,7 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
         sc.P.append(np.concatenate(d["P"]))
         sc.y.append(np.concatenate(d["y"]))
         sc.feasible.append(np.concatenate(d["feasible"]))
+        sc.observer_role.append(np.concatenate(d["observer_role"]))
     return {"rounds": [{k: r[k] for k in ("round", "gold_found", "roles", "turns")}
                        for r in game.round_results]}
 
@@ -346,7 +389,7 @@ class _FeatureProbe(FeatureDetector):
     name = "probe"
 
     def belief(self) -> np.ndarray:
-        self.rows.append(self.features())
+        self.rows.append(np.concatenate([self.features(), self.offsets()], axis=1))
         return np.full((self.n, self.n_roles), 1.0 / self.n_roles)
 
     def reset(self, seat, config, own_role) -> None:
@@ -445,12 +488,14 @@ def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None) ->
             "bayes_target_ratios": {k: v.round(3).tolist()
                                     for k, v in bayes.target_ratios.items()}}
     for t in TRACKS:
-        X, y, r = tr[t]
+        XO, y, r = tr[t]
+        X, O = XO[:, :-n_roles], XO[:, -n_roles:]
         w = M.round_weights(r)
-        W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w)
+        W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w, offset=O)
         det = LogisticDetector(W, mu, sd)
-        Xv, yv, rv = va[t]
-        T = fit_temperature(det.logits(Xv), yv, M.round_weights(rv))
+        XOv, yv, rv = va[t]
+        T = fit_temperature(det.logits(XOv[:, :-n_roles], XOv[:, -n_roles:]), yv,
+                            M.round_weights(rv))
         logit[t] = LogisticDetector(W, mu, sd, T, name="logistic")
         diag[f"logistic_{t}"] = {"rows": int(len(y)), "temperature": T}
     return {"bayes-fit": bayes, "logistic": logit, "fit": diag}
@@ -510,6 +555,11 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> 
     out["false_accusation"] = float(np.isfinite(first[~lab]).mean()) if (~lab).any() \
         else float("nan")
     out["infeasible"] = float(1 - sc["feasible"].mean())
+    # in-seat: skill as seen by gold-digger observers and by saboteur observers (who must find
+    # their fellow saboteurs)
+    for r, label in ((0, "digger_observers"), (SABOTEUR, "saboteur_observers")):
+        m = sc["observer_role"] == r
+        out[f"ll_skill_{label}"] = M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan")
     # skill on saboteur targets only (the deception measure)
     m = pos
     if m.any():
@@ -518,6 +568,7 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> 
         out["ll_skill_saboteurs"] = M.bootstrap_ratio(
             gs, np.ones_like(gs), B=B, seed=seed,
             transform=lambda s: 1 - s[..., 0] / s[..., 1])
+        out["_saboteur_sums"] = (np.unique(g), gs)
     return out
 
 
@@ -525,6 +576,12 @@ def _fmt(ci) -> str:
     if not ci or ci[0] != ci[0]:
         return "n/a"
     return f"{ci[0]:+.3f} [{ci[1]:+.3f},{ci[2]:+.3f}]"
+
+
+def _fmt2(ci) -> str:
+    if not ci or ci[0] != ci[0]:
+        return "n/a"
+    return f"{ci[0]:+.2f} [{ci[1]:+.2f},{ci[2]:+.2f}]"
 
 
 # --- plots -------------------------------------------------------------------------------------
@@ -539,20 +596,24 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
     for track in TRACKS:
         dets = sorted({c["detector"] for c in cells if c["track"] == track})
         sel = [c for c in cells if c["track"] == track and c["players"] == n_main]
-        # skill by progress
-        fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
-        for ax, pop in zip(axes[0], pops):
+        # skill and AUROC by progress
+        fig, axes = plt.subplots(2, len(pops), figsize=(3.6 * len(pops), 6.4), squeeze=False)
+        for j, pop in enumerate(pops):
             for c in sel:
                 if c["population"] == pop and c["detector"] not in ("prior",):
-                    ax.plot(np.arange(10) / 10 + 0.05, c["ll_skill_by_decile"], marker="o",
-                            label=c["detector"])
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_title(f"{pop} ({n_main}p)")
-            ax.set_xlabel("round progress")
-            ax.set_ylim(-1, 1)
+                    x = np.arange(10) / 10 + 0.05
+                    axes[0][j].plot(x, c["ll_skill_by_decile"], marker="o", label=c["detector"])
+                    axes[1][j].plot(x, c["auroc_by_decile"], marker="o", label=c["detector"])
+            axes[0][j].axhline(0, color="grey", lw=0.8)
+            axes[1][j].axhline(0.5, color="grey", lw=0.8)
+            axes[0][j].set_title(f"{pop} ({n_main}p)", fontsize=9)
+            axes[1][j].set_xlabel("round progress")
+            axes[0][j].set_ylim(-1, 1)
+            axes[1][j].set_ylim(0.3, 1)
         axes[0][0].set_ylabel("log-loss skill vs prior")
+        axes[1][0].set_ylabel("AUROC (saboteur)")
         axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{track}: skill by round progress")
+        fig.suptitle(f"{track}: skill and AUROC by decile of round progress")
         fig.tight_layout()
         f = out / f"skill_by_progress_{track}.png"
         fig.savefig(f, dpi=90)
@@ -595,18 +656,29 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
         plt.close(fig)
         files.append(f)
     # bluff frontier
-    fig, ax = plt.subplots(figsize=(5.5, 4.5))
-    for pt in summary["frontier"]:
-        if pt["panel_skill"] != pt["panel_skill"]:
-            continue
-        x, y = 1 - pt["digger_win_rate"][0], 1 - pt["panel_skill"]
-        ax.errorbar(x, y, xerr=[[x - (1 - pt["digger_win_rate"][2])],
-                                [(1 - pt["digger_win_rate"][1]) - x]],
-                    marker="o", capsize=3)
-        ax.annotate(f"{pt['population']} {pt['players']}p", (x, y), fontsize=8)
-    ax.set_xlabel("sabotage: 1 - gold-digger round win rate")
-    ax.set_ylabel("deception: 1 - panel log-loss skill on saboteur seats")
-    ax.set_title("bluff frontier (spectator panel)")
+    fig, ax = plt.subplots(figsize=(6.5, 5))
+    markers = "osD^v<>"
+    for j, n in enumerate(players):
+        pts = [p for p in summary["frontier"] if p["on_frontier"] and p["players"] == n
+               and p["panel_skill"][0] == p["panel_skill"][0]
+               and p["win_rate_drop"][0] == p["win_rate_drop"][0]]
+        for p in pts:
+            x, y = p["win_rate_drop"], p["panel_skill"]
+            ax.errorbar(x[0], y[0], xerr=[[x[0] - x[1]], [x[2] - x[0]]],
+                        yerr=[[y[0] - y[1]], [y[2] - y[0]]], marker=markers[j % 7],
+                        capsize=2, color=f"C{list(FRONTIER).index(p['population'])}",
+                        alpha=0.8)
+            ax.annotate(f"{p['saboteur_policy']} {n}p", (x[0], y[0]), fontsize=7,
+                        xytext=(4, 4), textcoords="offset points")
+        front = pareto(pts)
+        if len(front) > 1:
+            ax.plot([p["win_rate_drop"][0] for p in front], [p["panel_skill"][0] for p in front],
+                    ls="--", color="grey", lw=0.8)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_xlabel("drop of the gold-diggers' round win rate vs mimic saboteurs")
+    ax.set_ylabel("panel log-loss skill on the saboteurs' seats (lower = better bluff)")
+    ax.set_title("bluff frontier (heuristic gold-diggers, spectator panel)")
     fig.tight_layout()
     f = out / "bluff_frontier.png"
     fig.savefig(f, dpi=90)
@@ -692,21 +764,9 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
                         s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold)
                         cells.append({"track": track, "detector": name, "population": pop,
                                       "players": n, "held_out": pop == held_out, **s})
-    # digger win rates (all games of each record set) and the frontier
-    frontier = []
-    for pop in usable:
-        for n in players:
-            per_game = np.array([[sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
-                                 for rec in recs[(pop, n)]], float)
-            wr = M.bootstrap_ratio(per_game[:, 0], per_game[:, 1], B=bootstrap, seed=seed)
-            panel = [c for c in cells if c["track"] == "spectator" and c["population"] == pop
-                     and c["players"] == n and c["detector"] in PANEL
-                     and "ll_skill_saboteurs" in c]
-            sk = float(np.mean([c["ll_skill_saboteurs"][0] for c in panel])) if panel \
-                else float("nan")
-            frontier.append({"population": pop, "players": n, "digger_win_rate": wr,
-                             "panel_skill": sk,
-                             "panel": {c["detector"]: c["ll_skill_saboteurs"] for c in panel}})
+    frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
+    for c in cells:
+        c.pop("_saboteur_sums", None)
     summary = {"players": list(players), "games": games, "populations": usable,
                "skipped": skipped, "held_out": held_out, "fit_populations": fit_pops,
                "rounds": rounds, "seed": seed, "threshold": threshold, "stride": stride,
@@ -721,6 +781,77 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
         print(format_tables(summary))
         print(f"\nwritten to {out}/ in {summary['seconds']:.0f} s")
     return summary
+
+
+def _panel_skill(cells: list, pop: str, n: int, B: int, seed: int) -> tuple[float, ...]:
+    """Mean log-loss skill of the spectator panel (:data:`PANEL`) on the saboteurs' seats of
+    ``pop`` at ``n`` players, with a 95% interval by bootstrap over the same test games."""
+    panel = [c for c in cells if c["track"] == "spectator" and c["population"] == pop
+             and c["players"] == n and c["detector"] in PANEL and "_saboteur_sums" in c]
+    if not panel:
+        return float("nan"), float("nan"), float("nan")
+    games = np.unique(np.concatenate([c["_saboteur_sums"][0] for c in panel]))
+    cols = []
+    for c in panel:
+        g, gs = c["_saboteur_sums"]
+        full = np.zeros((len(games), 2))
+        full[np.searchsorted(games, g)] = gs
+        cols.append(full)
+    num = np.concatenate(cols, axis=1)
+    k = len(panel)
+    return M.bootstrap_ratio(num, np.ones_like(num), B=B, seed=seed, transform=lambda s: np.mean(
+        [1 - s[..., 2 * i] / s[..., 2 * i + 1] for i in range(k)], axis=0))
+
+
+def bluff_frontier(cells: list, recs: dict, pops: Sequence[str], players: Sequence[int], *,
+                   B: int, seed: int, reference: str = "heuristic-mimic") -> list[dict]:
+    """One point per population and player count: the gold-diggers' round win rate over all
+    games of the record set, its drop against ``reference`` (saboteurs that play like
+    gold-diggers; independent bootstraps), and the spectator panel's skill on the saboteurs'
+    seats.  ``on_frontier`` marks the populations that share the heuristic gold-diggers."""
+    rng_seed = seed
+    rates = {}
+    for pop in pops:
+        for n in players:
+            per = np.array([[sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
+                            for rec in recs[(pop, n)]], float)
+            rates[(pop, n)] = per
+    out = []
+    for pop in pops:
+        for n in players:
+            per = rates[(pop, n)]
+            wr = M.bootstrap_ratio(per[:, 0], per[:, 1], B=B, seed=rng_seed)
+            drop = (float("nan"),) * 3
+            if (reference, n) in rates and pop in FRONTIER:
+                ref = rates[(reference, n)]
+                a = _boot_rate(ref, B, rng_seed + 1)
+                b = _boot_rate(per, B, rng_seed + 2)
+                d = a - b
+                drop = (float(ref[:, 0].sum() / ref[:, 1].sum() - wr[0]),
+                        *map(float, np.percentile(d, [2.5, 97.5])))
+            out.append({"population": pop, "players": n, "saboteur_policy": FRONTIER.get(pop),
+                        "on_frontier": pop in FRONTIER, "digger_win_rate": wr,
+                        "win_rate_drop": drop,
+                        "panel_skill": _panel_skill(cells, pop, n, B, seed)})
+    return out
+
+
+def pareto(points: list[dict]) -> list[dict]:
+    """The frontier points no other point beats on both axes (a larger win-rate drop and a
+    lower panel skill), sorted by win-rate drop."""
+    pts = sorted(points, key=lambda p: p["win_rate_drop"][0])
+    return [p for p in pts if not any(
+        q is not p and q["win_rate_drop"][0] >= p["win_rate_drop"][0]
+        and q["panel_skill"][0] <= p["panel_skill"][0]
+        and (q["win_rate_drop"][0], q["panel_skill"][0]) != (p["win_rate_drop"][0],
+                                                             p["panel_skill"][0])
+        for q in pts)]
+
+
+def _boot_rate(per: np.ndarray, B: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(per), size=(B, len(per)))
+    return per[idx, 0].sum(axis=1) / per[idx, 1].sum(axis=1)
 
 
 def _copy_logistic(d: LogisticDetector) -> LogisticDetector:
@@ -738,7 +869,8 @@ def _json_default(o):
 CSV_FIELDS = ("track", "detector", "population", "players", "held_out", "games", "rounds",
               "rows", "log_loss", "brier", "ll_skill", "ll_skill_lo", "ll_skill_hi",
               "brier_skill", "brier_skill_lo", "brier_skill_hi", "auroc", "ece",
-              "median_detection", "detected_share", "false_accusation", "infeasible")
+              "median_detection", "detected_share", "false_accusation", "infeasible",
+              "ll_skill_digger_observers", "ll_skill_saboteur_observers")
 
 
 def _write_outputs(summary: dict, out: Path) -> None:
@@ -755,25 +887,30 @@ def _write_outputs(summary: dict, out: Path) -> None:
                          *(f"{v:.4f}" for v in c["brier_skill"]),
                          f"{c['auroc']:.4f}", f"{c['ece']:.4f}",
                          f"{c['median_detection']:.3f}", f"{c['detected_share']:.3f}",
-                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}"])
+                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}",
+                         f"{c['ll_skill_digger_observers']:.4f}",
+                         f"{c['ll_skill_saboteur_observers']:.4f}"])
 
 
 def format_tables(summary: dict) -> str:
     """The per-track tables: detector x population rows, log-loss skill [95% CI] per player
-    count, plus AUROC / ECE / false accusations at the largest count."""
+    count, then at the largest count: AUROC, ECE, the false-accusation rate (FA), the share of
+    infeasible beliefs and (in-seat) the skill of saboteur observers alone (sab-obs)."""
     lines = []
     players = summary["players"]
     for track in TRACKS:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
         lines.append(f"\n== {track} track: log-loss skill vs the exact prior [95% CI], "
                      f"test games (held out: {summary['held_out']}) ==")
-        head = f"{'detector':<17}{'population':<19}" + "".join(f"{f'{n}p':<27}" for n in players)
+        head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
         head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
+        if track == "in-seat":
+            head += f"{'sab-obs':>8}"
         lines.append(head)
         keys = sorted({(c["detector"], c["population"]) for c in cells},
                       key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]))
         for det, pop in keys:
-            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<19}"
+            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<21}"
             last = None
             for n in players:
                 c = next((c for c in cells if c["detector"] == det and c["population"] == pop
@@ -783,14 +920,17 @@ def format_tables(summary: dict) -> str:
             if last:
                 row += (f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
                         f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}")
+                if track == "in-seat":
+                    row += f"{last['ll_skill_saboteur_observers']:>8.3f}"
             lines.append(row)
-    lines.append("\n== bluff frontier (spectator panel skill on saboteur seats) ==")
-    lines.append(f"{'population':<19}{'players':>8}  {'digger win rate [95% CI]':<28}"
-                 f"{'panel skill':>12}")
+    lines.append("\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
+                 "(spectator panel skill on the saboteurs' seats) ==")
+    lines.append(f"{'population':<21}{'saboteurs':<19}{'N':>3}  {'digger win rate':<22}"
+                 f"{'drop vs mimic':<24}{'panel skill':<22}")
     for pt in summary["frontier"]:
-        wr = pt["digger_win_rate"]
-        lines.append(f"{pt['population']:<19}{pt['players']:>8}  "
-                     f"{wr[0]:.3f} [{wr[1]:.3f},{wr[2]:.3f}]{'':<8}{pt['panel_skill']:>12.3f}")
+        wr, dr, sk = pt["digger_win_rate"], pt["win_rate_drop"], pt["panel_skill"]
+        lines.append(f"{pt['population']:<21}{pt['saboteur_policy'] or '(own diggers)':<19}"
+                     f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}")
     if summary["skipped"]:
         lines.append("\nskipped populations: " + "; ".join(
             f"{k}: {v}" for k, v in summary["skipped"].items()))

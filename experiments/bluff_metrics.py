@@ -47,8 +47,10 @@ def wmean(x: np.ndarray, w: np.ndarray) -> float:
 
 
 def skill(loss: np.ndarray, loss_ref: np.ndarray, w: np.ndarray) -> float:
-    """``1 - sum(w * loss) / sum(w * loss_ref)``."""
-    return float(1.0 - (w * loss).sum() / (w * loss_ref).sum())
+    """``1 - sum(w * loss) / sum(w * loss_ref)`` (``nan`` when the reference loss is 0, e.g. a
+    saboteur observer at 3-4 players, who knows every role from the prior alone)."""
+    ref = (w * loss_ref).sum()
+    return float(1.0 - (w * loss).sum() / ref) if ref > 0 else float("nan")
 
 
 def auroc(score: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None) -> float:
@@ -126,13 +128,15 @@ def bootstrap_ratio(num: np.ndarray, den: np.ndarray | None = None, *, B: int = 
     tf = transform or (lambda r: r)
     if len(num) == 0:
         return float("nan"), float("nan"), float("nan")
-    point = tf(num.sum(axis=0) / den.sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = tf(num.sum(axis=0) / den.sum(axis=0))
     rng = np.random.default_rng(seed)
     g = len(num)
     idx = rng.integers(0, g, size=(B, g))
     counts = np.zeros((B, g))
     np.add.at(counts, (np.arange(B)[:, None], idx), 1)
-    stats = tf((counts @ num) / (counts @ den))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stats = tf((counts @ num) / (counts @ den))
     lo, hi = np.nanpercentile(stats, [2.5, 97.5], axis=0)
     return float(point), float(lo), float(hi)
 

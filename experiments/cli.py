@@ -93,9 +93,16 @@ def main(argv=None) -> None:
               "  replay step through a recorded game (RECORD --seat K | --spectator,"
               " --out game.gif|folder/)\n"
               "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo)\n"
-              "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)")
+              "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
+              "  bluff  bluff-detection benchmark")
         sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
-    commands[argv[0]](argv[1:])
+    from saboteur_env.config import ConfigError
+
+    try:
+        commands[argv[0]](argv[1:])
+    except ConfigError as err:  # a bad option is the user's input, not a crash
+        print(f"saboteur {argv[0]}: error: {err}", file=sys.stderr)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

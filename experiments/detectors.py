@@ -455,6 +455,15 @@ class FeatureDetector(Detector):
                 if a == s:
                     self.rel[tg, 2 + j] += 1
 
+    def offsets(self) -> np.ndarray:
+        """Log prior probabilities ``(n, n_roles)`` (the classifier's fixed offset)."""
+        key = (self.seat, self.own_role)
+        if getattr(self, "_off_key", None) != key:
+            self._off_key = key
+            self._off = np.log(np.clip(exact_prior(self.config, self.seat, self.own_role),
+                                       1e-6, 1))
+        return self._off
+
     def features(self) -> np.ndarray:
         return player_features(self.counts, self.recv, self.rel, self.tracker.turn, self.n,
                                self.seat, self.own_role, self.n_roles)
@@ -467,13 +476,16 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def fit_logistic(X: np.ndarray, y: np.ndarray, n_classes: int, l2: float = 1e-3,
-                 iters: int = 300, sample_weight: np.ndarray | None = None
+                 iters: int = 300, sample_weight: np.ndarray | None = None,
+                 offset: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Multinomial logistic regression by full-batch gradient descent with Adam (numpy).
 
-    Returns ``(W, mu, sd)``: weights ``(d, n_classes)`` on standardised features
-    ``(X - mu) / sd``.
+    The logits are ``offset + ((X - mu) / sd) @ W`` (``offset`` ``(n, n_classes)``, default 0,
+    e.g. the log prior).  Returns ``(W, mu, sd)``: weights ``(d, n_classes)`` on standardised
+    features ``(X - mu) / sd``.
     """
+    off = 0.0 if offset is None else offset
     mu, sd = X.mean(axis=0), X.std(axis=0) + 1e-6
     Z = (X - mu) / sd
     n, d = Z.shape
@@ -484,7 +496,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, n_classes: int, l2: float = 1e-3,
     m, v = np.zeros_like(W), np.zeros_like(W)
     lr, b1, b2 = 0.05, 0.9, 0.999
     for t in range(1, iters + 1):
-        P = _softmax(Z @ W)
+        P = _softmax(off + Z @ W)
         g = Z.T @ ((P - Y) * w[:, None]) + l2 * W
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
@@ -515,7 +527,8 @@ def fit_temperature(logits: np.ndarray, y: np.ndarray, sample_weight=None) -> fl
 
 class LogisticDetector(FeatureDetector):
     """Multinomial logistic regression on per-player public-history features, one row per
-    player, temperature-calibrated on a validation split.  Rows are predicted independently
+    player, with the exact prior's log probabilities as a fixed offset, temperature-calibrated
+    on a validation split.  Rows are predicted independently
     (the observer's own row in-seat is its known role), so the marginals can be infeasible; the
     harness records how often."""
 
@@ -527,11 +540,12 @@ class LogisticDetector(FeatureDetector):
         if name:
             self.name = name
 
-    def logits(self, X: np.ndarray) -> np.ndarray:
-        return ((X - self.mu) / self.sd) @ self.W
+    def logits(self, X: np.ndarray, offset=0.0) -> np.ndarray:
+        """``offset + standardised(X) @ W`` (before the temperature)."""
+        return offset + ((X - self.mu) / self.sd) @ self.W
 
     def belief(self) -> np.ndarray:
-        P = _softmax(self.logits(self.features()) / self.temperature)
+        P = _softmax(self.logits(self.features(), self.offsets()) / self.temperature)
         if self.seat is not None and self.own_role is not None:
             P[self.seat] = np.eye(self.n_roles)[self.own_role]
         return P

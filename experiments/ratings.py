@@ -10,7 +10,7 @@ share; here every seat is ranked by its gold, equal gold = equal rank = a draw):
 * :func:`bradley_terry`: a batch maximum-likelihood fit that does not depend on game order.  Each
   game is split into all pairs of seats held by different agents (a win counts 1, a tie 1/2 to
   each side), weighted ``1 / (n - 1)`` so that every game carries the same weight; the
-  Bradley-Terry strengths are fitted by Hunter's MM algorithm with a weak prior (one virtual
+  Bradley-Terry strengths are fitted by Newton's method with a weak prior (one virtual
   tie of every agent against a reference of strength 1), so that the fit exists even for an
   agent that always wins.  Ratings are on the Elo scale (``400 log10 strength``), centred at 0.
   :func:`bootstrap_bt` gives percentile intervals by resampling whole games.
@@ -39,7 +39,9 @@ def wilson(k: float, n: float, z: float = Z95) -> tuple[float, float]:
     den = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return lo, hi
 
 
 def ranks_from_gold(gold: Sequence[float]) -> list[int]:
@@ -105,27 +107,32 @@ def pair_results(lineups: Sequence[Sequence[str]], golds: Sequence[Sequence[floa
     return out
 
 
-def bradley_terry(wins: np.ndarray, prior: float = 1.0, tol: float = 1e-10,
-                  max_iter: int = 20000) -> np.ndarray:
-    """Maximum-likelihood Bradley-Terry fit (MM algorithm) of a win matrix ``(k, k)``.
+def bradley_terry(wins: np.ndarray, prior: float = 1.0, tol: float = 1e-12,
+                  max_iter: int = 100) -> np.ndarray:
+    """Maximum-likelihood Bradley-Terry fit of a win matrix ``(k, k)`` (Newton's method on
+    the log-strengths; the log-likelihood is concave).
 
-    ``wins[a, b]`` = (fractional) wins of ``a`` over ``b``.  ``prior`` virtual ties against a
-    reference agent of strength 1 keep every estimate finite.  Returns Elo-scale ratings
-    ``400 log10(strength)`` centred to mean 0; independent of the order of the games.
+    ``wins[a, b]`` = (fractional) wins of ``a`` over ``b``.  ``prior`` virtual games against a
+    reference agent of strength 1 (half won, half lost) keep every estimate finite.  Returns
+    Elo-scale ratings ``400 log10(strength)`` centred to mean 0; independent of the order of
+    the games.
     """
     W = np.asarray(wins, dtype=float)
     k = W.shape[0]
     N = W + W.T
-    total = W.sum(axis=1) + prior / 2
-    pi = np.ones(k)
+    won = W.sum(axis=1)
+    theta = np.zeros(k)
     for _ in range(max_iter):
-        den = (N / (pi[:, None] + pi[None, :])).sum(axis=1) + prior / (pi + 1.0)
-        new = total / den
-        if np.max(np.abs(np.log(new) - np.log(pi))) < tol:
-            pi = new
+        P = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # P[a, b] = P(a beats b)
+        r = 1.0 / (1.0 + np.exp(-theta))  # P(a beats the reference)
+        grad = won - (N * P).sum(axis=1) + prior * (0.5 - r)
+        V = N * P * (1 - P)
+        H = V - np.diag(V.sum(axis=1) + prior * r * (1 - r))
+        step = np.linalg.solve(H, grad)
+        theta = theta - step
+        if np.max(np.abs(step)) < tol:
             break
-        pi = new
-    r = 400 * np.log10(pi)
+    r = 400 / math.log(10) * theta
     return r - r.mean()
 
 
@@ -143,7 +150,7 @@ def bootstrap_bt(per_game: np.ndarray, n_boot: int = 200, seed: int = 0,
     fits = np.empty((n_boot, k))
     for b in range(n_boot):
         counts = np.bincount(rng.integers(0, g, g), minlength=g)
-        fits[b] = bradley_terry((counts @ flat).reshape(k, k), prior=prior, tol=1e-8)
+        fits[b] = bradley_terry((counts @ flat).reshape(k, k), prior=prior, tol=1e-9)
     return np.percentile(fits, 2.5, axis=0), np.percentile(fits, 97.5, axis=0)
 
 

@@ -74,7 +74,7 @@ class TrainConfig:
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.003
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     channels: int = 32
@@ -86,7 +86,11 @@ class TrainConfig:
     pool_random: float = 0.3
     snapshot_every: int = 10
     max_snapshots: int = 8
-    eval_every: int = 30           # iterations between evaluations (and at the end), 0 = never
+    shaping: float = 1.0           # potential-based shaping coefficient (0 = off)
+    bc_decisions: int = 30000      # warm start: imitate this many heuristic decisions (0=off)
+    bc_epochs: int = 3
+    bc_lr: float = 1e-3
+    eval_every: int = 40           # iterations between evaluations (and at the end), 0 = never
     eval_deals: int = 10
     checkpoint_every: int = 25
     seed: int = 0
@@ -175,6 +179,7 @@ class Step:
     logp: float
     value: float
     reward: float = 0.0
+    potential: float = 0.0
 
 
 @dataclass
@@ -214,6 +219,46 @@ def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
     return adv, adv + values.astype(np.float32)
 
 
+class ProgressPotential:
+    """Potential for reward shaping, read from the observation alone: how far the tunnel
+    connected to the start has come toward the nearest goal the observer does not know to be a
+    stone (0 at the start, 7/8 next to a goal), positive for a gold-digger and negative for a
+    saboteur.  The trainer adds ``shaping * (gamma * phi(next decision) - phi(this decision))``
+    to each decision's reward, with ``phi = 0`` after the seat's last decision of the game
+    (potential-based shaping: the sum over a game telescopes, so what is optimal is unchanged;
+    the win/gold reward stays the only goal).
+    """
+
+    def __init__(self, config: GameConfig) -> None:
+        from saboteur_env.cards import GOAL_CELLS, START_CELL
+        from saboteur_env.observation import ObservationEncoder
+
+        enc = ObservationEncoder(config)
+        views = {v.name: v for v in enc.spec()}
+        self.board = views["board"]
+        self.role_off = views["role"].offset
+        _, h, w = self.board.shape
+        x0, _, y0, _ = config.board_window
+        rows, cols = np.mgrid[0:h, 0:w]
+        self.goal_rc = [(gy - y0, gx - x0) for gx, gy in GOAL_CELLS]
+        dist = np.stack([np.abs(rows - r) + np.abs(cols - c) for r, c in self.goal_rc])
+        start = dist[:, START_CELL[1] - y0, START_CELL[0] - x0].min()
+        self.progress = np.clip(1.0 - dist / start, 0.0, 1.0).astype(np.float32)  # (3, H, W)
+
+    def __call__(self, obs: np.ndarray) -> float:
+        v = self.board
+        board = obs[v.offset:v.offset + v.size].reshape(v.shape)
+        conn = board[4:8].max(axis=0) > 0
+        if not conn.any():
+            return 0.0
+        best = 0.0
+        for slot, (r, c) in enumerate(self.goal_rc):
+            if board[13, r, c] or board[15, r, c]:  # a revealed or known stone
+                continue
+            best = max(best, float(self.progress[slot][conn].max()))
+        return best if obs[self.role_off] > 0.5 else -best
+
+
 # --- the vectorised collector ------------------------------------------------------------
 class Collector:
     """Steps ``num_envs`` games together; see the module docstring."""
@@ -235,7 +280,9 @@ class Collector:
         self.results: list[dict] = []        # per finished round of a learning seat
         self.decisions = 0                   # every seat's decisions
         self.learning_decisions = 0
+        self.uncredited = 0                  # rewards that arrived before a seat's 1st decision
         self.timers = {"env": 0.0, "inference": 0.0, "agents": 0.0}
+        self.potential = ProgressPotential(cfg.game_config()) if cfg.shaping else None
         for i in range(len(self.envs)):
             self.start_game(i)
 
@@ -299,8 +346,9 @@ class Collector:
                 logp_l, value_l = logp.tolist(), value.tolist()
                 for j, i in enumerate(idx):
                     seat = self.envs[i].game.current
+                    phi = self.potential(obs_l[i]) if self.potential is not None else 0.0
                     self.trajs[i].record(seat, Step(obs_l[i], mask_l[i].astype(bool), act_l[j],
-                                                    logp_l[j], value_l[j]))
+                                                    logp_l[j], value_l[j], potential=phi))
                 learned += len(idx)
         t2 = time.perf_counter()
         for i in range(len(self.envs)):
@@ -318,7 +366,7 @@ class Collector:
         env = self.envs[i]
         env.step(int(action))
         traj = self.trajs[i]
-        if any(env.rewards.values()) or any("round_result" in inf for inf in env.infos.values()):
+        if any(env.rewards.values()):
             traj.credit({env.agent_name_mapping[a]: r for a, r in env.rewards.items()})
         if all(env.terminations.values()) or all(env.truncations.values()):
             self.finish_game(i)
@@ -335,7 +383,7 @@ class Collector:
                 role = int(res["roles"][seat])
                 self.results.append({"role": role, "win": int(seat in res["winners"]),
                                      "gold": res["received"][seat]})
-        self.uncredited = getattr(self, "uncredited", 0) + traj.uncredited
+        self.uncredited += traj.uncredited
         self.start_game(i)
 
     def collect(self, n_steps: int) -> list[list[Step]]:
@@ -347,10 +395,16 @@ class Collector:
 
 
 # --- PPO ----------------------------------------------------------------------------------
-def make_batch(trajs: list[list[Step]], gamma: float, lam: float) -> dict[str, torch.Tensor]:
+def make_batch(trajs: list[list[Step]], gamma: float, lam: float, shaping: float = 0.0
+               ) -> dict[str, torch.Tensor]:
+    """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
+    plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
     obs, mask, act, logp, adv, ret, val = [], [], [], [], [], [], []
     for steps in trajs:
         r = np.array([s.reward for s in steps], dtype=np.float32)
+        if shaping:
+            phi = np.array([s.potential for s in steps] + [0.0], dtype=np.float32)
+            r = r + shaping * (gamma * phi[1:] - phi[:-1])
         v = np.array([s.value for s in steps], dtype=np.float32)
         a, rt = gae(r, v, gamma, lam)
         adv.append(a)
@@ -412,10 +466,11 @@ def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
 
 
 # --- evaluation ---------------------------------------------------------------------------
-def duplicate_eval(make_candidate, baseline: str, deals: int, seed: int,
-                   num_players: int = 5, num_rounds: int = 1) -> dict:
-    """Duplicate-deal comparison: for every deal and seat, the candidate in that seat with
-    ``baseline`` everywhere else, against ``baseline`` in that seat on the same deal.
+def solo_eval(make_candidate, baseline: str, deals: int, seed: int,
+              num_players: int = 5, num_rounds: int = 1) -> dict:
+    """The candidate *alone* among ``baseline`` agents: for every deal and seat, the candidate
+    in that seat with ``baseline`` everywhere else, against ``baseline`` in that seat on the same
+    deal (a stricter test than the tournament, where the candidate has partners).
 
     Returns per role: ``n``, candidate and baseline win rates of that seat, and the paired
     difference with a 95% normal interval (percentage points / 100).
@@ -434,18 +489,77 @@ def duplicate_eval(make_candidate, baseline: str, deals: int, seed: int,
             for rr, rc in zip(ref["rounds"], res["rounds"]):
                 role = int(rc["roles"][seat])
                 per_role[role].append((int(seat in rc["winners"]), int(seat in rr["winners"])))
-    out = {}
-    for role, pairs in per_role.items():
-        if not pairs:
-            continue
-        a = np.array(pairs, dtype=float)
-        diff = a[:, 0] - a[:, 1]
-        half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-        out[ROLE_NAMES[role]] = {
-            "n": len(pairs), "candidate": float(a[:, 0].mean()),
-            "baseline": float(a[:, 1].mean()), "diff": float(diff.mean()),
-            "lo": float(diff.mean() - half), "hi": float(diff.mean() + half)}
-    return out
+    return _paired(per_role)
+
+
+# --- warm start: behaviour cloning of the heuristic ---------------------------------------
+def collect_demonstrations(n_decisions: int, cfg: TrainConfig, seed: int,
+                           teacher: str = "heuristic") -> dict[str, np.ndarray]:
+    """Every decision of ``teacher`` agents in all-``teacher`` games: observations (int8: every
+    observation value is a small integer), packed masks, actions, and each decision's return
+    (the rewards its seat receives from then on to the end of the game)."""
+    rng = np.random.default_rng(seed)
+    obs, masks, acts, rets = [], [], [], []
+    while len(acts) < n_decisions:
+        env = saboteur_env.raw_env(num_players=cfg.num_players, num_rounds=cfg.num_rounds,
+                                   reward=cfg.reward)
+        env.reset(seed=int(rng.integers(2**31)))
+        agents = [make_agent(teacher) for _ in range(cfg.num_players)]
+        for s, a in enumerate(agents):
+            a.reset(s, env.config, seed=int(rng.integers(2**31)))
+        mine: list[list[int]] = [[] for _ in agents]   # decision indexes per seat
+        while not all(env.terminations.values()) and not all(env.truncations.values()):
+            ag = env.agent_selection
+            seat = env.agent_name_mapping[ag]
+            o = env.observe(ag)
+            a = agents[seat].act(o["observation"], o["action_mask"], env.infos[ag])
+            mine[seat].append(len(acts))
+            obs.append(o["observation"].astype(np.int8))
+            masks.append(np.packbits(o["action_mask"].astype(bool)))
+            acts.append(int(a))
+            rets.append(0.0)
+            env.step(a)
+            for other, r in env.rewards.items():
+                if r:
+                    for i in mine[env.agent_name_mapping[other]]:
+                        rets[i] += float(r)
+    return {"obs": np.stack(obs), "mask": np.stack(masks), "action": np.array(acts),
+            "ret": np.array(rets, dtype=np.float32)}
+
+
+def behaviour_cloning(net: PolicyValueNet, data: dict, cfg: TrainConfig,
+                      rng: np.random.Generator) -> dict[str, float]:
+    """Fit the policy to the demonstrations (masked cross-entropy) and the value to their
+    returns; returns the last epoch's mean losses and the accuracy."""
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_lr)
+    n = len(data["action"])
+    n_act = net.n_actions
+    net.train()
+    stats = {}
+    for _ in range(cfg.bc_epochs):
+        ce_l, v_l, acc_l = [], [], []
+        perm = rng.permutation(n)
+        for start in range(0, n, cfg.minibatch):
+            mb = np.sort(perm[start:start + cfg.minibatch])
+            obs = torch.from_numpy(data["obs"][mb].astype(np.float32))
+            mask = torch.from_numpy(np.unpackbits(data["mask"][mb], axis=1, count=n_act))
+            act = torch.from_numpy(data["action"][mb])
+            logits, value = net(obs)
+            logp = masked_log_probs(logits, mask)
+            ce = -logp.gather(1, act[:, None]).mean()
+            vl = F.mse_loss(value, torch.from_numpy(data["ret"][mb]))
+            loss = ce + cfg.vf_coef * vl
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            ce_l.append(float(ce.detach()))
+            v_l.append(float(vl.detach()))
+            acc_l.append(float((logp.argmax(1) == act).float().mean()))
+        stats = {"bc_ce": float(np.mean(ce_l)), "bc_value_loss": float(np.mean(v_l)),
+                 "bc_accuracy": float(np.mean(acc_l))}
+    net.eval()
+    return stats
 
 
 # --- the training loop --------------------------------------------------------------------
@@ -536,15 +650,58 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     return path
 
 
-def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int) -> dict:
-    """Duplicate-deal win rates of the current policy against random (and heuristic)."""
-    from agents.ppo import PPOAgent
+def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
+                    num_players: int = 5, num_rounds: int = 1) -> dict:
+    """A two-agent duplicate-deal tournament (:mod:`experiments.tournament`) of agent spec
+    ``candidate`` against ``baseline``, with paired win-rate differences.
 
+    Over the two games of a deal every seat is played once by each agent with the same roles,
+    so each (deal, seat, round) gives a pair (candidate won, baseline won) in the same seat and
+    role.  Returns per role: ``n`` pairs, both win rates, the mean difference and its 95%
+    normal interval (fractions, not percent).
+    """
+    from experiments.tournament import run, schedule
+
+    tasks = schedule([candidate, baseline], num_players, deals, seed, num_rounds)
+    results = run(tasks, workers=1, progress=False)
+    by = {(r["deal"], r["offset"]): r for r in results}
+    pairs: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    for d in range(deals):
+        g0, g1 = by[(d, 0)], by[(d, 1)]
+        for seat in range(num_players):
+            gc, gb = (g0, g1) if g0["lineup"][seat] == candidate else (g1, g0)
+            for rc, rb in zip(gc["rounds"], gb["rounds"]):
+                role = int(rc["roles"][seat])
+                pairs[role].append((int(seat in rc["winners"]), int(seat in rb["winners"])))
+    return _paired(pairs)
+
+
+def _paired(pairs: dict[int, list[tuple[int, int]]]) -> dict:
+    out = {}
+    for role, pr in pairs.items():
+        if not pr:
+            continue
+        a = np.array(pr, dtype=float)
+        diff = a[:, 0] - a[:, 1]
+        half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
+        out[ROLE_NAMES[role]] = {
+            "n": len(pr), "candidate": float(a[:, 0].mean()),
+            "baseline": float(a[:, 1].mean()), "diff": float(diff.mean()),
+            "lo": float(diff.mean() - half), "hi": float(diff.mean() + half)}
+    return out
+
+
+def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
+             path: Path | None = None) -> dict:
+    """Duplicate-deal tournaments of the current policy against random and the heuristic
+    (through :mod:`experiments.tournament`; the network is saved to ``path`` first)."""
     out: dict[str, float] = {}
+    path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
+    save_checkpoint(path, net, cfg.game_config(), asdict(cfg))
     bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
     for base in bases:
-        res = duplicate_eval(lambda: PPOAgent(net=net), base, deals, seed,
-                             cfg.num_players, cfg.num_rounds)
+        res = tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players,
+                              cfg.num_rounds)
         for role, r in res.items():
             out[f"{base}_{role}"] = r["candidate"]
             out[f"{base}_base_{role}"] = r["baseline"]
@@ -577,10 +734,21 @@ def train(cfg: TrainConfig) -> dict:
     pool = OpponentPool({"current": cfg.pool_current, "snapshots": cfg.pool_snapshots,
                          "heuristic": cfg.pool_heuristic, "random": cfg.pool_random},
                         cfg.max_snapshots)
+    t_start = time.perf_counter()
+    bc_stats: dict = {}
+    if cfg.bc_decisions and not cfg.init:
+        data = collect_demonstrations(cfg.bc_decisions, cfg, seed=cfg.seed + 7919)
+        t_demo = time.perf_counter() - t_start
+        bc_stats = behaviour_cloning(net, data, cfg, rng)
+        bc_stats.update({"bc_decisions": len(data["action"]), "bc_demo_s": t_demo,
+                         "bc_s": time.perf_counter() - t_start})
+        (out / "bc.json").write_text(json.dumps(bc_stats, indent=2) + "\n")
+        del data
+        if cfg.progress:
+            print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
     collector = Collector(cfg, net, pool, rng, gen)
     logs = _Logs(out)
     bar = _progress(cfg)
-    t_start = time.perf_counter()
     it = 0
     update_time = 0.0
     summary: dict = {}
@@ -590,7 +758,7 @@ def train(cfg: TrainConfig) -> dict:
         d0, ld0 = collector.decisions, collector.learning_decisions
         trajs = collector.collect(cfg.steps_per_iter)
         t1 = time.perf_counter()
-        batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda)
+        batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping)
         stats = ppo_update(net, opt, batch, cfg, rng)
         t2 = time.perf_counter()
         update_time += t2 - t1
@@ -600,6 +768,7 @@ def train(cfg: TrainConfig) -> dict:
                "episodes": len(trajs), **stats,
                "explained_var": _explained_var(batch["value"], batch["ret"]),
                "mean_return": float(batch["ret"].mean()),
+               "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
                "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
                "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
                "collect_s": t1 - t0, "update_s": t2 - t1,
@@ -607,7 +776,7 @@ def train(cfg: TrainConfig) -> dict:
                "inference_s_total": collector.timers["inference"],
                "update_s_total": update_time,
                "snapshots": len(pool.snapshots),
-               "uncredited_rewards": getattr(collector, "uncredited", 0),
+               "uncredited_rewards": collector.uncredited,
                "elapsed_s": t2 - t_start}
         for role in (0, 1):
             rr = [r["win"] for r in results if r["role"] == role]
@@ -630,6 +799,7 @@ def train(cfg: TrainConfig) -> dict:
         if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
             save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
                             asdict(cfg), {"iteration": it})
+            plot_learning_curve(out, logs.rows, logs.evals)
         bar(row)
         summary = row
         if done:

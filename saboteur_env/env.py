@@ -39,9 +39,18 @@ from .render import render_ansi
 def env(**kwargs) -> AECEnv:
     """The wrapped Saboteur environment (out-of-bounds and call-order checks)."""
     e = raw_env(**kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _BoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+class _BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's out-of-bounds check, failing with the raw env's clear errors (the wrong
+    type or the out-of-range index named) instead of a bare ``AssertionError``."""
+
+    def step(self, action) -> None:
+        self.unwrapped._check_action(action)
+        super().step(action)
 
 
 class raw_env(AECEnv):
@@ -133,6 +142,27 @@ class raw_env(AECEnv):
             mask = np.zeros(self.codec.n, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
+    def _check_action(self, action) -> None:
+        """Raise a clear error for an action that ``step`` can never take in this state: a
+        non-None action of a done agent, a non-int, an index outside the space, or any step
+        before ``reset`` / after every agent is done.  Changes nothing."""
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise IllegalActionError("the game is over and every agent is done: "
+                                     "call reset() to start a new game")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(
+                    f"{agent} is done (terminated or truncated): the only valid action is None")
+            return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int index into Discrete({self.codec.n}), "
+                            f"not {type(action).__name__}")
+        if not 0 <= action < self.codec.n:
+            raise IllegalActionError(f"action {action} is outside Discrete({self.codec.n})")
+
     def step(self, action) -> None:
         """Play flat ``action`` for ``agent_selection``.
 
@@ -141,21 +171,14 @@ class raw_env(AECEnv):
                 action is given for a terminated agent.  The state is unchanged.
             TypeError: ``action`` is not an int.
         """
+        self._check_action(action)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise IllegalActionError(
-                    f"{agent} is done (terminated or truncated): the only valid action is None")
             self._was_dead_step(action)
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int index into Discrete({self.codec.n}), "
-                            f"not {type(action).__name__}")
         action = int(action)
         g = self.game
         seat = g.current
-        if not 0 <= action < self.codec.n:
-            raise IllegalActionError(f"action {action} is outside Discrete({self.codec.n})")
         if not self._mask()[action]:
             try:
                 a = self.codec.decode(action, seat, g.n)
@@ -172,7 +195,8 @@ class raw_env(AECEnv):
         self.rewards = {ag: 0 for ag in self.agents}
         for e in events:
             if e.type == "round_end":
-                res = g.round_results[-1]  # the round that just ended
+                res = next(r for r in reversed(g.round_results)
+                           if r["round"] == e.data["round"])
                 for i, ag in enumerate(self.agents):
                     if self.config.reward == "win":
                         self.rewards[ag] = 1 if i in res["winners"] else -1

@@ -1026,10 +1026,9 @@ class Game:
         unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
         if unknown:
             ids = rng.permutation(g.board.goal_identity[unknown])
+            # who mapped which goal is public (map_played events), so other seats keep their
+            # knowledge flags; they now know the resampled identity
             g.board.goal_identity[unknown] = ids
-            for s in range(n):  # others' map results are unknown to `seat`: forget them
-                if s != seat:
-                    g.known_goals[s, unknown] = False
         g.nuggets = rng.permutation(g.nuggets)
         g.rng = np.random.default_rng(int(rng.integers(2**63)))
         return g

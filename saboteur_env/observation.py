@@ -182,7 +182,8 @@ class ObservationEncoder:
             ("recent", (n_recent, self.recent_width), -64, 64,
              "the last 8 public actions, newest last: actor one-hot, type one-hot "
              "(RECENT_TYPES), target one-hot, tool one-hot, x, y, dead end, present"),
-            ("game", (len(GAME_FEATURES),), 0, 1000, "columns GAME_FEATURES"),
+            ("game", (len(GAME_FEATURES),), 0, max(1000, config.num_rounds),
+             "columns GAME_FEATURES"),
             ("private", (len(PRIVATE_FEATURES),), 0, 1000, "columns PRIVATE_FEATURES"),
         ]
         if x:

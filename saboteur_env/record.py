@@ -1,14 +1,14 @@
 """Game records: a versioned JSON Lines format, written from a played game and replayed
 state by state through the engine.
 
-Format ``saboteur-record`` version 1
+Format ``saboteur-record`` version 2
 =====================================
 
 A record is a UTF-8 text file, one JSON object per line; every object has a ``"type"``.
 
 1. The **header** (exactly one, the first line)::
 
-       {"type": "header", "format": "saboteur-record", "version": 1,
+       {"type": "header", "format": "saboteur-record", "version": 2,
         "engine": "0.1.0", "config": {...every GameConfig option...},
         "seed": 7, "agents": ["random", "heuristic", ...], "agent_seeds": [7000, ...],
         "meta": {...}}
@@ -30,13 +30,24 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
    ``received``, ``last_card_seat``, ``turns``).
 4. A **game_end** line when the game is over (``gold``, ``winners``, ``decisions``), or
    ``{"type": "truncated", "decisions": k}`` when it stopped early (``max_cycles``).
+5. (Version 2, optional: ``write_record(..., events=True)``.)  One **event** line per engine
+   event, in order, each right after the decision that caused it (the deal's events first)::
+
+       {"type": "event", "after": 3, "event": "tool_broken", "seat": 1,
+        "data": {"kind": 60, "target": 4, "tool": 0}, "visible_to": null}
+
+   ``after`` is the number of decisions applied when it happened (0 = the deal), ``event``,
+   ``seat``, ``data`` and ``visible_to`` are the :class:`~saboteur_env.game.Event` fields
+   (``visible_to`` null: public; else private to that seat).  With them a record holds the full
+   history, public and private, and the true roles of every round (``role_dealt`` events and
+   ``round_end`` lines) without the engine; :func:`replay` checks them against the engine.
 
 Replaying (:func:`replay`) builds ``Game(config, seed)`` and applies every decision with the
 engine's checked ``apply``; the game's single generator makes the deals of later rounds the
-same, so every state is reproduced exactly.  Round results are compared with the record and a
-mismatch raises :class:`RecordError`.  Readers accept any version up to
-:data:`FORMAT_VERSION` and refuse newer ones; unknown line types are ignored (a later version
-may add lines, e.g. Saboteur 2 round-end decisions, without breaking old readers).
+same, so every state is reproduced exactly.  Round results (and the recorded events, version 2)
+are compared with the record and a mismatch raises :class:`RecordError`.  Readers accept any
+version up to :data:`FORMAT_VERSION` and refuse newer ones; unknown line types are ignored (a
+later version may add lines, e.g. Saboteur 2 round-end decisions, without breaking old readers).
 """
 
 from __future__ import annotations
@@ -67,7 +78,7 @@ from .game import (
 )
 
 FORMAT = "saboteur-record"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 class RecordError(ValueError):
@@ -86,6 +97,8 @@ class Record:
         rounds: the round results, in order.
         end: the ``game_end`` / ``truncated`` line, or ``None``.
         header: the raw header (``agent_seeds``, ``meta``, ``version``...).
+        events: the recorded ``(after, Event)`` pairs (version 2 ``event`` lines; empty when
+            the record was written without them).
     """
 
     config: GameConfig
@@ -95,6 +108,7 @@ class Record:
     rounds: list[dict] = field(default_factory=list)
     end: dict | None = None
     header: dict = field(default_factory=dict)
+    events: list = field(default_factory=list)
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -134,9 +148,30 @@ def actions_from_events(events: Sequence[Event]) -> list[tuple[int, object]]:
     return out
 
 
+def _plain(x):
+    """JSON-ready copy of event data (numpy scalars and tuples become ints and lists)."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if hasattr(x, "item"):
+        return x.item()
+    return x
+
+
+#: event types that open a decision's events (a discard's private ``discarded_card`` follows)
+_DECISION_EVENTS = frozenset({"path_placed", "tool_broken", "tool_repaired", "rockfall",
+                              "map_played", "discarded"})
+
+
+def _event_line(after: int, e: Event) -> dict:
+    return {"type": "event", "after": after, "event": e.type, "seat": _plain(e.seat),
+            "data": _plain(e.data), "visible_to": _plain(e.visible_to)}
+
+
 def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
-                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None
-                 ) -> list[dict]:
+                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None,
+                 events: bool = False) -> list[dict]:
     """The record of ``game`` (dealt by ``Game(game.config, seed)`` and played from its start)
     as a list of JSON-ready dicts, header first.
 
@@ -160,11 +195,24 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
     lines = [header]
     rnd, turn = 0, 0
     results = {r["round"]: r for r in game.round_results}
-    i = 0
+    i = after = 0
     for e in game.events:
         if e.type == "round_start":
             rnd, turn = e.data["round"], 0
         act = actions_from_events([e])
+        if events:
+            after += e.type in _DECISION_EVENTS  # the first event of each decision
+            if act:
+                seat, a = act[0]
+                lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn,
+                              "seat": seat, "action": codec.encode(a, seat, game.n),
+                              "text": describe_action(a)})
+                i += 1
+                turn += 1
+            lines.append(_event_line(after, e))
+            if e.type == "round_end":
+                lines.append({"type": "round_end", **dict(results[e.data["round"]])})
+            continue
         if act:
             seat, a = act[0]
             lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,
@@ -183,15 +231,17 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
 
 
 def write_record(dest, game: Game, seed: int, agents: Sequence[str] | None = None, *,
-                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None) -> None:
-    """Write the record of ``game`` to ``dest`` (a path or a text stream), JSON Lines.
+                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None,
+                 events: bool = False) -> None:
+    """Write the record of ``game`` to ``dest`` (a path or a text stream), JSON Lines;
+    ``events=True`` adds every engine event with its visibility (version 2 ``event`` lines).
 
     ``game`` must have been created as ``Game(config, seed)`` (what ``env.reset(seed=seed)``
     does) and played from its start; the decisions are recovered from ``game.events``.
     """
     text = "".join(json.dumps(line, separators=(",", ":")) + "\n"
                    for line in record_lines(game, seed, agents, agent_seeds=agent_seeds,
-                                            meta=meta))
+                                            meta=meta, events=events))
     if isinstance(dest, (str, os.PathLike)):
         with open(dest, "w", encoding="utf-8") as f:
             f.write(text)
@@ -258,6 +308,12 @@ def read_record(src) -> Record:
             rec.rounds.append({k: v for k, v in obj.items() if k != "type"})
         elif t in ("game_end", "truncated"):
             rec.end = obj
+        elif t == "event":
+            try:
+                rec.events.append((int(obj["after"]), Event(
+                    obj["event"], obj.get("seat"), obj.get("data") or {}, obj.get("visible_to"))))
+            except (KeyError, TypeError, ValueError) as err:
+                raise RecordError(f"line {n}: bad event line ({err})") from err
     return rec
 
 
@@ -303,6 +359,17 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
     codec = Codec(rec.config)
     if len(rec.agents) != game.n:
         raise RecordError(f"{len(rec.agents)} agent names for {game.n} seats")
+    recorded: dict[int, list] = {}
+    for after, e in rec.events:
+        recorded.setdefault(after, []).append(e)
+
+    def check_events(k: int, events) -> None:
+        if rec.events and [_event_line(k, e) for e in events] != \
+                [_event_line(k, e) for e in recorded.get(k, [])]:
+            raise RecordError(f"after decision {k}: the replayed events differ from the "
+                              "recorded ones")
+
+    check_events(0, game.events)
     yield ReplayStep(0, game.copy() if copy else game, events=list(game.events))
     for k, d in enumerate(rec.decisions):
         seat = d["seat"]
@@ -327,6 +394,7 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
                 if json.loads(json.dumps(got)) != want:
                     raise RecordError(f"round {i + 1}: the replay gives {got}, "
                                       f"the record says {want}")
+        check_events(k + 1, events)
         yield ReplayStep(k + 1, game.copy() if copy else game, seat, d["action"], a,
                          describe_action(a), events, result)
 

@@ -31,7 +31,9 @@ def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
     if v == HIDDEN_GOAL:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
-        knows = seat == "spectator" or (isinstance(seat, int) and game.known_goals[seat, slot])
+        # a seat's map results belong to the current round: never apply them to a past maze
+        knows = seat == "spectator" or (isinstance(seat, int) and b is game.board
+                                        and game.known_goals[seat, slot])
         c = ("g" if ident == GOAL_GOLD else "o") if knows else "?"
         return ("   ", f"[{c}]", "   ")
     var = VARIANTS[v]
@@ -65,11 +67,16 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
     x0, x1 = max(min(xs) - 1, b.window[0]), min(max(xs) + 1, b.window[1])
     y0, y1 = max(min(ys) - 1, b.window[2]), min(max(ys) + 1, b.window[3])
     lines = []
-    lines.append(
-        f"round {game.round + 1}/{game.config.num_rounds}  turn {game.turn}  "
-        f"draw pile {len(game.deck)}  discards {int(game.discards.sum())}"
-        + ("  (game over)" if game.game_over else f"  to act: seat {game.current}")
-    )
+    if board is None or board is game.board:
+        lines.append(
+            f"round {game.round + 1}/{game.config.num_rounds}  turn {game.turn}  "
+            f"draw pile {len(game.deck)}  discards {int(game.discards.sum())}"
+            + ("  (game over)" if game.game_over else f"  to act: seat {game.current}")
+        )
+    else:  # a past round's maze: the header must not describe the current round
+        past = [i for i, pb in enumerate(game.round_boards) if pb is board]
+        lines.append(f"round {past[0] + 1}/{game.config.num_rounds}: final maze" if past
+                     else "a past maze")
     lines.append("     " + "".join(f"{x:^3d}" for x in range(x0, x1 + 1)))
     for y in range(y0, y1 + 1):
         arts = [_cell_art(game, b, x, y, seat) for x in range(x0, x1 + 1)]

@@ -203,3 +203,30 @@ def test_small_run_end_to_end(tmp_path):
     run(players=[3], games=10, pops=["random"], held_out="none", out=tmp_path,
         bootstrap=100, plots=False, quiet=True)
     assert [f.stat().st_mtime for f in files] == mtimes
+
+
+def test_rolesplit_mimic_plays_like_a_digger_and_pareto():
+    import experiments.bluff_actors  # noqa: F401
+    from agents import make_agent
+    from experiments.bluff import pareto
+    from experiments.play import play_game
+
+    res = play_game([make_agent("rolesplit:random/random") for _ in range(3)], 2, num_rounds=1)
+    assert res["decisions"] > 0
+    with pytest.raises(ValueError):
+        make_agent("rolesplit:heuristic")
+    pts = [{"win_rate_drop": (x,), "panel_skill": (y,)} for x, y in
+           [(0.0, 0.0), (0.2, 0.9), (0.3, 0.3), (0.1, 0.5)]]
+    front = pareto(pts)
+    assert [(p["win_rate_drop"][0], p["panel_skill"][0]) for p in front] == [(0.0, 0.0),
+                                                                            (0.3, 0.3)]
+
+
+def test_records_hold_every_event_with_visibility_and_roles(records):
+    rec = records[1]
+    assert rec.header["version"] >= 2 and rec.events
+    assert any(e.visible_to is not None for _, e in rec.events)
+    dealt = [e for _, e in rec.events if e.type == "role_dealt"]
+    assert [e.data["role"] for e in dealt] == [r for res in rec.rounds for r in res["roles"]]
+    final = list(replay(rec))[-1].game
+    assert [e for _, e in rec.events] == final.events

@@ -275,6 +275,7 @@ def test_mask_equals_reference(n_players, seed, count):
         got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga)
                if isinstance(a, PlacePath)}
         assert got == places
+        check_connectivity_and_reveals(g)
         checked += 1
         revealed_seen += bool(g.board.goal_revealed.any())
         rockfalls_seen += bool(g.actor_counts[:, 2].any())
@@ -287,6 +288,22 @@ def test_mask_equals_reference(n_players, seed, count):
     assert checked == count
     # the positions cover what matters: revealed goals, rockfalls, broken tools, islands
     assert revealed_seen > 0 and rockfalls_seen > 0 and broken_seen > 0 and islands > 0
+
+
+def check_connectivity_and_reveals(g) -> None:
+    """RULES 4.1: the engine's incrementally kept connected openings of every face-up card
+    equal the reference BFS; RULES 4.2: no face-down goal is faced by a connected opening (it
+    would have been turned over after the placement that connected it)."""
+    face_up, hidden = read_table(g)
+    conn = connected_openings(face_up)
+    bits = {"N": 1, "E": 2, "S": 4, "W": 8}
+    for (x, y) in face_up:
+        want = sum(bits[s] for s in "NESW" if (x, y, s) in conn)
+        assert g.board.connected_openings(x, y) == want, (x, y)
+    for gx, gy in hidden:
+        for side, (dx, dy) in DELTA.items():
+            assert (gx + dx, gy + dy, OPPOSITE[side]) not in conn, (gx, gy, side)
+    assert {GOAL_SLOTS[i] for i in range(3) if not g.board.goal_revealed[i]} == hidden
 
 
 def test_enough_reference_positions():
@@ -339,3 +356,133 @@ def test_codec_bijection_and_distinct_successors(n_players, seed):
             # applying from a copy leaves the original untouched
             assert decoded_mask(g) == set(actions)
     assert total > 1000
+
+
+def scrambled_board(rng, window):
+    """A random maze that play would rarely produce: random tunnel cards (any shape, any
+    number of copies, islands, dead ends) scattered near the start, near the goals and along the
+    window's border, random goal identities and randomly revealed goals in either orientation.
+    Built through ``build_state`` with the board arrays written directly (the looser path),
+    then connectivity recomputed."""
+    from saboteur_env.cards import VARIANT_OF
+    from saboteur_env.game import build_state
+
+    x0, x1, y0, y1 = window
+    g = build_state(GameConfig(num_players=3, board_window=window),
+                    roles=["gold-digger"] * 3, hands=[["map"], ["map"], ["map"]],
+                    goals=tuple(int(i) for i in rng.permutation(3)),
+                    revealed=[(s, bool(rng.integers(2))) for s in range(3)
+                              if rng.random() < 0.3],
+                    seed=int(rng.integers(1 << 30)))
+    b = g.board
+    n_cards = int(rng.integers(5, 60))
+    for _ in range(n_cards):
+        if rng.random() < 0.15:  # on the border of the window
+            x = int(rng.choice([x0, x1])) if rng.random() < 0.5 else int(rng.integers(x0, x1 + 1))
+            y = int(rng.integers(y0, y1 + 1)) if x in (x0, x1) else int(rng.choice([y0, y1]))
+        else:
+            x, y = int(rng.integers(-3, 11)), int(rng.integers(-4, 5))
+        if b.variant_at(x, y) != -1:
+            continue
+        k, turned, _ = FORMS[int(rng.integers(len(FORMS)))]
+        r, c = b.rc(x, y)
+        v = VARIANT_OF[(k, turned)]
+        b.var[r, c] = v
+        b.opn[r, c] = VARIANTS[v].openings
+    b.version += 1
+    b.recompute_connectivity()
+    return g
+
+
+@pytest.mark.parametrize("window", [(-6, 14, -8, 8), (-3, 11, -4, 4)])
+def test_mask_equals_reference_on_scrambled_boards(window):
+    """RULES 3.1.2-3.1.5, 4.1 on 150 random mazes per window (incl. cards on the window's
+    border, revealed goals in both orientations, islands, duplicate shapes): the placement
+    mask for all 16 tunnel kinds and the connected openings equal the reference."""
+    rng = np.random.default_rng(2024 + window[0])
+    for _ in range(150):
+        g = scrambled_board(rng, window)
+        ga = with_all_tunnels(g)
+        got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga)
+               if isinstance(a, PlacePath)}
+        assert got == reference_placements(ga, window)
+        face_up, _ = read_table(g)
+        conn = connected_openings(face_up)
+        bits = {"N": 1, "E": 2, "S": 4, "W": 8}
+        for (x, y) in face_up:
+            assert g.board.connected_openings(x, y) == \
+                sum(bits[s] for s in "NESW" if (x, y, s) in conn)
+
+
+GOAL_CARD = {0: "G_GOLD", 1: "G_STONE_A", 2: "G_STONE_B"}
+
+
+def reference_reveals(face_up: dict, hidden: set, identity, new_cell, new_segs):
+    """RULES 4.2 by the reference: after putting ``new_segs`` on ``new_cell``, turn over every
+    face-down goal faced by a connected opening, repeatedly (a turned stone may lead on); a
+    stone lies in the orientation that opens towards a reaching side, fewest mismatched edges,
+    then 0 degrees.  Returns ``{(slot, identity, turned)}``."""
+    face_up = dict(face_up)
+    hidden = set(hidden)
+    face_up[new_cell] = new_segs
+    out = set()
+    while True:
+        conn = connected_openings(face_up)
+        wave = []
+        for cell in sorted(hidden):
+            reach = {side for side, (dx, dy) in DELTA.items()
+                     if (cell[0] + dx, cell[1] + dy, OPPOSITE[side]) in conn}
+            if reach:
+                wave.append((cell, reach))
+        if not wave:
+            return out
+        for cell, reach in wave:
+            slot = GOAL_SLOTS.index(cell)
+            ident = int(identity[slot])
+            best = None
+            for turned in orientations(GOAL_CARD[ident]):
+                mine = openings(segments(GOAL_CARD[ident], turned))
+                if not mine & reach:
+                    continue
+                mism = 0
+                for side, (dx, dy) in DELTA.items():
+                    nb = (cell[0] + dx, cell[1] + dy)
+                    if nb in face_up:
+                        mism += (side in mine) != (OPPOSITE[side] in openings(face_up[nb]))
+                if best is None or (mism, turned) < best:
+                    best = (mism, turned)
+            turned = best[1]
+            face_up[cell] = segments(GOAL_CARD[ident], turned)
+            hidden.discard(cell)
+            out.add((slot, ident, turned))
+
+
+def test_reveals_equal_reference():
+    """RULES 4.2: for legal placements of every shape (all those at x >= 5 plus a random few)
+    in positions of seeded random play at 3, 5 and 10 players and on random mazes, the goals
+    the engine turns over (and each stone's orientation) equal the reference's."""
+    from saboteur_env.cards import VARIANT_OF
+
+    rng = np.random.default_rng(77)
+    window = (-6, 14, -8, 8)
+    boards = [g.copy() for n, seed in ((3, 41), (5, 42), (10, 43))
+              for i, g in enumerate(random_positions(n, seed, 300)) if i % 5 == 0]
+    boards += [scrambled_board(rng, window) for _ in range(30)]
+    n_reveals = n_stone = 0
+    for g in boards:
+        face_up, hidden = read_table(g)
+        if not hidden:
+            continue
+        places = sorted(reference_placements(g, window))
+        near = [p for p in places if p[2] >= 5]
+        sample = near + [places[i] for i in rng.permutation(len(places))[:5]]
+        for k, turned, x, y in sample:
+            b = g.board.copy()
+            got = {(slot, ident, bool(rot)) for slot, ident, rot in
+                   b.place(VARIANT_OF[(k, turned)], x, y)}
+            want = reference_reveals(face_up, hidden, g.board.goal_identity, (x, y),
+                                     segments(CARD_KINDS[k].id, turned))
+            assert got == want, (k, turned, x, y)
+            n_reveals += len(got)
+            n_stone += sum(1 for _, ident, _ in got if ident != 0)
+    assert n_reveals > 100 and n_stone > 50

@@ -212,3 +212,27 @@ def test_font_draws_and_clips():
     end = draw_text(img, "A~", 2, 2, (255, 255, 255), 1)  # unknown '~' drawn as '?'
     assert end == 14 and img.any()
     draw_text(img, "WIDE TEXT OUTSIDE", 15, 20, (255, 0, 0), 2)  # clipped, no error
+
+
+def test_human_window_path(monkeypatch):
+    """Where a window can open, render_mode="human" shows the image and reuses the window."""
+    import warnings
+
+    plt = pytest.importorskip("matplotlib.pyplot")
+    from saboteur_env import render_image
+
+    monkeypatch.setattr(render_image, "_interactive_backend", lambda: True)
+    env = saboteur_env.raw_env(num_players=3, render_mode="human")
+    env.reset(seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the Agg backend says it cannot show a window
+        env.render()
+        first = env._window
+        assert first is not None
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))  # human mode renders each step
+        assert env._window[0] is first[0]
+        shown = env._window[1].get_array()
+        assert np.array_equal(np.asarray(shown), render_rgb(env.game, env.game.current))
+    env.close()
+    assert env._window is None and not plt.fignum_exists(first[0].number)

@@ -4,6 +4,7 @@ MaskablePPO interop example."""
 from __future__ import annotations
 
 import csv
+import json
 import math
 
 import numpy as np
@@ -38,7 +39,8 @@ def test_tiny_training_run_end_to_end(tmp_path):
     cfg = TrainConfig(num_envs=4, steps_per_iter=120, iterations=2, epochs=2, minibatch=64,
                       channels=8, hidden=32, conv_layers=2, snapshot_every=1,
                       pool_heuristic=0.0, eval_every=0, checkpoint_every=1,
-                      out=str(tmp_path / "run"), progress=False, seed=3)
+                      out=str(tmp_path / "run"), progress=False, seed=3,
+                      bc_decisions=60, bc_epochs=1)
     res = train(cfg)
     rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
     assert len(rows) == 2
@@ -51,6 +53,8 @@ def test_tiny_training_run_end_to_end(tmp_path):
     net, meta = load_checkpoint(res["checkpoint"])
     assert meta["train_config"]["seed"] == 3
     assert (tmp_path / "run" / "checkpoints" / "iter_0002.pt").exists()
+    bc = json.loads((tmp_path / "run" / "bc.json").read_text())
+    assert bc["bc_decisions"] >= 60 and math.isfinite(bc["bc_ce"])
 
 
 def test_gae_terminal():
@@ -168,3 +172,16 @@ def test_maskable_ppo_example_no_illegal_actions():
     with pytest.raises(IllegalActionError):
         env.step(illegal)
     assert env.illegal_actions == 1
+
+
+def test_tournament_eval_pairs_seats(tmp_path):
+    from agents.network import save_checkpoint
+    from experiments.train import tournament_eval
+
+    cfg = TrainConfig()
+    path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
+    res = tournament_eval(f"ppo:{path}", "random", deals=2, seed=0)
+    assert sum(r["n"] for r in res.values()) == 2 * 5          # deals x seats, one round
+    for r in res.values():
+        assert r["lo"] <= r["diff"] <= r["hi"] or math.isnan(r["lo"])
+        assert r["diff"] == pytest.approx(r["candidate"] - r["baseline"])

@@ -1,0 +1,81 @@
+"""Actors for the bluff benchmark's frontier populations (issue 6).
+
+:class:`RoleSplitAgent` plays one policy on gold-digger turns and another on saboteur turns, so
+that saboteur policies can be compared against the *same* gold-diggers.  Spec (registered with
+:func:`agents.base.register_agent`)::
+
+    make_agent("rolesplit:<digger spec>/<saboteur spec>")
+    make_agent("rolesplit:heuristic/random")      # heuristic diggers, random saboteurs
+    make_agent("rolesplit:heuristic/mimic")       # saboteurs play exactly like diggers
+
+``mimic`` is the zero-sabotage reference: the saboteur's turns are played by the digger policy
+shown a gold-digger observation (own-role bits and ``role_dealt`` events rewritten), so its
+saboteurs neither hurt the diggers nor give anything away.
+
+Both sub-agents see every ``info["events"]`` batch (buffered until they next act), so their
+trackers stay complete across role changes between rounds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.base import Agent, make_agent, register_agent
+from saboteur_env.cards import GOLD_DIGGER, SABOTEUR
+from saboteur_env.game import Event
+
+
+class RoleSplitAgent(Agent):
+    """Digger policy on gold-digger turns, saboteur policy on saboteur turns.
+
+    Args:
+        digger: agent spec for gold-digger turns.
+        saboteur: agent spec for saboteur turns, or ``"mimic"``.
+    """
+
+    name = "rolesplit"
+
+    def __init__(self, digger: str = "heuristic", saboteur: str = "mimic") -> None:
+        self.digger_spec, self.saboteur_spec = digger, saboteur
+        self.rng = np.random.default_rng()
+
+    def reset(self, seat, config, seed=None) -> None:
+        super().reset(seat, config, seed)
+        from saboteur_env.observation import ObservationEncoder
+        self.encoder = ObservationEncoder(config)
+        self.subs = {GOLD_DIGGER: make_agent(self.digger_spec)}
+        mimic = self.saboteur_spec == "mimic"
+        self.subs[SABOTEUR] = make_agent(self.digger_spec if mimic else self.saboteur_spec)
+        self.mimic = mimic
+        for k, a in self.subs.items():
+            a.reset(seat, config, seed=None if seed is None else seed + 7919 * k)
+        self.buffers = {GOLD_DIGGER: [], SABOTEUR: []}
+
+    def _disguise(self, events):
+        return [Event(e.type, e.seat, {**e.data, "role": GOLD_DIGGER}, e.visible_to)
+                if e.type == "role_dealt" else e for e in events]
+
+    def act(self, observation, action_mask, info=None) -> int:
+        events = list((info or {}).get("events", []))
+        for k in self.buffers:
+            self.buffers[k].extend(self._disguise(events) if (k == SABOTEUR and self.mimic)
+                                   else events)
+        role = int(np.argmax(self.encoder.views(np.asarray(observation))["role"][:2]))
+        obs = observation
+        if role == SABOTEUR and self.mimic:
+            obs = np.array(observation, copy=True)
+            v = self.encoder.views(obs)["role"]
+            v[:] = 0
+            v[GOLD_DIGGER] = 1
+        ev, self.buffers[role] = self.buffers[role], []
+        return self.subs[role].act(obs, action_mask, {"events": ev})
+
+
+def _factory(option: str = "heuristic/mimic") -> RoleSplitAgent:
+    digger, sep, saboteur = option.partition("/")
+    if not sep or not digger or not saboteur:
+        raise ValueError(f"rolesplit:{option}: expected rolesplit:<digger spec>/<saboteur spec>")
+    return RoleSplitAgent(digger, saboteur)
+
+
+register_agent("rolesplit", _factory)

@@ -1,0 +1,367 @@
+"""Bad input (issue 2): every wrong call gives a clear error naming what was wrong, and leaves
+the environment / game exactly as it was.
+
+Covered: a masked action index, an index outside ``Discrete(n)``, a value of the wrong type
+(float, str, None for a live agent, numpy bool, Python bool), an action for a terminated agent,
+a step after the game, a step before reset, bad seeds, bad options (RULES 10), and illegal
+structured actions given to :meth:`Game.apply` (DESIGN 2).  The raw and the wrapped env behave
+the same (the wrapped env keeps the raw env's clear messages instead of PettingZoo's bare
+``AssertionError``).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import numpy as np
+import pytest
+
+import saboteur_env
+from saboteur_env import Codec, ConfigError, Game, GameConfig, IllegalActionError, build_state
+from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+
+MAKERS = {"raw": saboteur_env.raw_env, "wrapped": saboteur_env.env}
+
+
+def snapshot(e) -> tuple:
+    """Everything an agent loop sees, plus the game's generator and full event history."""
+    raw = e.unwrapped
+    g = raw.game
+    obs = tuple((raw.observe(a)["observation"].tobytes(), raw.observe(a)["action_mask"].tobytes())
+                for a in raw.agents)
+    return (list(raw.agents), raw.agent_selection, dict(raw._cumulative_rewards),
+            dict(raw.terminations), dict(raw.truncations), repr(raw.infos), obs,
+            repr(g.rng.bit_generator.state), g.hands.tobytes(), g.deck.tobytes(),
+            g.nuggets.tobytes(), g.roles.tobytes(), g.board.var.tobytes(), g.decisions,
+            len(g.events))
+
+
+def game_snapshot(g: Game) -> tuple:
+    return (g.hands.tobytes(), g.deck.tobytes(), g.discards.tobytes(), g.broken.tobytes(),
+            g.board.var.tobytes(), g.board.conn.tobytes(), g.known_goals.tobytes(),
+            g.nuggets.tobytes(), g.gold.tobytes(), g.current, g.turn, g.decisions,
+            len(g.events), repr(g.rng.bit_generator.state))
+
+
+def started(kind: str, n: int = 4, seed: int = 3, steps: int = 7, **kw):
+    e = MAKERS[kind](num_players=n, **kw)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return e
+
+
+def finish(e, rng=None):
+    rng = rng or np.random.default_rng(0)
+    for _ in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+# --- step with a bad action ----------------------------------------------------------------
+@pytest.mark.parametrize("kind", MAKERS)
+def test_masked_index_raises_naming_the_rule_and_changes_nothing(kind):
+    """Case P4 (a): a masked index raises IllegalActionError that names the agent, the index,
+    the decoded action and the broken rule; the same call raises the same error again."""
+    e = started(kind)
+    before = snapshot(e)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    raw = e.unwrapped
+    codec = raw.codec
+    # a placement that is masked: the first placement index whose bit is 0
+    place_off, _ = codec.blocks["place"]
+    bad = int(np.flatnonzero(mask[place_off:] == 0)[0]) + place_off
+    messages = []
+    for _ in range(2):
+        with pytest.raises(IllegalActionError) as err:
+            e.step(bad)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    assert e.agent_selection in messages[0] and str(bad) in messages[0]
+    assert snapshot(e) == before
+    # a discard of a card kind not in hand: the message names the missing card
+    d_off, _ = codec.blocks["discard"]
+    hand = raw.game.hands[raw.game.current]
+    k = int(np.flatnonzero(hand == 0)[0])
+    with pytest.raises(IllegalActionError, match=re.escape("holds no")):
+        e.step(d_off + k)
+    assert snapshot(e) == before
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_masked_tool_action_names_the_rule(kind):
+    """A broken tool on a seat that already has that tool broken: RULES 3.2 named."""
+    g = build_state(roles=["gold-digger", "saboteur", "gold-digger"],
+                    hands=[["break_pick", "B02"], ["B01"], ["B03"]],
+                    broken=[(), ("pick",), ()])
+    e = MAKERS[kind](num_players=3)
+    e.reset(seed=0)
+    raw = e.unwrapped
+    raw.game = g
+    raw._mask_cache = None
+    raw.agent_selection = raw.agents[0]
+    before = snapshot(e)
+    idx = raw.codec.encode(BreakTool(_kind("break_pick"), 1), 0, 3)
+    assert raw.observe("player_0")["action_mask"][idx] == 0
+    with pytest.raises(IllegalActionError, match=re.escape("RULES 3.2")):
+        e.step(idx)
+    assert snapshot(e) == before
+
+
+def _kind(name):
+    from saboteur_env.cards import KIND_INDEX
+    return KIND_INDEX[name]
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+@pytest.mark.parametrize("action", [-1, 9789 * 10, 2**40, np.int64(-5)])
+def test_out_of_range_index(kind, action):
+    e = started(kind)
+    before = snapshot(e)
+    n = e.action_space(e.agent_selection).n
+    with pytest.raises(IllegalActionError, match=re.escape(f"outside Discrete({n})")):
+        e.step(action)
+    assert snapshot(e) == before
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+@pytest.mark.parametrize("action, typename", [
+    (3.0, "float"), ("3", "str"), (None, "NoneType"), (np.bool_(True), "bool"), (True, "bool"),
+    (np.float32(2), "float32"), ([3], "list"),
+])
+def test_wrong_type(kind, action, typename):
+    """A float, a str, None for a live agent, a numpy or Python bool: TypeError naming the
+    type; nothing changes."""
+    e = started(kind)
+    before = snapshot(e)
+    with pytest.raises(TypeError, match=r"action must be an int.*not " + typename):
+        e.step(action)
+    assert snapshot(e) == before
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_numpy_integer_actions_are_accepted(kind):
+    """np.int64 / np.int32 indexes are ints (the mask's own dtype family)."""
+    e = started(kind, steps=0)
+    f = started(kind, steps=0)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+    e.step(np.int32(legal[0]))
+    f.step(int(legal[0]))
+    assert snapshot(e) == snapshot(f)
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_action_for_terminated_agent_raises(kind):
+    """Case P1: after the game, a non-None action for a terminated agent raises; None is the
+    only valid action and removes the agent."""
+    e = MAKERS[kind](num_players=3, num_rounds=1)
+    e.reset(seed=2)
+    rng = np.random.default_rng(0)
+    while not e.unwrapped.game.game_over:
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    agent = e.agent_selection
+    assert e.terminations[agent]
+    before = snapshot(e)
+    for bad in (0, 5, np.int64(1)):
+        with pytest.raises(IllegalActionError, match=re.escape(f"{agent} is done")):
+            e.step(bad)
+        assert snapshot(e) == before
+    e.step(None)
+    assert agent not in e.agents
+
+
+def test_step_after_the_game_raw_env_raises():
+    """The raw env: any step once every agent is removed is a clear error (not a KeyError)."""
+    e = MAKERS["raw"](num_players=3, num_rounds=1)
+    e.reset(seed=2)
+    finish(e)
+    assert e.agents == []
+    gold = e.game.gold.copy()
+    for a in (0, None):
+        with pytest.raises(IllegalActionError, match="game is over.*reset"):
+            e.step(a)
+    np.testing.assert_array_equal(e.game.gold, gold)
+
+
+def test_step_after_the_game_wrapped_env_warns():
+    """The wrapped env keeps PettingZoo's OrderEnforcingWrapper convention: a step after every
+    agent is done logs a warning telling to reset() and changes nothing."""
+    e = MAKERS["wrapped"](num_players=3, num_rounds=1)
+    e.reset(seed=2)
+    finish(e)
+    events = len(e.unwrapped.game.events)
+    e.step(0)  # PettingZoo's EnvLogger prints the warning; nothing happens
+    assert len(e.unwrapped.game.events) == events and e.agents == []
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_step_before_reset(kind):
+    e = MAKERS[kind](num_players=3)
+    with pytest.raises((RuntimeError, AssertionError), match="reset"):
+        e.step(0)
+
+
+# --- bad seeds ------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", MAKERS)
+@pytest.mark.parametrize("seed, exc, words", [
+    (-1, ValueError, "non-negative"),
+    (1.5, TypeError, "float"),
+    (2.0, TypeError, "float"),
+    ("7", TypeError, "str"),
+    (True, TypeError, "bool"),
+    ([1], TypeError, "list"),
+])
+def test_bad_seed_raises_and_keeps_the_game(kind, seed, exc, words):
+    e = started(kind)
+    before = snapshot(e)
+    with pytest.raises(exc, match=words):
+        e.reset(seed=seed)
+    assert snapshot(e) == before
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_numpy_and_none_seeds_are_accepted(kind):
+    e, f = MAKERS[kind](num_players=3), MAKERS[kind](num_players=3)
+    e.reset(seed=np.int64(12))
+    f.reset(seed=12)
+    assert snapshot(e) == snapshot(f)
+    e.reset(seed=None)
+    assert e.agents == e.possible_agents
+
+
+# --- bad configs ----------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", MAKERS)
+@pytest.mark.parametrize("options, words", [
+    ({"num_players": 2}, r"num_players=2.*3 to 10"),
+    ({"num_players": 11}, r"num_players=11.*3 to 10"),
+    ({"num_players": 0}, r"num_players=0"),
+    ({"num_players": "5"}, r"num_players='5'.*int"),
+    ({"num_players": 5.0}, r"num_players=5.0.*int"),
+    ({"num_players": True}, r"num_players=True.*int"),
+    ({"num_rounds": 0}, r"num_rounds=0.*positive"),
+    ({"num_rounds": -2}, r"num_rounds=-2.*positive"),
+    ({"num_rounds": 1.5}, r"num_rounds=1.5"),
+    ({"role_table": "official"}, r"role_table='official'.*'published' or 'seed'"),
+    ({"role_table": None}, r"role_table=None"),
+    ({"expansion": True, "num_players": 13}, r"num_players=13.*expansion.*2 to 12"),
+    ({"expansion": True, "num_players": 1}, r"num_players=1.*2 to 12"),
+    ({"expansion": "yes"}, r"expansion='yes'.*bool"),
+    ({"self_sabotage": 1}, r"self_sabotage=1.*bool"),
+    ({"first_player": 7, "num_players": 4}, r"first_player=7"),
+    ({"first_player": "youngest"}, r"first_player='youngest'"),
+    ({"reward": "points"}, r"reward='points'"),
+    ({"max_cycles": 0}, r"max_cycles=0"),
+    ({"board_window": (1, 14, -8, 8)}, r"board_window.*start"),
+    ({"board_window": (0, 8, -2)}, r"board_window.*four ints"),
+    ({"both_doors_rule": "x"}, r"both_doors_rule='x'"),
+    ({"foo": 1}, r"unknown GameConfig option\(s\) \['foo'\]"),
+    ({"players": 5}, r"unknown GameConfig option\(s\) \['players'\]"),
+])
+def test_bad_config_names_the_option(kind, options, words):
+    """RULES 10: a clear ConfigError (a ValueError) naming the option and its bad value."""
+    with pytest.raises(ConfigError, match=words):
+        MAKERS[kind](**options)
+    with pytest.raises(ValueError):
+        MAKERS[kind](**options)
+
+
+@pytest.mark.parametrize("kind", MAKERS)
+def test_bad_render_mode(kind):
+    with pytest.raises(ValueError, match=r"render_mode='rgb'"):
+        MAKERS[kind](render_mode="rgb")
+
+
+@pytest.mark.parametrize("options", [{"num_players": 3}, {"num_players": 10},
+                                     {"num_rounds": 1}, {"role_table": "seed"},
+                                     {"first_player": "random"}, {"max_cycles": 5}])
+def test_good_configs_are_accepted(options):
+    e = saboteur_env.env(**options)
+    e.reset(seed=0)
+    assert e.agents
+
+
+# --- the engine: illegal structured actions ----------------------------------------------
+def test_game_apply_illegal_actions_name_the_rule_and_change_nothing():
+    """Game.apply raises IllegalActionError naming the rule (RULES section) and leaves the
+    state untouched (DESIGN 2)."""
+    g = build_state(
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[["B02", "B10", "break_pick", "repair_lantern", "map", "rockfall"], ["B01"],
+               ["B03"]],
+        board=[(1, 0, "B07", False)], revealed=[(1, False)], goals=(1, 2, 0),
+        broken=[(), ("pick",), ()],
+    )
+    cases = [
+        (PlacePath(_kind("B02"), 5, 0), "RULES 3.1"),          # not touching the maze
+        (PlacePath(_kind("B02"), 1, 0), "not empty"),          # occupied cell
+        (PlacePath(_kind("B02"), 2, 0, True), "symmetric"),    # duplicate orientation
+        (PlacePath(_kind("B01"), 2, 0), "holds no B01"),       # card not in hand
+        (PlacePath(_kind("B02"), 40, 0), "outside the board window"),
+        (BreakTool(_kind("break_pick"), 1), "already has a broken pick"),
+        (BreakTool(_kind("break_pick"), 7), "target seat 7"),
+        (Repair(_kind("repair_lantern"), 1, 2), "no broken lantern"),
+        (Repair(_kind("repair_lantern"), 0, 1), "cannot repair"),
+        (Rockfall(0, 0), "never the start or a goal"),
+        (Rockfall(8, 0), "never the start or a goal"),
+        (Rockfall(3, 3), "RULES 3.4"),
+        (Map(1), "face-down goal"),
+        (Map(5), "goal slot 5"),
+        (Discard(_kind("B05")), "holds no B05"),
+    ]
+    before = game_snapshot(g)
+    for action, words in cases:
+        with pytest.raises(IllegalActionError, match=re.escape(words)):
+            g.apply(action)
+        assert g.check(action) is not None
+        assert game_snapshot(g) == before, action
+
+
+def test_game_apply_after_game_over_raises():
+    cfg = GameConfig(num_players=3, num_rounds=1)
+    g, codec = Game(cfg, 1), Codec(cfg)
+    rng = np.random.default_rng(0)
+    last = None
+    while not g.game_over:
+        last = codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n)
+        g.apply(last)
+    before = game_snapshot(g)
+    with pytest.raises(IllegalActionError, match=re.escape("game is over")):
+        g.apply(last)
+    assert game_snapshot(g) == before
+
+
+def test_codec_decode_rejects_bad_indexes():
+    codec = Codec(GameConfig(num_players=3))
+    for bad in (-1, codec.n):
+        with pytest.raises(ValueError, match="outside the action space"):
+            codec.decode(bad, 0, 3)
+    off, _ = codec.blocks["tool"]
+    with pytest.raises(ValueError, match="relative seat 5"):
+        codec.decode(off + 5, 0, 3)  # target relative seat 5 in a 3-player game
+
+
+def test_masked_tool_index_for_absent_seat_in_env():
+    """A tool action aimed at a relative seat that does not exist (padding): a clear error."""
+    e = started("raw", n=3)
+    before = snapshot(e)
+    off, _ = e.codec.blocks["tool"]
+    with pytest.raises(IllegalActionError, match="only 3 players"):
+        e.step(off + 9)
+    assert snapshot(e) == before
+
+
+def test_deepcopy_equal_after_failed_calls():
+    """A deep copy taken before a burst of bad calls equals the env after them."""
+    e = started("wrapped", n=5, steps=12)
+    c = copy.deepcopy(e)
+    for bad in (1.0, "x", None, -3, 10**7, np.bool_(False)):
+        with pytest.raises((TypeError, IllegalActionError)):
+            e.step(bad)
+    for bad in (-1, "s"):
+        with pytest.raises((TypeError, ValueError)):
+            e.reset(seed=bad)
+    assert snapshot(c) == snapshot(e)

@@ -1,0 +1,82 @@
+"""The ``saboteur`` command line (DESIGN 6): ``saboteur play --players 5 --seed 1 --render ansi``
+runs a whole game (RULES 5.5: three rounds), prints each round's result and maze and a final gold
+table consistent with the round results, and is reproducible from the seed."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from experiments.cli import main
+
+ARGV = ["play", "--players", "5", "--seed", "1", "--render", "ansi"]
+
+
+def run(capsys, argv) -> str:
+    main(list(argv))
+    return capsys.readouterr().out
+
+
+def test_play_prints_three_rounds_and_a_consistent_gold_table(capsys):
+    out = run(capsys, ARGV)
+    rounds = re.findall(r"^Round (\d): the (gold-diggers|saboteurs) win after (\d+) turns",
+                        out, re.M)
+    assert [r[0] for r in rounds] == ["1", "2", "3"]
+    assert all(1 <= int(r[2]) <= 67 for r in rounds)
+    received = [ast.literal_eval(x) for x in re.findall(r"^  gold received: (\[.*\])$", out, re.M)]
+    roles = re.findall(r"^  roles: (.*)$", out, re.M)
+    assert len(received) == 3 and len(roles) == 3
+    assert all(len(r) == 5 for r in received)
+    # each round's gold went to the winning side only (RULES 5.2, 5.3)
+    for (_, side, _), rec, role_line in zip(rounds, received, roles):
+        winners = {int(s) for s, r in re.findall(r"seat (\d): ([a-z-]+)", role_line)
+                   if (r == "gold-digger") == (side == "gold-diggers")}
+        assert all(g == 0 for s, g in enumerate(rec) if s not in winners)
+    # the three mazes (ansi render) come before their round results
+    assert out.count("S") >= 3 and out.count("round 1/3") >= 1
+    assert out.index("round 1/3") < out.index("Round 1:")
+    # the final gold table: one row per seat, gold = sum of the rounds, winners marked
+    table = out[out.index("Final gold:"):]
+    rows = re.findall(r"^\s+(\d)\s+(\S+)\s+(\d+)(\s+<- winner)?$", table, re.M)
+    assert [int(r[0]) for r in rows] == [0, 1, 2, 3, 4]
+    gold = [int(r[2]) for r in rows]
+    assert gold == [sum(rec[s] for rec in received) for s in range(5)]
+    assert [int(r[0]) for r in rows if r[3]] == [s for s in range(5) if gold[s] == max(gold)]
+    assert all(r[1] == "random" for r in rows)
+    decisions = int(re.search(r"^(\d+) decisions$", out, re.M).group(1))
+    assert decisions == sum(int(r[2]) for r in rounds)
+
+
+def test_same_seed_same_text_other_seed_other_text(capsys):
+    first = run(capsys, ARGV)
+    second = run(capsys, ARGV)
+    assert first == second
+    other = run(capsys, [*ARGV[:4], "2", *ARGV[5:]])
+    assert other != first
+
+
+def test_play_without_render_prints_no_maze(capsys):
+    out = run(capsys, ["play", "--players", "3", "--seed", "4", "--rounds", "1"])
+    assert len(re.findall(r"^Round \d:", out, re.M)) == 1
+    assert "[?]" not in out and "Final gold:" in out
+
+
+def test_unknown_command_and_help(capsys):
+    with pytest.raises(SystemExit) as err:
+        main(["nonsense"])
+    assert err.value.code == 2
+    assert "usage: saboteur" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as err:
+        main(["--help"])
+    assert err.value.code == 0
+
+
+def test_bad_player_count_is_a_clear_error(capsys):
+    """A bad option is reported as a usage error (exit 2) naming the option, no traceback."""
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--players", "2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "num_players=2" in err and "3 to 10 players" in err

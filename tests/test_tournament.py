@@ -1,0 +1,343 @@
+"""Tournament harness and ratings (issue 4; cases T1, T3, T5, T7, T9)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import saboteur_env
+from agents import make_agent
+from experiments.ratings import (
+    OnlineRatings,
+    bootstrap_bt,
+    bradley_terry,
+    cycles,
+    pair_results,
+    ranks_from_gold,
+    wilson,
+    win_matrix,
+)
+from experiments.tournament import (
+    OneSidedWarning,
+    Options,
+    format_summary,
+    lineup,
+    main,
+    play,
+    run,
+    schedule,
+    summarize,
+    tournament,
+)
+from saboteur_env.cards import CARD_KINDS, GOLD_DIGGER
+
+
+# --- scheduling ------------------------------------------------------------------------------
+@pytest.mark.parametrize("specs,n", [(["a", "b"], 5), (["a", "b", "c"], 5), (["a"], 3),
+                                     (["a", "b", "c", "d", "e", "f"], 4), (["a", "b"], 10)])
+def test_every_agent_in_every_seat_equally_often(specs, n):
+    tasks = schedule(specs, n, deals=4, seed=3)
+    assert len(tasks) == 4 * len(specs)
+    seat_counts = Counter((s, a) for t in tasks for s, a in enumerate(t.lineup))
+    for s in range(n):
+        for a in specs:
+            assert seat_counts[(s, a)] == 4  # once per deal
+    # duplicate deals: the k games of a deal share the deal seed, deals differ
+    by_deal = {}
+    for t in tasks:
+        by_deal.setdefault(t.deal, set()).add(t.deal_seed)
+    assert all(len(v) == 1 for v in by_deal.values())
+    assert len({next(iter(v)) for v in by_deal.values()}) == 4
+
+
+def test_schedule_is_reproducible_and_deals_do_not_depend_on_agents():
+    a = schedule(["random", "heuristic"], 5, 3, seed=9)
+    b = schedule(["random", "heuristic"], 5, 3, seed=9)
+    c = schedule(["heuristic", "random", "heuristic:subtle"], 5, 3, seed=9)
+    assert a == b
+    assert [t.deal_seed for t in a][::2] == [t.deal_seed for t in c][::3]
+    assert lineup(["x", "y"], 5, 1) == ("y", "x", "y", "x", "y")
+
+
+def test_duplicate_deal_has_same_roles_in_every_game():
+    tasks = schedule(["random", "heuristic"], 5, 2, seed=1, num_rounds=1)
+    res = run(tasks, workers=1, progress=False)
+    for d in range(2):
+        games = [r for r in res if r["deal"] == d]
+        assert len(games) == 2
+        assert games[0]["rounds"][0]["roles"] == games[1]["rounds"][0]["roles"]
+
+
+def test_same_results_with_one_and_two_workers():
+    tasks = schedule(["random", "heuristic", "heuristic:blatant"], 4, 2, seed=5, num_rounds=1)
+    r1 = run(tasks, workers=1, progress=False)
+    r2 = run(tasks, workers=2, progress=False)
+    assert r1 == r2
+    s1 = summarize(r1, ["random", "heuristic", "heuristic:blatant"], n_boot=20)
+    s2 = summarize(r2, ["random", "heuristic", "heuristic:blatant"], n_boot=20)
+    assert s1 == s2
+
+
+# --- statistics ------------------------------------------------------------------------------
+def test_wilson_known_values():
+    lo, hi = wilson(5, 10)
+    assert (lo, hi) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    lo, hi = wilson(0, 10)
+    assert lo == 0 and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson(10, 10)
+    assert hi == 1 and lo == pytest.approx(0.7225, abs=1e-4)
+    lo, hi = wilson(81, 263)
+    assert (lo, hi) == pytest.approx((0.2553, 0.3662), abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_ranks_from_gold_ties_share():
+    assert ranks_from_gold([7, 4, 4, 9, 0]) == [2, 3, 3, 1, 5]
+
+
+def _pl_update(mus, sigmas, ranks, beta=25 / 6, tau=25 / 300, kappa=1e-4):
+    """Weng & Lin (2011) Algorithm 4 (Plackett-Luce), by hand, for one-player teams; ties
+    share A_q and the tied players get the mean mu change (as openskill 6 does)."""
+    sig = [math.sqrt(s * s + tau * tau) for s in sigmas]
+    c = math.sqrt(sum(s * s + beta * beta for s in sig))
+    e = [math.exp(m / c) for m in mus]
+    n = len(mus)
+    sum_q = [sum(e[i] for i in range(n) if ranks[i] >= ranks[q]) for q in range(n)]
+    a = [sum(1 for j in range(n) if ranks[j] == ranks[q]) for q in range(n)]
+    new_mu, new_sigma = [], []
+    for i in range(n):
+        omega = delta = 0.0
+        for q in range(n):
+            if ranks[q] <= ranks[i]:
+                p = e[i] / sum_q[q]
+                delta += p * (1 - p) / a[q]
+                omega += ((1 - p) if q == i else -p) / a[q]
+        s2 = sig[i] ** 2
+        gamma = sig[i] / c
+        new_mu.append(mus[i] + s2 / c * omega)
+        new_sigma.append(sig[i] * math.sqrt(max(1 - gamma * s2 / c ** 2 * delta, kappa)))
+    for r in set(ranks):
+        idx = [i for i in range(n) if ranks[i] == r]
+        avg = sum(new_mu[i] - mus[i] for i in idx) / len(idx)
+        for i in idx:
+            new_mu[i] = mus[i] + avg
+    return new_mu, new_sigma
+
+
+def test_rating_update_hand_computed_five_player_game_with_tie():
+    """T3: a 5-player game ranked by gold with a tie for second place."""
+    gold = [7, 4, 4, 1, 0]
+    ranks = ranks_from_gold(gold)
+    assert ranks == [1, 2, 2, 4, 5]
+    agents = ["a", "b", "c", "d", "e"]
+    online = OnlineRatings(agents)
+    online.update(agents, gold)
+    mu0, s0 = 25.0, 25 / 3
+    exp_mu, exp_sigma = _pl_update([mu0] * 5, [s0] * 5, ranks)
+    t = online.table()
+    for i, a in enumerate(agents):
+        assert t[a]["mu"] == pytest.approx(exp_mu[i], abs=1e-9)
+        assert t[a]["sigma"] == pytest.approx(exp_sigma[i], abs=1e-9)
+    # equal ratings and equal ranks change equally; the order of the ranking is respected
+    assert t["b"]["mu"] == pytest.approx(t["c"]["mu"])
+    assert t["a"]["mu"] > t["b"]["mu"] >= t["d"]["mu"] > t["e"]["mu"]
+    # hand-checked figures (openskill 6 defaults mu 25, sigma 25/3, beta 25/6, tau 25/300)
+    assert exp_mu == pytest.approx([27.66683, 25.16668, 25.16668, 25.16668, 21.83314], abs=1e-4)
+    assert sum(exp_mu) == pytest.approx(125.0)  # equal sigmas: the mu changes sum to zero
+
+
+def test_ratings_of_equal_agents_do_not_drift_apart():
+    """T3: 1,000 random 5-player games among equal agents."""
+    rng = np.random.default_rng(0)
+    agents = ["a", "b", "c", "d", "e"]
+    online = OnlineRatings(agents)
+    lineups, golds = [], []
+    for _ in range(1000):
+        order = list(rng.permutation(agents))
+        gold = rng.integers(0, 8, 5).tolist()
+        online.update(order, gold)
+        lineups.append(order)
+        golds.append(gold)
+    # the online rating keeps wandering (tau > 0); tolerance: every mu stays within 3 sigma
+    # of the mean, sigma included
+    tab = online.table().values()
+    mean = np.mean([r["mu"] for r in tab])
+    assert all(abs(r["mu"] - mean) < 3 * r["sigma"] for r in tab)
+    bt = bradley_terry(pair_results(lineups, golds, agents).sum(axis=0))
+    assert np.abs(bt).max() < 25  # Elo points
+
+
+def _cyclic_log(n_games=600, p=0.8, seed=0):
+    """Two-player games A-B, B-C, C-A where the first beats the second with probability p."""
+    rng = np.random.default_rng(seed)
+    pairs = [("A", "B"), ("B", "C"), ("C", "A")]
+    lineups, golds = [], []
+    for g in range(n_games):
+        x, y = pairs[g % 3]
+        win = rng.random() < p
+        lineups.append([x, y])
+        golds.append([1, 0] if win else [0, 1])
+    return lineups, golds
+
+
+def test_non_transitive_cycle_is_reported():
+    """T5: A beats B beats C beats A (80% each): the cycle is reported, the full win matrix
+    shows it, and the batch rating does not invent a ladder."""
+    lineups, golds = _cyclic_log()
+    names = ["A", "B", "C"]
+    W = pair_results(lineups, golds, names).sum(axis=0)
+    P = win_matrix(W)
+    assert P[0, 1] > 0.7 and P[1, 2] > 0.7 and P[2, 0] > 0.7
+    assert cycles(P, names) == [("A", "B", "C")]
+    bt = bradley_terry(W)
+    assert np.abs(bt).max() < 30
+    results = [{"game_id": i, "deal": i, "deal_seed": i, "offset": 0, "lineup": lu,
+                "gold": g, "winners": [int(np.argmax(g))],
+                "rounds": [{"round": 0, "gold_found": True, "winners": [int(np.argmax(g))],
+                            "roles": [0, 0], "received": g, "turns": 1, "connector": 0}],
+                "decisions": 1} for i, (lu, g) in enumerate(zip(lineups, golds))]
+    s = summarize(results, names, n_boot=20)
+    assert s["cycles"] == [["A", "B", "C"]]
+    assert "NON-TRANSITIVE" in format_summary(s)
+    assert s["pairwise"]["p_win"][0][1] > 0.7
+
+
+def test_batch_rating_does_not_depend_on_game_order():
+    """T7: the same 500-game log shuffled 100 times."""
+    rng = np.random.default_rng(1)
+    names = ["p", "q", "r"]
+    strength = {"p": 1.0, "q": 0.5, "r": 0.0}
+    lineups, golds = [], []
+    for _ in range(500):
+        lu = [names[i] for i in rng.integers(0, 3, 5)]
+        gold = [strength[a] + rng.normal() for a in lu]
+        lineups.append(lu)
+        golds.append([round(x) for x in gold])  # integer gold: ties happen
+    per_game = pair_results(lineups, golds, names)
+    ref = bradley_terry(per_game.sum(axis=0))
+    online_spread = []
+    for _ in range(100):
+        perm = rng.permutation(500)
+        fit = bradley_terry(per_game[perm].sum(axis=0))
+        assert np.allclose(fit, ref, atol=1e-6)
+        online = OnlineRatings(names)
+        if len(online_spread) < 3:
+            for i in perm:
+                online.update(lineups[i], golds[i])
+            online_spread.append([online.table()[a]["mu"] for a in names])
+    assert ref[0] > ref[1] > ref[2]
+    lo, hi = bootstrap_bt(per_game, n_boot=50, seed=0)
+    assert (lo <= ref + 1e-9).all() and (ref <= hi + 1e-9).all()
+    # the online rating is order-dependent (labelled so in the summary)
+    assert np.ptp(np.array(online_spread), axis=0).max() > 0
+
+
+# --- T1: seat bias -------------------------------------------------------------------------
+@pytest.mark.parametrize("n,deals", [(3, 150), (5, 150), (10, 60)])
+def test_seat_bias_identical_agents(n, deals):
+    tasks = schedule(["random"], n, deals, seed=2, num_rounds=3)
+    res = run(tasks, workers=1, progress=False)
+    s = summarize(res, ["random"], n_boot=10)
+    seats = s["seats"]
+    assert all(x["games"] == deals for x in seats)
+    # per-seat win counts: no seat differs significantly (chi-square, p < 0.001, df = n - 1)
+    wins = np.array([x["win"]["wins"] for x in seats], dtype=float)
+    expected = wins.sum() / n
+    chi2 = ((wins - expected) ** 2 / expected).sum()
+    crit = {2: 13.82, 4: 18.47, 9: 27.88}[n - 1]
+    assert chi2 < crit, (chi2, wins)
+    assert all(0 <= x["saboteur_share"] <= 1 for x in seats)
+    # reproducible from the tournament seed
+    again = run(schedule(["random"], n, 3, seed=2, num_rounds=3), progress=False)
+    assert again == res[:3]
+
+
+# --- T9: degenerate outcomes ---------------------------------------------------------------
+def test_all_gold_digger_heuristic_rounds_reach_the_gold():
+    tasks = schedule(["heuristic"], 5, 40, seed=4, num_rounds=1, role_override="all-digger")
+    res = run(tasks, workers=1, progress=False)
+    assert all(r["rounds"][0]["roles"] == [GOLD_DIGGER] * 5 for r in res)
+    found = sum(r["rounds"][0]["gold_found"] for r in res)
+    assert found >= 0.9 * len(res), found
+    with warnings.catch_warnings(record=True):
+        s = summarize(res, ["heuristic"], n_boot=10)
+    if found == len(res):
+        assert s["warnings"], "a one-sided result must be flagged"
+
+
+def test_heuristic_diggers_vs_random_saboteurs():
+    """T9: heuristic gold-diggers against random saboteurs; outcomes vary; every card kind of
+    the base deck is dealt and played at least once over the run."""
+    n, rounds = 5, 60
+    dealt, played = Counter(), Counter()
+    found = []
+    for seed in range(rounds):
+        env = saboteur_env.raw_env(num_players=n, num_rounds=1)
+        env.reset(seed=1000 + seed)
+        game = env.game
+        agents = [make_agent("heuristic" if game.roles[s] == GOLD_DIGGER else "random")
+                  for s in range(n)]
+        for s, a in enumerate(agents):
+            a.reset(s, env.config, seed=seed * 10 + s)
+        for k in np.nonzero(game.hands.sum(axis=0))[0]:
+            dealt[int(k)] += 1
+        for name in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            s = env.agent_name_mapping[name]
+            a = agents[s].act(obs["observation"], obs["action_mask"], info)
+            act = env.codec.decode(a, s, n)
+            env.step(a)
+            if act.__class__.__name__ != "Discard":
+                k = getattr(act, "kind", None)
+                if k is None:
+                    k = 25 if act.__class__.__name__ == "Rockfall" else 26
+                played[int(k)] += 1
+        for e in game.events:
+            if e.type == "card_drawn":
+                dealt[e.data["kind"]] += 1
+        found.append(game.round_results[0]["gold_found"])
+    rate = sum(found) / rounds
+    assert 0.3 < rate < 1.0, rate  # clearly non-zero, and not degenerate
+    assert set(dealt) == set(range(len([k for k in CARD_KINDS if k.count_base])))
+    missing = [CARD_KINDS[k].id for k in range(27) if not played[k]]
+    assert not missing, missing
+
+
+def test_one_sided_warning():
+    res = [{"game_id": i, "deal": i, "deal_seed": i, "offset": 0, "lineup": ["x", "x", "x"],
+            "gold": [3, 3, 0], "winners": [0, 1],
+            "rounds": [{"round": 0, "gold_found": True, "winners": [0, 1], "roles": [0, 0, 1],
+                        "received": [3, 3, 0], "turns": 20, "connector": 0}],
+            "decisions": 20} for i in range(200)]
+    s = summarize(res, ["x"], n_boot=5)
+    assert s["warnings"] and "99%" in s["warnings"][0]
+    assert "WARNING" in format_summary(s)
+    with pytest.warns(OneSidedWarning):
+        tournament(Options(agents=["heuristic"], players=3, deals=3, rounds=1, workers=1,
+                           role_override="all-digger", bootstrap=5, progress=False))
+
+
+# --- outputs and command line ----------------------------------------------------------------
+def test_command_line_writes_outputs(tmp_path, capsys):
+    out = tmp_path / "t"
+    main(["--agents", "random,heuristic:subtle", "--players", "3", "--deals", "2",
+          "--rounds", "1", "--workers", "1", "--out", str(out), "--bootstrap", "10",
+          "--no-progress"])
+    for f in ("games.csv", "rounds.csv", "summary.json", "ratings.png", "win_rates.png"):
+        assert (out / f).stat().st_size > 0
+    text = capsys.readouterr().out
+    assert "BT elo" in text and "heuristic:subtle" in text
+    rows = (out / "games.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 2 * 2 * 3  # header + games x seats
+
+
+def test_play_is_deterministic():
+    t = schedule(["heuristic", "random"], 4, 1, seed=8, num_rounds=1)[0]
+    assert play(t) == play(t)
