@@ -14,6 +14,10 @@ everything).
   is not to act is all zeros.
 * Reward, given when a round ends to every agent: the gold received that round
   (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
+  Saboteur 2 (``expansion=True``): the round ends after the round-end thefts (each thief is
+  selected in turn with only ``steal`` actions legal); the gold reward includes what was
+  stolen (a robbed player can get a negative reward); with ``reward="win"`` geologists, who
+  are never winners (RULES 6.9), get -1.
 * ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
   and its own private ones, :class:`~saboteur_env.game.Event`); at a round end
   ``infos[agent]["round_result"]`` holds the revealed roles and the winning side.

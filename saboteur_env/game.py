@@ -1,4 +1,5 @@
-"""The rules engine of the base game (RULES 2-5): state, legality, apply, rounds and scoring.
+"""The rules engine (base game RULES 2-5, Saboteur 2 RULES 6): state, legality, apply, rounds
+and scoring.
 
 Pure Python + numpy; no RL library is imported here (DESIGN 1).  The engine works in *seats*
 ``0..N-1``; play goes clockwise, i.e. ``seat + 1 mod N`` (RULES 2.4).
@@ -9,6 +10,26 @@ breaks (or returns ``None``); :meth:`Game.apply` raises :class:`IllegalActionErr
 action and leaves the state untouched, otherwise mutates the state and returns the
 :class:`Event` s it caused.  Events are the history; an event with ``visible_to=None`` is public,
 otherwise it is private to that seat.
+
+Saboteur 2 (``config.expansion``, RULES 6) adds :class:`PlayCard`, :class:`RemoveFront`,
+:class:`EndPass` and :class:`Steal`.  Options that take several cards are one decision per card
+by the same seat (``Game.phase``: ``"pass"`` after a first :class:`Discard`, ``"remove"`` after
+:class:`RemoveFront`, ``"theft"`` at round end while thieves choose victims; ``"turn"``
+otherwise).  Card effects come from the card table (``cards.X_EFFECTS``, door colours,
+crystals); the round-end evaluation lives in :mod:`saboteur_env.scoring`.  Rulings of this
+implementation where RULES 6 leaves room:
+
+* discard-two-to-remove: the card in front is chosen first, then the two discards (face
+  down); it needs a card in front and at least two in hand; the player draws one card;
+* a pass discards face down; the number of discarded cards is public;
+* Swap your hats draws the top card of the shuffled dwarf cards aside;
+* Swap your hand may target a player with an empty hand; that player then draws one card;
+* thefts: the working thief (not trapped) who played his Theft most recently first, then the
+  other working thieves clockwise from him; victims are other players with at least 1 gold;
+  a thief with no possible victim is skipped without a decision;
+* ``both_doors_rule="bga"`` without a Boss in play: the Profiteer alone (if in play) wins;
+* geologists: ``g`` counts every geologist in play at round end, trapped or not;
+* ``role_table`` and ``broken_tool_forfeit`` are base-game options and have no effect.
 
 Build any position by hand with :func:`build_state` (the test hook, DESIGN 2).
 """
