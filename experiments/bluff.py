@@ -479,7 +479,7 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
 
 
 def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
-                  max_rows: int = 200_000) -> dict:
+                  max_rows: int = 60_000) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
     "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
 
