@@ -142,8 +142,9 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
                rounds: int = 3, progress=None, spec: str | None = None) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
-    ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec gets its own
-    folder (``<pop>@<crc32 of the spec>``).  A game already on disk is never replayed or
+    ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec, or one that
+    loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
+    so a new checkpoint never reuses old records.  A game already on disk is never replayed or
     rewritten (its seed is in its file name).
     """
     default = POPULATIONS.get(pop, pop)
@@ -151,7 +152,8 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
     import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
     from agents import make_agent
 
-    tag = pop if spec == default else f"{pop}@{zlib.crc32(spec.encode()):08x}"
+    fp = fingerprint(spec)
+    tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
     d = out / "records" / f"{tag}_n{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -161,12 +163,31 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         if not p.exists():
             agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
-            play_recorded(agents, s, tmp, meta={"population": pop}, num_rounds=rounds)
+            play_recorded(agents, s, tmp, meta={"population": pop, "spec": fp},
+                          num_rounds=rounds)
             tmp.replace(p)
         paths.append(p)
         if progress is not None:
             progress.update(1)
     return paths
+
+
+def fingerprint(spec: str) -> str:
+    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the shipped one)."""
+    name, _, opt = spec.partition(":")
+    if name == "rolesplit":
+        digger, _, saboteur = opt.partition("/")
+        return f"rolesplit:{fingerprint(digger)}/{fingerprint(saboteur)}"
+    if name != "ppo":
+        return spec
+    path = next((o for o in opt.split(",") if o and o != "greedy"), None)
+    if path is None:
+        from agents.ppo import DEFAULT_CHECKPOINT
+        path = DEFAULT_CHECKPOINT
+    try:
+        return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
+    except OSError:
+        return spec
 
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
