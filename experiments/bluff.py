@@ -139,29 +139,55 @@ def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
 
 
 def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int = 0,
-               rounds: int = 3, progress=None) -> list[Path]:
+               rounds: int = 3, progress=None, spec: str | None = None) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
-    A game already on disk is never replayed or rewritten (its seed is in its file name).
+    ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec, or one that
+    loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
+    so a new checkpoint never reuses old records.  A game already on disk is never replayed or
+    rewritten (its seed is in its file name).
     """
+    default = POPULATIONS.get(pop, pop)
+    spec = spec or default
     import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
     from agents import make_agent
 
-    d = out / "records" / f"{pop}_n{n_players}"
+    fp = fingerprint(spec)
+    tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
+    d = out / "records" / f"{tag}_n{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n_games):
         s = record_seed(seed, n_players, pop, i)
         p = d / f"game_{s}.jsonl"
         if not p.exists():
-            agents = [make_agent(POPULATIONS.get(pop, pop)) for _ in range(n_players)]
+            agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
-            play_recorded(agents, s, tmp, meta={"population": pop}, num_rounds=rounds)
+            play_recorded(agents, s, tmp, meta={"population": pop, "spec": fp},
+                          num_rounds=rounds)
             tmp.replace(p)
         paths.append(p)
         if progress is not None:
             progress.update(1)
     return paths
+
+
+def fingerprint(spec: str) -> str:
+    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the shipped one)."""
+    name, _, opt = spec.partition(":")
+    if name == "rolesplit":
+        digger, _, saboteur = opt.partition("/")
+        return f"rolesplit:{fingerprint(digger)}/{fingerprint(saboteur)}"
+    if name != "ppo":
+        return spec
+    path = next((o for o in opt.split(",") if o and o != "greedy"), None)
+    if path is None:
+        from agents.ppo import DEFAULT_CHECKPOINT
+        path = DEFAULT_CHECKPOINT
+    try:
+        return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
+    except OSError:
+        return spec
 
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
@@ -473,9 +499,13 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
     return np.concatenate(out)
 
 
-def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None) -> dict:
+def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
+                  max_rows: int = 60_000) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
-    "logistic": {track: LogisticDetector}, "fit": diagnostics}``."""
+    "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
+
+    The classifier is fitted on at most ``max_rows`` scored rows drawn uniformly (seeded) from
+    the training split, keeping their round weights."""
     tr = training_data(train, seed)
     if progress is not None:
         progress.update(len(train))
@@ -489,8 +519,11 @@ def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None) ->
                                     for k, v in bayes.target_ratios.items()}}
     for t in TRACKS:
         XO, y, r = tr[t]
-        X, O = XO[:, :-n_roles], XO[:, -n_roles:]
         w = M.round_weights(r)
+        if len(y) > max_rows:
+            keep = np.sort(np.random.default_rng(seed).choice(len(y), max_rows, replace=False))
+            XO, y, w = XO[keep], y[keep], w[keep]
+        X, O = XO[:, :-n_roles], XO[:, -n_roles:]
         W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w, offset=O)
         det = LogisticDetector(W, mu, sd)
         XOv, yv, rv = va[t]
@@ -691,8 +724,12 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
 def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | None = None,
         held_out: str = "heuristic-subtle", rounds: int = 3, seed: int = 0,
         out: str | Path = "runs/bluff", bootstrap: int = 1000, threshold: float = 0.5,
-        stride: int = 1, plots: bool = True, quiet: bool = False) -> dict:
-    """Run the whole benchmark (see the module docstring); returns the summary dict."""
+        stride: int = 1, plots: bool = True, quiet: bool = False, ppo: str | None = None
+        ) -> dict:
+    """Run the whole benchmark (see the module docstring); returns the summary dict.
+
+    ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
+    the checkpoint shipped with the package, :mod:`agents.ppo`)."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -701,10 +738,13 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     pops = list(pops or POPULATIONS)
+    specs = {p: POPULATIONS.get(p, p) for p in pops}
+    if ppo:
+        specs.update({"ppo": f"ppo:{ppo}", "heuristic-pposab": f"rolesplit:heuristic/ppo:{ppo}"})
     skipped = {}
     usable = []
     for pop in pops:
-        why = population_problem(POPULATIONS.get(pop, pop), players[0])
+        why = population_problem(specs[pop], players[0])
         if why:
             skipped[pop] = why
         else:
@@ -716,7 +756,8 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     with tqdm(total=len(usable) * len(players) * games, desc="records", disable=quiet) as bar:
         for pop in usable:
             for n in players:
-                paths = record_set(out, pop, n, games, seed=seed, rounds=rounds, progress=bar)
+                paths = record_set(out, pop, n, games, seed=seed, rounds=rounds, progress=bar,
+                                   spec=specs[pop])
                 recs[(pop, n)] = [read_record(p) for p in paths]
     fit_pops = [p for p in usable if p != held_out]
     train = [r for p in fit_pops for n in players
@@ -768,6 +809,7 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     for c in cells:
         c.pop("_saboteur_sums", None)
     summary = {"players": list(players), "games": games, "populations": usable,
+               "specs": {p: specs[p] for p in usable},
                "skipped": skipped, "held_out": held_out, "fit_populations": fit_pops,
                "rounds": rounds, "seed": seed, "threshold": threshold, "stride": stride,
                "bootstrap": bootstrap, "fit": fitted["fit"], "cells": cells,
@@ -958,11 +1000,13 @@ def main(argv=None) -> dict:
     p.add_argument("--stride", type=int, default=1, help="score every k-th decision")
     p.add_argument("--out", default="runs/bluff")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--ppo", default=None,
+                   help="PPO checkpoint for the ppo populations (default: the shipped one)")
     a = p.parse_args(argv)
     return run(players=[int(x) for x in a.players.split(",")], games=a.games,
                pops=a.populations.split(","), held_out=a.held_out, rounds=a.rounds,
                seed=a.seed, out=a.out, bootstrap=a.bootstrap, threshold=a.threshold,
-               stride=a.stride, plots=not a.no_plots)
+               stride=a.stride, plots=not a.no_plots, ppo=a.ppo)
 
 
 if __name__ == "__main__":

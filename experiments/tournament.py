@@ -290,16 +290,16 @@ def format_summary(summary: dict) -> str:
             f"{a:<{w}}  {s['bt_elo']:>7.0f} [{lo:>5.0f},{hi:>5.0f}]     "
             f"{s['openskill']['mu']:>5.1f}±{s['openskill']['sigma']:<4.1f}  "
             f"{s['mean_gold']:>5.2f}  {s['game_win']['rate']:>8.1%}  "
-            f"{d['rate']:>6.1%} [{d['lo']:.2f},{d['hi']:.2f}]  "
-            f"{b['rate']:>6.1%} [{b['lo']:.2f},{b['hi']:.2f}]")
+            f"{d['rate']:>6.1%} [{d['lo']:.1%},{d['hi']:.1%}]  "
+            f"{b['rate']:>6.1%} [{b['lo']:.1%},{b['hi']:.1%}]")
     sd = summary["sides"]
     lines.append(f"side win rates: gold-diggers {sd['gold-digger']['rate']:.1%} "
-                 f"[{sd['gold-digger']['lo']:.2f},{sd['gold-digger']['hi']:.2f}], "
+                 f"[{sd['gold-digger']['lo']:.1%},{sd['gold-digger']['hi']:.1%}], "
                  f"saboteurs {sd['saboteur']['rate']:.1%}")
     lines.append("seat  win rate [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
-        lines.append(f"{s['seat']:>4}  {s['win']['rate']:>6.1%} [{s['win']['lo']:.2f},"
-                     f"{s['win']['hi']:.2f}]   {s['mean_gold']:>9.2f}  "
+        lines.append(f"{s['seat']:>4}  {s['win']['rate']:>6.1%} [{s['win']['lo']:.1%},"
+                     f"{s['win']['hi']:.1%}]   {s['mean_gold']:>9.2f}  "
                      f"{s['saboteur_share']:>14.1%}")
     pw = summary["pairwise"]
     if len(pw["agents"]) > 1:

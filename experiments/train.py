@@ -16,6 +16,12 @@ seat's own trajectory (``done`` at its last decision).  Only finished games ente
 games still running when an iteration ends continue into the next one (their decisions keep
 the behaviour log-probabilities they were sampled with, which the PPO ratio uses).
 
+Warm start (``bc_decisions``, default 30,000; 0 turns it off): before PPO, all-heuristic
+games are played and the network is fitted to the heuristic's decisions (masked cross-entropy)
+and to their returns (value); the wall-clock budget (``minutes``) includes this phase.  Reward
+shaping (``shaping``, default 1.0): a potential-based bonus for the tunnel's progress toward the
+goals, signed by role (:class:`ProgressPotential`).
+
 Many environment copies are stepped together: at every tick, each copy's seat to act is grouped
 by its player and each network (current or snapshot) runs once on the whole group.
 

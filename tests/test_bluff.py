@@ -230,3 +230,15 @@ def test_records_hold_every_event_with_visibility_and_roles(records):
     assert [e.data["role"] for e in dealt] == [r for res in rec.rounds for r in res["roles"]]
     final = list(replay(rec))[-1].game
     assert [e for _, e in rec.events] == final.events
+
+
+def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
+    from experiments.bluff import fingerprint
+
+    ck = tmp_path / "a.pt"
+    ck.write_bytes(b"one")
+    f1 = fingerprint(f"rolesplit:heuristic/ppo:{ck}")
+    ck.write_bytes(b"two")
+    f2 = fingerprint(f"rolesplit:heuristic/ppo:{ck}")
+    assert f1 != f2 and f1.startswith("rolesplit:heuristic/ppo:")
+    assert fingerprint("heuristic:subtle") == "heuristic:subtle"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from experiments import bluff_metrics as M
 from experiments.detectors import (
     CAT_INDEX,
     CATEGORIES,
@@ -35,14 +36,12 @@ def expected_prior_scores(n: int, seat: int = 0, role: int = GOLD_DIGGER):
     p /= p.sum()
     b = exact_prior(cfg, seat, role)
     targets = [t for t in range(n) if t != seat]
-    ll = br = 0.0
-    for prob, a in zip(p, R[keep]):
-        for t in targets:
-            q = b[t]
-            ll += prob * -np.log(q[a[t]]) / len(targets)
-            y = np.eye(2)[a[t]]
-            br += prob * 0.5 * ((q - y) ** 2).sum() / len(targets)
-    return ll, br
+    # one scored row per (deal, target), weighted by the deal's probability: the harness's
+    # metric functions then give the expected score per target
+    P = np.concatenate([b[targets] for _ in p])
+    y = np.concatenate([a[targets] for a in R[keep]]).astype(int)
+    w = np.repeat(p, len(targets))
+    return M.wmean(M.log_loss_rows(P, y), w), M.wmean(M.brier_rows(P, y), w)
 
 
 @pytest.mark.parametrize("n,ll,br", [(3, 0.637, 0.222), (4, 0.562, 0.188), (5, 0.673, 0.240),
