@@ -204,6 +204,11 @@ class ObservationEncoder:
             v = View(name, shape, off, lo, hi, meaning)
             self._views[name] = v
             off += v.size
+        if x:
+            V = self._views
+            self._x_offsets = (V["xplayers"].offset, V["inspections"].offset,
+                               V["xhistory"].offset, V["phase"].offset,
+                               len(X_PLAYER_FEATURES))
         self.size = off
         self.low = np.zeros(self.size, dtype=np.float32)
         self.high = np.zeros(self.size, dtype=np.float32)
@@ -340,29 +345,30 @@ class ObservationEncoder:
 
     def _encode_s2(self, game: Game, seat: int, o: np.ndarray, rel: np.ndarray,
                    rel_ix: tuple) -> None:
-        V, n = self._views, game.n
-        xv = V["xplayers"]
-        xp = o[xv.offset:xv.offset + xv.size].reshape(xv.shape)
-        xp[:n, 0:2] = game.xfront[rel]
-        if game.xfront[:, 1].any():
-            order = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(),
-                                game.xfront[:, 0].tolist())
-            for i, s in enumerate(order):
-                xp[(s - seat) % n, 2] = i + 1
-        xp[:n, 3] = game.gold[rel] > 0
-        iv = V["inspections"]
-        ins = o[iv.offset:iv.offset + iv.size].reshape(iv.shape)
+        n = game.n
+        xp_off, ins_off, hist_off, ph, ncol = self._x_offsets
+        xf = game.xfront
+        if xf.any():
+            xp = o[xp_off:xp_off + self.max_players * ncol].reshape(self.max_players, ncol)
+            xp[:n, 0:2] = xf[rel]
+            if xf[:, 1].any():
+                order = theft_order(game.theft_turn.tolist(), xf[:, 1].tolist(),
+                                    xf[:, 0].tolist())
+                for i, s in enumerate(order):
+                    xp[(s - seat) % n, 2] = i + 1
+        if game.gold.any():
+            o[xp_off + 3:xp_off + 3 + n * ncol:ncol] = game.gold[rel] > 0
         if game.inspected[seat].max() >= 0:
+            nr = len(EXPANSION_ROLES)
             seen = game.inspected[seat, rel]
             rows = np.nonzero(seen >= 0)[0]
-            ins[rows, seen[rows]] = 1
+            o[ins_off + rows * nr + seen[rows]] = 1
         if game.xcounts.any():
-            hv = V["xhistory"]
-            o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n, :n] = game.xcounts[rel_ix]
-        ph = V["phase"].offset
+            hv = self._views["xhistory"]
+            o[hist_off:hist_off + hv.size].reshape(hv.shape)[:n, :n] = game.xcounts[rel_ix]
         o[ph + _PHASES[game.phase]] = 1
         o[ph + 4] = game.phase_count
-        if game.phase == "remove":
+        if game.phase_slot >= 0:
             o[ph + 5 + game.phase_slot] = 1
         o[ph + 10] = len(game.set_aside)
         o[ph + 11] = game.removed.sum()
