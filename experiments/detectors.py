@@ -569,6 +569,11 @@ class AgentBeliefDetector(Detector):
         self.agent.reset(seat, config, seed=0)
         super().reset(seat, config, own_role)
 
+    def observe(self, event) -> None:
+        super().observe(event)
+        if hasattr(self.agent, "observe"):  # keep the agent's belief current between turns
+            self.agent.observe([event])
+
     def observe_turn(self, observation, action_mask, info) -> None:
         self.agent.act(observation, action_mask, info)
 
