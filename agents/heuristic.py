@@ -463,6 +463,7 @@ class HeuristicAgent(Agent):
                                        for v in self.codec.variants])
         self.n = config.num_players
         self.role: int | None = None
+        self._fed: list = []
         self._start_round(0)  # a game starts in round 0 (the round_start event repeats it)
 
     def _start_round(self, round_index: int | None) -> None:
@@ -475,6 +476,17 @@ class HeuristicAgent(Agent):
         self.public = np.full(3, -1)  # goal identity known to everyone
         self.own_turns = 0
         self._belief_cache = None
+
+    # --- events between turns --------------------------------------------------------------
+    def observe(self, events) -> None:
+        """Feed events as they happen (public ones and this seat's private ones), so that
+        :meth:`belief` is current between the agent's turns (e.g. right after a round starts).
+
+        :meth:`act` then skips these events at the head of its ``info["events"]``.
+        """
+        events = list(events)
+        self._fed.extend(events)
+        self._process_events(events)
 
     # --- belief ------------------------------------------------------------------------
     def belief(self) -> np.ndarray:
@@ -613,7 +625,12 @@ class HeuristicAgent(Agent):
         V = self.encoder.views(np.asarray(observation))
         game = V["game"]
         if info and info.get("events"):
-            self._process_events(info["events"])
+            events = list(info["events"])
+            k = 0  # skip the events already fed through observe()
+            while k < len(events) and k < len(self._fed) and events[k] == self._fed[k]:
+                k += 1
+            self._process_events(events[k:])
+        self._fed = []
         if int(game[0]) != self.round:
             self._start_round(int(game[0]))
         role = int(np.argmax(V["role"][:2]))

@@ -7,8 +7,10 @@ Pipeline
    blatant saboteurs; heuristic with subtle saboteurs; the trained PPO agent) plays seeded games
    at each player count; each game is written once as a game record
    (:mod:`saboteur_env.record`, the project's one JSON Lines format) under
-   ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` and read back from there afterwards, so a
-   record set is frozen: a later run with the same options reuses it.  Seeds are
+   ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` (``<population>@<hash>`` for PPO
+   checkpoints, :func:`fingerprint`) with every event and its visibility (record format version
+   2) and read back from there afterwards, so a record set is frozen: a later run with the same
+   options reuses it.  Seeds are
    ``seed * 10**6 + N * 10**4 + population index * 10**3 + i``.  Games ``i % 10 < 4`` are the
    training split, ``4, 5`` the validation split, ``>= 6`` the test split.  The events of a game
    (with their visibility) and the true roles of every round come from replaying its record

@@ -398,12 +398,10 @@ class BayesDetector(Detector):
 
 
 # --- learned classifier -----------------------------------------------------------------
-N_FEATURES = 2 * len(CATEGORIES) + 12
-
-
 def player_features(counts: np.ndarray, recv: np.ndarray, rel: np.ndarray, turn: int, n: int,
                     seat: int | None, own_role: int | None, n_roles: int) -> np.ndarray:
-    """Per-player feature matrix ``(n, N_FEATURES)`` from this round's public history.
+    """Per-player feature matrix ``(n, 2 * len(CATEGORIES) + 12 + n_roles)`` from this round's
+    public history (and, in-seat, the observer's role and its dealings with each player).
 
     ``counts`` ``(n, n_cat)``: categories played by each player; ``recv`` ``(n, 2)``: breaks and
     repairs received from others; ``rel`` ``(n, 4)``: tools the player broke on / repaired for
@@ -411,9 +409,9 @@ def player_features(counts: np.ndarray, recv: np.ndarray, rel: np.ndarray, turn:
     """
     tot = counts.sum(axis=1, keepdims=True)
     frac = counts / np.maximum(tot, 1)
-    role1h = np.zeros((n, 2))
+    role1h = np.zeros((n, n_roles))
     if own_role is not None:
-        role1h[:, min(own_role, 1)] = 1
+        role1h[:, own_role] = 1
     f = np.concatenate([
         counts.astype(float), frac, recv.astype(float), rel.astype(float), role1h,
         np.full((n, 1), turn / 30.0), np.full((n, 1), n / 10.0),
@@ -570,6 +568,11 @@ class AgentBeliefDetector(Detector):
         self.agent = self.factory()
         self.agent.reset(seat, config, seed=0)
         super().reset(seat, config, own_role)
+
+    def observe(self, event) -> None:
+        super().observe(event)
+        if hasattr(self.agent, "observe"):  # keep the agent's belief current between turns
+            self.agent.observe([event])
 
     def observe_turn(self, observation, action_mask, info) -> None:
         self.agent.act(observation, action_mask, info)

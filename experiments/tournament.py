@@ -73,6 +73,7 @@ class Task:
     num_rounds: int = 3
     role_override: str = "none"
     config: tuple = ()
+    record_dir: str = ""
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -92,8 +93,8 @@ def lineup(specs: Sequence[str], players: int, offset: int) -> tuple[str, ...]:
 
 
 def schedule(specs: Sequence[str], players: int, deals: int, seed: int = 0,
-             num_rounds: int = 3, role_override: str = "none", config: dict | None = None
-             ) -> list[Task]:
+             num_rounds: int = 3, role_override: str = "none", config: dict | None = None,
+             record_dir: str = "") -> list[Task]:
     """Every game of a tournament, in game-id order (see the module docstring)."""
     if not specs:
         raise ValueError("at least one agent spec is needed")
@@ -107,7 +108,7 @@ def schedule(specs: Sequence[str], players: int, deals: int, seed: int = 0,
         for o in range(k):
             tasks.append(Task(len(tasks), d, ds, o, lineup(specs, players, o),
                               tuple(agent_seed(seed, d, o, s) for s in range(players)),
-                              num_rounds, role_override, cfg))
+                              num_rounds, role_override, cfg, record_dir))
     return tasks
 
 
@@ -144,6 +145,12 @@ def play(task: Task) -> dict:
         seat = env.agent_name_mapping[name]
         env.step(agents[seat].act(obs["observation"], obs["action_mask"], info))
         decisions += 1
+    if task.record_dir and not override:  # overridden roles cannot be replayed by the rules
+        from saboteur_env.record import write_record
+
+        write_record(os.path.join(task.record_dir, f"game_{task.game_id:06d}.jsonl"), game,
+                     task.deal_seed, list(task.lineup), agent_seeds=task.agent_seeds,
+                     meta={"tournament_deal": task.deal, "offset": task.offset})
     rounds = [{"round": r["round"], "gold_found": bool(r["gold_found"]),
                "winners": list(r["winners"]), "roles": list(r["roles"]),
                "received": list(r["received"]), "turns": int(r["turns"]),
@@ -416,6 +423,7 @@ class Options:
     bootstrap: int = 200
     plots: bool = True
     progress: bool = True
+    records: bool = False
 
 
 def tournament(opts: Options) -> tuple[list[dict], dict]:
@@ -424,8 +432,12 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
 
     for spec in opts.agents:
         make_agent(spec)  # fail early on an unknown spec
+    record_dir = ""
+    if opts.records:
+        record_dir = os.path.join(opts.out, "records")
+        os.makedirs(record_dir, exist_ok=True)
     tasks = schedule(opts.agents, opts.players, opts.deals, opts.seed, opts.rounds,
-                     opts.role_override)
+                     opts.role_override, record_dir=record_dir)
     workers = opts.workers or os.cpu_count() or 1
     results = run(tasks, workers=workers, progress=opts.progress)
     summary = summarize(results, opts.agents, n_boot=opts.bootstrap, seed=opts.seed)
@@ -451,11 +463,15 @@ def main(argv=None) -> None:
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--records", action="store_true",
+                   help="write every game's record to OUT/records/ (saboteur_env.record; "
+                        "replay with saboteur replay)")
     a = p.parse_args(argv)
     opts = Options(agents=[s.strip() for s in a.agents.split(",") if s.strip()],
                    players=a.players, deals=a.deals, rounds=a.rounds, seed=a.seed,
                    workers=a.workers, out=a.out, role_override=a.role_override,
-                   bootstrap=a.bootstrap, plots=not a.no_plots, progress=not a.no_progress)
+                   bootstrap=a.bootstrap, plots=not a.no_plots, progress=not a.no_progress,
+                   records=a.records)
     t0 = time.perf_counter()
     results, summary = tournament(opts)
     elapsed = time.perf_counter() - t0

@@ -313,3 +313,42 @@ def test_styles_and_unknown_style():
     assert make_agent("heuristic:blatant").style.suspicion_weight == 0
     with pytest.raises(ValueError, match="unknown heuristic style"):
         make_agent("heuristic:sneaky")
+
+
+def test_observe_between_turns_keeps_belief_current_and_is_not_double_counted():
+    """Events fed through observe() update belief() before the agent's next turn, and act()
+    then gives the same action and belief as an agent that only read its infos (DESIGN 6)."""
+    import saboteur_env as _se
+    from agents import make_agent as _make
+
+    env = _se.raw_env(num_players=5)
+    env.reset(seed=11)
+    agents = [_make("heuristic") for _ in range(5)]
+    twin = _make("heuristic")
+    for i, a in enumerate(agents):
+        a.reset(i, env.config, seed=i)
+    twin.reset(0, env.config, seed=0)
+    steps = updated = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.agent_name_mapping[name]
+        if seat == 0:
+            b_fed = agents[0].belief()
+            updated += not np.allclose(b_fed, twin.belief())  # twin still holds its old view
+            action = agents[0].act(obs["observation"], obs["action_mask"], info)
+            assert action == twin.act(obs["observation"], obs["action_mask"], info)
+            assert np.allclose(agents[0].belief(), twin.belief())
+            assert np.allclose(b_fed.sum(axis=1), 1.0)
+        else:
+            action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+        pending = env.infos["player_0"]["events"]
+        before = len(pending) if seat != 0 else 0
+        env.step(action)
+        agents[0].observe(env.infos["player_0"]["events"][before:])
+        steps += 1
+        if steps > 150:
+            break
+    assert updated > 0

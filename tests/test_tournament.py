@@ -341,3 +341,18 @@ def test_command_line_writes_outputs(tmp_path, capsys):
 def test_play_is_deterministic():
     t = schedule(["heuristic", "random"], 4, 1, seed=8, num_rounds=1)[0]
     assert play(t) == play(t)
+
+
+def test_tournament_records_replay_to_the_same_results(tmp_path):
+    """--records writes one game record per game (saboteur_env.record); replaying a record
+    through the engine gives the tournament's gold for that game."""
+    from experiments.tournament import Options, tournament
+    from saboteur_env.record import replay_game
+
+    opts = Options(agents=["random", "heuristic"], players=4, deals=1, rounds=1, workers=1,
+                   out=str(tmp_path), records=True, bootstrap=10, plots=False, progress=False)
+    results, _ = tournament(opts)
+    files = sorted((tmp_path / "records").glob("game_*.jsonl"))
+    assert len(files) == len(results) == 2
+    for res, f in zip(sorted(results, key=lambda r: r["game_id"]), files):
+        assert replay_game(str(f)).gold.tolist() == res["gold"]
