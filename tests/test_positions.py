@@ -50,9 +50,9 @@ from saboteur_env.cards import (
 from saboteur_env.config import DEFAULT_WINDOW, GameConfig
 from saboteur_env.game import BreakTool, Map, PlacePath, Repair, Rockfall, build_state
 
-POSITIONS_FILE = Path("/work/shared/cases/positions/positions.jsonl")
-if not POSITIONS_FILE.exists():  # a checkout with shared/ inside the repository
-    POSITIONS_FILE = Path(__file__).resolve().parents[1] / "shared/cases/positions/positions.jsonl"
+# a copy of ../shared/cases/positions/positions.jsonl kept in the repository, so that the
+# tests never depend on files outside it (tests/data/positions_README.md describes the format)
+POSITIONS_FILE = Path(__file__).resolve().parent / "data" / "positions.jsonl"
 
 TOOL_OF = {"pickaxe": "pick", "lantern": "lantern", "cart": "cart"}
 TOOL_NAME = {TOOLS.index(v): k for k, v in TOOL_OF.items()}
@@ -274,7 +274,7 @@ def test_positions_file_present_and_complete():
     """RULES 3.1-3.5, 4.2: the reference file holds 100 base-game positions at 3-10 players."""
     recs = all_positions()
     if not recs:
-        pytest.skip("cases/positions/positions.jsonl not available")
+        pytest.fail(f"{POSITIONS_FILE} is missing")
     assert len(recs) == 100
     assert len(set(IDS)) == 100
     assert Counter(r["players"] for r in recs) == {3: 25, 5: 25, 7: 25, 9: 25}
@@ -304,7 +304,7 @@ def test_positions_loading_paths_reported():
     This test pins how many of each there are so a change in the data is noticed."""
     recs = all_positions()
     if not recs:
-        pytest.skip("cases/positions/positions.jsonl not available")
+        pytest.fail(f"{POSITIONS_FILE} is missing")
     loaded = [Loaded(r) for r in recs]
     surplus = [ld.rec["id"] for ld in loaded if ld.surplus or ld.surplus_hand]
     enlarged = [ld.rec["id"] for ld in loaded if ld.enlarged]
