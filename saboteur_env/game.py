@@ -172,6 +172,32 @@ Action = PlacePath | BreakTool | Repair | Rockfall | Map | Discard | PlayCard | 
     EndPass | Steal
 
 
+class EventData(dict):
+    """A read-only dict: events are shared by every agent's ``infos`` and the game's history,
+    so no reader may change them (treat lists inside as read-only too).
+
+    Raises:
+        TypeError: on any attempt to modify it.
+    """
+
+    __slots__ = ()
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("event data is read-only (shared by every observer and the history)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only
+    __ior__ = _read_only
+
+    def __reduce__(self):
+        return (EventData, (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One thing that happened.  ``visible_to=None``: public; else private to that seat.
@@ -179,7 +205,8 @@ class Event:
     ``type`` is one of ``round_start``, ``path_placed``, ``goal_revealed``, ``tool_broken``,
     ``tool_repaired``, ``rockfall``, ``map_played``, ``map_result`` (private), ``discarded``,
     ``discarded_card`` (private), ``card_drawn`` (private), ``round_end``, ``gold_received``
-    (private), ``game_end``.  ``seat`` is the actor (absolute), ``data`` the details.
+    (private), ``game_end``.  ``seat`` is the actor (absolute), ``data`` the details (a
+    read-only :class:`EventData`).
     """
 
     type: str
@@ -332,6 +359,8 @@ class Game:
         self.xcounts = np.zeros((n, n, len(X_EFFECTS)), dtype=np.int16)
         #: the last public actions of this round: (actor, type 0-5, target, x, y, tool)
         self.recent: list[tuple] = []
+        #: the cell of the most recent path card placed this round that is still in the maze
+        self.last_placed: tuple[int, int] | None = None
 
     def _record(self, actor: int, typ: int, target=-1, x=0, y=0, tool=-1, dead_end=0) -> None:
         self.recent.append((actor, typ, target, x, y, tool, dead_end))
@@ -361,7 +390,7 @@ class Game:
 
     # --- helpers ---------------------------------------------------------------------
     def _emit(self, type_: str, seat, data, visible_to=None) -> Event:
-        e = Event(type_, seat, data, visible_to)
+        e = Event(type_, seat, EventData(data), visible_to)
         self.events.append(e)
         self._new_events.append(e)
         return e
@@ -484,7 +513,8 @@ class Game:
             if not isinstance(t, (int, np.integer)) or not 0 <= t < self.n:
                 return f"target seat {t!r} is not in play"
             if action.tool not in info.effect[1]:
-                return f"{info.id} cannot repair a {action.tool!r} tool (RULES 3.3)"
+                tool_name = TOOLS[action.tool] if action.tool in (0, 1, 2) else repr(action.tool)
+                return f"{info.id} cannot repair a {tool_name} (RULES 3.3)"
             if not self.broken[t, action.tool]:
                 return f"seat {t} has no broken {TOOLS[action.tool]} to repair (RULES 3.3)"
             return None
@@ -636,6 +666,7 @@ class Game:
             dead = int(CARD_KINDS[k].is_dead_end)
             self.actor_counts[seat, 1 if dead else 0] += 1
             self._record(seat, 0, -1, action.x, action.y, -1, dead)
+            self.last_placed = (action.x, action.y)
             for slot, ident, rotated in revealed:
                 self.known_goals[:, slot] = True
                 gx, gy = GOAL_CELLS[slot]
@@ -671,6 +702,8 @@ class Game:
                                           "kind": int(VARIANTS[removed].kind)})
             self.actor_counts[seat, 2] += 1
             self._record(seat, 3, -1, action.x, action.y)
+            if self.last_placed == (action.x, action.y):
+                self.last_placed = None
         elif isinstance(action, Map):
             k = KIND_INDEX["map"]
             self.hands[seat, k] -= 1
@@ -1189,6 +1222,19 @@ def build_state(
         roles = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER
                  if r in ("gold-digger", GOLD_DIGGER) else _bad_role(r) for r in roles]
         aside = [SABOTEUR if r in ("saboteur", SABOTEUR) else GOLD_DIGGER for r in set_aside]
+    if sorted(int(x) for x in goals) != [0, 1, 2]:
+        raise ValueError(f"goals={tuple(goals)!r}: one gold (0) and the two stone goals (1, 2), "
+                         "one per slot (RULES 1.2)")
+    if not isinstance(current, (int, np.integer)) or not 0 <= current < n:
+        raise ValueError(f"current={current!r}: must be a seat 0..{n - 1}")
+    if nuggets is not None and any(int(v) not in (1, 2, 3) for v in nuggets):
+        raise ValueError(f"nuggets={list(nuggets)!r}: gold-nugget cards are worth 1, 2 or 3 "
+                         "(RULES 1.4)")
+    if broken is not None:
+        for tools in broken:
+            for t in tools:
+                if t not in TOOLS and t not in (0, 1, 2):
+                    raise ValueError(f"broken tool {t!r}: use one of {TOOLS} or 0-2 (RULES 1.3)")
     g = Game(config, seed, _deal=False)
     g.round = round
     g.roles = np.array(roles, dtype=np.int8)

@@ -58,7 +58,7 @@ BOARD_CHANNELS: tuple[tuple[str, str], ...] = (
     ("goal_stone_revealed", "a stone goal, face up"),
     ("known_gold", "a goal the observer knows to be the gold (own map or reveal)"),
     ("known_stone", "a goal the observer knows to be a stone (own map or reveal)"),
-    ("last_placed", "the most recent path card placed this round"),
+    ("last_placed", "the most recent path card placed this round (none once removed)"),
 )
 N_BOARD_CHANNELS = len(BOARD_CHANNELS)
 #: Saboteur 2 only: channels appended to the ``board`` view (RULES 6.3, 6.4).
@@ -293,12 +293,10 @@ class ObservationEncoder:
         for slot, rc in enumerate(self._goal_rc):
             if game.known_goals[seat, slot]:
                 board[14 if game.board.goal_identity[slot] == GOAL_GOLD else 15][rc] = 1
-        if game.recent:
-            last = [e for e in game.recent if e[1] == 0]
-            if last:
-                x, y = last[-1][3], last[-1][4]
-                x0, _, y0, _ = self.config.board_window
-                board[16, y - y0, x - x0] = 1
+        if game.last_placed is not None:
+            x, y = game.last_placed
+            x0, _, y0, _ = self.config.board_window
+            board[16, y - y0, x - x0] = 1
         hv = V["hand"]
         o[hv.offset:hv.offset + self.n_kinds] = game.hands[seat, :self.n_kinds]
         o[V["role"].offset + int(game.roles[seat])] = 1  # the current role (Swap your hats)
