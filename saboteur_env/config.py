@@ -8,6 +8,8 @@ from dataclasses import dataclass, fields
 #: can address (DESIGN 3).  Chosen so that fewer than 0.1% of random-play decisions have a
 #: legal placement outside it (``saboteur bench`` measures this).
 DEFAULT_WINDOW = (-6, 14, -8, 8)
+#: the expansion's default: ladders start new tunnels, so its mazes spread further.
+EXPANSION_WINDOW = (-9, 17, -11, 11)
 
 
 class ConfigError(ValueError):
@@ -29,7 +31,8 @@ class GameConfig:
         remove_cards_each_round: expansion: remove 10 cards every round (RULES 6.6).
         first_player: seat that starts round 1, or ``"random"`` (RULES 2.4).
         board_window: (x_min, x_max, y_min, y_max) of the addressable cells, inclusive; must
-            contain the start (0, 0) and the goals (8, -2..2) (DESIGN 3).
+            contain the start (0, 0) and the goals (8, -2..2) (DESIGN 3).  ``None`` (default):
+            ``DEFAULT_WINDOW`` for the base game, ``EXPANSION_WINDOW`` for the expansion.
         reward: ``"gold"`` (gold received each round) or ``"win"`` (+1 / -1 per round) (DESIGN 5).
         max_cycles: optional bound on decisions per game; when reached every agent is
             truncated (``None`` = no bound).
@@ -47,7 +50,7 @@ class GameConfig:
     both_doors_rule: str = "seed"
     remove_cards_each_round: bool = True
     first_player: int | str = 0
-    board_window: tuple[int, int, int, int] = DEFAULT_WINDOW
+    board_window: tuple[int, int, int, int] | None = None
     reward: str = "gold"
     max_cycles: int | None = None
 
@@ -83,7 +86,13 @@ class GameConfig:
             not isinstance(self.max_cycles, int) or self.max_cycles < 1
         ):
             bad("max_cycles", "must be None or a positive int")
-        w = tuple(self.board_window)
+        if self.board_window is None:
+            object.__setattr__(self, "board_window",
+                               EXPANSION_WINDOW if self.expansion else DEFAULT_WINDOW)
+        try:
+            w = tuple(self.board_window)
+        except TypeError:
+            w = ()
         if len(w) != 4 or not all(isinstance(v, int) for v in w):
             bad("board_window", "must be four ints (x_min, x_max, y_min, y_max)")
         x0, x1, y0, y1 = w
