@@ -35,8 +35,11 @@ The posterior over the joint role assignment of the other players is exact given
 the prior of each assignment is the deal's hypergeometric probability (RULES 2.2: the role deck
 with one card set aside, conditioned on the agent's own role) and the likelihood is the product
 of the per-player ratios.  Rows are absolute seats, columns ``[gold-digger, saboteur]``
-(``BASE_ROLES``); the own row is one-hot.  Expansion roles (RULES 6.2) would add columns and a
-role deck to :func:`role_assignment_prior`; the likelihood model is per role.
+(``BASE_ROLES``); the own row is one-hot.
+
+Saboteur 2 (``config.expansion``): :meth:`HeuristicAgent.reset` turns the agent into an
+:class:`agents.heuristic_x.ExpansionHeuristic` (six role columns, doors, ladders, crystals and
+the expansion's action cards and sub-phases); see that module.
 """
 
 from __future__ import annotations
@@ -449,8 +452,12 @@ class HeuristicAgent(Agent):
     # --- lifecycle ---------------------------------------------------------------------
     def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
         super().reset(seat, config, seed)
-        if config.expansion:
-            raise ValueError("HeuristicAgent plays the base game only (RULES 1-5)")
+        if config.expansion:  # Saboteur 2: the expansion behaviour (agents.heuristic_x)
+            from .heuristic_x import ExpansionHeuristic
+
+            self.__class__ = ExpansionHeuristic
+            ExpansionHeuristic.reset(self, seat, config, seed)
+            return
         if self._config != config:
             self._config = config
             self.codec = Codec(config)
