@@ -25,6 +25,14 @@ Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per g
 ``--role-override all-digger`` (experiments only, case T9) makes every player a gold-digger in
 every round: the engine deals as usual, then the harness rewrites the dealt roles before anyone
 acts (agents read their role from the observation).
+
+Saboteur 2 (``--expansion``, any player count 2-12): the same schedule on
+``saboteur_env.env(expansion=True)``; win rates are reported per expansion role
+(``cards.EXPANSION_ROLES``).  A role "wins" a round when the seat is in the round's winners set
+(RULES 6.9: the winning digger team(s), the Boss when he wins, the Profiteer, or the saboteurs;
+trapped players excluded); a geologist, never in that set, "wins" when he was paid more than 0
+gold (before thefts).  The side rates are then "gold found" (``gold-digger``) and "gold not
+found" (``saboteur``).
 """
 
 from __future__ import annotations
@@ -53,6 +61,9 @@ from experiments.ratings import (
 )
 
 ROLE_NAMES = ("gold-digger", "saboteur")
+#: Saboteur 2 roles, in the order of the engine's role index (cards.EXPANSION_ROLES)
+X_ROLE_NAMES = ("green-digger", "blue-digger", "boss", "profiteer", "geologist", "saboteur")
+X_GEOLOGIST = 4
 ROLE_OVERRIDES = ("none", "all-digger")
 
 
@@ -154,11 +165,12 @@ def play(task: Task) -> dict:
     rounds = [{"round": r["round"], "gold_found": bool(r["gold_found"]),
                "winners": list(r["winners"]), "roles": list(r["roles"]),
                "received": list(r["received"]), "turns": int(r["turns"]),
-               "connector": r["connector"]} for r in game.round_results]
+               "connector": r["connector"], "paid": list(r.get("paid", r["received"]))}
+              for r in game.round_results]
     return {"game_id": task.game_id, "deal": task.deal, "deal_seed": task.deal_seed,
             "offset": task.offset, "lineup": list(task.lineup),
             "gold": game.gold.tolist(), "winners": game.winners(), "rounds": rounds,
-            "decisions": decisions}
+            "decisions": decisions, "expansion": bool(env.config.expansion)}
 
 
 def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[dict]:
@@ -194,14 +206,27 @@ def _rate(k, n) -> dict:
             "lo": lo, "hi": hi}
 
 
+def role_won(rd: dict, seat: int, expansion: bool) -> bool:
+    """Did ``seat`` win round ``rd``: in the winners set; Saboteur 2 geologists: paid > 0
+    (RULES 6.9, module docstring)."""
+    if seat in rd["winners"]:
+        return True
+    return expansion and rd["roles"][seat] == X_GEOLOGIST and rd.get("paid", rd["received"])[
+        seat] > 0
+
+
 def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
               seed: int = 0) -> dict:
     """All statistics of a tournament (see the module docstring) as a JSON-ready dict."""
     agents = list(dict.fromkeys(specs))
     k = len(agents)
     n = len(results[0]["lineup"]) if results else 0
+    expansion = bool(results and results[0].get("expansion"))
+    role_names = X_ROLE_NAMES if expansion else ROLE_NAMES
+    sab = len(role_names) - 1  # the saboteur is the last role of both tables
+    nr = len(role_names)
     # per role win rates (rounds), mean gold (games), per-seat statistics
-    role_w = {a: np.zeros((2, 2)) for a in agents}  # [role] -> (wins, n)
+    role_w = {a: np.zeros((nr, 2)) for a in agents}  # [role] -> (wins, n)
     gold = {a: [] for a in agents}
     game_w = {a: [0.0, 0] for a in agents}
     seat_w = np.zeros(n)
@@ -227,9 +252,9 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
             side[0 if rd["gold_found"] else 1] += 1
             for s, a in enumerate(lu):
                 role = rd["roles"][s]
-                role_w[a][role, 0] += s in rd["winners"]
+                role_w[a][role, 0] += role_won(rd, s, expansion)
                 role_w[a][role, 1] += 1
-                seat_sab[s] += role == 1
+                seat_sab[s] += role == sab
                 seat_rounds[s] += 1
         online.update(lu, r["gold"])
     per_game = pair_results([r["lineup"] for r in results], [r["gold"] for r in results],
@@ -256,8 +281,8 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
             "mean_gold_ci": [float(g.mean() - 1.96 * sem), float(g.mean() + 1.96 * sem)]
             if len(g) > 1 else [float("nan")] * 2,
             "game_win": _rate(*game_w[a]),
-            "roles": {ROLE_NAMES[role]: _rate(role_w[a][role, 0], role_w[a][role, 1])
-                      for role in (0, 1)},
+            "roles": {role_names[role]: _rate(role_w[a][role, 0], role_w[a][role, 1])
+                      for role in range(nr)},
             "openskill": online_t[a],
             "bt_elo": float(bt[i]), "bt_elo_ci": [float(lo[i]), float(hi[i])],
         }
@@ -267,6 +292,8 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
               "agent_games": {a: int(seat_agent[s, j]) for j, a in enumerate(agents)}}
              for s in range(n)]
     return {
+        "expansion": expansion,
+        "role_names": list(role_names),
         "agents": agents_out,
         "seats": seats,
         "sides": {"gold-digger": _rate(side[0], rounds_total),
@@ -283,15 +310,24 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
     }
 
 
+def _digger_rate(roles: dict) -> dict:
+    """The gold-digger rate; Saboteur 2: both digger teams pooled."""
+    if "gold-digger" in roles:
+        return roles["gold-digger"]
+    g, b = roles["green-digger"], roles["blue-digger"]
+    return _rate(g["wins"] + b["wins"], g["n"] + b["n"])
+
+
 def format_summary(summary: dict) -> str:
     """The terminal table."""
     lines = []
     w = max([len(a) for a in summary["agents"]] + [5])
-    lines.append(f"{summary['games']} games, {summary['rounds']} rounds")
+    lines.append(f"{summary['games']} games, {summary['rounds']} rounds"
+                 + (" (Saboteur 2)" if summary.get("expansion") else ""))
     lines.append(f"{'agent':<{w}}  {'BT elo [95%]':>22}  {'OS mu±sd':>12}  {'gold':>5}  "
                  f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}")
     for a, s in summary["agents"].items():
-        d, b = s["roles"]["gold-digger"], s["roles"]["saboteur"]
+        d, b = _digger_rate(s["roles"]), s["roles"]["saboteur"]
         lo, hi = s["bt_elo_ci"]
         lines.append(
             f"{a:<{w}}  {s['bt_elo']:>7.0f} [{lo:>5.0f},{hi:>5.0f}]     "
@@ -318,6 +354,16 @@ def format_summary(summary: dict) -> str:
     if summary["cycles"]:
         lines.append("NON-TRANSITIVE cycles (a beats b beats c beats a): " +
                      "; ".join(" > ".join(c) for c in summary["cycles"]))
+    if summary.get("expansion"):
+        roles = summary["role_names"]
+        lines.append("Saboteur 2 round win rate by role [Wilson 95%] (geologist: paid > 0):")
+        for a, s in summary["agents"].items():
+            cells = []
+            for role in roles:
+                r = s["roles"][role]
+                cells.append(f"{role} {r['rate']:.1%} [{r['lo']:.1%},{r['hi']:.1%}] n={r['n']}"
+                             if r["n"] else f"{role} - n=0")
+            lines.append(f"{a:<{w}}  " + "; ".join(cells))
     for msg in summary["warnings"]:
         lines.append("WARNING: " + msg)
     return "\n".join(lines)
@@ -336,10 +382,14 @@ def write_outputs(results: Sequence[dict], summary: dict, out: str, meta: dict,
                      "winner", "roles", "rounds_won", "decisions"])
         for r in results:
             for s, a in enumerate(r["lineup"]):
+                role_names = X_ROLE_NAMES if r.get("expansion") else ROLE_NAMES
+                abbr = None if r.get("expansion") else 1
                 wr.writerow([r["game_id"], r["deal"], r["deal_seed"], r["offset"], s, a,
                              r["gold"][s], int(s in r["winners"]),
-                             "|".join(ROLE_NAMES[rd["roles"][s]][0] for rd in r["rounds"]),
-                             sum(s in rd["winners"] for rd in r["rounds"]), r["decisions"]])
+                             "|".join(role_names[rd["roles"][s]][:abbr]
+                                      for rd in r["rounds"]),
+                             sum(role_won(rd, s, bool(r.get("expansion")))
+                                 for rd in r["rounds"]), r["decisions"]])
     paths.append(p)
     p = os.path.join(out, "rounds.csv")
     with open(p, "w", newline="") as f:
@@ -350,7 +400,9 @@ def write_outputs(results: Sequence[dict], summary: dict, out: str, meta: dict,
             for rd in r["rounds"]:
                 for s, a in enumerate(r["lineup"]):
                     wr.writerow([r["game_id"], r["deal"], rd["round"], s, a,
-                                 ROLE_NAMES[rd["roles"][s]], int(s in rd["winners"]),
+                                 (X_ROLE_NAMES if r.get("expansion") else ROLE_NAMES)[
+                                     rd["roles"][s]],
+                                 int(role_won(rd, s, bool(r.get("expansion")))),
                                  rd["received"][s], int(rd["gold_found"]), rd["turns"]])
     paths.append(p)
     p = os.path.join(out, "summary.json")
@@ -389,13 +441,14 @@ def _plots(summary: dict, out: str) -> list[str]:
     fig.savefig(p1, dpi=100)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(8, 4))
-    width = 0.38
-    for j, role in enumerate(ROLE_NAMES):
+    roles = summary.get("role_names", ROLE_NAMES)
+    width = 0.76 / len(roles)
+    for j, role in enumerate(roles):
         rates = np.array([ag[a]["roles"][role]["rate"] for a in names], dtype=float)
         lo = np.array([ag[a]["roles"][role]["lo"] for a in names])
         hi = np.array([ag[a]["roles"][role]["hi"] for a in names])
         rates_plot = np.nan_to_num(rates)
-        ax.bar(x + (j - 0.5) * width, rates_plot, width, label=role,
+        ax.bar(x + (j - (len(roles) - 1) / 2) * width, rates_plot, width, label=role,
                yerr=[np.maximum(rates_plot - lo, 0), np.maximum(hi - rates_plot, 0)], capsize=4)
     ax.set_xticks(x, names, rotation=20)
     ax.set_ylim(0, 1)
@@ -424,6 +477,7 @@ class Options:
     plots: bool = True
     progress: bool = True
     records: bool = False
+    expansion: bool = False
 
 
 def tournament(opts: Options) -> tuple[list[dict], dict]:
@@ -437,7 +491,8 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
         record_dir = os.path.join(opts.out, "records")
         os.makedirs(record_dir, exist_ok=True)
     tasks = schedule(opts.agents, opts.players, opts.deals, opts.seed, opts.rounds,
-                     opts.role_override, record_dir=record_dir)
+                     opts.role_override, config={"expansion": True} if opts.expansion else None,
+                     record_dir=record_dir)
     workers = opts.workers or os.cpu_count() or 1
     results = run(tasks, workers=workers, progress=opts.progress)
     summary = summarize(results, opts.agents, n_boot=opts.bootstrap, seed=opts.seed)
@@ -466,12 +521,14 @@ def main(argv=None) -> None:
     p.add_argument("--records", action="store_true",
                    help="write every game's record to OUT/records/ (saboteur_env.record; "
                         "replay with saboteur replay)")
+    p.add_argument("--expansion", action="store_true",
+                   help="Saboteur 2 (RULES 6; 2-12 players): win rates per expansion role")
     a = p.parse_args(argv)
     opts = Options(agents=[s.strip() for s in a.agents.split(",") if s.strip()],
                    players=a.players, deals=a.deals, rounds=a.rounds, seed=a.seed,
                    workers=a.workers, out=a.out, role_override=a.role_override,
                    bootstrap=a.bootstrap, plots=not a.no_plots, progress=not a.no_progress,
-                   records=a.records)
+                   records=a.records, expansion=a.expansion)
     t0 = time.perf_counter()
     results, summary = tournament(opts)
     elapsed = time.perf_counter() - t0
