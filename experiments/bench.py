@@ -1,4 +1,4 @@
-"""Speed benchmark of random play (issue 2): decisions/s and games/s through ``env()`` and
+"""Speed benchmark of random play: decisions/s and games/s through ``env()`` and
 ``raw_env``, the mean number of legal actions per decision, and the share of decisions where a
 legal placement would lie outside the board window.
 
@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 import saboteur_env
+from experiments.cli_args import at_least, check_config
 
 
 def _run(make, n_players: int, games: int, seed: int, expansion: bool = False
@@ -72,12 +73,18 @@ def main(argv=None) -> None:
     p.add_argument("--players", type=int, nargs="*", default=[3, 5, 10])
     p.add_argument("--expansion-players", type=int, nargs="*", default=[2, 5, 12],
                    help="player counts of the Saboteur 2 rows (none: skip them)")
-    p.add_argument("--games", type=int, default=20, help="games per run")
-    p.add_argument("--repeats", type=int, default=3, help="runs per cell (median reported)")
-    p.add_argument("--stats-games", type=int, default=200,
+    p.add_argument("--games", type=at_least(1), default=20, help="games per run")
+    p.add_argument("--repeats", type=at_least(1), default=3,
+                   help="runs per cell (median reported)")
+    p.add_argument("--stats-games", type=at_least(1), default=200,
                    help="games for the legal-action and window-overflow statistics")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=at_least(0), default=0)
     args = p.parse_args(argv)
+    for n in args.players:
+        check_config(p, num_players=n)
+    for n in args.expansion_players:
+        check_config(p, {"num_players": "--expansion-players"}, num_players=n,
+                     expansion=True)
     print(f"{'game':>9} {'players':>7} {'api':>8} {'decisions/s':>12} {'games/s':>8} "
           f"{'legal/dec':>10} {'overflow':>9}")
     rows = [(False, n) for n in args.players] + [(True, n) for n in args.expansion_players]

@@ -1,4 +1,4 @@
-"""The bluff-detection benchmark (issue 6): ``saboteur bluff``.
+"""The bluff-detection benchmark: ``saboteur bluff``.
 
 Pipeline
 ========

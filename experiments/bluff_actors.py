@@ -1,4 +1,4 @@
-"""Actors for the bluff benchmark's frontier populations (issue 6).
+"""Actors for the bluff benchmark's frontier populations.
 
 :class:`RoleSplitAgent` plays one policy on gold-digger turns and another on saboteur turns, so
 that saboteur policies can be compared against the *same* gold-diggers.  Spec (registered with

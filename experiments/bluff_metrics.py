@@ -1,4 +1,4 @@
-"""Metrics of the bluff-detection benchmark (issue 6), on arrays of scored beliefs.
+"""Metrics of the bluff-detection benchmark, on arrays of scored beliefs.
 
 A *scored row* is one (moment, observer, target): the belief row ``p`` (``n_roles`` floats
 summing to 1), the target's true role ``y`` at that moment, a weight ``w`` and the game it

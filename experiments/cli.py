@@ -1,5 +1,8 @@
-"""The ``saboteur`` command line: ``play``, ``bench`` (and later ``tournament``, ``train``,
-``bluff``)."""
+"""The ``saboteur`` command line: ``play``, ``bench``, ``spaces``, ``replay``, ``train``,
+``tournament`` and ``bluff``.
+
+Bad options are usage errors (a message naming the option on stderr, exit code 2), found before
+anything is played (:mod:`experiments.cli_args`)."""
 
 from __future__ import annotations
 
@@ -9,13 +12,14 @@ import sys
 
 def _play(argv) -> None:
     from agents import make_agent
+    from experiments.cli_args import at_least, check_agents, check_config, check_output_file
     from experiments.play import play_game
 
     p = argparse.ArgumentParser(prog="saboteur play",
                                 description="Play one full game with agents and print results.")
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seed", type=at_least(0), default=1)
+    p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--expansion", action="store_true",
                    help="play Saboteur 2 (RULES 6), 2-12 players")
     p.add_argument("--agents", default="random",
@@ -27,7 +31,16 @@ def _play(argv) -> None:
     p.add_argument("--record", default=None, metavar="PATH",
                    help="write the game record (JSON Lines) for 'saboteur replay'")
     args = p.parse_args(argv)
-    specs = args.agents.split(",")
+    # every check before anything is played (a usage error, exit 2, names the option)
+    check_config(p, num_players=args.players, num_rounds=args.rounds, expansion=args.expansion)
+    specs = [s.strip() for s in args.agents.split(",")]
+    check_agents(p, specs)
+    if args.human is not None and not 0 <= args.human < args.players:
+        p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
+    if args.human is not None and args.expansion:
+        p.error("--human cannot be combined with --expansion: human play is base game only")
+    if args.record is not None:
+        check_output_file(p, args.record, "--record")
     if args.human is not None:
         from experiments.human import play_human
 
@@ -86,6 +99,9 @@ def main(argv=None) -> None:
 
     commands["tournament"] = tournament
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
+        help_ = bool(argv) and argv[0] in ("-h", "--help")
+        if argv and not help_:
+            print(f"saboteur: error: unknown command {argv[0]!r}", file=sys.stderr)
         print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
               "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
               "  bench  random-play speed benchmark\n"
@@ -94,8 +110,8 @@ def main(argv=None) -> None:
               " --out game.gif|folder/)\n"
               "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo)\n"
               "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
-              "  bluff  bluff-detection benchmark")
-        sys.exit(0 if argv and argv[0] in ("-h", "--help") else 2)
+              "  bluff  bluff-detection benchmark", file=sys.stdout if help_ else sys.stderr)
+        sys.exit(0 if help_ else 2)
     from saboteur_env.config import ConfigError
 
     try:

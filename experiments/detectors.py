@@ -1,4 +1,4 @@
-"""Bluff-detection detectors (issue 6): the protocol and the baseline detectors.
+"""Bluff-detection detectors: the protocol and the baseline detectors.
 
 A **detector** watches one game and says, at any moment, how likely each player is to hold each
 role.  The protocol (DESIGN 6)::

@@ -130,14 +130,24 @@ def event_text(e, viewer, names: Sequence[str] | None = None) -> str | None:
     return f"{t} {d}"
 
 
-def round_result_text(res: dict, me: int | None = None) -> str:
+def round_result_text(res: dict, me: int | None = None, game_over: bool = False) -> str:
+    """The result of a round: winners, every seat's role (public at round end, RULES 5.1) and
+    the gold received.
+
+    ``me``: the viewing seat, or ``None`` for the spectator.  Gold cards are secret until the
+    game ends (RULES 5.3), so before the end (``game_over`` false) a seat sees only its own
+    amount; the spectator, and everyone once the game is over, sees every amount."""
     side = "gold-diggers" if res["gold_found"] else "saboteurs"
     lines = [f"=== Round {res['round'] + 1} is over: the {side} win after {res['turns']} turns"
              + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
              + " ==="]
+    public = me is None or game_over
     for s, r in enumerate(res["roles"]):
         you = "  <- you" if s == me else ""
-        lines.append(f"  seat {s}: {ROLE_NAMES[r]:<12} +{res['received'][s]} gold{you}")
+        gold = f" +{res['received'][s]} gold" if public or s == me else ""
+        lines.append(f"  seat {s}: {ROLE_NAMES[r]:<12}{gold}{you}".rstrip())
+    if not public:
+        lines.append("  (the others' gold stays secret until the game ends)")
     return "\n".join(lines)
 
 
@@ -274,7 +284,7 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
                 maze = render_ansi(game, human, board=game.round_boards[res["round"]])
                 print(f"The maze at the end of round {res['round'] + 1}:", file=out)
                 print(maze.split("\n", 1)[1], end="", file=out)
-                print(round_result_text(res, human), file=out)
+                print(round_result_text(res, human, game.game_over), file=out)
         cursor = len(game.events)
 
     try:
@@ -298,11 +308,15 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
         from saboteur_env.record import write_record
 
         write_record(record, game, seed, names)
-    print("\nFinal gold" + (" (game stopped early)" if quit_ else "") + ":", file=out)
     winners = game.winners()
-    for s in range(players):
-        mark = "  <- winner" if s in winners else ""
-        print(f"  seat {s} {names[s]:<16} {int(game.gold[s]):>3}{mark}", file=out)
+    if game.game_over:
+        print("\nFinal gold:", file=out)
+        for s in range(players):
+            mark = "  <- winner" if s in winners else ""
+            print(f"  seat {s} {names[s]:<16} {int(game.gold[s]):>3}{mark}", file=out)
+    else:  # gold stays secret until the game ends (RULES 5.3): only the person's own
+        print(f"\nFinal gold (game stopped early): your gold {int(game.gold[human])}; "
+              "the others' gold stays secret.", file=out)
     return {"gold": game.gold.tolist(), "winners": winners, "rounds": game.round_results,
             "decisions": decisions, "quit": quit_}
 
@@ -354,16 +368,25 @@ def main(argv=None) -> None:
     """``python -m experiments.human`` (same options as ``saboteur play --human``)."""
     import argparse
 
+    from experiments.cli_args import at_least, check_agents, check_config, check_output_file
+
     p = argparse.ArgumentParser(prog="saboteur play --human",
                                 description="Play one game in the terminal against agents.")
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seed", type=at_least(0), default=1)
+    p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--agents", default="random")
     p.add_argument("--record", default=None, metavar="PATH")
     args = p.parse_args(argv)
-    play_human(args.human, args.agents.split(","), players=args.players, seed=args.seed,
+    check_config(p, num_players=args.players, num_rounds=args.rounds)
+    specs = [s.strip() for s in args.agents.split(",")]
+    check_agents(p, specs)
+    if not 0 <= args.human < args.players:
+        p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
+    if args.record is not None:
+        check_output_file(p, args.record, "--record")
+    play_human(args.human, specs, players=args.players, seed=args.seed,
                rounds=args.rounds, record=args.record)
 
 

@@ -1,4 +1,4 @@
-"""Ratings and interval statistics for tournaments (issue 4, cases T3, T5, T7).
+"""Ratings and interval statistics for tournaments (cases T3, T5, T7).
 
 Two ratings are computed from each game's final gold ranking (RULES 5.5: most gold wins, ties
 share; here every seat is ranked by its gold, equal gold = equal rank = a draw):

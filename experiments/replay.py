@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 
+from experiments.cli_args import at_least, check_output_dir, check_output_file
 from experiments.human import event_text, round_result_text
 from saboteur_env.record import read_record, replay
 from saboteur_env.render import render_ansi
@@ -31,6 +32,18 @@ def decision_text(step, viewer, names=None) -> str:
 def _caption(step, viewer, names) -> str:
     text = decision_text(step, viewer, names).split("\n")[0].strip()
     return f"{step.index}: {text}" if text else ""
+
+
+def _print_round_end(g, res, viewer, out) -> None:
+    """Round ``res``'s final maze and result (and the final gold once the game is over)."""
+    maze = render_ansi(g, viewer, board=g.round_boards[res["round"]])
+    print(f"The maze at the end of round {res['round'] + 1}:", file=out)
+    print(maze.split("\n", 1)[1], end="", file=out)
+    print(round_result_text(res, viewer if isinstance(viewer, int) else None, g.game_over),
+          file=out)
+    if g.game_over:
+        print("Final gold: " + ", ".join(f"seat {s}: {int(x)}"
+                                         for s, x in enumerate(g.gold)), file=out)
 
 
 def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> int:
@@ -50,18 +63,18 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
         if step.seat is not None:
             head += f" (seat {step.seat}, {names[step.seat]})"
         print(head + " ---", file=out)
-        text = decision_text(step, viewer, names)
-        if text:
-            print(text, file=out)
-        if step.round_result is not None:
-            res = step.round_result
-            maze = render_ansi(g, viewer, board=g.round_boards[res["round"]])
-            print(f"The maze at the end of round {res['round'] + 1}:", file=out)
-            print(maze.split("\n", 1)[1], end="", file=out)
-            print(round_result_text(res, viewer if isinstance(viewer, int) else None), file=out)
-            if g.game_over:
-                print("Final gold: " + ", ".join(f"seat {s}: {int(x)}"
-                                                 for s, x in enumerate(g.gold)), file=out)
+        # a round's last decision also deals the next round: its final maze and result come
+        # before the next round's "Round N begins" and the new deal
+        pending = step.round_result
+        for e in step.events:
+            if e.type == "round_start" and pending is not None:
+                _print_round_end(g, pending, viewer, out)
+                pending = None
+            text = event_text(e, viewer, names)
+            if text:
+                print(text, file=out)
+        if pending is not None:
+            _print_round_end(g, pending, viewer, out)
         if not g.game_over:
             print(render_ansi(g, viewer), end="", file=out)
         shown += 1
@@ -124,8 +137,9 @@ def main(argv=None, *, inp=None, out=None) -> None:
                       help="show everything: roles, hands, every goal")
     p.add_argument("--out", default=None,
                    help="write images instead: game.gif (needs Pillow) or a folder of PNGs")
-    p.add_argument("--cell", type=int, default=40, help="cell size in pixels (images)")
-    p.add_argument("--duration", type=int, default=700, help="ms per GIF frame")
+    p.add_argument("--cell", type=at_least(24), default=40,
+                   help="cell size in pixels (images; default 40, at least 24)")
+    p.add_argument("--duration", type=at_least(1), default=700, help="ms per GIF frame")
     p.add_argument("--no-pause", action="store_true",
                    help="print every state without waiting for Enter")
     args = p.parse_args(argv)
@@ -141,6 +155,10 @@ def main(argv=None, *, inp=None, out=None) -> None:
               f"{rec.config.num_players}-player game", file=sys.stderr)
         sys.exit(2)
     if args.out:
+        if str(args.out).lower().endswith(".gif"):
+            check_output_file(p, args.out, "--out")
+        else:
+            check_output_dir(p, args.out, "--out")
         try:
             n = write_images(rec, viewer, args.out, cell=args.cell, duration_ms=args.duration)
         except ImportError as err:

@@ -1,5 +1,5 @@
 """Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO
-(issue 5, case P14).
+(case P14).
 
 :class:`SingleAgentSaboteur` puts the learner in one seat (fixed, or drawn each game) and plays
 every other seat with given agents (default: random).  Observations are the flat float32 tensor;

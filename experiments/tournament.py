@@ -1,4 +1,4 @@
-"""Tournaments over duplicate deals (issue 4, DESIGN 6, cases T1, T3, T5, T7, T9).
+"""Tournaments over duplicate deals (DESIGN 6, cases T1, T3, T5, T7, T9).
 
 ``saboteur tournament --agents random,heuristic --players 5 --deals 100``
 
@@ -50,6 +50,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from experiments.cli_args import at_least, check_agents, check_config, check_output_dir
 from experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
@@ -507,15 +508,16 @@ def main(argv=None) -> None:
     p.add_argument("--agents", default="random,heuristic",
                    help="comma-separated agent specs (default: random,heuristic)")
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--deals", type=int, default=Options.deals,
+    p.add_argument("--deals", type=at_least(1), default=Options.deals,
                    help="deals; each is played once per agent spec (default 100)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds per game (default 3)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=0, help="processes (default: all cores)")
+    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(0), default=0,
+                   help="processes (default: all cores)")
     p.add_argument("--out", default="runs/tournament")
     p.add_argument("--role-override", choices=ROLE_OVERRIDES, default="none",
                    help="all-digger: every player is a gold-digger (sanity check, case T9)")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples")
+    p.add_argument("--bootstrap", type=at_least(1), default=200, help="bootstrap resamples")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--records", action="store_true",
@@ -524,7 +526,14 @@ def main(argv=None) -> None:
     p.add_argument("--expansion", action="store_true",
                    help="Saboteur 2 (RULES 6; 2-12 players): win rates per expansion role")
     a = p.parse_args(argv)
-    opts = Options(agents=[s.strip() for s in a.agents.split(",") if s.strip()],
+    # every check before the progress bar is drawn (usage errors, exit 2)
+    specs = [s.strip() for s in a.agents.split(",") if s.strip()]
+    if not specs:
+        p.error("--agents: at least one agent spec is needed")
+    check_agents(p, specs)
+    check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
+    check_output_dir(p, a.out, "--out")
+    opts = Options(agents=specs,
                    players=a.players, deals=a.deals, rounds=a.rounds, seed=a.seed,
                    workers=a.workers, out=a.out, role_override=a.role_override,
                    bootstrap=a.bootstrap, plots=not a.no_plots, progress=not a.no_progress,

@@ -55,6 +55,11 @@ def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
 def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
     """The maze and public state as text, from ``seat``'s view.
 
+    The header reads ``round R/N  turn T  draw pile ...  to act: seat S``: ``R`` and ``T``
+    count from 1, ``T`` is the turn now being played in this round (``game.turn + 1``; the
+    image panel of :func:`~saboteur_env.render_image.render_rgb` shows the same number); once
+    the game is over ``game over`` replaces the turn.
+
     Args:
         seat: an absolute seat (its own hand, role and map results are shown), ``None``
             (public information only) or ``"spectator"`` (everything revealed: debugging only).
@@ -68,10 +73,14 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
     y0, y1 = max(min(ys) - 1, b.window[2]), min(max(ys) + 1, b.window[3])
     lines = []
     if board is None or board is game.board:
+        # "turn T": the turn now being played, counted from 1 within the round like the round
+        # number (game.turn counts the turns already taken, so T = game.turn + 1); the same
+        # convention as the image panel (render_image: "TURN T" / "GAME OVER")
+        status = "game over" if game.game_over else f"turn {game.turn + 1}"
         lines.append(
-            f"round {game.round + 1}/{game.config.num_rounds}  turn {game.turn}  "
+            f"round {game.round + 1}/{game.config.num_rounds}  {status}  "
             f"draw pile {len(game.deck)}  discards {int(game.discards.sum())}"
-            + ("  (game over)" if game.game_over else f"  to act: seat {game.current}")
+            + ("" if game.game_over else f"  to act: seat {game.current}")
         )
     else:  # a past round's maze: the header must not describe the current round
         past = [i for i, pb in enumerate(game.round_boards) if pb is board]

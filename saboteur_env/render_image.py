@@ -11,7 +11,9 @@ needed, and the same state always gives the same pixels):
   with an ``S``; a face-down goal is a navy card back with ``?``; a revealed gold goal shows a
   yellow nugget, a revealed stone goal a grey stone.  A face-down goal that the observer has
   mapped gets a coloured frame and a label (``GOLD`` in yellow, ``STONE`` in grey).
-* a side panel: round, turn, draw-pile and discard-pile sizes; for every seat its hand size and
+* a side panel: round, turn (``TURN T``: the turn now being played, counted from 1 within the
+  round, i.e. ``game.turn + 1``, as in the ``ansi`` header; ``GAME OVER`` at the end),
+  draw-pile and discard-pile sizes; for every seat its hand size and
   its three tools (``P`` pick, ``L`` lantern, ``C`` cart; green = working, red with a cross =
   broken), ``>`` marking the seat to act; then the observer's own role, gold and hand.
 * optionally a caption line (replays write the decision there) and a round result.
@@ -450,8 +452,12 @@ def _panel_lines(game, seat, round_result, names):
         rows.append(("gap",))
         for s, r in enumerate(round_result["roles"]):
             name = f" {names[s]}" if names else ""
-            got = round_result["received"][s]
-            rows.append(("text", f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}+{got}",
+            # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
+            own = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) \
+                and s == seat
+            public = seat == "spectator" or getattr(game, "game_over", False)
+            got = f"+{round_result['received'][s]}" if public or own else ""
+            rows.append(("text", f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}{got}",
                          GOLD if r == 0 else SABOTEUR_RED))
     rows.append(("gap",))
     if seat == "spectator":

@@ -67,7 +67,7 @@ def test_unknown_command_and_help(capsys):
     with pytest.raises(SystemExit) as err:
         main(["nonsense"])
     assert err.value.code == 2
-    assert "usage: saboteur" in capsys.readouterr().out
+    assert "usage: saboteur" in capsys.readouterr().err  # an error: on stderr, like argparse
     with pytest.raises(SystemExit) as err:
         main(["--help"])
     assert err.value.code == 0
@@ -80,3 +80,82 @@ def test_bad_player_count_is_a_clear_error(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "num_players=2" in err and "3 to 10 players" in err
+
+
+def _usage_error(capsys, argv) -> str:
+    """Run ``argv``; it must stop with a usage error (exit 2) before playing anything."""
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2, argv
+    cap = capsys.readouterr()
+    assert cap.out == "", f"{argv} printed before failing: {cap.out[:200]!r}"
+    assert "Traceback" not in cap.err and "usage:" in cap.err
+    return cap.err
+
+
+def test_bad_play_options_are_usage_errors(capsys, tmp_path):
+    err = _usage_error(capsys, ["play", "--seed", "-1"])
+    assert "--seed" in err and "-1" in err
+    err = _usage_error(capsys, ["play", "--agents", "foo"])
+    assert "--agents" in err and "'foo'" in err
+    err = _usage_error(capsys, ["play", "--agents", "random,foo", "--human", "0"])
+    assert "--agents" in err and "'foo'" in err
+    for seat in ("7", "-1"):
+        err = _usage_error(capsys, ["play", "--human", seat, "--players", "4"])
+        assert f"--human {seat}" in err and "0..3" in err
+    err = _usage_error(capsys, ["play", "--rounds", "0"])
+    assert "--rounds" in err
+    missing = tmp_path / "no_such_folder" / "x.jsonl"
+    for extra in ([], ["--human", "0"]):
+        err = _usage_error(capsys, ["play", "--record", str(missing), *extra])
+        assert "--record" in err and "does not exist" in err
+    assert not missing.parent.exists()
+    err = _usage_error(capsys, ["play", "--record", str(tmp_path)])
+    assert "--record" in err and "folder" in err
+    err = _usage_error(capsys, ["play", "--human", "0", "--expansion"])
+    assert "--human" in err and "--expansion" in err
+
+
+def test_bad_bench_options_are_usage_errors(capsys):
+    for opt in ("--games", "--repeats", "--stats-games"):
+        for value in ("-3", "0"):
+            err = _usage_error(capsys, ["bench", opt, value])
+            assert f"argument {opt}: must be >= 1, got {value}" in err
+    err = _usage_error(capsys, ["bench", "--players", "11"])
+    assert "--players 11" in err
+    err = _usage_error(capsys, ["bench", "--expansion-players", "13"])
+    assert "--expansion-players 13" in err
+
+
+def test_bad_tournament_options_are_usage_errors(capsys, tmp_path):
+    out = tmp_path / "t"
+    base = ["tournament", "--out", str(out), "--no-plots"]
+    err = _usage_error(capsys, [*base, "--agents", "random,foo", "--deals", "1"])
+    assert "--agents" in err and "'foo'" in err
+    err = _usage_error(capsys, [*base, "--deals", "0"])
+    assert "argument --deals: must be >= 1, got 0" in err
+    err = _usage_error(capsys, [*base, "--players", "11", "--deals", "1"])
+    assert "--players 11" in err and "3 to 10 players" in err
+    assert "games:" not in err  # no progress bar was drawn
+    err = _usage_error(capsys, [*base, "--seed", "-2"])
+    assert "--seed" in err
+    assert not out.exists()  # nothing written
+
+
+def test_unknown_command_is_named(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown command 'bogus'" in err
+    assert err.index("unknown command 'bogus'") < err.index("usage: saboteur")
+
+
+@pytest.mark.parametrize("command", ["play", "bench", "replay", "tournament", "bluff"])
+def test_help_texts_name_no_issue_numbers(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert f"saboteur {command}" in text
+    assert not re.search(r"issue\s*#?\d", text, re.I), text

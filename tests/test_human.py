@@ -105,3 +105,59 @@ def test_cli_play_human(monkeypatch, capsys):
 def test_bad_seat():
     with pytest.raises(ValueError):
         play_human(5, ["random"], players=5, inp=io.StringIO(""), out=io.StringIO())
+
+
+def _result_block(text: str, rnd: int) -> str:
+    """The seat lines under the "=== Round ``rnd`` is over" heading."""
+    lines = text[text.index(f"=== Round {rnd} is over"):].split("\n")[1:]
+    block = []
+    for line in lines:
+        if not line.startswith("  "):
+            break
+        block.append(line)
+    return "\n".join(block)
+
+
+def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
+    """RULES 5.3: gold cards are secret until the game ends; a seat sees only its own
+    amount at a round end that is not the end of the game, the spectator sees all."""
+    from experiments.human import round_result_text
+
+    res = {"round": 0, "gold_found": True, "turns": 30, "connector": 2,
+           "roles": [0, 1, 0, 0, 1], "received": [3, 0, 5, 2, 0]}
+    seat = round_result_text(res, 2)
+    assert re.search(r"seat 2: gold-digger\s+\+5 gold\s+<- you", seat)
+    for s in (0, 1, 3, 4):
+        line = next(x for x in seat.split("\n") if x.startswith(f"  seat {s}:"))
+        assert "+" not in line, line
+    assert "+3 gold" not in seat and "+2 gold" not in seat
+    spectator = round_result_text(res, None)
+    assert all(f"+{g} gold" in spectator for g in res["received"])
+    over = round_result_text(res, 2, game_over=True)
+    assert all(f"+{g} gold" in over for g in res["received"])
+
+
+def test_human_game_hides_other_seats_gold_before_the_end():
+    out = io.StringIO()
+    res = play_human(1, ["random"], players=4, seed=3, rounds=2,
+                     inp=io.StringIO("1\n" * 800), out=out)
+    text = out.getvalue()
+    assert not res["quit"]
+    first = _result_block(text, 1)
+    assert re.search(r"seat 1: \S+\s+\+\d+ gold\s+<- you", first)
+    for s in (0, 2, 3):
+        assert not re.search(rf"seat {s}: .*\+\d+ gold", first), first
+    last = _result_block(text, 2)  # the game is over: every amount is public
+    for s in range(4):
+        assert re.search(rf"seat {s}: \S+\s+\+{res['rounds'][1]['received'][s]} gold", last)
+    assert re.findall(r"^  seat \d .* (\d+)(?:  <- winner)?$", text.split("Final gold:")[1],
+                      re.M) == [str(g) for g in res["gold"]]
+
+
+def test_stopped_game_shows_only_own_gold():
+    out = io.StringIO()
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"),
+                     out=out)
+    tail = out.getvalue().split("game stopped early")[1]
+    assert res["quit"] and "your gold 0" in tail
+    assert "seat 1" not in tail and "seat 2" not in tail

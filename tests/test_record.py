@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -207,3 +208,44 @@ def test_replay_cli_errors(tmp_path, record_path):
         replay_main([str(tmp_path / "missing.jsonl")])
     with pytest.raises(SystemExit):
         replay_main([record_path, "--seat", "9"])
+
+
+def test_replay_seat_view_hides_other_seats_gold_until_the_end(record_path):
+    """RULES 5.3: before the game ends a seat's replay shows only its own gold received; the
+    spectator sees every amount; at the end (round 2 of 2 here) all are public."""
+    from experiments.replay import main as replay_main
+
+    rec = read_record(record_path)
+    received = [r["received"] for r in rec.rounds]
+
+    def block(text, rnd):
+        lines = text[text.index(f"=== Round {rnd} is over"):].split("\n")[1:]
+        return lines[:4]
+
+    out = io.StringIO()
+    replay_main([record_path, "--seat", "1", "--no-pause"], out=out)
+    seat = out.getvalue()
+    first = block(seat, 1)
+    assert re.search(rf"seat 1: \S+\s+\+{received[0][1]} gold\s+<- you", first[1])
+    for s in (0, 2, 3):
+        assert "+" not in first[s], first[s]
+    assert all(f"+{received[1][s]} gold" in block(seat, 2)[s] for s in range(4))
+    spec = io.StringIO()
+    replay_main([record_path, "--spectator", "--no-pause"], out=spec)
+    for rnd in (1, 2):
+        lines = block(spec.getvalue(), rnd)
+        assert all(f"+{received[rnd - 1][s]} gold" in lines[s] for s in range(4))
+
+
+def test_replay_prints_a_round_end_before_the_next_deal(record_path):
+    from experiments.replay import main as replay_main
+
+    for view in (["--seat", "2"], ["--spectator"]):
+        out = io.StringIO()
+        replay_main([record_path, *view, "--no-pause"], out=out)
+        text = out.getvalue()
+        begins = text.index("--- Round 2 begins")
+        assert text.index("The maze at the end of round 1:") < begins
+        assert text.index("=== Round 1 is over") < begins
+        if view[0] == "--seat":  # the new role is dealt after the old result
+            assert text.index("You are a ", text.index("=== Round 1 is over")) > begins

@@ -236,3 +236,55 @@ def test_human_window_path(monkeypatch):
         assert np.array_equal(np.asarray(shown), render_rgb(env.game, env.game.current))
     env.close()
     assert env._window is None and not plt.fignum_exists(first[0].number)
+
+
+def test_ansi_header_and_image_panel_show_the_same_turn():
+    """Both count the turn now being played from 1 (game.turn + 1: game.turn counts the
+    turns already taken this round); "game over" replaces it at the end."""
+    import re
+
+    from saboteur_env.render import render_ansi
+    from saboteur_env.render_image import _panel_lines
+
+    env = saboteur_env.raw_env(num_players=4, num_rounds=1)
+    env.reset(seed=6)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        g = env.game
+        text = render_ansi(g, 0).split("\n")[0]
+        panel = [row[1] for row in _panel_lines(g, 0, None, None) if row[0] == "text"]
+        if g.game_over:
+            assert "game over" in text and "GAME OVER" in panel and "turn" not in text
+        else:
+            t = int(re.search(r"\bturn (\d+)\b", text).group(1))
+            assert t == g.turn + 1 and f"TURN {t}" in panel
+            checked += 1
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert checked > 10
+    assert render_ansi(env.game, 0).startswith("round 1/1  game over  ")
+
+
+def test_round_result_panel_hides_other_seats_gold_before_the_end():
+    """RULES 5.3: a seat's image shows only its own gold received until the game ends; the
+    spectator's shows every amount."""
+    g = _state()
+    assert not g.game_over
+
+    def result(received):
+        return {"round": 0, "gold_found": True, "turns": 9, "connector": 0,
+                "roles": [0, 1, 0, 0, 1], "received": received}
+
+    a, b, c = result([2, 0, 3, 1, 0]), result([2, 0, 4, 3, 0]), result([1, 0, 3, 1, 0])
+    seat = [render_rgb(g, 0, round_result=r) for r in (a, b, c)]
+    assert np.array_equal(seat[0], seat[1])  # others' amounts change no pixel
+    assert not np.array_equal(seat[0], seat[2])  # the seat's own amount is shown
+    spec = [render_rgb(g, "spectator", round_result=r) for r in (a, b)]
+    assert not np.array_equal(spec[0], spec[1])
+    g.game_over = True  # at the end every amount is public
+    assert not np.array_equal(render_rgb(g, 0, round_result=a), render_rgb(g, 0, round_result=b))

@@ -1,0 +1,82 @@
+"""Argument checks shared by the ``saboteur`` subcommands.
+
+Every check reports a bad option through ``parser.error`` (a usage line and a message naming the
+option on stderr, exit code 2) before anything is played or written, instead of a traceback
+later.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+
+
+def at_least(lo: int):
+    """An argparse ``type``: an int ``>= lo`` (``argument --games: must be >= 1, got 0``)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+        if value < lo:
+            raise argparse.ArgumentTypeError(f"must be >= {lo}, got {value}")
+        return value
+
+    parse.__name__ = f"int >= {lo}"
+    return parse
+
+
+def check_agents(p: argparse.ArgumentParser, specs: Iterable[str],
+                 option: str = "--agents") -> None:
+    """Build each agent spec once; an unknown or unusable one is a usage error."""
+    from agents import make_agent
+
+    for spec in dict.fromkeys(specs):
+        if not spec:
+            p.error(f"{option}: empty agent spec")
+        try:
+            make_agent(spec)
+        except (ValueError, OSError) as err:
+            p.error(f"{option}: {err}")
+
+
+OPTION_OF = {"num_players": "--players", "num_rounds": "--rounds"}
+
+
+def check_config(p: argparse.ArgumentParser, options: dict | None = None, **config) -> None:
+    """Validate game options (:class:`~saboteur_env.config.GameConfig`), e.g. the player
+    count, as usage errors naming the command-line option (``options``: config field ->
+    option name, default :data:`OPTION_OF`)."""
+    from saboteur_env.config import ConfigError, GameConfig
+
+    try:
+        GameConfig(**config)
+    except ConfigError as err:
+        names = {**OPTION_OF, **(options or {})}
+        field = next((f for f in config if f"{f}=" in str(err)), None)
+        prefix = f"{names[field]} {config[field]}: " if field in names else ""
+        p.error(prefix + str(err))
+
+
+def check_output_file(p: argparse.ArgumentParser, path: str, option: str) -> None:
+    """``path`` must be writable: its folder exists and is writable, and it is not a folder."""
+    if os.path.isdir(path):
+        p.error(f"{option} {path}: is a folder, not a file")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        p.error(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        p.error(f"{option} {path}: not writable")
+
+
+def check_output_dir(p: argparse.ArgumentParser, path: str, option: str) -> None:
+    """``path`` must be a folder that exists or can be created under a writable folder."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        p.error(f"{option} {path}: exists and is not a folder")
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        p.error(f"{option} {path}: cannot write under {probe}")
