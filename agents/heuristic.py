@@ -376,9 +376,10 @@ class Evaluation:
         v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
         return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
 
-    def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray]:
-        """What-if for placements (arrays of openings, through flags, padded cells).
+    def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray,
+              always: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """What-if for placements (arrays of openings, through flags, padded cells; ``always``:
+        bool per placement, connected whatever its neighbours, e.g. a ladder, RULES 6.4).
 
         Returns ``D_after`` and ``C_after`` (the number of frontier cells at that distance),
         ``(3, k)`` each, and ``reached`` bool ``(3, k)`` (a face-down goal that the card connects
@@ -386,6 +387,8 @@ class Evaluation:
         meets a connected opening (RULES 3.1.5)."""
         m = self.maze
         connected = var_thr & ((var_open & self.fc[cells]) != 0)
+        if always is not None:
+            connected = connected | always
         k = len(cells)
         # the frontier without the filled cell
         d_here = self.dist[:, cells]

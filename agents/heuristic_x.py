@@ -74,7 +74,6 @@ from .heuristic import (
     EV_DEAD_END,
     EV_PROGRESS,
     EV_REPAIR,
-    INF,
     LLR_CLIP,
     WIN_BONUS,
     Evaluation,
@@ -242,38 +241,6 @@ class XMaze(Maze):
                     conn[j] |= add
                     stack.append((j, add))
         self.conn = conn
-
-
-class XEvaluation(Evaluation):
-    """:class:`~agents.heuristic.Evaluation` whose what-if knows that ladders are always
-    connected (RULES 6.4)."""
-
-    def place(self, var_open, var_thr, cells, always=None):
-        if always is None or not always.any():
-            return super().place(var_open, var_thr, cells)
-        m = self.maze
-        connected = (var_thr & ((var_open & self.fc[cells]) != 0)) | always
-        k = len(cells)
-        d_here = self.dist[:, cells]
-        here_best = (d_here == self.m1[:, None]) & self.frontier[cells][None, :]
-        unique_best = here_best & (self.cnt1[:, None] == 1)
-        base = np.where(unique_best, self.m2[:, None], self.m1[:, None])
-        base_c = np.where(unique_best, self.cnt2[:, None], self.cnt1[:, None] - here_best)
-        vals = []
-        reached = np.zeros((3, k), dtype=bool)
-        for b in range(4):
-            side = connected & ((var_open >> b) & 1).astype(bool)
-            nb = cells + m.offsets[b]
-            ok = side & (m.occ[nb] == 0)
-            vals.append(np.where(ok[None, :], self.dist[:, nb], INF))
-            for g, gi in enumerate(m.goal_idx):
-                reached[g] |= side & (nb == gi) & (m.occ[gi] == 2)
-        new = np.minimum(np.minimum(vals[0], vals[1]), np.minimum(vals[2], vals[3]))
-        D = np.minimum(base, new)
-        C = np.where(base == D, base_c, 0) + sum((v == D).astype(np.int64) for v in vals)
-        D[reached] = 0
-        C[reached] = 1
-        return D, C, reached
 
 
 def dwarf_prior(my_role: int | None, known: dict | None = None) -> np.ndarray:
@@ -568,7 +535,7 @@ class ExpansionHeuristic(HeuristicAgent):
         block = BLOCKING_DOOR.get(role, 0)
         plan = XMaze.from_view(self.config.board_window, V["board"], block) if block \
             else self.maze
-        ev = XEvaluation(plan, p_mine)
+        ev = Evaluation(plan, p_mine)  # place(..., always=ladders): RULES 6.4
         lam = style.suspicion_weight if hostile else style.digger_caution
         scores = np.full(len(legal), -np.inf)
         blocks = codec.blocks
@@ -756,4 +723,4 @@ class ExpansionHeuristic(HeuristicAgent):
         return self._keep_value(k, hand, hostile, role == X_SABOTEUR)
 
 
-__all__ = ["ExpansionHeuristic", "XMaze", "XEvaluation", "dwarf_prior", "DWARF_DECK", "ENEMY"]
+__all__ = ["ExpansionHeuristic", "XMaze", "dwarf_prior", "DWARF_DECK", "ENEMY"]
