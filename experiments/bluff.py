@@ -78,12 +78,13 @@ from experiments.detectors import (
     PriorDetector,
     PublicTracker,
     UniformDetector,
+    digger_roles,
     feasible_count_bounds,
     fit_logistic,
     fit_temperature,
     role_deck,
+    saboteur_index,
 )
-from saboteur_env.cards import SABOTEUR
 from saboteur_env.config import GameConfig
 
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
@@ -103,6 +104,11 @@ POPULATIONS = {
 FRONTIER = {"heuristic-mimic": "mimic (reference)", "heuristic-randomsab": "random",
             "heuristic-blatant": "heuristic blatant", "heuristic-subtle": "heuristic subtle",
             "heuristic-pposab": "ppo"}
+#: populations of the expansion track (``--expansion``, Saboteur 2): every seat plays the spec.
+#: (The ``rolesplit`` populations split on the base game's saboteur role, so they stay base-only.)
+EXPANSION_POPULATIONS = {"random": "random", "heuristic": "heuristic"}
+#: detectors left out of the expansion track (exact enumeration is base-game only)
+BASE_ONLY_DETECTORS = ("bayes", "bayes-fit")
 TRACKS = ("spectator", "in-seat")
 SPLITS = ("train", "val", "test")
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
@@ -123,13 +129,13 @@ def split_of(i: int) -> str:
 
 
 # --- record sets -------------------------------------------------------------------------
-def population_problem(spec: str, n_players: int) -> str | None:
+def population_problem(spec: str, n_players: int, expansion: bool = False) -> str | None:
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
     try:
         import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
         from agents import make_agent
         a = make_agent(spec)
-        a.reset(0, GameConfig(num_players=n_players), seed=0)
+        a.reset(0, GameConfig(num_players=n_players, expansion=expansion), seed=0)
     except Exception as err:  # noqa: BLE001 - report any reason (missing torch, checkpoint)
         return f"{type(err).__name__}: {err}"
     return None
@@ -141,22 +147,24 @@ def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
 
 
 def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int = 0,
-               rounds: int = 3, progress=None, spec: str | None = None) -> list[Path]:
+               rounds: int = 3, progress=None, spec: str | None = None,
+               expansion: bool = False) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
     ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec, or one that
     loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
     so a new checkpoint never reuses old records.  A game already on disk is never replayed or
-    rewritten (its seed is in its file name).
+    rewritten (its seed is in its file name).  ``expansion``: Saboteur 2 games, in
+    ``<tag>_x<N>`` folders (``<tag>_n<N>`` for the base game).
     """
-    default = POPULATIONS.get(pop, pop)
+    default = (EXPANSION_POPULATIONS if expansion else POPULATIONS).get(pop, pop)
     spec = spec or default
     import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
     from agents import make_agent
 
     fp = fingerprint(spec)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
-    d = out / "records" / f"{tag}_n{n_players}"
+    d = out / "records" / f"{tag}_{'x' if expansion else 'n'}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n_games):
@@ -165,8 +173,9 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         if not p.exists():
             agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
+            extra = {"expansion": True} if expansion else {}
             play_recorded(agents, s, tmp, meta={"population": pop, "spec": fp},
-                          num_rounds=rounds)
+                          num_rounds=rounds, **extra)
             tmp.replace(p)
         paths.append(p)
         if progress is not None:
@@ -212,8 +221,12 @@ def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, *
             continue
         env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
                                                           obs["action_mask"], info))
+    # Expansion records carry no event lines: saboteur_env.record numbers the events of a
+    # decision by the base game's decision events only (its _DECISION_EVENTS lacks
+    # action_played, pass_done, ...), so their "after" indices would not replay; the harness
+    # takes every event (with its visibility) from the engine's replay of the decisions anyway.
     write_record(str(path), env.game, seed, [a.name for a in agents], agent_seeds=seeds,
-                 meta=meta, events=True)
+                 meta=meta, events=not env.game.config.expansion)
 
 
 # --- the harness ---------------------------------------------------------------------------
@@ -502,7 +515,7 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
 
 
 def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
-                  max_rows: int = 60_000) -> dict:
+                  max_rows: int = 60_000, bayes: bool = True) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
     "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
 
@@ -514,11 +527,15 @@ def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
     va = training_data(val, seed + 1)
     if progress is not None:
         progress.update(len(val))
-    bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
+    diag: dict = {}
+    if bayes:
+        bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
+        diag = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
+                "bayes_target_ratios": {k: v.round(3).tolist()
+                                        for k, v in bayes.target_ratios.items()}}
+    else:
+        bayes = None
     logit = {}
-    diag = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
-            "bayes_target_ratios": {k: v.round(3).tolist()
-                                    for k, v in bayes.target_ratios.items()}}
     for t in TRACKS:
         XO, y, r = tr[t]
         w = M.round_weights(r)
@@ -537,9 +554,12 @@ def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
 
 
 # --- summaries -------------------------------------------------------------------------------
-def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> dict:
+def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
+              sab: int = 1, diggers: Sequence[int] = (0,)) -> dict:
     """All metrics of one (track, detector, population, N) cell; ``prior`` holds the exact
-    prior's rows for the same points (same order)."""
+    prior's rows for the same points (same order).  ``sab``: the saboteur's column (5 in the
+    expansion); ``diggers``: the gold-digger columns (green and blue in the expansion)."""
+    SABOTEUR = sab
     P, y, w, g = sc["P"], sc["y"], None, sc["game"]
     if len(y) == 0:
         return {}
@@ -592,8 +612,8 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float) -> 
     out["infeasible"] = float(1 - sc["feasible"].mean())
     # in-seat: skill as seen by gold-digger observers and by saboteur observers (who must find
     # their fellow saboteurs)
-    for r, label in ((0, "digger_observers"), (SABOTEUR, "saboteur_observers")):
-        m = sc["observer_role"] == r
+    for r, label in ((tuple(diggers), "digger_observers"), ((SABOTEUR,), "saboteur_observers")):
+        m = np.isin(sc["observer_role"], r)
         out[f"ll_skill_{label}"] = M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan")
     # skill on saboteur targets only (the deception measure)
     m = pos
@@ -726,12 +746,18 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
 def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | None = None,
         held_out: str = "heuristic-subtle", rounds: int = 3, seed: int = 0,
         out: str | Path = "runs/bluff", bootstrap: int = 1000, threshold: float = 0.5,
-        stride: int = 1, plots: bool = True, quiet: bool = False, ppo: str | None = None
-        ) -> dict:
+        stride: int = 1, plots: bool = True, quiet: bool = False, ppo: str | None = None,
+        expansion: bool = False) -> dict:
     """Run the whole benchmark (see the module docstring); returns the summary dict.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
-    the checkpoint shipped with the package, :mod:`agents.ppo`)."""
+    the checkpoint shipped with the package, :mod:`agents.ppo`).
+
+    ``expansion``: the Saboteur 2 track (six roles, :data:`EXPANSION_POPULATIONS` by default,
+    records under ``<tag>_x<N>``): the labels are the target's role at that moment (Swap your
+    hats changes it), the exact prior is the 15-card deck's (conditioned in-seat on the roles
+    the observer held), the saboteur column is 5, and the exact-enumeration detectors
+    (:data:`BASE_ONLY_DETECTORS`) are left out (listed in ``skipped_detectors``)."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -739,14 +765,17 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     t0 = time.time()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    pops = list(pops or POPULATIONS)
-    specs = {p: POPULATIONS.get(p, p) for p in pops}
+    table = EXPANSION_POPULATIONS if expansion else POPULATIONS
+    pops = list(pops or table)
+    specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
+    xcfg = GameConfig(num_players=players[0], expansion=expansion)
+    n_roles = int(role_deck(xcfg).size)
     if ppo:
         specs.update({"ppo": f"ppo:{ppo}", "heuristic-pposab": f"rolesplit:heuristic/ppo:{ppo}"})
     skipped = {}
     usable = []
     for pop in pops:
-        why = population_problem(specs[pop], players[0])
+        why = population_problem(specs[pop], players[0], expansion)
         if why:
             skipped[pop] = why
         else:
@@ -759,7 +788,7 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
         for pop in usable:
             for n in players:
                 paths = record_set(out, pop, n, games, seed=seed, rounds=rounds, progress=bar,
-                                   spec=specs[pop])
+                                   spec=specs[pop], expansion=expansion)
                 recs[(pop, n)] = [read_record(p) for p in paths]
     fit_pops = [p for p in usable if p != held_out]
     train = [r for p in fit_pops for n in players
@@ -767,9 +796,12 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     val = [r for p in fit_pops for n in players
            for i, r in enumerate(recs[(p, n)]) if split_of(i) == "val"]
     with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
-        fitted = fit_detectors(train, val, seed=seed, progress=bar)
+        fitted = fit_detectors(train, val, n_roles=n_roles, seed=seed, progress=bar,
+                               bayes=not expansion)
 
-    heuristic_ok = population_problem("heuristic", players[0]) is None
+    heuristic_ok = population_problem("heuristic", players[0], expansion) is None
+    skipped_dets = ({d: "exact enumeration is base-game only" for d in BASE_ONLY_DETECTORS}
+                    if expansion else {})
 
     def factories(track):
         fs = [("uniform", UniformDetector), ("prior", PriorDetector), ("bayes", BayesDetector),
@@ -782,7 +814,7 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
             fs.append(("heuristic-belief",
                        lambda: AgentBeliefDetector(lambda: make_agent("heuristic"),
                                                    name="heuristic-belief")))
-        return fs
+        return [f for f in fs if f[0] not in skipped_dets]
 
     facs = {t: factories(t) for t in TRACKS}
     cells = []
@@ -804,13 +836,15 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
                     prior = sink[(track, "prior")].arrays()
                     for name, _ in facs[track]:
                         sc = sink[(track, name)].arrays()
-                        s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold)
+                        s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold,
+                                      sab=saboteur_index(xcfg), diggers=digger_roles(xcfg))
                         cells.append({"track": track, "detector": name, "population": pop,
                                       "players": n, "held_out": pop == held_out, **s})
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
     for c in cells:
         c.pop("_saboteur_sums", None)
     summary = {"players": list(players), "games": games, "populations": usable,
+               "expansion": expansion, "skipped_detectors": skipped_dets,
                "specs": {p: specs[p] for p in usable},
                "skipped": skipped, "held_out": held_out, "fit_populations": fit_pops,
                "rounds": rounds, "seed": seed, "threshold": threshold, "stride": stride,
@@ -944,7 +978,8 @@ def format_tables(summary: dict) -> str:
     players = summary["players"]
     for track in TRACKS:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
-        lines.append(f"\n== {track} track: log-loss skill vs the exact prior [95% CI], "
+        game = "Saboteur 2, " if summary.get("expansion") else ""
+        lines.append(f"\n== {game}{track} track: log-loss skill vs the exact prior [95% CI], "
                      f"test games (held out: {summary['held_out']}) ==")
         head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
         head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
@@ -975,6 +1010,9 @@ def format_tables(summary: dict) -> str:
         wr, dr, sk = pt["digger_win_rate"], pt["win_rate_drop"], pt["panel_skill"]
         lines.append(f"{pt['population']:<21}{pt['saboteur_policy'] or '(own diggers)':<19}"
                      f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}")
+    if summary.get("skipped_detectors"):
+        lines.append("\nskipped detectors: " + "; ".join(
+            f"{k}: {v}" for k, v in summary["skipped_detectors"].items()))
     if summary["skipped"]:
         lines.append("\nskipped populations: " + "; ".join(
             f"{k}: {v}" for k, v in summary["skipped"].items()))
@@ -987,28 +1025,43 @@ _DET_ORDER = {"uniform": 0, "prior": 1, "bayes": 2, "bayes-fit": 3, "logistic": 
 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(prog="saboteur bluff", description=__doc__.split("\n\n")[0])
-    p.add_argument("--players", default="3,5", help="comma-separated player counts (3,5)")
-    p.add_argument("--games", type=int, default=40,
-                   help="games per population and player count (40: 16 train, 8 val, 16 test)")
-    p.add_argument("--populations", default=",".join(POPULATIONS),
-                   help="comma-separated: " + ", ".join(POPULATIONS))
-    p.add_argument("--held-out", default="heuristic-subtle",
-                   help="population never used to fit a detector")
+    p.add_argument("--expansion", action="store_true",
+                   help="Saboteur 2 track (defaults: --players 5 --games 20 --populations "
+                        "random,heuristic --held-out none --out runs/bluff-expansion; the "
+                        "exact-enumeration bayes detectors are left out)")
+    p.add_argument("--players", default=None,
+                   help="comma-separated player counts (3,5; expansion: 5)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games per population and player count (40: 16 train, 8 val, 16 test; "
+                        "expansion: 20)")
+    p.add_argument("--populations", default=None,
+                   help="comma-separated: " + ", ".join(POPULATIONS) + "; expansion: "
+                        + ", ".join(EXPANSION_POPULATIONS))
+    p.add_argument("--held-out", default=None,
+                   help="population never used to fit a detector (heuristic-subtle; expansion: "
+                        "none)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--threshold", type=float, default=0.5,
                    help="P(saboteur) above which a target counts as accused")
     p.add_argument("--stride", type=int, default=1, help="score every k-th decision")
-    p.add_argument("--out", default="runs/bluff")
+    p.add_argument("--out", default=None, help="runs/bluff (expansion: runs/bluff-expansion)")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--ppo", default=None,
                    help="PPO checkpoint for the ppo populations (default: the shipped one)")
     a = p.parse_args(argv)
-    return run(players=[int(x) for x in a.players.split(",")], games=a.games,
-               pops=a.populations.split(","), held_out=a.held_out, rounds=a.rounds,
-               seed=a.seed, out=a.out, bootstrap=a.bootstrap, threshold=a.threshold,
-               stride=a.stride, plots=not a.no_plots, ppo=a.ppo)
+    x = a.expansion
+    table = EXPANSION_POPULATIONS if x else POPULATIONS
+    players = a.players or ("5" if x else "3,5")
+    games = a.games if a.games is not None else (20 if x else 40)
+    pops = a.populations or ",".join(table)
+    held_out = a.held_out or ("none" if x else "heuristic-subtle")
+    out = a.out or ("runs/bluff-expansion" if x else "runs/bluff")
+    return run(players=[int(v) for v in players.split(",")], games=games,
+               pops=pops.split(","), held_out=held_out, rounds=a.rounds,
+               seed=a.seed, out=out, bootstrap=a.bootstrap, threshold=a.threshold,
+               stride=a.stride, plots=not a.no_plots, ppo=a.ppo, expansion=x)
 
 
 if __name__ == "__main__":

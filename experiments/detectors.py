@@ -38,11 +38,14 @@ import numpy as np
 
 from saboteur_env.cards import (
     CARD_KINDS,
+    EXPANSION_ROLES,
     GOAL_CELLS,
     GOLD_DIGGER,
     ROLE_TABLE_PUBLISHED,
     ROLE_TABLE_SEED,
+    ROLES_S2,
     SABOTEUR,
+    X_SABOTEUR,
 )
 from saboteur_env.config import GameConfig
 
@@ -57,9 +60,12 @@ def role_deck(config: GameConfig) -> np.ndarray:
 
     Base game (RULES 2.2): ``role_table="published"`` uses one more card than players, the
     extra one set aside; ``"seed"`` exactly as many (10 players: 10 of the 11 cards).
+    Expansion (RULES 6.2): the 15 Saboteur 2 dwarf cards (4/4/1/1/2/3 in the order of
+    ``cards.EXPANSION_ROLES``), all used whatever the player count, one dealt to each player
+    and the rest set aside (drawn by Swap your hats).
     """
     if getattr(config, "expansion", False):
-        raise NotImplementedError("the expansion's role deck is not implemented yet (RULES 6)")
+        return np.array([ROLES_S2[r] for r in range(len(EXPANSION_ROLES))], dtype=np.int64)
     table = ROLE_TABLE_PUBLISHED if config.role_table == "published" else ROLE_TABLE_SEED
     sab, dig = table[config.num_players]
     counts = np.zeros(N_ROLES, dtype=np.int64)
@@ -124,12 +130,41 @@ def marginals(R_onehot: np.ndarray, logw: np.ndarray, n: int) -> np.ndarray:
     return (w @ R_onehot).reshape(n, -1)
 
 
-def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | None = None
-                ) -> np.ndarray:
+def saboteur_index(config: GameConfig) -> int:
+    """Column of the saboteur role: 1 in the base game, 5 in the expansion."""
+    return X_SABOTEUR if getattr(config, "expansion", False) else SABOTEUR
+
+
+def digger_roles(config: GameConfig) -> tuple[int, ...]:
+    """Columns of the gold-digger roles: (0,) in the base game, green and blue in the
+    expansion."""
+    return (0, 1) if getattr(config, "expansion", False) else (GOLD_DIGGER,)
+
+
+def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | None = None,
+                held: Sequence[int] | None = None) -> np.ndarray:
     """The exact prior belief (n_players, n_roles): RULES 2.2 conditioned on the observer's role.
 
     ``seat``/``own_role`` ``None``: a spectator (no conditioning).
+
+    Expansion (RULES 6.2): no enumeration (12 seats x 6 roles is too many assignments); the
+    dwarf cards are exchangeable, so a spectator's marginal of every seat is the deck's counts
+    / 15, whatever Swap your hats did (a swapped-in card is one more uniformly drawn card).
+    In-seat, every other seat's marginal is the deck less the cards the observer knows are not
+    theirs: ``held`` (every role the observer held this round, the current one last; default
+    ``[own_role]``; a Swap your hats on the observer discards its old card) over what is left.
     """
+    if getattr(config, "expansion", False):
+        counts = role_deck(config).astype(float)
+        n = config.num_players
+        if seat is None or own_role is None:
+            return np.tile(counts / counts.sum(), (n, 1))
+        rest = counts.copy()
+        for r in (held or [own_role]):
+            rest[int(r)] -= 1
+        out = np.tile(rest / rest.sum(), (n, 1))
+        out[seat] = np.eye(len(counts))[own_role]
+        return out
     R, logp, oh = _Assignments.get(config)
     if seat is not None and own_role is not None:
         logp = np.where(R[:, seat] == own_role, logp, -np.inf)
@@ -150,7 +185,25 @@ def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | N
 def feasible_count_bounds(config: GameConfig, seat: int | None = None,
                           own_role: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Lowest and highest number of players holding each role over every possible assignment
-    (conditioned on the observer's role): int ``(n_roles,)`` each."""
+    (conditioned on the observer's role): int ``(n_roles,)`` each.
+
+    Expansion: counted from the deck (the observer's seat holds ``own_role``, the other
+    ``n - 1`` seats take any of the other 14 cards); after a Swap your hats on the observer
+    these bounds are slightly looser than the exact ones (its discarded card is not removed).
+    """
+    if getattr(config, "expansion", False):
+        counts = role_deck(config)
+        n, others = config.num_players, counts.copy()
+        own = np.zeros_like(counts)
+        m = n
+        if seat is not None and own_role is not None:
+            own[own_role] = 1
+            others[own_role] -= 1
+            m = n - 1
+        total = int(others.sum())
+        lo = np.maximum(0, m - (total - others)) + own
+        hi = np.minimum(others, m) + own
+        return lo, hi
     R, logp, _ = _Assignments.get(config)
     ok = np.ones(len(R), bool)
     if seat is not None and own_role is not None:
@@ -171,17 +224,29 @@ class Detector:
         self.seat, self.config, self.own_role = seat, config, own_role
         self.n = config.num_players
         self.n_roles = role_deck(config).size
+        #: every role the observer held this round (several after a Swap your hats on it)
+        self.held = [] if own_role is None else [int(own_role)]
         self.new_round()
 
     def new_round(self) -> None:
         """A round starts (roles redealt): forget the evidence of the last round."""
 
+    def role_changed(self) -> None:
+        """Expansion: a Swap your hats gave the observer a new role (``own_role``, also last in
+        ``held``) mid-round; the round's evidence stays (override to re-condition)."""
+
     def observe(self, event) -> None:
         if event.type == "round_start":
+            self.held = []
             self.new_round()
         elif event.type == "role_dealt" and self.seat is not None and event.seat == self.seat:
             self.own_role = int(event.data["role"])
-            self.new_round()
+            if event.data.get("swapped"):
+                self.held.append(self.own_role)
+                self.role_changed()
+            else:
+                self.held = [self.own_role]
+                self.new_round()
         else:
             self.update(event)
 
@@ -207,7 +272,10 @@ class PriorDetector(Detector):
     name = "prior"
 
     def new_round(self) -> None:
-        self._b = exact_prior(self.config, self.seat, self.own_role)
+        self._b = exact_prior(self.config, self.seat, self.own_role, self.held)
+
+    def role_changed(self) -> None:
+        self.new_round()
 
     def belief(self) -> np.ndarray:
         return self._b.copy()
@@ -318,6 +386,10 @@ class BayesDetector(Detector):
     actions were legal.  ``belief()`` is the exact posterior marginal of this model, so it is
     always a feasible set of marginals.
 
+    **Base game only**: ``reset`` raises ``NotImplementedError`` for an expansion config (a
+    factored or sampled version for Saboteur 2 is not implemented); ``saboteur bluff
+    --expansion`` leaves the ``bayes`` and ``bayes-fit`` detectors out.
+
     Args:
         category_probs: ``(n_roles, len(CATEGORIES))``, rows summing to 1.
         target_ratios: category -> ``(n_roles, n_roles)`` positive factors.
@@ -337,6 +409,11 @@ class BayesDetector(Detector):
             self.name = name
 
     def reset(self, seat, config, own_role) -> None:
+        if getattr(config, "expansion", False):
+            raise NotImplementedError(
+                "BayesDetector is base-game only: exact enumeration over the expansion's "
+                "6-role assignments (up to 12 seats) is not implemented (the benchmark skips it "
+                "for --expansion)")
         self._R, self._logp, self._oh = _Assignments.get(config)
         self.tracker = PublicTracker()
         super().reset(seat, config, own_role)
@@ -455,11 +532,11 @@ class FeatureDetector(Detector):
 
     def offsets(self) -> np.ndarray:
         """Log prior probabilities ``(n, n_roles)`` (the classifier's fixed offset)."""
-        key = (self.seat, self.own_role)
+        key = (self.seat, self.own_role, tuple(self.held))
         if getattr(self, "_off_key", None) != key:
             self._off_key = key
-            self._off = np.log(np.clip(exact_prior(self.config, self.seat, self.own_role),
-                                       1e-6, 1))
+            self._off = np.log(np.clip(exact_prior(self.config, self.seat, self.own_role,
+                                                   self.held), 1e-6, 1))
         return self._off
 
     def features(self) -> np.ndarray:
@@ -585,6 +662,6 @@ class AgentBeliefDetector(Detector):
 __all__ = [
     "AgentBeliefDetector", "BayesDetector", "CATEGORIES", "Detector", "LogisticDetector",
     "OracleDetector", "PriorDetector", "PublicTracker", "UniformDetector",
-    "enumerate_assignments", "exact_prior", "feasible_count_bounds", "fit_logistic",
-    "fit_temperature", "p_no_saboteur", "role_deck",
+    "digger_roles", "enumerate_assignments", "exact_prior", "feasible_count_bounds",
+    "fit_logistic", "fit_temperature", "p_no_saboteur", "role_deck", "saboteur_index",
 ]
