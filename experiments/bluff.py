@@ -221,12 +221,8 @@ def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, *
             continue
         env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
                                                           obs["action_mask"], info))
-    # Expansion records carry no event lines: saboteur_env.record numbers the events of a
-    # decision by the base game's decision events only (its _DECISION_EVENTS lacks
-    # action_played, pass_done, ...), so their "after" indices would not replay; the harness
-    # takes every event (with its visibility) from the engine's replay of the decisions anyway.
     write_record(str(path), env.game, seed, [a.name for a in agents], agent_seeds=seeds,
-                 meta=meta, events=not env.game.config.expansion)
+                 meta=meta, events=True)
 
 
 # --- the harness ---------------------------------------------------------------------------

@@ -160,10 +160,6 @@ def _plain(x):
 
 
 #: event types that open a decision's events (a discard's private ``discarded_card`` follows)
-_DECISION_EVENTS = frozenset({"path_placed", "tool_broken", "tool_repaired", "rockfall",
-                              "map_played", "discarded"})
-
-
 def _event_line(after: int, e: Event) -> dict:
     return {"type": "event", "after": after, "event": e.type, "seat": _plain(e.seat),
             "data": _plain(e.data), "visible_to": _plain(e.visible_to)}
@@ -195,24 +191,31 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
     lines = [header]
     rnd, turn = 0, 0
     results = {r["round"]: r for r in game.round_results}
-    i = after = 0
+    i = 0
+    if events:
+        # group the events by the decision that caused them exactly as replay() does: by
+        # applying the recovered decisions to a fresh deal (the engine's own grouping)
+        g = Game(cfg, seed)
+        lines += [_event_line(0, e) for e in g.events]
+        for seat, a in actions_from_events(game.events):
+            lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,
+                          "action": codec.encode(a, seat, game.n), "text": describe_action(a)})
+            i += 1
+            turn += 1
+            for e in g.apply(a):
+                lines.append(_event_line(i, e))
+                if e.type == "round_end":
+                    lines.append({"type": "round_end", **dict(results[e.data["round"]])})
+                elif e.type == "round_start":
+                    rnd, turn = e.data["round"], 0
+        game_end = {"gold": game.gold.tolist(), "winners": game.winners()}
+        lines.append({"type": "game_end", **game_end, "decisions": i} if game.game_over
+                     else {"type": "truncated", "decisions": i})
+        return lines
     for e in game.events:
         if e.type == "round_start":
             rnd, turn = e.data["round"], 0
         act = actions_from_events([e])
-        if events:
-            after += e.type in _DECISION_EVENTS  # the first event of each decision
-            if act:
-                seat, a = act[0]
-                lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn,
-                              "seat": seat, "action": codec.encode(a, seat, game.n),
-                              "text": describe_action(a)})
-                i += 1
-                turn += 1
-            lines.append(_event_line(after, e))
-            if e.type == "round_end":
-                lines.append({"type": "round_end", **dict(results[e.data["round"]])})
-            continue
         if act:
             seat, a = act[0]
             lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,

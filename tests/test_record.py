@@ -249,3 +249,29 @@ def test_replay_prints_a_round_end_before_the_next_deal(record_path):
         assert text.index("=== Round 1 is over") < begins
         if view[0] == "--seat":  # the new role is dealt after the old result
             assert text.index("You are a ", text.index("=== Round 1 is over")) > begins
+
+
+@pytest.mark.parametrize("players", [2, 5, 12])
+def test_expansion_records_with_events_replay_exactly(players):
+    """Saboteur 2 records with event lines (version 2) replay and check every event, also the
+    multi-step decisions (pass, discard-two-to-remove, round-end thefts; RULES 6.7, 6.9)."""
+    import io
+
+    import numpy as np
+
+    from saboteur_env import Codec
+    from saboteur_env.config import GameConfig
+    from saboteur_env.game import Game
+    from saboteur_env.record import read_record, replay_game, write_record
+
+    cfg = GameConfig(num_players=players, expansion=True)
+    g, codec = Game(cfg, 11), Codec(cfg)
+    rng = np.random.default_rng(players)
+    while not g.game_over:
+        legal = np.flatnonzero(codec.mask(g))
+        g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
+    buf = io.StringIO()
+    write_record(buf, g, 11, events=True)
+    rec = read_record(io.StringIO(buf.getvalue()))
+    assert len(rec.events) == len(g.events)
+    assert replay_game(io.StringIO(buf.getvalue())).gold.tolist() == g.gold.tolist()
