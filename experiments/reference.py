@@ -1,0 +1,276 @@
+"""The project's reference table (issue 4): saboteur win rates, round length, branching.
+
+``python -m experiments.reference --out runs/reference``
+
+Three blocks, all one-round games (``num_rounds=1``) on seeded deals
+(:func:`experiments.tournament.deal_seed`; the same deals for every agent at a given N):
+
+1. Base game, N = 3..10, all-random and all-heuristic play: rate of rounds won by the
+   saboteurs (gold not found) with a Wilson 95% interval, mean round length (decisions per
+   round) and mean legal actions per decision (``obs["action_mask"].sum()``, over the first
+   ``--legal-games`` deals of the cell).
+2. Saboteur 2 (``expansion=True``), N = 2..12, the same columns; "saboteur win" = a round whose
+   winners set includes a seat with the saboteur role (gold not found, or the both-doors rule
+   giving the round to them; trapped saboteurs are not winners, and a round without a
+   saboteur in play counts as not won by them).  "gold not found" is reported beside it.
+3. Heuristic against random, base game, N = 3..10: duplicate deals with mixed seating
+   (:func:`experiments.tournament.schedule` with ``["heuristic", "random"]``), round win rate
+   by role (gold-digger, saboteur) of each agent with Wilson 95% intervals
+   (:func:`experiments.tournament.summarize`), and whether the two agents' intervals overlap.
+
+The games are played by :func:`experiments.tournament.run` (worker processes, results sorted
+by game id, so the numbers do not depend on ``--workers``).  Outputs in ``--out``:
+``reference.md`` (the Markdown tables, with the seed and the exact command at the top) and
+``reference.json`` (every cell, rewritten after each cell so an interrupted run keeps what it
+finished).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from experiments.ratings import wilson
+from experiments.tournament import X_ROLE_NAMES, Task, run, schedule, summarize
+
+X_SABOTEUR = X_ROLE_NAMES.index("saboteur")
+BASE_SABOTEUR = 1
+
+
+def _players(text: str) -> list[int]:
+    """``"3-10"`` -> [3, ..., 10]; ``"3,5"`` -> [3, 5]; ``""`` -> []."""
+    out: list[int] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if "-" in part:
+            a, b = part.split("-")
+            out += list(range(int(a), int(b) + 1))
+        else:
+            out.append(int(part))
+    return out
+
+
+def _rate(k: int, n: int) -> dict:
+    lo, hi = wilson(k, n)
+    return {"wins": int(k), "n": int(n), "rate": k / n if n else float("nan"),
+            "lo": float(lo), "hi": float(hi)}
+
+
+# --- legal actions per decision (a small loop of its own: play() does not see the masks) -----
+def legal_counts(task: Task) -> tuple[int, int]:
+    """Replay ``task`` (same deal, same agent seeds as :func:`experiments.tournament.play`) and
+    return ``(sum of legal actions over decisions, decisions)``."""
+    import saboteur_env
+    from agents import make_agent
+
+    n = len(task.lineup)
+    env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
+    env.reset(seed=task.deal_seed)
+    agents = [make_agent(spec) for spec in task.lineup]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, env.config, seed=task.agent_seeds[seat])
+    total = decisions = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        total += int(obs["action_mask"].sum())
+        decisions += 1
+        env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
+                                                            obs["action_mask"], info))
+    return total, decisions
+
+
+def _map(fn, items: Sequence, workers: int) -> list:
+    if workers <= 1 or len(items) < 2:
+        return [fn(x) for x in items]
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    with ctx.Pool(workers) as pool:
+        return pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))
+
+
+# --- cells -----------------------------------------------------------------------------------
+def self_play_cell(spec: str, players: int, rounds: int, legal_games: int, seed: int,
+                   expansion: bool, workers: int) -> dict:
+    """All seats ``spec``; ``rounds`` one-round games."""
+    t0 = time.perf_counter()
+    tasks = schedule([spec], players, rounds, seed=seed, num_rounds=1,
+                     config={"expansion": True} if expansion else None)
+    results = run(tasks, workers=workers, progress=False)
+    sab_role = X_SABOTEUR if expansion else BASE_SABOTEUR
+    sab_wins = not_found = 0
+    decisions = []
+    for r in results:
+        rd = r["rounds"][0]
+        sab_wins += any(rd["roles"][s] == sab_role for s in rd["winners"])
+        not_found += not rd["gold_found"]
+        decisions.append(r["decisions"])
+    lt = _map(legal_counts, tasks[:legal_games], workers)
+    legal_sum, legal_dec = sum(a for a, _ in lt), sum(b for _, b in lt)
+    d = np.array(decisions, dtype=float)
+    return {"agent": spec, "players": players, "expansion": expansion, "rounds": len(results),
+            "saboteur_win": _rate(sab_wins, len(results)),
+            "gold_not_found": _rate(not_found, len(results)),
+            "round_length": float(d.mean()),
+            "round_length_sd": float(d.std(ddof=1)) if len(d) > 1 else float("nan"),
+            "legal_per_decision": legal_sum / legal_dec if legal_dec else float("nan"),
+            "legal_games": len(lt), "legal_decisions": legal_dec,
+            "elapsed_s": time.perf_counter() - t0}
+
+
+def mixed_cell(players: int, deals: int, seed: int, workers: int) -> dict:
+    """Heuristic and random on duplicate deals with mixed seating (base game)."""
+    t0 = time.perf_counter()
+    specs = ["heuristic", "random"]
+    tasks = schedule(specs, players, deals, seed=seed, num_rounds=1)
+    results = run(tasks, workers=workers, progress=False)
+    summ = summarize(results, specs, n_boot=20, seed=seed)
+    out = {"players": players, "deals": deals, "games": len(results),
+           "elapsed_s": 0.0, "roles": {}}
+    for role in ("gold-digger", "saboteur"):
+        h = summ["agents"]["heuristic"]["roles"][role]
+        r = summ["agents"]["random"]["roles"][role]
+        out["roles"][role] = {"heuristic": h, "random": r,
+                              "overlap": bool(h["lo"] <= r["hi"] and r["lo"] <= h["hi"])}
+    out["elapsed_s"] = time.perf_counter() - t0
+    return out
+
+
+# --- tables ----------------------------------------------------------------------------------
+def _ci(r: dict) -> str:
+    return f"{r['rate']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
+
+
+def self_play_table(cells: Sequence[dict]) -> str:
+    head = ["N", "agent", "rounds", "saboteur win [95%]", "gold not found [95%]"]
+    head += ["decisions/round", "legal actions/decision (games)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cells:
+        row = [str(c["players"]), c["agent"], str(c["rounds"]), _ci(c["saboteur_win"]),
+               _ci(c["gold_not_found"])]
+        row += [f"{c['round_length']:.1f}", f"{c['legal_per_decision']:.1f} ({c['legal_games']})"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def mixed_table(cells: Sequence[dict]) -> str:
+    head = ["N", "deals x2", "digger: heuristic [95%]", "digger: random [95%]", "overlap",
+            "saboteur: heuristic [95%]", "saboteur: random [95%]", "overlap"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cells:
+        row = [str(c["players"]), str(c["deals"])]
+        for role in ("gold-digger", "saboteur"):
+            x = c["roles"][role]
+            row += [f"{_ci(x['heuristic'])} n={x['heuristic']['n']}",
+                    f"{_ci(x['random'])} n={x['random']['n']}",
+                    "yes" if x["overlap"] else "**no**"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def markdown(report: dict) -> str:
+    m = report["meta"]
+    parts = [
+        "# Reference table (issue 4)",
+        "",
+        f"Command: `{m['command']}`  ",
+        f"Seed: {m['seed']} (deal d of every cell: `experiments.tournament.deal_seed({m['seed']},"
+        " d)`; agent seeds `agent_seed(seed, d, offset, seat)`); one-round games; "
+        f"workers: {m['workers']}; run time: {m.get('elapsed_s', float('nan')):.0f} s",
+        "",
+        "Saboteur win = rounds won by the saboteurs, Wilson 95% interval. decisions/round: "
+        "mean over all rounds of the cell; legal actions/decision: mean of "
+        "`obs['action_mask'].sum()` over every decision of the first (games) deals of the cell. "
+        "Saboteur win counts a round only when a saboteur is in play and wins it, so it can "
+        "sit below \"gold not found\" (base game, 3-4 players: possibly no saboteur dealt).",
+    ]
+    if report["base"]:
+        n = sorted({c["rounds"] for c in report["base"]})
+        parts += ["", f"## Base game (rounds per cell: {', '.join(map(str, n))})", "",
+                  self_play_table(report["base"])]
+    if report["expansion"]:
+        n = sorted({c["rounds"] for c in report["expansion"]})
+        parts += ["", f"## Saboteur 2 (rounds per cell: {', '.join(map(str, n))})", "",
+                  "Saboteur win: the round's winners include a saboteur (gold not found, or "
+                  "the both-doors rule without a Boss; trapped saboteurs and rounds without a "
+                  "saboteur in play do not count).", "",
+                  self_play_table(report["expansion"])]
+    if report["mixed"]:
+        parts += ["", "## Heuristic vs random, base game, mixed seating (duplicate deals)", "",
+                  "Each deal is played twice with the seats swapped between the agents; round "
+                  "win rate by role, Wilson 95%; overlap = the two 95% intervals overlap.", "",
+                  mixed_table(report["mixed"])]
+    return "\n".join(parts) + "\n"
+
+
+# --- command line ----------------------------------------------------------------------------
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(prog="python -m experiments.reference",
+                                description="The reference table (issue 4).")
+    p.add_argument("--out", default="runs/reference")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--agents", default="random,heuristic", help="self-play agents")
+    p.add_argument("--base-players", default="3-10")
+    p.add_argument("--x-players", default="2-12", help="Saboteur 2 player counts")
+    p.add_argument("--mixed-players", default="3-10")
+    p.add_argument("--rounds-random", type=int, default=2000, help="rounds per random cell")
+    p.add_argument("--rounds-heuristic", type=int, default=2000,
+                   help="rounds per heuristic cell (and any other agent)")
+    p.add_argument("--mixed-deals", type=int, default=300)
+    p.add_argument("--legal-games", type=int, default=100)
+    a = p.parse_args(argv)
+    argv_list = sys.argv[1:] if argv is None else list(argv)
+    command = "python -m experiments.reference " + " ".join(shlex.quote(x) for x in argv_list)
+    os.makedirs(a.out, exist_ok=True)
+    specs = [s.strip() for s in a.agents.split(",") if s.strip()]
+    report = {"meta": {"command": command.strip(), "seed": a.seed, "workers": a.workers,
+                       "args": vars(a)},
+              "base": [], "expansion": [], "mixed": []}
+    jpath = os.path.join(a.out, "reference.json")
+
+    def save():
+        with open(jpath, "w") as f:
+            json.dump(report, f, indent=2)
+
+    t0 = time.perf_counter()
+    for key, players, expansion in (("base", _players(a.base_players), False),
+                                    ("mixed", _players(a.mixed_players), False),
+                                    ("expansion", _players(a.x_players), True)):
+        for n in players:
+            if key == "mixed":
+                c = mixed_cell(n, a.mixed_deals, a.seed, a.workers)
+                report["mixed"].append(c)
+                save()
+                print(f"[{time.perf_counter() - t0:6.0f}s] mixed N={n}: {c['games']} games, "
+                      f"{c['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
+                continue
+            for spec in specs:
+                rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
+                c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, expansion, a.workers)
+                report[key].append(c)
+                save()
+                print(f"[{time.perf_counter() - t0:6.0f}s] {key} N={n} {spec}: "
+                      f"{c['rounds']} rounds, saboteur win {_ci(c['saboteur_win'])}, "
+                      f"{c['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
+    report["meta"]["elapsed_s"] = time.perf_counter() - t0
+    save()
+    md = markdown(report)
+    with open(os.path.join(a.out, "reference.md"), "w") as f:
+        f.write(md)
+    print(md)
+    print(f"wrote {os.path.join(a.out, 'reference.md')}, {jpath}", file=sys.stderr)
+    return report
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Smoke test of the reference-table script (issue 4): one cell per block, a few rounds."""
+
+from __future__ import annotations
+
+import json
+
+from experiments.reference import main
+
+
+def _rates_ok(r: dict) -> None:
+    assert 0.0 <= r["lo"] <= r["rate"] <= r["hi"] <= 1.0
+
+
+def test_reference_smoke(tmp_path, capsys):
+    out = tmp_path / "ref"
+    report = main(["--out", str(out), "--base-players", "3", "--x-players", "4",
+                   "--mixed-players", "3", "--rounds-random", "4", "--rounds-heuristic", "3",
+                   "--mixed-deals", "2", "--legal-games", "2", "--workers", "1"])
+    assert [(c["players"], c["agent"]) for c in report["base"]] == [(3, "random"),
+                                                                    (3, "heuristic")]
+    assert [(c["players"], c["agent"]) for c in report["expansion"]] == [(4, "random"),
+                                                                         (4, "heuristic")]
+    assert [c["players"] for c in report["mixed"]] == [3]
+    for c in report["base"] + report["expansion"]:
+        assert c["rounds"] == (4 if c["agent"] == "random" else 3)
+        _rates_ok(c["saboteur_win"])
+        _rates_ok(c["gold_not_found"])
+        assert c["round_length"] > 0 and c["legal_per_decision"] >= 1
+    for role in ("gold-digger", "saboteur"):
+        for agent in ("heuristic", "random"):
+            r = report["mixed"][0]["roles"][role][agent]
+            if r["n"]:
+                _rates_ok(r)
+    md = (out / "reference.md").read_text()
+    assert md in capsys.readouterr().out
+    assert "python -m experiments.reference --out" in md and "Seed: 0" in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| N ")]
+    assert len(rows) == 5  # 2 base + 2 expansion + 1 mixed
+    assert json.loads((out / "reference.json").read_text())["meta"]["seed"] == 0
