@@ -3,8 +3,10 @@
 Each cell is drawn 3 characters wide and 3 high: ``|`` / ``-`` for tunnel openings, and the
 centre shows ``+`` a tunnel joining its openings, ``x`` a dead end (stubs only), ``S`` the start,
 ``?`` a face-down goal, ``g`` / ``o`` a face-down goal the observer has mapped as gold / stone,
-``G`` / ``O`` a face-up gold / stone goal, ``.`` an empty cell.  Nothing the observer may not
-know is shown unless ``seat="spectator"`` is asked for explicitly.
+``G`` / ``O`` a face-up gold / stone goal, ``.`` an empty cell.  Saboteur 2 cards (RULES 6.3):
+``H`` a ladder, ``&`` a bridge or double curve (two tunnels that do not join), ``=`` a green
+door, ``#`` a blue door, ``*`` a crystal (card-table flags decide, in that order).  Nothing the
+observer may not know is shown unless ``seat="spectator"`` is asked for explicitly.
 """
 
 from __future__ import annotations
@@ -42,14 +44,27 @@ def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
         c = "S"
     elif (x, y) in GOAL_CELLS:
         c = "G" if ALL_KINDS[var.kind].id == "G_GOLD" else "O"
-    elif all(var.stub):
-        c = "x"
     else:
-        c = "+"
+        c = _centre(var)
     n = " | " if o & 1 else "   "
     s = " | " if o & 4 else "   "
     mid = ("-" if o & 8 else " ") + c + ("-" if o & 2 else " ")
     return (n, mid, s)
+
+
+def _centre(var) -> str:
+    """Centre symbol of a tunnel card, from its card-table data (RULES 6.3)."""
+    kind = ALL_KINDS[var.kind]
+    through = [seg for seg, stub in zip(var.segments, var.stub) if not stub]
+    if kind.is_ladder:
+        return "H"
+    if len(through) >= 2:
+        return "&"
+    if kind.door:
+        return "=" if kind.door == "green" else "#"
+    if kind.crystals:
+        return "*"
+    return "x" if all(var.stub) else "+"
 
 
 def render_ansi(game: Game, seat: int | str | None, board=None) -> str:

@@ -85,3 +85,16 @@ def test_event_data_is_read_only_and_survives_copies():
     assert env.unwrapped.game.events[0].data["round"] == 0
     for clone in (pickle.loads(pickle.dumps(env.unwrapped)), copy.deepcopy(env.unwrapped)):
         assert clone.game.events[0].data == {"round": 0, "first_player": 0}
+
+
+def test_ansi_draws_saboteur_2_cards_by_their_data():
+    """RULES 6.3: ladders, bridges, doors and crystals get their own symbol in the text view;
+    base cards keep ``+`` / ``x``."""
+    from saboteur_env.cards import KIND_INDEX, VARIANT_OF, VARIANTS
+    from saboteur_env.render import _centre
+
+    def centre(kid):
+        return _centre(VARIANTS[VARIANT_OF[(KIND_INDEX[kid], False)]])
+
+    assert [centre(k) for k in ("B07", "B16", "X05", "X01", "X02", "X09", "X11", "X25",
+                                "X19")] == ["+", "x", "H", "&", "&", "=", "#", "*", "*"]
