@@ -904,15 +904,22 @@ class Game:
         self._next_thief()
 
     def _finish_round_s2(self) -> None:
-        result, n = self.round_ctx, self.n
+        result = self.round_ctx
         self.round_ctx = None
         self.phase = "turn"
+        self._close_round(result, ("round", "gold_found", "winning_side", "winners",
+                                   "connector", "roles", "pass_blue", "pass_green", "crystals",
+                                   "thefts"))
+
+    def _close_round(self, result: dict, public: tuple[str, ...]) -> None:
+        """Record the round's result, emit ``round_end`` (the ``public`` keys, roles revealed,
+        RULES 5.1), each seat's private ``gold_received``, then end the game (RULES 5.5) or
+        deal the next round with the left neighbour of the last player (RULES 5.4)."""
+        n = self.n
         self.round_results.append(result)
-        self.round_boards.append(self.board)
+        self.round_boards.append(self.board)  # the final maze of each round, for replays
         self.round_over = True
-        self._emit("round_end", None, {k: result[k] for k in (
-            "round", "gold_found", "winning_side", "winners", "connector", "roles",
-            "pass_blue", "pass_green", "crystals", "thefts")})
+        self._emit("round_end", None, {k: result[k] for k in public})
         for s in range(n):
             self._emit("gold_received", s, {"round": result["round"],
                                             "gold": int(result["received"][s])}, visible_to=s)
@@ -969,25 +976,8 @@ class Game:
             "last_card_seat": self.last_card_seat,
             "turns": self.turn,
         }
-        self.round_results.append(result)
-        self.round_boards.append(self.board)  # the final maze of each round, for replays
-        self.round_over = True
-        self._emit("round_end", None, {"round": self.round, "gold_found": gold_found,
-                                       "winning_side": result["winning_side"],
-                                       "winners": winners, "connector": connector,
-                                       "roles": self.roles.tolist()})
-        for s in range(n):
-            self._emit("gold_received", s, {"round": self.round, "gold": int(received[s])},
-                       visible_to=s)
-        if self.round + 1 >= self.config.num_rounds:
-            self.game_over = True
-            best = int(self.gold.max())
-            self._emit("game_end", None, {"gold": self.gold.tolist(),
-                                          "winners": [s for s in range(n)
-                                                      if self.gold[s] == best]})
-            return
-        self.round += 1
-        self._deal_round((self.last_card_seat + 1) % n)
+        self._close_round(result, ("round", "gold_found", "winning_side", "winners",
+                                   "connector", "roles"))
 
     def _take_nugget(self, i: int) -> int:
         v = int(self.nuggets[i])
