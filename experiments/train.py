@@ -26,7 +26,7 @@ Many environment copies are stepped together: at every tick, each copy's seat to
 by its player and each network (current or snapshot) runs once on the whole group.
 
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
-``eval.csv``, TensorBoard event files (only if ``tensorboard`` is installed),
+``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
 ``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt`` and
 ``final.pt`` (+ ``.json`` metadata).
 """
@@ -40,6 +40,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -626,21 +627,39 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     if not rows:
         return None
     x = [r["learning_decisions"] for r in rows]
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    fig, axes = plt.subplots(1, 4, figsize=(19, 4))
     ax = axes[0]
+    k = max(1, len(rows) // 50)  # moving average: a training batch holds ~100-200 rounds
     for role in ROLE_NAMES:
-        ax.plot(x, [r.get(f"win_{role}", float("nan")) for r in rows], label=f"train {role}")
-    for role in ROLE_NAMES:
-        for base in ("random", "heuristic"):
-            ex = [e["learning_decisions"] for e in evals if f"{base}_{role}" in e]
-            ey = [e[f"{base}_{role}"] for e in evals if f"{base}_{role}" in e]
-            if ex:
-                ax.plot(ex, ey, "o--", label=f"eval vs {base}: {role}")
+        y = np.array([r.get(f"win_{role}", float("nan")) for r in rows], float)
+        ys = np.convolve(np.nan_to_num(y, nan=np.nanmean(y) if np.isfinite(y).any() else 0),
+                         np.ones(k) / k, mode="valid")  # trailing mean, no edge effects
+        ax.plot(x, y, alpha=0.25)
+        ax.plot(x[k - 1:], ys, label=f"{role} (mean of last {k} iterations)",
+                color=ax.lines[-1].get_color())
     ax.set_xlabel("learning decisions")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7)
-    ax.set_title("win rate per role")
+    ax.set_title("training win rate per role (against the pool)")
+    ax = axes[3]
+    for base in ("random", "heuristic"):
+        for role in ROLE_NAMES:
+            key = f"{base}_diff_{role}"
+            ev = [e for e in evals if key in e and e[key] == e[key]]
+            if ev:
+                ex = [e["learning_decisions"] for e in ev]
+                ey = np.array([100 * e[key] for e in ev])
+                lo = np.array([100 * e.get(f"{base}_lo_{role}", e[key]) for e in ev])
+                hi = np.array([100 * e.get(f"{base}_hi_{role}", e[key]) for e in ev])
+                ax.errorbar(ex, ey, yerr=[ey - lo, hi - ey], fmt="o--", capsize=3,
+                            label=f"vs {base}: {role}")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("learning decisions")
+    ax.set_ylabel("win-rate difference, points (95% interval)")
+    ax.set_title("evaluation: PPO minus baseline, same seats")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
     axes[1].plot(x, [r["entropy"] for r in rows])
     axes[1].set_title("policy entropy")
     axes[1].set_xlabel("learning decisions")
@@ -656,30 +675,61 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     return path
 
 
-def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
-                    num_players: int = 5, num_rounds: int = 1) -> dict:
-    """A two-agent duplicate-deal tournament (:mod:`experiments.tournament`) of agent spec
-    ``candidate`` against ``baseline``, with paired win-rate differences.
+def _pair_rows(candidate: str, baseline: str, deals: int, seed: int, num_players: int,
+               num_rounds: int, workers: int = 1) -> list[tuple[int, str, int, int]]:
+    """Play the two-agent duplicate-deal tournament; one row per (deal, seat, round):
+    ``(role, opposed_by, candidate won, baseline won)``.
 
-    Over the two games of a deal every seat is played once by each agent with the same roles,
-    so each (deal, seat, round) gives a pair (candidate won, baseline won) in the same seat and
-    role.  Returns per role: ``n`` pairs, both win rates, the mean difference and its 95%
-    normal interval (fractions, not percent).
-    """
+    ``opposed_by`` says who plays the *other* role's seats in the candidate's game:
+    ``"candidate"``, ``"baseline"``, ``"both"`` or ``"none"`` (in the baseline's game of the
+    same deal those seats are played by the other agent, so a row compares, e.g., candidate
+    gold-diggers against baseline saboteurs with baseline gold-diggers against candidate
+    saboteurs)."""
     from experiments.tournament import run, schedule
 
     tasks = schedule([candidate, baseline], num_players, deals, seed, num_rounds)
-    results = run(tasks, workers=1, progress=False)
+    results = run(tasks, workers=workers, progress=False)
     by = {(r["deal"], r["offset"]): r for r in results}
-    pairs: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    rows = []
     for d in range(deals):
         g0, g1 = by[(d, 0)], by[(d, 1)]
         for seat in range(num_players):
             gc, gb = (g0, g1) if g0["lineup"][seat] == candidate else (g1, g0)
             for rc, rb in zip(gc["rounds"], gb["rounds"]):
                 role = int(rc["roles"][seat])
-                pairs[role].append((int(seat in rc["winners"]), int(seat in rb["winners"])))
-    return _paired(pairs)
+                who = {gc["lineup"][s] == candidate for s in range(num_players)
+                       if int(rc["roles"][s]) != role}
+                opp = ("none" if not who else "both" if len(who) == 2
+                       else "candidate" if True in who else "baseline")
+                rows.append((role, opp, int(seat in rc["winners"]), int(seat in rb["winners"])))
+    return rows
+
+
+def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
+                    num_players: int = 5, num_rounds: int = 1, workers: int = 1,
+                    breakdown: bool = False) -> dict:
+    """A two-agent duplicate-deal tournament (:mod:`experiments.tournament`) of agent spec
+    ``candidate`` against ``baseline``, with paired win-rate differences.
+
+    Over the two games of a deal every seat is played once by each agent with the same roles,
+    so each (deal, seat, round) gives a pair (candidate won, baseline won) in the same seat and
+    role.  Returns per role: ``n`` pairs, both win rates, the mean difference and its 95%
+    normal interval (fractions, not percent).  ``breakdown=True`` adds ``"breakdown"``:
+    the same per role and per ``opposed_by`` (:func:`_pair_rows`), keyed ``"<role> vs
+    <agent>"``; it shows how much of a role's difference comes from the other role's play.
+    """
+    rows = _pair_rows(candidate, baseline, deals, seed, num_players, num_rounds, workers)
+    pairs: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    for role, _, cw, bw in rows:
+        pairs[role].append((cw, bw))
+    out = _paired(pairs)
+    if breakdown:
+        parts: dict[tuple[int, str], list[tuple[int, int]]] = {}
+        for role, opp, cw, bw in rows:
+            parts.setdefault((role, opp), []).append((cw, bw))
+        out["breakdown"] = {f"{ROLE_NAMES[r]} vs {opp}": _paired({r: pr})[ROLE_NAMES[r]]
+                            for (r, opp), pr in sorted(parts.items())}
+    return out
 
 
 def _paired(pairs: dict[int, list[tuple[int, int]]]) -> dict:
@@ -693,7 +743,8 @@ def _paired(pairs: dict[int, list[tuple[int, int]]]) -> dict:
         out[ROLE_NAMES[role]] = {
             "n": len(pr), "candidate": float(a[:, 0].mean()),
             "baseline": float(a[:, 1].mean()), "diff": float(diff.mean()),
-            "lo": float(diff.mean() - half), "hi": float(diff.mean() + half)}
+            "lo": max(-1.0, float(diff.mean() - half)),
+            "hi": min(1.0, float(diff.mean() + half))}
     return out
 
 
@@ -715,6 +766,45 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
             out[f"{base}_lo_{role}"] = r["lo"]
             out[f"{base}_hi_{role}"] = r["hi"]
     return out
+
+
+def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
+                        baselines: Sequence[str] = ("random", "heuristic"),
+                        workers: int = 1, num_rounds: int = 1) -> dict:
+    """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): a
+    duplicate-deal tournament against each baseline, with the paired per-role differences
+    and their breakdown (:func:`tournament_eval`), at the checkpoint's player count.
+
+    Returns ``{baseline: {role: {...}, "breakdown": {...}}, "checkpoint", "deals", "seed",
+    "seconds"}``.  Raises :class:`~agents.network.CheckpointMismatchError` (a ``ValueError``)
+    for a checkpoint that does not match the environment's spaces.
+    """
+    from agents.network import read_checkpoint
+
+    meta, _ = read_checkpoint(path)
+    players = int(meta.get("game_config", {}).get("num_players", 5))
+    out: dict = {"checkpoint": str(path), "deals": deals, "seed": seed,
+                 "num_players": players, "num_rounds": num_rounds}
+    t0 = time.perf_counter()
+    for base in baselines:
+        out[base] = tournament_eval(f"ppo:{path}", base, deals, seed, players, num_rounds,
+                                    workers=workers, breakdown=True)
+    out["seconds"] = time.perf_counter() - t0
+    return out
+
+
+def _print_evaluation(res: dict) -> None:
+    for key, val in res.items():
+        if not isinstance(val, dict):
+            continue
+        print(f"against {key} ({res['deals']} deals x 2 games, {res['num_players']} players, "
+              "paired difference in the same seat and role, 95% interval):")
+        rows = [(role, r) for role, r in val.items() if role != "breakdown"]
+        rows += [("  " + k, r) for k, r in val.get("breakdown", {}).items()]
+        for name, r in rows:
+            print(f"  {name:<28} n={r['n']:>5}  ppo {100 * r['candidate']:5.1f}%  "
+                  f"{key} {100 * r['baseline']:5.1f}%  diff {100 * r['diff']:+6.1f} "
+                  f"[{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]")
 
 
 def train(cfg: TrainConfig) -> dict:
@@ -883,6 +973,23 @@ def parse_args(argv=None) -> TrainConfig:
 
 
 def main(argv=None) -> None:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--evaluate" in argv:
+        p = argparse.ArgumentParser(
+            prog="saboteur train --evaluate",
+            description="Evaluate a checkpoint: duplicate-deal tournaments against random "
+                        "and the heuristic, paired per-role win-rate differences.")
+        p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
+        p.add_argument("--deals", type=int, default=500)
+        p.add_argument("--seed", type=int, default=1)
+        p.add_argument("--workers", type=int, default=1)
+        p.add_argument("--json", default="", help="also write the result to this file")
+        a = p.parse_args(argv)
+        res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers)
+        _print_evaluation(res)
+        if a.json:
+            Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
+        return
     cfg = parse_args(argv)
     res = train(cfg)
     last = res["last"]

@@ -55,6 +55,14 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert (tmp_path / "run" / "checkpoints" / "iter_0002.pt").exists()
     bc = json.loads((tmp_path / "run" / "bc.json").read_text())
     assert bc["bc_decisions"] >= 60 and math.isfinite(bc["bc_ce"])
+    assert (tmp_path / "run" / "learning_curve.png").stat().st_size > 0
+    # TensorBoard-compatible logs (the train extra installs tensorboard): the scalars read back
+    ea = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    acc = ea.EventAccumulator(str(tmp_path / "run" / "tb"))
+    acc.Reload()
+    ent = acc.Scalars("entropy")
+    assert [e.step for e in ent] == [int(r["learning_decisions"]) for r in rows]
+    assert ent[-1].value == pytest.approx(float(rows[-1]["entropy"]), rel=1e-5)
 
 
 def test_gae_terminal():
@@ -185,3 +193,24 @@ def test_tournament_eval_pairs_seats(tmp_path):
     for r in res.values():
         assert r["lo"] <= r["diff"] <= r["hi"] or math.isnan(r["lo"])
         assert r["diff"] == pytest.approx(r["candidate"] - r["baseline"])
+
+
+def test_tournament_eval_breakdown_partitions_pairs(tmp_path):
+    """The breakdown by who plays the other role splits every role's pairs exactly."""
+    from agents.network import save_checkpoint
+    from experiments.train import evaluate_checkpoint, tournament_eval
+
+    cfg = TrainConfig()
+    path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
+    res = tournament_eval(f"ppo:{path}", "random", deals=3, seed=1, breakdown=True)
+    parts = res.pop("breakdown")
+    for role, r in res.items():
+        mine = [p for k, p in parts.items() if k.startswith(role + " vs ")]
+        assert sum(p["n"] for p in mine) == r["n"]
+        assert sum(p["n"] * p["diff"] for p in mine) == pytest.approx(r["n"] * r["diff"])
+        assert all(k.split(" vs ")[1] in ("candidate", "baseline", "both", "none")
+                   for k in parts)
+        assert -1 <= r["lo"] <= r["hi"] <= 1
+    ev = evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",))
+    assert ev["num_players"] == 5 and sum(r["n"] for k, r in ev["random"].items()
+                                          if k != "breakdown") == 5
