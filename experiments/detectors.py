@@ -22,6 +22,10 @@ Baselines:
 * :class:`BayesDetector`: exact enumeration over role assignments, each public event multiplying
   every assignment by a documented likelihood (see :data:`DEFAULT_CATEGORY_PROBS` and
   :data:`DEFAULT_TARGET_RATIOS`); :meth:`BayesDetector.fit` sets them by maximum likelihood.
+  Saboteur 2: the same over the 15-card dwarf deck (:class:`RoleAssignments`: exact up to 6
+  players, seeded particles with resample-move beyond; Swap your hats redraws the target's
+  role from each assignment's undealt cards), events in :data:`X_CATEGORIES` with the hand-set
+  :data:`X_DEFAULT_CATEGORY_PROBS` and :data:`X_DEFAULT_TARGET_RATIOS`.
 * :class:`LogisticDetector`: multinomial logistic regression on per-player public-history
   features (numpy), temperature-calibrated on a validation split.
 * :class:`AgentBeliefDetector`: an agent's own ``belief()`` (e.g. the heuristic agent), in-seat
@@ -111,6 +115,17 @@ class _Assignments:
     """Cache of :func:`enumerate_assignments` per (n, role deck)."""
 
     _cache: dict = {}
+    _plain: dict = {}
+
+    @classmethod
+    def enumerated(cls, n: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``enumerate_assignments(n, counts)``, cached (read-only arrays)."""
+        key = (n, tuple(np.asarray(counts).tolist()))
+        if key not in cls._plain:
+            R, logp = enumerate_assignments(n, np.asarray(counts))
+            R.flags.writeable = logp.flags.writeable = False
+            cls._plain[key] = (R, logp)
+        return cls._plain[key]
 
     @classmethod
     def get(cls, config: GameConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -212,6 +227,272 @@ def feasible_count_bounds(config: GameConfig, seat: int | None = None,
     return cnt.min(axis=0), cnt.max(axis=0)
 
 
+def count_assignments(n: int, counts: np.ndarray) -> int:
+    """How many role assignments to ``n`` seats the role deck ``counts`` can deal (the number
+    of rows :func:`enumerate_assignments` would give), without enumerating them:
+    ``n! [x^n] prod_r sum_{j <= counts_r} x^j / j!``.  Saboteur 2 (RULES 6.2): 4,580 at 5
+    players, 21,270 at 6, 93,590 at 7."""
+    from fractions import Fraction
+    from math import factorial
+
+    poly = [Fraction(1)]
+    for c in np.asarray(counts, dtype=np.int64).tolist():
+        nxt = [Fraction(0)] * min(len(poly) + c, n + 1)
+        for i, a in enumerate(poly):
+            for j in range(c + 1):
+                if i + j <= n:
+                    nxt[i + j] += a / factorial(j)
+        poly = nxt
+    return int(poly[n] * factorial(n)) if n < len(poly) else 0
+
+
+class RoleAssignments:
+    """A weighted set of Saboteur 2 role assignments, exact or sampled (RULES 6.2, 6.5, 7.21).
+
+    The 15 dwarf cards are one shuffled sequence: positions ``0..n-1`` are dealt to seats
+    ``0..n-1``, the rest lie aside in the order Swap your hats draws them.  ``pos`` int
+    ``(n,)`` says which position each seat's current card came from: a Swap your hats on seat
+    ``t`` discards its card unseen (out for the round, RULES 7.21) and gives it the next
+    undealt position.  Evidence is kept per position: a factor on a seat's role adds to
+    ``G`` float64 ``(15, n_roles)`` at that seat's current position, a factor on an
+    (actor, target) pair to ``H`` ``(15, 15, n_roles, n_roles)``, so the log-likelihood of a
+    whole deck order is ``sum_p G[p, s_p] + sum_{p,q} H[p, q, s_p, s_q]``.
+
+    * **Exact** when the deck allows at most ``max_exact`` assignments to the seats
+      (:func:`count_assignments`: up to 6 players): members are the current roles
+      ``R`` int8 ``(k, n)`` and the discarded cards ``D`` int16 ``(k, n_roles)``, every
+      assignment with its exact prior weight (:func:`enumerate_assignments`).  A Swap your hats
+      on seat ``t`` replaces every member by one member per role ``r`` among its undealt cards
+      ``L = deck - R - D``, weight times ``L_r / sum(L)``, the old role added to ``D``; equal
+      states are merged (weights added).  Should the set grow beyond ``max_states`` it turns
+      into the sampled form.
+    * **Sampled** otherwise: ``particles`` whole deck orders drawn (seeded) from the exact prior
+      (a uniform shuffle of the deck: importance sampling with the prior as proposal, every
+      particle starting with the same weight), weighted by the evidence; Swap your hats needs
+      no draw (the next position is already in each particle).  When the effective sample size
+      falls below half the particles they are resampled (systematic) and moved by ``moves``
+      Metropolis-Hastings steps that swap two positions' cards (the prior is uniform over deck
+      orders, so the acceptance ratio is the likelihood ratio), which keeps the set from
+      collapsing onto a few assignments as evidence piles up.
+
+    :meth:`fix` conditions on a seat's current card (the observer's own card, an Inspection
+    result): exact members that disagree are dropped; in the sampled form the position is
+    pinned (moves never touch it), disagreeing particles get weight 0, and if none agrees the
+    set is redrawn from the prior with every pinned position fixed.  :meth:`marginals` is a
+    mixture of assignments the deck allows, so it is always a feasible set of marginals.
+
+    Args:
+        counts: int ``(n_roles,)`` the dwarf cards per role (:func:`role_deck`).
+        n: the number of seats.
+        max_exact: largest number of assignments enumerated exactly (0: always sampled).
+        particles: sample size of the sampled form.
+        seed: seeds the sampled form (with the number of rounds started).
+        moves: Metropolis-Hastings steps per resampling.
+        max_states: largest exact set kept after Swap your hats.
+    """
+
+    def __init__(self, counts, n: int, *, max_exact: int = 50_000, particles: int = 4096,
+                 seed: int = 0, moves: int = 20, max_states: int = 400_000) -> None:
+        self.counts = np.asarray(counts, dtype=np.int64)
+        self.n, self.n_roles, self.m = n, len(self.counts), int(self.counts.sum())
+        self.max_exact, self.particles, self.seed = max_exact, particles, seed
+        self.moves, self.max_states = moves, max_states
+        self.exact_possible = count_assignments(n, self.counts) <= max_exact
+        self.starts = 0
+        #: how many times the sampled set was resampled (and moved) this round
+        self.resamples = 0
+
+    # --- building ---------------------------------------------------------------------
+    def start(self, fixed: Sequence[tuple[int, int]] = ()) -> None:
+        """A new round: the prior, conditioned on ``fixed`` ``(seat, role)`` pairs."""
+        self.starts += 1
+        self.rng = np.random.default_rng([self.seed, self.starts])
+        self.pos = np.arange(self.n)
+        self.swaps = 0
+        self.G = np.zeros((self.m, self.n_roles))
+        self.H = np.zeros((self.m, self.m, self.n_roles, self.n_roles))
+        self.pairs: set[tuple[int, int]] = set()
+        self.pinned: dict[int, int] = {}
+        self.resamples = 0
+        self.exact = self.exact_possible
+        if self.exact:
+            R, logp = _Assignments.enumerated(self.n, self.counts)
+            self.R, self.logw = R, logp.copy()
+            self.D = np.zeros((len(R), self.n_roles), dtype=np.int16)
+            for seat, role in fixed:
+                self.fix(seat, role)
+        else:
+            for seat, role in fixed:
+                self.pinned.setdefault(int(seat), int(role))  # seat s deals position s
+            self._draw()
+
+    def _draw(self) -> None:
+        """Sampled form: ``particles`` deck orders from the prior with the pinned positions
+        fixed, weighted by the whole round's evidence."""
+        self.exact = False
+        K = self.particles
+        rest = self.counts.copy()
+        for role in self.pinned.values():
+            rest[role] -= 1
+        free = [p for p in range(self.m) if p not in self.pinned]
+        deck = np.repeat(np.arange(self.n_roles, dtype=np.int8), np.maximum(rest, 0))
+        S = np.zeros((K, self.m), dtype=np.int8)
+        S[:, free] = self.rng.permuted(np.tile(deck, (K, 1)), axis=1)
+        for p, role in self.pinned.items():
+            S[:, p] = role
+        self.S = S
+        self.logw = self.loglik(S)
+        if (rest < 0).any():  # contradictory pins (never with true events): an empty set
+            self.logw[:] = -np.inf
+        self._maybe_resample()
+
+    def loglik(self, S: np.ndarray) -> np.ndarray:
+        """Log-likelihood float64 ``(K,)`` of this round's evidence for deck orders ``S`` int8
+        ``(K, 15)``."""
+        ll = self.G[np.arange(self.m)[None, :], S].sum(axis=1)
+        if self.pairs:
+            P = np.array(sorted(self.pairs))
+            Hs = self.H[P[:, 0], P[:, 1]]
+            ll = ll + Hs[np.arange(len(P))[None, :], S[:, P[:, 0]], S[:, P[:, 1]]].sum(axis=1)
+        return ll
+
+    def _maybe_resample(self) -> None:
+        w = np.exp(self.logw - self.logw.max()) if np.isfinite(self.logw.max()) else None
+        if w is None:
+            return
+        if w.sum() ** 2 / (w ** 2).sum() >= 0.5 * len(w):
+            return
+        self.resamples += 1
+        K = len(w)
+        cdf = np.cumsum(w / w.sum())
+        idx = np.searchsorted(cdf, (self.rng.random() + np.arange(K)) / K)
+        S = self.S[np.minimum(idx, K - 1)]
+        free = np.array([p for p in range(self.m) if p not in self.pinned])
+        ll = self.loglik(S)
+        rows = np.arange(K)
+        for _ in range(self.moves if len(free) > 1 else 0):
+            ij = np.sort(self.rng.random((K, len(free))).argsort(axis=1)[:, :2], axis=1)
+            i, j = free[ij[:, 0]], free[ij[:, 1]]
+            T = S.copy()
+            T[rows, i], T[rows, j] = S[rows, j], S[rows, i]
+            llt = self.loglik(T)
+            ok = np.log(self.rng.random(K)) < llt - ll
+            S[ok], ll[ok] = T[ok], llt[ok]
+        self.S, self.logw = S, np.zeros(K)
+
+    # --- evidence -----------------------------------------------------------------------
+    def factor(self, seat: int, logf: np.ndarray) -> None:
+        """Multiply every member by ``exp(logf[role of seat])``; ``logf`` float ``(n_roles,)``."""
+        logf = np.asarray(logf, float)
+        p = int(self.pos[seat])
+        self.G[p] += logf
+        if self.exact:
+            self.logw = self.logw + logf[self.R[:, seat]]
+        else:
+            self.logw = self.logw + logf[self.S[:, p]]
+            self._maybe_resample()
+
+    def pair(self, a: int, t: int, logf: np.ndarray) -> None:
+        """Multiply by ``exp(logf[role of a, role of t])``; ``logf`` ``(n_roles, n_roles)``."""
+        logf = np.asarray(logf, float)
+        pa, pt = int(self.pos[a]), int(self.pos[t])
+        if pa == pt:
+            self.G[pa] += np.diag(logf)
+        else:
+            self.H[pa, pt] += logf
+            self.pairs.add((pa, pt))
+        if self.exact:
+            self.logw = self.logw + logf[self.R[:, a], self.R[:, t]]
+        else:
+            self.logw = self.logw + logf[self.S[:, pa], self.S[:, pt]]
+            self._maybe_resample()
+
+    def swap(self, t: int) -> None:
+        """Swap your hats on seat ``t`` (RULES 6.5, 7.21): its card is discarded unseen and
+        a replacement drawn from the cards not dealt this round."""
+        if self.n + self.swaps >= self.m:
+            raise ValueError("Swap your hats with no dwarf card left to draw (RULES 7.21)")
+        self.pos[t] = self.n + self.swaps
+        self.swaps += 1
+        if self.exact:
+            self._swap_exact(t)
+            if len(self.R) > self.max_states:
+                self._draw()
+
+    def fix(self, seat: int, role: int) -> None:
+        """Condition on ``seat`` holding ``role`` now (own card, Inspection result)."""
+        p, role = int(self.pos[seat]), int(role)
+        self.pinned.setdefault(p, role)
+        if self.exact:
+            keep = self.R[:, seat] == role
+            self.R, self.D, self.logw = self.R[keep], self.D[keep], self.logw[keep]
+            return
+        bad = self.S[:, p] != role
+        if bad.all():
+            self._draw()
+            return
+        self.logw = np.where(bad, -np.inf, self.logw)
+        self._maybe_resample()
+
+    def _swap_exact(self, t: int) -> None:
+        used = (self.R[:, :, None] == np.arange(self.n_roles)).sum(axis=1)
+        L = self.counts[None, :] - used - self.D
+        tot = L.sum(axis=1)
+        old = self.R[:, t].astype(np.int64)
+        Rs, Ds, ws = [], [], []
+        for r in range(self.n_roles):
+            m = L[:, r] > 0
+            if not m.any():
+                continue
+            R2, D2 = self.R[m].copy(), self.D[m].copy()
+            R2[:, t] = r
+            D2[np.arange(len(D2)), old[m]] += 1
+            Rs.append(R2)
+            Ds.append(D2)
+            ws.append(self.logw[m] + np.log(L[m, r] / tot[m]))
+        R, D, logw = np.concatenate(Rs), np.concatenate(Ds), np.concatenate(ws)
+        # merge equal states: key = roles in base n_roles, then discards in base 5 (<= 4 each)
+        key = np.zeros(len(R), dtype=np.int64)
+        for j in range(self.n):
+            key = key * self.n_roles + R[:, j]
+        for r in range(self.n_roles):
+            key = key * 5 + D[:, r]
+        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        top = logw.max()
+        w = np.bincount(inv, weights=np.exp(logw - top), minlength=len(uniq))
+        with np.errstate(divide="ignore"):
+            self.R, self.D, self.logw = R[first], D[first], np.log(w) + top
+
+    # --- reading ------------------------------------------------------------------------
+    def current(self) -> np.ndarray:
+        """The members' current roles: int8 ``(k, n)``."""
+        return self.R if self.exact else self.S[:, self.pos]
+
+    def marginals(self) -> np.ndarray | None:
+        """Role marginals float64 ``(n, n_roles)``, rows summing to 1; ``None`` if no member
+        has a positive weight (evidence that no assignment can produce)."""
+        if not len(self.logw):
+            return None
+        top = self.logw.max()
+        if not np.isfinite(top):
+            return None
+        w = np.exp(self.logw - top)
+        w /= w.sum()
+        R = self.current()
+        return np.stack([np.bincount(R[:, j], weights=w, minlength=self.n_roles)
+                         for j in range(self.n)])
+
+    @property
+    def size(self) -> int:
+        """Number of members (assignments or particles)."""
+        return len(self.logw)
+
+    def ess(self) -> float:
+        """Effective sample size of the weights (the number of members when all are equal)."""
+        w = np.exp(self.logw - self.logw.max())
+        return float(w.sum() ** 2 / (w ** 2).sum())
+
+
 # --- the protocol ---------------------------------------------------------------------
 class Detector:
     """Base class of the detector protocol (see the module docstring)."""
@@ -282,23 +563,41 @@ class PriorDetector(Detector):
 
 
 class OracleDetector(Detector):
-    """Knows the true roles of every round (for tests: it must score skill 1)."""
+    """Knows the true roles (for tests: it must score skill 1).
+
+    Args:
+        roles_by_round: the roles dealt in each round, ``(n_rounds, n)``.
+        swaps_by_round: Saboteur 2 only: per round, the ``(seat, new role)`` of every Swap your
+            hats in order (RULES 6.5); applied at each public ``action_played`` Swap your hats,
+            so the belief follows the roles held at every moment.
+    """
 
     name = "oracle"
 
-    def __init__(self, roles_by_round: Sequence[Sequence[int]]) -> None:
+    def __init__(self, roles_by_round: Sequence[Sequence[int]],
+                 swaps_by_round: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
         self.roles_by_round = roles_by_round
+        self.swaps_by_round = swaps_by_round
 
     def reset(self, seat, config, own_role) -> None:
         self.round = -1
+        self.cur: list[int] | None = None
         super().reset(seat, config, own_role)
 
     def observe(self, event) -> None:
         if event.type == "round_start":
             self.round = int(event.data["round"])
+            if self.swaps_by_round is not None:
+                self.cur = list(self.roles_by_round[self.round])
+                self._swaps = list(self.swaps_by_round[self.round])
+        elif (self.cur is not None and event.type == "action_played"
+              and event.data.get("card") == "swap_hats"):
+            t, r = self._swaps.pop(0)
+            self.cur[t] = r
 
     def belief(self) -> np.ndarray:
-        r = np.asarray(self.roles_by_round[max(self.round, 0)])
+        r = np.asarray(self.cur if self.cur is not None
+                       else self.roles_by_round[max(self.round, 0)])
         return np.eye(self.n_roles)[r]
 
 
@@ -375,8 +674,164 @@ DEFAULT_TARGET_RATIOS = {
 }
 
 
+# --- Saboteur 2 public-event categories (RULES 6.3-6.9) ---------------------------------
+#: what a public Saboteur 2 event says about its actor (and, for the targeted ones, its
+#: target).  Path cards by their most telling feature: a door (RULES 6.4: a team's doors keep
+#: the other team from winning), a crystal (RULES 6.9: geologists are paid per crystal), a dead
+#: end, else an advance of the tunnel front or another tunnel card; rockfalls by the card they
+#: remove; one category per action card (RULES 6.5), split by self / other target where the
+#: meaning differs; ``pass`` is one pass of 1-3 discards (RULES 6.7 option 4, one
+#: ``pass_done`` event), ``remove`` discarding two cards (option 3) or a Hands off! on one's
+#: own Theft, ``steal`` the round-end Theft victim (RULES 6.9).
+X_CATEGORIES = (
+    "path_advance", "path_other", "path_dead_end", "door_green", "door_blue", "crystal",
+    "rockfall_dead_end", "rockfall_through", "rockfall_door_green", "rockfall_door_blue",
+    "map", "pass", "remove", "break", "repair_self", "repair_other", "trapped", "free_self",
+    "free_other", "theft", "hands_off", "inspection", "swap_hats_self", "swap_hats_other",
+    "swap_hand", "steal")
+X_CAT_INDEX = {c: i for i, c in enumerate(X_CATEGORIES)}
+#: categories with a target factor ``f_c(actor role, target role)``: harmful ones (a player
+#: hurts whom it takes for an enemy), helpful ones (it helps a friend) and the neutral ones
+#: (inspection and swaps: factor 1 when hand-set, fitted like the others)
+X_HARMFUL = ("break", "trapped", "hands_off", "swap_hats_other", "steal")
+X_HELPFUL = ("repair_other", "free_other")
+X_TARGETED = X_HARMFUL + X_HELPFUL + ("inspection", "swap_hand")
+
+
+class XPublicTracker(PublicTracker):
+    """:class:`PublicTracker` for Saboteur 2: public events -> ``(actor, category in
+    X_CATEGORIES, target or -1)``; single ``discarded`` cards, ``front_removed``, goal reveals
+    and the round end carry no category."""
+
+    def categorize(self, event) -> tuple[int, str, int] | None:
+        t, d, a = event.type, event.data, event.seat
+        if t == "path_placed":
+            self.turn += 1
+            kind = CARD_KINDS[d["kind"]]
+            front = self.frontier()
+            self.cells[(d["x"], d["y"])] = d["kind"]
+            if kind.door:
+                return a, f"door_{kind.door}", -1
+            if kind.crystals:
+                return a, "crystal", -1
+            if kind.is_dead_end:
+                return a, "path_dead_end", -1
+            return a, ("path_advance" if front < d["x"] < GOAL_X else "path_other"), -1
+        if t == "rockfall":
+            self.turn += 1
+            self.cells.pop((d["x"], d["y"]), None)
+            kind = CARD_KINDS[d["kind"]]
+            if kind.door:
+                return a, f"rockfall_door_{kind.door}", -1
+            return a, ("rockfall_dead_end" if kind.is_dead_end else "rockfall_through"), -1
+        if t == "map_played":
+            self.turn += 1
+            return a, "map", -1
+        if t == "pass_done":
+            self.turn += 1
+            return a, "pass", -1
+        if t == "remove_started":
+            self.turn += 1
+            return a, "remove", -1
+        if t == "tool_broken":
+            self.turn += 1
+            return a, "break", int(d["target"])
+        if t == "tool_repaired":
+            self.turn += 1
+            tg = int(d["target"])
+            return (a, "repair_self", -1) if tg == a else (a, "repair_other", tg)
+        if t == "theft":
+            return a, "steal", int(d["target"])
+        if t == "action_played":
+            self.turn += 1
+            card, tg = d["card"], int(d["target"])
+            if card == "theft":
+                return a, "theft", -1
+            if card in ("hands_off", "free_at_last", "swap_hats") and tg == a:
+                return a, {"hands_off": "remove", "free_at_last": "free_self",
+                           "swap_hats": "swap_hats_self"}[card], -1
+            return a, {"free_at_last": "free_other", "swap_hats": "swap_hats_other"}.get(
+                card, card), tg
+        return None
+
+
+#: Hand-set likelihoods P(category | role) for Saboteur 2, columns :data:`X_CATEGORIES`, rows
+#: ``cards.EXPANSION_ROLES`` (green gold-digger, blue gold-digger, boss, profiteer, geologist,
+#: saboteur): a base rate per category (a gold-digger's turn mix: mostly tunnel cards and
+#: passes) times a role multiplier, each row normalised.  Reasoning per role (RULES 6.9):
+#: the two digger teams dig for the gold, play their own colour's doors (never the other
+#: team's) and rockfall the other team's doors; the boss and the profiteer win with either team,
+#: so they dig but shun doors; a geologist is paid per crystal, not for the gold, so it places
+#: crystal cards, digs little and passes a lot; a saboteur plays dead ends, rockfalls on
+#: tunnel cards, broken tools and Trapped! (as in the base game, ratio about 2-8 against a
+#: digger) and, being the target of the others' harm, repairs and frees itself more.
+X_CATEGORY_TABLE = {
+    # category:          (base rate, (green, blue, boss, profiteer, geologist, saboteur))
+    "path_advance":        (0.17, (1.0, 1.0, 1.0, 1.0, 0.3, 0.4)),
+    "path_other":          (0.25, (1.0, 1.0, 1.0, 1.0, 0.5, 0.8)),
+    "path_dead_end":       (0.01, (1.0, 1.0, 1.0, 1.0, 2.0, 8.0)),
+    "door_green":          (0.02, (2.0, 0.1, 0.3, 0.5, 0.5, 1.0)),
+    "door_blue":           (0.02, (0.1, 2.0, 0.3, 0.5, 0.5, 1.0)),
+    "crystal":             (0.08, (1.0, 1.0, 1.0, 1.0, 3.0, 0.6)),
+    "rockfall_dead_end":   (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 0.3)),
+    "rockfall_through":    (0.02, (0.7, 0.7, 0.7, 0.7, 1.0, 3.0)),
+    "rockfall_door_green": (0.003, (0.2, 3.0, 1.0, 1.0, 0.5, 0.5)),
+    "rockfall_door_blue":  (0.003, (3.0, 0.2, 1.0, 1.0, 0.5, 0.5)),
+    "map":                 (0.07, (1.0, 1.0, 1.0, 1.0, 1.0, 0.6)),
+    "pass":                (0.12, (1.0, 1.0, 1.0, 1.0, 3.0, 1.3)),
+    "remove":              (0.02, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "break":               (0.04, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
+    "repair_self":         (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "repair_other":        (0.01, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
+    "trapped":             (0.02, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
+    "free_self":           (0.004, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "free_other":          (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
+    "theft":               (0.04, (1.0, 1.0, 1.0, 1.2, 1.2, 1.0)),
+    "hands_off":           (0.015, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "inspection":          (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "swap_hats_self":      (0.002, (1.0, 1.0, 0.5, 1.0, 2.0, 2.0)),
+    "swap_hats_other":     (0.006, (1.0, 1.0, 1.0, 1.0, 1.0, 1.5)),
+    "swap_hand":           (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "steal":               (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+}
+X_DEFAULT_CATEGORY_PROBS = np.array([[X_CATEGORY_TABLE[c][0] * X_CATEGORY_TABLE[c][1][r]
+                                      for c in X_CATEGORIES] for r in range(6)])
+X_DEFAULT_CATEGORY_PROBS /= X_DEFAULT_CATEGORY_PROBS.sum(axis=1, keepdims=True)
+#: Who takes whom for a friend (+1), a rival (-0.5: the other digger team, RULES 6.9 doors) or
+#: an enemy (-1), rows the actor's role, columns the target's, in ``EXPANSION_ROLES`` order.
+#: The boss wins with either team; the profiteer with anyone and the geologist with nobody, so
+#: their rows are neutral.
+X_RELATION = np.array([
+    # green blue boss  prof geol  sab
+    [1.0, -0.5, 1.0, 0.0, 0.0, -1.0],   # green gold-digger
+    [-0.5, 1.0, 1.0, 0.0, 0.0, -1.0],   # blue gold-digger
+    [1.0, 1.0, 0.0, 0.0, 0.0, -1.0],    # boss
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],     # profiteer
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],     # geologist
+    [-1.0, -1.0, -1.0, 0.0, 0.0, 1.0],  # saboteur
+])
+#: Hand-set target ratios for Saboteur 2, as in the base game: a harmful card goes to an enemy
+#: (factor 2) rather than a friend (0.5), ``2 ** -relation``; a helpful one the other way,
+#: ``2 ** relation``; Inspection and Swap your hand say nothing (1).
+X_DEFAULT_TARGET_RATIOS = {
+    **{c: 2.0 ** -X_RELATION for c in X_HARMFUL},
+    **{c: 2.0 ** X_RELATION for c in X_HELPFUL},
+    "inspection": np.ones((6, 6)),
+    "swap_hand": np.ones((6, 6)),
+}
+
+
+def event_categories(config: GameConfig) -> tuple[PublicTracker, dict[str, int]]:
+    """A fresh public-event tracker and the category index of ``config``'s game: base game
+    :class:`PublicTracker` / :data:`CAT_INDEX`, Saboteur 2 :class:`XPublicTracker` /
+    :data:`X_CAT_INDEX`."""
+    if getattr(config, "expansion", False):
+        return XPublicTracker(), X_CAT_INDEX
+    return PublicTracker(), CAT_INDEX
+
+
 class BayesDetector(Detector):
-    """Exact Bayesian inference over role assignments with per-event likelihoods.
+    """Bayesian inference over role assignments with per-event likelihoods.
 
     Every possible assignment of roles to seats (RULES 2.2, :func:`enumerate_assignments`)
     carries a log weight, starting at the exact prior conditioned on the observer's role.  A
@@ -386,46 +841,97 @@ class BayesDetector(Detector):
     actions were legal.  ``belief()`` is the exact posterior marginal of this model, so it is
     always a feasible set of marginals.
 
-    **Base game only**: ``reset`` raises ``NotImplementedError`` for an expansion config (a
-    factored or sampled version for Saboteur 2 is not implemented); ``saboteur bluff
-    --expansion`` leaves the ``bayes`` and ``bayes-fit`` detectors out.
+    **Saboteur 2** (``config.expansion``, RULES 6): the same model over the six roles of the
+    15-card dwarf deck (RULES 6.2), with the categories :data:`X_CATEGORIES` (tracked by
+    :class:`XPublicTracker`), the hand-set :data:`X_DEFAULT_CATEGORY_PROBS` and
+    :data:`X_DEFAULT_TARGET_RATIOS` by default, on a :class:`RoleAssignments` set: exact
+    enumeration when the seats allow at most ``max_exact`` assignments (2-6 players), else
+    ``particles`` seeded samples from the exact prior.  Roles change mid-round: a public Swap
+    your hats on seat ``t`` (RULES 6.5, 7.21) redraws ``t``'s role in every assignment from that
+    assignment's undealt cards (its old card out for the round), so the belief is always over
+    the roles held *now*.  In-seat, the observer's own card conditions the set at the deal and
+    after every Swap your hats on it (its private ``role_dealt``), and its private Inspection
+    results condition it too; the observer's own actions are not used as evidence (they say
+    what it believed, not what the others hold).
 
     Args:
-        category_probs: ``(n_roles, len(CATEGORIES))``, rows summing to 1.
+        category_probs: ``(n_roles, n_categories)``, rows summing to 1 (``None``: the
+            hand-set table of the game being played).
         target_ratios: category -> ``(n_roles, n_roles)`` positive factors.
         name: the detector's name in reports.
+        max_exact, particles, seed, moves: Saboteur 2 only, see :class:`RoleAssignments`.
+
+    Raises:
+        ValueError: at ``reset``, tables whose shape does not fit the game.
     """
 
     name = "bayes"
 
-    def __init__(self, category_probs=None, target_ratios=None, name: str | None = None):
+    def __init__(self, category_probs=None, target_ratios=None, name: str | None = None, *,
+                 max_exact: int = 50_000, particles: int = 4096, seed: int = 0,
+                 moves: int = 20):
+        self._hand_set = category_probs is None and target_ratios is None
         self.category_probs = np.asarray(
             DEFAULT_CATEGORY_PROBS if category_probs is None else category_probs, float)
         self.target_ratios = {k: np.asarray(v, float) for k, v in
-                              (target_ratios or DEFAULT_TARGET_RATIOS).items()}
+                              (DEFAULT_TARGET_RATIOS if target_ratios is None
+                               else target_ratios).items()}
         self._logc = np.log(self.category_probs)
         self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
+        self.max_exact, self.particles, self.seed = max_exact, particles, seed
+        self.moves = moves
         if name:
             self.name = name
 
     def reset(self, seat, config, own_role) -> None:
-        if getattr(config, "expansion", False):
-            raise NotImplementedError(
-                "BayesDetector is base-game only: exact enumeration over the expansion's "
-                "6-role assignments (up to 12 seats) is not implemented (the benchmark skips it "
-                "for --expansion)")
+        self._x = bool(getattr(config, "expansion", False))
+        if self._x:
+            if self._hand_set:
+                self.category_probs = X_DEFAULT_CATEGORY_PROBS
+                self.target_ratios = X_DEFAULT_TARGET_RATIOS
+                self._logc = np.log(self.category_probs)
+                self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
+            counts = role_deck(config)
+            k = len(counts)
+            if self.category_probs.shape != (k, len(X_CATEGORIES)) or any(
+                    v.shape != (k, k) for v in self.target_ratios.values()):
+                raise ValueError(f"Saboteur 2 needs category_probs of shape "
+                                 f"{(k, len(X_CATEGORIES))} and {(k, k)} target ratios, got "
+                                 f"{self.category_probs.shape}")
+            self.tracker = XPublicTracker()
+            self.assignments = RoleAssignments(
+                counts, config.num_players, max_exact=self.max_exact,
+                particles=self.particles, seed=self.seed, moves=self.moves)
+            super().reset(seat, config, own_role)
+            return
+        if self.category_probs.shape != (N_ROLES, len(CATEGORIES)):
+            raise ValueError(f"the base game needs category_probs of shape "
+                             f"{(N_ROLES, len(CATEGORIES))}, got {self.category_probs.shape}")
         self._R, self._logp, self._oh = _Assignments.get(config)
         self.tracker = PublicTracker()
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:
         self.tracker.new_round()
+        if self._x:
+            fixed = [] if self.seat is None or self.own_role is None else \
+                [(self.seat, self.own_role)]
+            self.assignments.start(fixed)
+            return
         lp = self._logp
         if self.seat is not None and self.own_role is not None:
             lp = np.where(self._R[:, self.seat] == self.own_role, lp, -np.inf)
         self._logw = lp.copy()
 
+    def role_changed(self) -> None:
+        # Saboteur 2: a Swap your hats on the observer (the public action came first and
+        # redrew its role in every assignment); its private new card conditions the set
+        self.assignments.fix(self.seat, self.own_role)
+
     def update(self, event) -> None:
+        if self._x:
+            self._update_x(event)
+            return
         if event.visible_to is not None:
             return  # the event model uses public events only
         cat = self.tracker.categorize(event)
@@ -437,41 +943,69 @@ class BayesDetector(Detector):
         if c in self._logt and tg >= 0:
             self._logw = self._logw + self._logt[c][ra, self._R[:, tg]]
 
+    def _update_x(self, event) -> None:
+        A = self.assignments
+        if event.visible_to is not None:
+            if event.type == "inspection_result" and event.seat == self.seat:
+                A.fix(int(event.data["target"]), int(event.data["role"]))
+            return
+        cat = self.tracker.categorize(event)
+        if cat is not None and cat[0] != self.seat:
+            a, c, tg = cat
+            A.factor(a, self._logc[:, X_CAT_INDEX[c]])
+            if c in self._logt and tg >= 0:
+                A.pair(a, tg, self._logt[c])
+        if event.type == "action_played" and event.data["card"] == "swap_hats":
+            A.swap(int(event.data["target"]))
+
     def belief(self) -> np.ndarray:
+        if self._x:
+            b = self.assignments.marginals()
+            if b is None:  # no assignment fits the evidence (never with true events)
+                b = exact_prior(self.config, self.seat, self.own_role, self.held)
+            return b
         return marginals(self._oh, self._logw, self.n)
 
     @classmethod
     def fit(cls, samples: Sequence[tuple[int, int, int, int]], n_roles: int = N_ROLES,
-            smoothing: float = 1.0, name: str = "bayes-fit") -> BayesDetector:
+            smoothing: float = 1.0, name: str = "bayes-fit", **kwargs) -> BayesDetector:
         """Maximum-likelihood event model from training records.
 
         Args:
             samples: ``(actor_role, category_index, target_role or -1, base_role_mix)`` per
-                public event, with the true roles of that round; ``base_role_mix`` is unused
-                for untargeted events (pass -1) and for targeted ones is the role of a target
-                drawn uniformly from the other players (the base rate).
+                public event, with the true roles at that moment (Saboteur 2: the roles held
+                when the event happened); ``base_role_mix`` is unused for untargeted events
+                (pass -1) and for targeted ones is the role of a target drawn uniformly from
+                the other players (the base rate).  Category indexes into
+                :data:`CATEGORIES` (base game, ``n_roles`` 2) or :data:`X_CATEGORIES`
+                (Saboteur 2, ``n_roles`` 6).
             smoothing: add-``smoothing`` (Laplace) counts.
+            kwargs: passed to the detector (``max_exact``, ``particles``, ``seed``,
+                ``moves``).
 
         ``P(c | role)`` is the (smoothed) maximum-likelihood categorical; the target factor
         ``f_c(a, b) = P(target role b | actor a, c) / P(role b of a random other player | a)``.
         """
-        k = len(CATEGORIES)
+        expansion = n_roles != N_ROLES
+        cats = X_CATEGORIES if expansion else CATEGORIES
+        targeted = X_TARGETED if expansion else TARGETED
+        k = len(cats)
         cc = np.full((n_roles, k), smoothing)
-        tc = {c: np.full((n_roles, n_roles), smoothing) for c in TARGETED}
-        bc = {c: np.full((n_roles, n_roles), smoothing) for c in TARGETED}
+        tc = {c: np.full((n_roles, n_roles), smoothing) for c in targeted}
+        bc = {c: np.full((n_roles, n_roles), smoothing) for c in targeted}
         for ar, ci, tr, br in samples:
             cc[ar, ci] += 1
-            c = CATEGORIES[ci]
+            c = cats[ci]
             if c in tc and tr >= 0:
                 tc[c][ar, tr] += 1
                 bc[c][ar, br] += 1
         probs = cc / cc.sum(axis=1, keepdims=True)
         ratios = {}
-        for c in TARGETED:
+        for c in targeted:
             pt = tc[c] / tc[c].sum(axis=1, keepdims=True)
             pb = bc[c] / bc[c].sum(axis=1, keepdims=True)
             ratios[c] = pt / pb
-        return cls(probs, ratios, name=name)
+        return cls(probs, ratios, name=name, **kwargs)
 
 
 # --- learned classifier -----------------------------------------------------------------
@@ -661,7 +1195,8 @@ class AgentBeliefDetector(Detector):
 
 __all__ = [
     "AgentBeliefDetector", "BayesDetector", "CATEGORIES", "Detector", "LogisticDetector",
-    "OracleDetector", "PriorDetector", "PublicTracker", "UniformDetector",
-    "digger_roles", "enumerate_assignments", "exact_prior", "feasible_count_bounds",
+    "OracleDetector", "PriorDetector", "PublicTracker", "RoleAssignments", "UniformDetector",
+    "X_CATEGORIES", "XPublicTracker", "count_assignments", "digger_roles",
+    "enumerate_assignments", "event_categories", "exact_prior", "feasible_count_bounds",
     "fit_logistic", "fit_temperature", "p_no_saboteur", "role_deck", "saboteur_index",
 ]

@@ -8,7 +8,6 @@ import pytest
 
 from experiments.bluff import BoundDetector, run, score_record
 from experiments.detectors import (
-    BayesDetector,
     LogisticDetector,
     PriorDetector,
     UniformDetector,
@@ -75,11 +74,6 @@ def test_hat_swap_reconditions_prior_without_forgetting_the_round():
     u = UniformDetector()
     u.reset(None, cfg(), None)
     assert u.belief().shape == (5, 6)
-
-
-def test_bayes_is_base_only():
-    with pytest.raises(NotImplementedError, match="base-game only"):
-        BayesDetector().reset(None, cfg(), None)
 
 
 def test_tiny_expansion_run_end_to_end(tmp_path):
