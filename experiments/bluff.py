@@ -39,11 +39,31 @@ Pipeline
 5. **Deception.**  Each saboteur policy (random, heuristic blatant, heuristic subtle, PPO) also
    plays beside the *same* heuristic gold-diggers (:mod:`experiments.bluff_actors`), and
    ``heuristic-mimic`` saboteurs play exactly like gold-diggers (no sabotage, nothing to
-   detect).  The *bluff frontier* plots, per policy and player count, the panel's
-   (:data:`PANEL`, spectator track) mean log-loss skill on the saboteurs' seats (lower: the
-   policy hides better) against the drop of the gold-diggers' round win rate below the mimic
-   reference (higher: the policy sabotages more); both with 95% bootstrap intervals.  A good
-   bluffer sits low and to the right; the dashed line joins the non-dominated policies.
+   detect; Saboteur 2: like the boss).  The *bluff frontier* plots, per policy and player
+   count, the panel's (:data:`PANEL`, spectator track) mean log-loss skill on the saboteurs'
+   seats (lower: the policy hides better) against the drop of the gold-diggers' round win rate
+   below the mimic reference (higher: the policy sabotages more); both with 95% bootstrap
+   intervals.  A good bluffer sits low and to the right; the dashed line joins the
+   non-dominated policies.
+
+Saboteur 2 track (``--expansion``, RULES 6)
+===========================================
+
+The same pipeline on Saboteur 2 games (records under ``<population>_x<N>``, default 5 players,
+40 games per population, held out ``heuristic-subtle``), with six roles (columns in
+``cards.EXPANSION_ROLES`` order; the saboteur column is 5) and roles that change mid-round: the
+label is the role a target holds at that moment (Swap your hats, RULES 6.5).  The exact prior is
+the 15-card dwarf deck's (RULES 6.2), conditioned in-seat on every card the observer held.
+Populations (:data:`EXPANSION_POPULATIONS`): random; the heuristic in its default, blatant and
+subtle styles (their non-saboteur seats play alike); ``heuristic-mimic`` (saboteurs play as the
+boss would: dig for either team, no sabotage) and ``heuristic-randomsab`` (random saboteurs)
+beside the same heuristic non-saboteurs.  Every detector runs, the Bayes detectors on exact or
+sampled Saboteur 2 role assignments with their own event categories
+(:class:`experiments.detectors.BayesDetector`).  The bluff frontier runs too, with one
+difference: the gold-diggers' "round win rate" is the share of rounds in which the gold is found
+(the saboteurs' loss; which digger team, the boss or the profiteer then wins depends on the
+doors, RULES 6.9).  No PPO: the PPO agent and its checkpoint are base-game only, so a ``ppo``
+population is skipped with that reason.
 
 Outputs under ``--out`` (default ``runs/bluff``): ``summary.csv`` (one row per track x detector
 x population x player count), ``summary.json`` (also the skill and AUROC by progress decile,
@@ -69,16 +89,15 @@ import numpy as np
 
 from experiments import bluff_metrics as M
 from experiments.detectors import (
-    CAT_INDEX,
     AgentBeliefDetector,
     BayesDetector,
     Detector,
     FeatureDetector,
     LogisticDetector,
     PriorDetector,
-    PublicTracker,
     UniformDetector,
     digger_roles,
+    event_categories,
     feasible_count_bounds,
     fit_logistic,
     fit_temperature,
@@ -103,12 +122,20 @@ POPULATIONS = {
 #: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
 FRONTIER = {"heuristic-mimic": "mimic (reference)", "heuristic-randomsab": "random",
             "heuristic-blatant": "heuristic blatant", "heuristic-subtle": "heuristic subtle",
-            "heuristic-pposab": "ppo"}
-#: populations of the expansion track (``--expansion``, Saboteur 2): every seat plays the spec.
-#: (The ``rolesplit`` populations split on the base game's saboteur role, so they stay base-only.)
-EXPANSION_POPULATIONS = {"random": "random", "heuristic": "heuristic"}
-#: detectors left out of the expansion track (exact enumeration is base-game only)
-BASE_ONLY_DETECTORS = ("bayes", "bayes-fit")
+            "heuristic-pposab": "ppo", "heuristic": "heuristic default"}
+#: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
+#: styles (the styles differ only in how saboteurs play, so the non-saboteur seats play alike),
+#: and the frontier's references with the same heuristic non-saboteurs (``rolesplit`` splits
+#: saboteur against every other role; a mimic saboteur plays as the boss would).  No PPO: the
+#: PPO agent and its checkpoint are base-game only.
+EXPANSION_POPULATIONS = {
+    "random": "random",
+    "heuristic": "heuristic",
+    "heuristic-blatant": "heuristic:blatant",
+    "heuristic-subtle": "heuristic:subtle",
+    "heuristic-mimic": "rolesplit:heuristic/mimic",
+    "heuristic-randomsab": "rolesplit:heuristic/random",
+}
 TRACKS = ("spectator", "in-seat")
 SPLITS = ("train", "val", "test")
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
@@ -131,6 +158,10 @@ def split_of(i: int) -> str:
 # --- record sets -------------------------------------------------------------------------
 def population_problem(spec: str, n_players: int, expansion: bool = False) -> str | None:
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
+    parts = spec.removeprefix("rolesplit:").split("/")
+    if expansion and any(p.partition(":")[0] == "ppo" for p in parts):
+        return ("the PPO agent is base-game only (its checkpoint has the base game's spaces; "
+                "no Saboteur 2 checkpoint is shipped)")
     try:
         import experiments.bluff_actors  # noqa: F401  (registers "rolesplit")
         from agents import make_agent
@@ -438,7 +469,9 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
     """Everything the fitted detectors learn from, taken from records with their true roles.
 
     Returns ``{"bayes": [(actor_role, category, target_role, base_role)], "spectator": (X, y,
-    round), "in-seat": (X, y, round)}``.
+    round), "in-seat": (X, y, round)}``.  The event model's roles are those held when the event
+    happened (``role_dealt`` events, also after a Saboteur 2 Swap your hats); its categories
+    are the game's (:func:`experiments.detectors.event_categories`).
     """
     from saboteur_env.record import replay
 
@@ -446,8 +479,8 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
     samples = []
     data = {t: ([], [], []) for t in TRACKS}
     for gi, rec in enumerate(records):
-        # event model samples (public events, true roles of the round)
-        tracker = PublicTracker()
+        # event model samples (public events, true roles at that moment)
+        tracker, cat_index = event_categories(rec.config)
         by_round = [r["roles"] for r in rec.rounds]
         roles = None
         for step in replay(rec, copy=False):
@@ -455,7 +488,10 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
                 if e.type == "round_start":
                     tracker.new_round()
                     r = int(e.data["round"])
-                    roles = by_round[r] if r < len(by_round) else step.game.roles.tolist()
+                    roles = list(by_round[r] if r < len(by_round) else step.game.roles.tolist())
+                    continue
+                if e.type == "role_dealt":  # the deal, or a Swap your hats (RULES 6.5)
+                    roles[e.seat] = int(e.data["role"])
                     continue
                 if e.visible_to is not None:
                     continue
@@ -465,7 +501,7 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
                 a, c, tg = cat
                 others = [s for s in range(rec.config.num_players) if s != a]
                 base = int(roles[others[rng.integers(len(others))]])
-                samples.append((int(roles[a]), CAT_INDEX[c],
+                samples.append((int(roles[a]), cat_index[c],
                                 int(roles[tg]) if tg >= 0 else -1, base))
         # classifier features
         probes: list = []
@@ -511,26 +547,26 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
 
 
 def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
-                  max_rows: int = 60_000, bayes: bool = True) -> dict:
+                  max_rows: int = 60_000, expansion: bool = False) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
     "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
 
-    The classifier is fitted on at most ``max_rows`` scored rows drawn uniformly (seeded) from
-    the training split, keeping their round weights."""
+    ``n_roles`` 2 (base game) or 6 (``expansion``, Saboteur 2: the event model of
+    :data:`experiments.detectors.X_CATEGORIES`).  The classifier is fitted on at most
+    ``max_rows`` scored rows drawn uniformly (seeded) from the training split, keeping their
+    round weights."""
     tr = training_data(train, seed)
     if progress is not None:
         progress.update(len(train))
     va = training_data(val, seed + 1)
     if progress is not None:
         progress.update(len(val))
-    diag: dict = {}
-    if bayes:
-        bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
-        diag = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
-                "bayes_target_ratios": {k: v.round(3).tolist()
-                                        for k, v in bayes.target_ratios.items()}}
-    else:
-        bayes = None
+    if expansion != (n_roles != 2):
+        raise ValueError(f"n_roles={n_roles} does not fit expansion={expansion}")
+    bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
+    diag: dict = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
+                  "bayes_target_ratios": {k: v.round(3).tolist()
+                                          for k, v in bayes.target_ratios.items()}}
     logit = {}
     for t in TRACKS:
         XO, y, r = tr[t]
@@ -593,7 +629,10 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     out["reliability"] = {"confidence": conf.tolist(), "frequency": freq.tolist(),
                           "share": share.tolist()}
     out["ece"] = ece
-    grp = (sc["round"] * 16 + (sc["observer"] + 1)) * 16 + sc["target"]
+    # one group per round, observer and target, split by the label: a Saboteur 2 Swap your
+    # hats can make a target a saboteur mid-round or stop it being one (RULES 6.5); a crossing
+    # while the target is no saboteur is a false accusation
+    grp = ((sc["round"] * 16 + (sc["observer"] + 1)) * 16 + sc["target"]) * 2 + pos
     ids, first = M.first_crossing(grp, sc["progress"], ps, threshold)
     lab = np.zeros(len(ids), bool)
     uniq_idx = np.unique(grp, return_index=True)[1]
@@ -727,7 +766,9 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
                     ls="--", color="grey", lw=0.8)
     ax.axhline(0, color="grey", lw=0.5)
     ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("drop of the gold-diggers' round win rate vs mimic saboteurs")
+    ax.set_xlabel("drop of the share of rounds with the gold found vs mimic saboteurs"
+                  if summary.get("expansion") else
+                  "drop of the gold-diggers' round win rate vs mimic saboteurs")
     ax.set_ylabel("panel log-loss skill on the saboteurs' seats (lower = better bluff)")
     ax.set_title("bluff frontier (heuristic gold-diggers, spectator panel)")
     fig.tight_layout()
@@ -752,8 +793,9 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     ``expansion``: the Saboteur 2 track (six roles, :data:`EXPANSION_POPULATIONS` by default,
     records under ``<tag>_x<N>``): the labels are the target's role at that moment (Swap your
     hats changes it), the exact prior is the 15-card deck's (conditioned in-seat on the roles
-    the observer held), the saboteur column is 5, and the exact-enumeration detectors
-    (:data:`BASE_ONLY_DETECTORS`) are left out (listed in ``skipped_detectors``)."""
+    the observer held), the saboteur column is 5, the Bayes detectors use the Saboteur 2 event
+    model on exact or sampled role assignments (:class:`experiments.detectors.BayesDetector`),
+    and populations with a PPO agent are skipped (base-game only)."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -793,11 +835,10 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
            for i, r in enumerate(recs[(p, n)]) if split_of(i) == "val"]
     with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
         fitted = fit_detectors(train, val, n_roles=n_roles, seed=seed, progress=bar,
-                               bayes=not expansion)
+                               expansion=expansion)
 
     heuristic_ok = population_problem("heuristic", players[0], expansion) is None
-    skipped_dets = ({d: "exact enumeration is base-game only" for d in BASE_ONLY_DETECTORS}
-                    if expansion else {})
+    skipped_dets: dict[str, str] = {}  # every detector runs on both games
 
     def factories(track):
         fs = [("uniform", UniformDetector), ("prior", PriorDetector), ("bayes", BayesDetector),
@@ -1000,7 +1041,8 @@ def format_tables(summary: dict) -> str:
             lines.append(row)
     lines.append("\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
                  "(spectator panel skill on the saboteurs' seats) ==")
-    lines.append(f"{'population':<21}{'saboteurs':<19}{'N':>3}  {'digger win rate':<22}"
+    rate = "gold found" if summary.get("expansion") else "digger win rate"
+    lines.append(f"{'population':<21}{'saboteurs':<19}{'N':>3}  {rate:<22}"
                  f"{'drop vs mimic':<24}{'panel skill':<22}")
     for pt in summary["frontier"]:
         wr, dr, sk = pt["digger_win_rate"], pt["win_rate_drop"], pt["panel_skill"]
@@ -1022,20 +1064,19 @@ _DET_ORDER = {"uniform": 0, "prior": 1, "bayes": 2, "bayes-fit": 3, "logistic": 
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(prog="saboteur bluff", description=__doc__.split("\n\n")[0])
     p.add_argument("--expansion", action="store_true",
-                   help="Saboteur 2 track (defaults: --players 5 --games 20 --populations "
-                        "random,heuristic --held-out none --out runs/bluff-expansion; the "
-                        "exact-enumeration bayes detectors are left out)")
+                   help="Saboteur 2 track (defaults: --players 5 --games 40, the expansion "
+                        "populations below, --held-out heuristic-subtle, --out "
+                        "runs/bluff-expansion; no PPO: it is base-game only)")
     p.add_argument("--players", default=None,
                    help="comma-separated player counts (3,5; expansion: 5)")
     p.add_argument("--games", type=int, default=None,
-                   help="games per population and player count (40: 16 train, 8 val, 16 test; "
-                        "expansion: 20)")
+                   help="games per population and player count (40: 16 train, 8 val, 16 test)")
     p.add_argument("--populations", default=None,
                    help="comma-separated: " + ", ".join(POPULATIONS) + "; expansion: "
                         + ", ".join(EXPANSION_POPULATIONS))
     p.add_argument("--held-out", default=None,
-                   help="population never used to fit a detector (heuristic-subtle; expansion: "
-                        "none)")
+                   help="population never used to fit a detector (default heuristic-subtle; "
+                        "'none': fit on every population)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bootstrap", type=int, default=1000)
@@ -1050,9 +1091,9 @@ def main(argv=None) -> dict:
     x = a.expansion
     table = EXPANSION_POPULATIONS if x else POPULATIONS
     players = a.players or ("5" if x else "3,5")
-    games = a.games if a.games is not None else (20 if x else 40)
+    games = a.games if a.games is not None else 40
     pops = a.populations or ",".join(table)
-    held_out = a.held_out or ("none" if x else "heuristic-subtle")
+    held_out = a.held_out or "heuristic-subtle"
     out = a.out or ("runs/bluff-expansion" if x else "runs/bluff")
     return run(players=[int(v) for v in players.split(",")], games=games,
                pops=pops.split(","), held_out=held_out, rounds=a.rounds,

@@ -77,16 +77,92 @@ def test_hat_swap_reconditions_prior_without_forgetting_the_round():
 
 
 def test_tiny_expansion_run_end_to_end(tmp_path):
-    s = run(players=[5], games=7, pops=["random"], held_out="none", out=tmp_path, rounds=1,
-            stride=2, bootstrap=50, plots=False, quiet=True, expansion=True)
-    assert s["expansion"] and set(s["skipped_detectors"]) == {"bayes", "bayes-fit"}
-    cells = {(c["track"], c["detector"]): c for c in s["cells"]}
-    assert ("spectator", "bayes") not in cells
-    assert {("spectator", "logistic"), ("in-seat", "logistic"), ("in-seat", "prior"),
-            ("spectator", "uniform")} <= set(cells)
-    assert cells[("spectator", "prior")]["ll_skill"][0] == pytest.approx(0.0)
+    """A small Saboteur 2 run with every detector, the Bayes ones included, a held-out
+    population and the frontier (mimic reference)."""
+    s = run(players=[5], games=7, pops=["random", "heuristic-blatant", "heuristic-mimic"],
+            held_out="heuristic-blatant", out=tmp_path, rounds=1, stride=2, bootstrap=50,
+            plots=False, quiet=True, expansion=True)
+    assert s["expansion"] and not s["skipped_detectors"]
+    assert s["fit_populations"] == ["random", "heuristic-mimic"]
+    cells = {(c["track"], c["detector"], c["population"]): c for c in s["cells"]}
+    for track in ("spectator", "in-seat"):
+        for det in ("uniform", "prior", "bayes", "bayes-fit", "logistic"):
+            assert (track, det, "heuristic-blatant") in cells
+    assert ("in-seat", "heuristic-belief", "random") in cells
+    for pop in ("random", "heuristic-blatant", "heuristic-mimic"):
+        assert cells[("spectator", "prior", pop)]["ll_skill"][0] == pytest.approx(0.0)
+        for track in ("spectator", "in-seat"):
+            assert cells[(track, "bayes", pop)]["infeasible"] == 0.0
+            assert cells[(track, "bayes-fit", pop)]["infeasible"] == 0.0
+    assert np.array(s["fit"]["bayes_category_probs"]).shape == (6, 26)
+    # blatant saboteurs are found: the hand-set Bayes detector beats the prior on them
+    assert cells[("spectator", "bayes", "heuristic-blatant")]["ll_skill"][0] > 0.1
+    front = {p["population"]: p for p in s["frontier"]}
+    assert front["heuristic-mimic"]["win_rate_drop"][0] == pytest.approx(0.0)
+    assert front["heuristic-blatant"]["on_frontier"]
     assert (tmp_path / "summary.csv").exists()
-    assert list((tmp_path / "records").iterdir())[0].name == "random_x5"
+    assert {p.name for p in (tmp_path / "records").iterdir()} == {
+        "random_x5", "heuristic-blatant_x5", "heuristic-mimic_x5"}
+
+
+def test_expansion_skips_ppo_with_a_reason(tmp_path):
+    from experiments.bluff import population_problem
+    why = population_problem("ppo", 5, expansion=True)
+    assert why and "base-game only" in why
+    assert "base-game only" in population_problem("rolesplit:heuristic/ppo", 5, expansion=True)
+    assert population_problem("heuristic:subtle", 5, expansion=True) is None
+
+
+def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
+    """A detector given the true roles (following every Swap your hats) scores skill 1."""
+    from experiments.bluff import record_set, summarize
+    from experiments.detectors import OracleDetector
+    from saboteur_env.record import read_record, replay
+
+    sink: dict = {}
+    swapped = 0
+    for gi, p in enumerate(record_set(tmp_path, "random", 5, 3, rounds=2, expansion=True)):
+        rec = read_record(p)
+        deal: list = []
+        swaps: list = []
+        for st in replay(rec, copy=False):
+            for e in st.events:
+                if e.type == "round_start":
+                    deal.append([0] * 5)
+                    swaps.append([])
+                elif e.type == "role_dealt" and e.data.get("swapped"):
+                    swaps[-1].append((e.seat, int(e.data["role"])))
+                elif e.type == "role_dealt":
+                    deal[-1][e.seat] = int(e.data["role"])
+        swapped += sum(map(len, swaps))
+
+        def oracle(d=deal, w=swaps):
+            return OracleDetector(d, w)
+        score_record(rec, gi, {t: [("prior", PriorDetector), ("oracle", oracle)]
+                               for t in ("spectator", "in-seat")}, sink)
+    assert swapped > 0  # the labels change mid-round in these games
+    for track in ("spectator", "in-seat"):
+        prior = sink[(track, "prior")].arrays()
+        s = summarize(sink[(track, "oracle")].arrays(), prior, B=50, seed=0, threshold=0.5,
+                      sab=5, diggers=(0, 1))
+        assert s["ll_skill"][0] == pytest.approx(1.0)
+        assert s["brier_skill"][0] == pytest.approx(1.0)
+        assert s["false_accusation"] == 0.0
+
+
+def test_mimic_saboteur_plays_as_the_boss():
+    """Saboteur 2 ``rolesplit:heuristic/mimic``: a saboteur's turns go to the digger policy
+    shown the boss card (RULES 6.9: the boss digs for either team)."""
+    import experiments.bluff_actors  # noqa: F401
+    from agents import make_agent
+    from saboteur_env.cards import BOSS
+
+    a = make_agent("rolesplit:heuristic/mimic")
+    a.reset(0, cfg(), seed=0)
+    assert (a.sab, a.n_roles, a.disguise) == (X_SABOTEUR, 6, BOSS)
+    ev = [Event("role_dealt", 0, EventData({"role": X_SABOTEUR}), 0),
+          Event("role_dealt", 0, EventData({"role": GEOLOGIST, "swapped": True}), 0)]
+    assert [e.data["role"] for e in a._disguise(ev)] == [BOSS, GEOLOGIST]
 
 
 def test_expansion_labels_follow_hat_swaps(tmp_path):
