@@ -108,7 +108,8 @@ def main(argv=None) -> None:
               "  spaces print the action and observation spaces (docs/spaces.md)\n"
               "  replay step through a recorded game (RECORD --seat K | --spectator,"
               " --out game.gif|folder/)\n"
-              "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo)\n"
+              "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
+              " --evaluate CHECKPOINT)\n"
               "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
               "  bluff  bluff-detection benchmark", file=sys.stdout if help_ else sys.stderr)
         sys.exit(0 if help_ else 2)

@@ -781,7 +781,7 @@ def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
     """
     from agents.network import read_checkpoint
 
-    meta, _ = read_checkpoint(path)
+    _, meta = read_checkpoint(path)
     players = int(meta.get("game_config", {}).get("num_players", 5))
     out: dict = {"checkpoint": str(path), "deals": deals, "seed": seed,
                  "num_players": players, "num_rounds": num_rounds}
@@ -985,7 +985,14 @@ def main(argv=None) -> None:
         p.add_argument("--workers", type=int, default=1)
         p.add_argument("--json", default="", help="also write the result to this file")
         a = p.parse_args(argv)
-        res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers)
+        if not Path(a.evaluate).is_file():
+            p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
+        if a.deals < 1 or a.workers < 1:
+            p.error(f"--deals {a.deals} and --workers {a.workers} must be at least 1")
+        try:
+            res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers)
+        except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
+            p.error(f"--evaluate {a.evaluate!r}: {err}")
         _print_evaluation(res)
         if a.json:
             Path(a.json).write_text(json.dumps(res, indent=1) + "\n")

@@ -211,6 +211,9 @@ def test_tournament_eval_breakdown_partitions_pairs(tmp_path):
         assert all(k.split(" vs ")[1] in ("candidate", "baseline", "both", "none")
                    for k in parts)
         assert -1 <= r["lo"] <= r["hi"] <= 1
-    ev = evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",))
-    assert ev["num_players"] == 5 and sum(r["n"] for k, r in ev["random"].items()
-                                          if k != "breakdown") == 5
+    # the player count comes from the checkpoint (here 4 players: 4 pairs per deal)
+    cfg4 = TrainConfig(num_players=4)
+    path4 = save_checkpoint(tmp_path / "t4.pt", tiny(cfg4), cfg4.game_config())
+    ev = evaluate_checkpoint(path4, deals=1, seed=1, baselines=("random",))
+    assert ev["num_players"] == 4 and sum(r["n"] for k, r in ev["random"].items()
+                                          if k != "breakdown") == 4
