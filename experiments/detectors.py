@@ -188,7 +188,22 @@ def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | Non
 
 def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | None = None
                   ) -> float:
-    """Probability that no saboteur is in play (RULES 2.2: 1/4 at 3 players, 1/5 at 4)."""
+    """Probability that no saboteur is in play at the deal (RULES 2.2: 1/4 at 3 players, 1/5
+    at 4), for a spectator or conditioned on the observer's own role.
+
+    Saboteur 2 (RULES 6.2): no saboteur among the cards dealt from the 15-card dwarf deck,
+    hypergeometric (no enumeration): ``C(12, n) / C(15, n)`` for a spectator, 0 for a saboteur
+    observer, ``C(11, n - 1) / C(14, n - 1)`` for any other observer (before any Swap your
+    hats)."""
+    if getattr(config, "expansion", False):
+        from math import comb
+        counts = role_deck(config)
+        total, k = int(counts.sum()), config.num_players
+        if seat is not None and own_role is not None:
+            if int(own_role) == X_SABOTEUR:
+                return 0.0
+            total, k = total - 1, k - 1
+        return comb(total - int(counts[X_SABOTEUR]), k) / comb(total, k)
     R, logp, _ = _Assignments.get(config)
     if seat is not None and own_role is not None:
         logp = np.where(R[:, seat] == own_role, logp, -np.inf)
@@ -278,8 +293,12 @@ class RoleAssignments:
     :meth:`fix` conditions on a seat's current card (the observer's own card, an Inspection
     result): exact members that disagree are dropped; in the sampled form the position is
     pinned (moves never touch it), disagreeing particles get weight 0, and if none agrees the
-    set is redrawn from the prior with every pinned position fixed.  :meth:`marginals` is a
-    mixture of assignments the deck allows, so it is always a feasible set of marginals.
+    set is redrawn from the prior with every pinned position fixed.  Evidence no deal can
+    produce (two roles for one card, more pinned cards of a role than the deck holds; never
+    with true events) empties the set for the rest of the round: :meth:`marginals` is then
+    ``None`` (:class:`BayesDetector` falls back on the exact prior).  Otherwise
+    :meth:`marginals` is a mixture of assignments the deck allows, so it is always a feasible
+    set of marginals.
 
     Args:
         counts: int ``(n_roles,)`` the dwarf cards per role (:func:`role_deck`).
@@ -313,6 +332,8 @@ class RoleAssignments:
         self.H = np.zeros((self.m, self.m, self.n_roles, self.n_roles))
         self.pairs: set[tuple[int, int]] = set()
         self.pinned: dict[int, int] = {}
+        #: evidence that no deal can produce was seen this round (the set stays empty)
+        self.contradicted = False
         self.resamples = 0
         self.exact = self.exact_possible
         if self.exact:
@@ -335,15 +356,17 @@ class RoleAssignments:
         for role in self.pinned.values():
             rest[role] -= 1
         free = [p for p in range(self.m) if p not in self.pinned]
-        deck = np.repeat(np.arange(self.n_roles, dtype=np.int8), np.maximum(rest, 0))
         S = np.zeros((K, self.m), dtype=np.int8)
-        S[:, free] = self.rng.permuted(np.tile(deck, (K, 1)), axis=1)
         for p, role in self.pinned.items():
             S[:, p] = role
         self.S = S
+        if self.contradicted or (rest < 0).any():
+            # contradictory pins (never with true events): an empty set
+            self.logw = np.full(K, -np.inf)
+            return
+        deck = np.repeat(np.arange(self.n_roles, dtype=np.int8), rest)
+        S[:, free] = self.rng.permuted(np.tile(deck, (K, 1)), axis=1)
         self.logw = self.loglik(S)
-        if (rest < 0).any():  # contradictory pins (never with true events): an empty set
-            self.logw[:] = -np.inf
         self._maybe_resample()
 
     def loglik(self, S: np.ndarray) -> np.ndarray:
@@ -422,9 +445,14 @@ class RoleAssignments:
     def fix(self, seat: int, role: int) -> None:
         """Condition on ``seat`` holding ``role`` now (own card, Inspection result)."""
         p, role = int(self.pos[seat]), int(role)
-        self.pinned.setdefault(p, role)
+        clash = self.pinned.setdefault(p, role) != role
+        self.contradicted |= clash
+        if clash and not self.exact:
+            # contradicts what is known of that card (never with true events): an empty set
+            self.logw = np.full(len(self.logw), -np.inf)
+            return
         if self.exact:
-            keep = self.R[:, seat] == role
+            keep = (self.R[:, seat] == role) & (not clash)
             self.R, self.D, self.logw = self.R[keep], self.D[keep], self.logw[keep]
             return
         bad = self.S[:, p] != role
@@ -435,6 +463,8 @@ class RoleAssignments:
         self._maybe_resample()
 
     def _swap_exact(self, t: int) -> None:
+        if not len(self.R):  # an empty set (contradictory evidence) stays empty
+            return
         used = (self.R[:, :, None] == np.arange(self.n_roles)).sum(axis=1)
         L = self.counts[None, :] - used - self.D
         tot = L.sum(axis=1)
@@ -885,12 +915,12 @@ class BayesDetector(Detector):
 
     def reset(self, seat, config, own_role) -> None:
         self._x = bool(getattr(config, "expansion", False))
+        if self._hand_set:  # the hand-set tables of the game being played (also on reuse)
+            self.category_probs = X_DEFAULT_CATEGORY_PROBS if self._x else DEFAULT_CATEGORY_PROBS
+            self.target_ratios = X_DEFAULT_TARGET_RATIOS if self._x else DEFAULT_TARGET_RATIOS
+            self._logc = np.log(self.category_probs)
+            self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
         if self._x:
-            if self._hand_set:
-                self.category_probs = X_DEFAULT_CATEGORY_PROBS
-                self.target_ratios = X_DEFAULT_TARGET_RATIOS
-                self._logc = np.log(self.category_probs)
-                self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
             counts = role_deck(config)
             k = len(counts)
             if self.category_probs.shape != (k, len(X_CATEGORIES)) or any(
@@ -1139,7 +1169,13 @@ class LogisticDetector(FeatureDetector):
     player, with the exact prior's log probabilities as a fixed offset, temperature-calibrated
     on a validation split.  Rows are predicted independently
     (the observer's own row in-seat is its known role), so the marginals can be infeasible; the
-    harness records how often."""
+    harness records how often.
+
+    Saboteur 2: the features are the base game's (:data:`CATEGORIES`, :class:`PublicTracker`):
+    the expansion's action cards (Trapped!, Theft, Swap your hats...) are not counted, every
+    single discard of a pass counts as a ``discard``, and a seat's counts survive a Swap your
+    hats (they describe the seat, not its current card); only the offset (the exact prior,
+    conditioned on the cards the observer held) follows the expansion."""
 
     name = "logistic"
 

@@ -419,3 +419,66 @@ def test_expansion_bayes_fit_is_maximum_likelihood():
         det.reset(None, GameConfig(num_players=4), None)
     with pytest.raises(ValueError, match="Saboteur 2"):
         BayesDetector.fit([(0, 0, -1, -1)]).reset(None, _xcfg(4), None)
+
+
+def test_p_no_saboteur_on_the_expansion_is_hypergeometric():
+    """Saboteur 2 (RULES 6.2): no saboteur among the dealt cards of the 15-card deck, checked
+    against the enumerated deals; the saboteur column is 5 (column 1 is the blue digger)."""
+    from math import comb
+    for n in (2, 3, 4):
+        cfg = _xcfg(n)
+        R, logp = enumerate_assignments(n, np.array(X_DECK))
+        p = np.exp(logp)
+        none = (R == 5).sum(axis=1) == 0
+        assert p_no_saboteur(cfg) == pytest.approx(p[none].sum())
+        assert p_no_saboteur(cfg) == pytest.approx(comb(12, n) / comb(15, n))
+        keep = R[:, 0] == 2  # a boss observer
+        assert p_no_saboteur(cfg, 0, 2) == pytest.approx(p[keep & none].sum() / p[keep].sum())
+        assert p_no_saboteur(cfg, 0, 5) == 0.0
+    assert p_no_saboteur(_xcfg(12)) == pytest.approx(1 / comb(15, 3))  # no enumeration
+
+
+def test_hand_set_bayes_detector_can_be_reset_for_either_game():
+    """One hand-set detector, reset for Saboteur 2 then the base game (and back), takes each
+    game's own tables."""
+    d, fresh = BayesDetector(), BayesDetector()
+    d.reset(None, _xcfg(5), None)
+    d.reset(None, GameConfig(num_players=5), None)
+    fresh.reset(None, GameConfig(num_players=5), None)
+    for det in (d, fresh):
+        det.observe(Event("path_placed", 1, {"kind": _dead_end_kind(), "x": 1, "y": 0,
+                                             "rotated": False, "variant": 0}))
+    np.testing.assert_allclose(d.belief(), fresh.belief())
+    d.reset(None, _xcfg(5), None)
+    assert d.category_probs.shape == (6, 26)
+
+
+@pytest.mark.parametrize("max_exact", [50_000, 0])
+def test_contradictory_evidence_falls_back_to_the_prior(max_exact):
+    """Evidence no deal can produce (never with true events: the observer, the boss, is told
+    that another seat holds the only boss card) empties the set, exact or sampled; the belief
+    falls back to the exact prior instead of crashing, also after a Swap your hats."""
+    from saboteur_env.cards import BOSS
+    n = 4 if max_exact else 12
+    d = BayesDetector(max_exact=max_exact, particles=256)
+    d.reset(0, _xcfg(n), BOSS)
+    d.observe(_ev("inspection_result", 0, {"target": 2, "role": BOSS}, visible_to=0))
+    want = exact_prior(_xcfg(n), 0, BOSS)
+    np.testing.assert_allclose(d.belief(), want)
+    d.observe(_swap_hats(1, 2))
+    d.observe(_ev("inspection_result", 0, {"target": 2, "role": 5}, visible_to=0))
+    np.testing.assert_allclose(d.belief(), want)
+
+
+def test_contradiction_on_one_card_keeps_the_sampled_set_empty():
+    """Two different roles for the same card: the sampled set is empty and a redraw from the
+    prior (as after an Inspection no particle agrees with) does not revive it."""
+    d = BayesDetector(max_exact=0, particles=128)
+    d.reset(None, _xcfg(8), None)
+    a = d.assignments
+    a.fix(1, 0)
+    a.fix(1, 5)  # contradicts the first
+    assert a.marginals() is None
+    a._draw()
+    assert a.marginals() is None
+    np.testing.assert_allclose(d.belief(), exact_prior(_xcfg(8)))
