@@ -8,11 +8,13 @@ Pipeline
    at each player count; each game is written once as a game record
    (:mod:`saboteur_env.record`, the project's one JSON Lines format) under
    ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` (``<population>@<hash>`` for PPO
-   checkpoints, :func:`fingerprint`) with every event and its visibility (record format version
+   checkpoints, :func:`fingerprint`; ``game_<seed>_r<rounds>.jsonl`` for games of other than
+   3 rounds) with every event and its visibility (record format version
    2) and read back from there afterwards, so a record set is frozen: a later run with the same
    options reuses it.  Seeds are
-   ``seed * 10**6 + N * 10**4 + population index * 10**3 + i``.  Games ``i % 10 < 4`` are the
-   training split, ``4, 5`` the validation split, ``>= 6`` the test split.  The events of a game
+   ``seed * 10**6 + N * 10**4 + population index * 10**3 + i`` (:func:`record_seed`; no two
+   named populations share a deal).  Games ``i % 10 < 4`` are the training split, ``4, 5`` the
+   validation split, ``>= 6`` the test split.  The events of a game
    (with their visibility) and the true roles of every round come from replaying its record
    through the engine (:func:`saboteur_env.record.replay`; the replay checks every round result
    against the record).
@@ -149,6 +151,49 @@ class BeliefError(ValueError):
     """A detector's belief is not an (n_players, n_roles) array of rows summing to 1."""
 
 
+#: fewest games per record set that fill every split (:func:`split_of`): 4 train, 2 val, 1 test
+MIN_GAMES = 7
+#: most games per record set (:func:`record_seed` gives each population 1000 deal seeds)
+MAX_GAMES = 1000
+
+
+def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int],
+                       expansion: bool = False, ppo: str | None = None
+                       ) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """The agent spec of every population, those that can play here and why the others
+    cannot (:func:`population_problem`, e.g. no torch for a PPO population).
+
+    Returns:
+        ``(specs, usable, skipped)``: population -> spec, the usable populations in order,
+        population -> reason.
+
+    Raises:
+        ValueError: no population can play, or every usable one is ``held_out`` (nothing
+            left to fit the detectors on).
+    """
+    table = EXPANSION_POPULATIONS if expansion else POPULATIONS
+    specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
+    if ppo:
+        specs.update({k: v for k, v in (("ppo", f"ppo:{ppo}"),
+                                         ("heuristic-pposab", f"rolesplit:heuristic/ppo:{ppo}"))
+                      if k in specs})
+    skipped: dict[str, str] = {}
+    usable: list[str] = []
+    for pop in pops:
+        why = population_problem(specs[pop], players[0], expansion)
+        if why:
+            skipped[pop] = why
+        else:
+            usable.append(pop)
+    if not usable:
+        raise ValueError("no population can play: " + "; ".join(
+            f"{k}: {v}" for k, v in skipped.items()))
+    if not [p for p in usable if p != held_out]:
+        raise ValueError(f"every usable population is held out ({held_out}): nothing to fit "
+                         f"the detectors on")
+    return specs, usable, skipped
+
+
 def split_of(i: int) -> str:
     """Split of game ``i`` of a record set: 40% train, 20% validation, 40% test."""
     r = i % 10
@@ -172,8 +217,20 @@ def population_problem(spec: str, n_players: int, expansion: bool = False) -> st
     return None
 
 
+#: every named population, in the order of their seed index (:func:`record_seed`)
+_SEED_ORDER = (*POPULATIONS, *(p for p in EXPANSION_POPULATIONS if p not in POPULATIONS))
+
+
 def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
-    k = list(POPULATIONS).index(pop) if pop in POPULATIONS else zlib.crc32(pop.encode()) % 1000
+    """Deal seed of game ``i`` (``0 <= i < 1000``) of population ``pop`` at ``n_players``:
+    ``seed * 10**6 + N * 10**4 + k * 10**3 + i`` with ``k`` the population's index in
+    :data:`POPULATIONS` then the expansion-only populations (``heuristic`` is 7), so that no
+    two named populations share a deal at the same player count; any other population (an
+    agent spec) gets ``k = 10 + CRC-32 % 990``."""
+    if not 0 <= i < 1000:
+        raise ValueError(f"game index {i}: at most 1000 games per record set")
+    k = (_SEED_ORDER.index(pop) if pop in _SEED_ORDER
+         else 10 + zlib.crc32(pop.encode()) % 990)
     return seed * 10**6 + n_players * 10**4 + k * 10**3 + i
 
 
@@ -185,8 +242,11 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
     ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec, or one that
     loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
     so a new checkpoint never reuses old records.  A game already on disk is never replayed or
-    rewritten (its seed is in its file name).  ``expansion``: Saboteur 2 games, in
-    ``<tag>_x<N>`` folders (``<tag>_n<N>`` for the base game).
+    rewritten (its seed is in its file name, ``game_<seed>.jsonl``, or
+    ``game_<seed>_r<rounds>.jsonl`` for games of other than 3 rounds); one whose header does
+    not match the game asked for (player count, rounds, expansion, seed) raises
+    :class:`ValueError`.  ``expansion``: Saboteur 2 games, in ``<tag>_x<N>`` folders
+    (``<tag>_n<N>`` for the base game).
     """
     default = (EXPANSION_POPULATIONS if expansion else POPULATIONS).get(pop, pop)
     spec = spec or default
@@ -200,8 +260,10 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
     paths = []
     for i in range(n_games):
         s = record_seed(seed, n_players, pop, i)
-        p = d / f"game_{s}.jsonl"
-        if not p.exists():
+        p = d / (f"game_{s}.jsonl" if rounds == 3 else f"game_{s}_r{rounds}.jsonl")
+        if p.exists():
+            _check_reused(p, n_players, rounds, expansion, s)
+        else:
             agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
             extra = {"expansion": True} if expansion else {}
@@ -212,6 +274,21 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         if progress is not None:
             progress.update(1)
     return paths
+
+
+def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed: int) -> None:
+    """A record already on disk must be the game asked for (its header's config and seed),
+    else :class:`ValueError` naming the file (e.g. one written by an older version)."""
+    with open(path, encoding="utf-8") as f:
+        head = json.loads(f.readline() or "{}")
+    cfg = head.get("config", {})
+    got = (cfg.get("num_players"), cfg.get("num_rounds"), bool(cfg.get("expansion")),
+           head.get("seed"))
+    want = (n_players, rounds, bool(expansion), seed)
+    if got != want:
+        raise ValueError(
+            f"{path} holds another game than the one asked for (players, rounds, expansion, "
+            f"seed: {got} instead of {want}); remove it or choose another output folder")
 
 
 def fingerprint(spec: str) -> str:
@@ -276,6 +353,11 @@ class BoundDetector:
 
     ``feed`` raises :class:`LeakError` for an event the track may not see: any private event
     on the spectator track, another seat's private event in-seat.
+
+    Raises:
+        ValueError: an unknown track, a seat on the spectator track (or none in-seat), or a
+            detector that does not run on this track (its ``tracks``, e.g. the in-seat only
+            :class:`experiments.detectors.AgentBeliefDetector`).
     """
 
     det: Detector
@@ -290,6 +372,9 @@ class BoundDetector:
             raise ValueError(f"unknown track {self.track!r}; valid: {TRACKS}")
         if (self.track == "spectator") != (self.seat is None):
             raise ValueError("the spectator track has no seat; the in-seat track needs one")
+        if self.track not in getattr(self.det, "tracks", TRACKS):
+            raise ValueError(f"detector {self.det.name!r} runs on the {self.det.tracks} "
+                             f"track(s) only, not {self.track!r}")
         if self.track == "spectator":
             self.own_role = None
         self.det.reset(self.seat, self.config, self.own_role)
@@ -438,7 +523,9 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
         rnd = np.concatenate(d["round"])
         T = np.array([round_turns.get(int(x), 1) for x in rnd], float)
         sc.game.append(np.full(len(rnd), game_index))
-        sc.round.append(game_index * 64 + rnd)
+        # round ids unique per record set: game_index * 64 + round (more rounds: a wider
+        # stride, so a round of one game never shares an id with another's)
+        sc.round.append(game_index * max(64, cfg.num_rounds) + rnd)
         sc.observer.append(np.concatenate(d["observer"]))
         sc.target.append(np.concatenate(d["target"]))
         sc.progress.append(np.concatenate(d["turn"]) / np.maximum(T, 1))
@@ -801,23 +888,17 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     from saboteur_env.record import read_record
 
     t0 = time.time()
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if not MIN_GAMES <= games <= MAX_GAMES:
+        raise ValueError(f"games={games}: {MIN_GAMES} to {MAX_GAMES} games per population "
+                         f"(games i % 10 < 4 train, 4-5 validation, >= 6 test; distinct deal "
+                         f"seeds for at most {MAX_GAMES})")
     table = EXPANSION_POPULATIONS if expansion else POPULATIONS
     pops = list(pops or table)
-    specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
+    specs, usable, skipped = usable_populations(pops, held_out, players, expansion, ppo)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     xcfg = GameConfig(num_players=players[0], expansion=expansion)
     n_roles = int(role_deck(xcfg).size)
-    if ppo:
-        specs.update({"ppo": f"ppo:{ppo}", "heuristic-pposab": f"rolesplit:heuristic/ppo:{ppo}"})
-    skipped = {}
-    usable = []
-    for pop in pops:
-        why = population_problem(specs[pop], players[0], expansion)
-        if why:
-            skipped[pop] = why
-        else:
-            usable.append(pop)
     log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     for pop, why in skipped.items():
         log(f"population {pop!r} skipped: {why}")
@@ -1061,28 +1142,47 @@ _DET_ORDER = {"uniform": 0, "prior": 1, "bayes": 2, "bayes-fit": 3, "logistic": 
               "heuristic-belief": 5}
 
 
+def _unit_interval(text: str) -> float:
+    """An argparse ``type``: a float strictly between 0 and 1 (the accusation threshold)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {value}")
+    return value
+
+
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="saboteur bluff", description=__doc__.split("\n\n")[0])
+    """``saboteur bluff``: every bad option is a usage error (exit code 2, the option and its
+    value named) found before anything is played or written."""
+    from experiments.cli_args import at_least, check_config, check_output_dir
+
+    p = argparse.ArgumentParser(prog="saboteur bluff",
+                                description="The bluff-detection benchmark: calibrated role "
+                                            "inference against deceivers (see the README).")
     p.add_argument("--expansion", action="store_true",
                    help="Saboteur 2 track (defaults: --players 5 --games 40, the expansion "
                         "populations below, --held-out heuristic-subtle, --out "
                         "runs/bluff-expansion; no PPO: it is base-game only)")
     p.add_argument("--players", default=None,
                    help="comma-separated player counts (3,5; expansion: 5)")
-    p.add_argument("--games", type=int, default=None,
-                   help="games per population and player count (40: 16 train, 8 val, 16 test)")
+    p.add_argument("--games", type=at_least(MIN_GAMES), default=None,
+                   help="games per population and player count, 7 to 1000 (40: 16 train, "
+                        "8 val, 16 test)")
     p.add_argument("--populations", default=None,
                    help="comma-separated: " + ", ".join(POPULATIONS) + "; expansion: "
                         + ", ".join(EXPANSION_POPULATIONS))
     p.add_argument("--held-out", default=None,
-                   help="population never used to fit a detector (default heuristic-subtle; "
-                        "'none': fit on every population)")
-    p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bootstrap", type=int, default=1000)
-    p.add_argument("--threshold", type=float, default=0.5,
+                   help="population never used to fit a detector, one of --populations "
+                        "(default heuristic-subtle when it is among them; 'none': fit on every "
+                        "population)")
+    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--bootstrap", type=at_least(1), default=1000)
+    p.add_argument("--threshold", type=_unit_interval, default=0.5,
                    help="P(saboteur) above which a target counts as accused")
-    p.add_argument("--stride", type=int, default=1, help="score every k-th decision")
+    p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision")
     p.add_argument("--out", default=None, help="runs/bluff (expansion: runs/bluff-expansion)")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--ppo", default=None,
@@ -1090,16 +1190,49 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     x = a.expansion
     table = EXPANSION_POPULATIONS if x else POPULATIONS
-    players = a.players or ("5" if x else "3,5")
+    players_text = a.players or ("5" if x else "3,5")
+    players = []
+    for v in players_text.split(","):
+        try:
+            players.append(int(v))
+        except ValueError:
+            p.error(f"--players {players_text}: {v.strip()!r} is not a player count "
+                    f"(comma-separated integers, e.g. 3,5)")
+    for n in dict.fromkeys(players):
+        check_config(p, num_players=n, num_rounds=a.rounds, expansion=x)
+    if len(set(players)) != len(players):
+        p.error(f"--players {players_text}: a player count is repeated")
     games = a.games if a.games is not None else 40
-    pops = a.populations or ",".join(table)
+    if games > MAX_GAMES:
+        p.error(f"argument --games: must be <= {MAX_GAMES}, got {games}")
+    pops = [v.strip() for v in (a.populations or ",".join(table)).split(",")]
+    if len(set(pops)) != len(pops) or "" in pops:
+        p.error(f"--populations {a.populations}: empty or repeated population")
+    known = {*table, *POPULATIONS}
+    for pop in pops:
+        if pop not in known:
+            from agents import make_agent
+            try:
+                make_agent(pop)  # any agent spec is a population of its own
+            except ValueError:
+                p.error(f"--populations: unknown population {pop!r}; known: "
+                        f"{', '.join(table)} (or any agent spec)")
+    # the default held-out population holds out nothing when it is not among --populations
     held_out = a.held_out or "heuristic-subtle"
+    if a.held_out is not None and held_out != "none" and held_out not in pops:
+        p.error(f"--held-out {held_out}: not one of the populations ({', '.join(pops)}) "
+                f"nor 'none'")
+    if a.ppo is not None and not Path(a.ppo).is_file():
+        p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or ("runs/bluff-expansion" if x else "runs/bluff")
-    return run(players=[int(v) for v in players.split(",")], games=games,
-               pops=pops.split(","), held_out=held_out, rounds=a.rounds,
+    check_output_dir(p, out, "--out")
+    try:
+        usable_populations(pops, held_out, players, x, a.ppo)
+    except ValueError as err:
+        p.error(f"--populations {','.join(pops)}: {err}")
+    return run(players=players, games=games, pops=pops, held_out=held_out, rounds=a.rounds,
                seed=a.seed, out=out, bootstrap=a.bootstrap, threshold=a.threshold,
                stride=a.stride, plots=not a.no_plots, ppo=a.ppo, expansion=x)
-
 
 if __name__ == "__main__":
     main()

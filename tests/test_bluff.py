@@ -242,3 +242,80 @@ def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
     f2 = fingerprint(f"rolesplit:heuristic/ppo:{ck}")
     assert f1 != f2 and f1.startswith("rolesplit:heuristic/ppo:")
     assert fingerprint("heuristic:subtle") == "heuristic:subtle"
+
+
+# --- the command line: bad options are usage errors (exit 2) before anything is written -----
+@pytest.mark.parametrize("args,named", [
+    (["--players", "x"], "'x'"), (["--players", "3,,5"], "''"), (["--players", "11"], "11"),
+    (["--players", "3,3"], "repeated"), (["--games", "5"], "5"), (["--games", "0"], "0"),
+    (["--populations", "nope"], "'nope'"), (["--held-out", "nope"], "nope"),
+    (["--rounds", "0"], "0"), (["--stride", "0"], "0"), (["--threshold", "2"], "2"),
+    (["--bootstrap", "0"], "0"), (["--seed", "-1"], "-1"),
+    (["--ppo", "/nonexistent/x.pt"], "/nonexistent/x.pt"),
+    (["--populations", "random", "--held-out", "random"], "held out"),
+])
+def test_bluff_cli_bad_options_are_usage_errors(tmp_path, capsys, args, named):
+    from experiments.bluff import main
+
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--out", str(out), "--no-plots"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "usage: saboteur bluff" in err and named in err
+    assert not out.exists()  # nothing played or written
+
+
+def test_bluff_cli_out_must_be_a_folder(tmp_path, capsys):
+    from experiments.bluff import main
+
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(SystemExit) as e:
+        main(["--out", str(f)])
+    assert e.value.code == 2 and "--out" in capsys.readouterr().err
+
+
+def test_record_sets_of_other_round_counts_are_not_reused(tmp_path):
+    """A record set frozen with one --rounds is never handed out for another."""
+    one = record_set(tmp_path, "random", 3, 2, rounds=1)
+    two = record_set(tmp_path, "random", 3, 2, rounds=2)
+    assert [len(read_record(p).rounds) for p in one] == [1, 1]
+    assert [len(read_record(p).rounds) for p in two] == [2, 2]
+    assert record_set(tmp_path, "random", 3, 2, rounds=1) == one  # still frozen
+    # a file under the default name that holds another game (an older version's) is refused
+    three = record_set(tmp_path, "random", 3, 1, rounds=3)[0]
+    three.write_text(one[0].read_text())
+    with pytest.raises(ValueError, match="another game"):
+        record_set(tmp_path, "random", 3, 1, rounds=3)
+
+
+def test_round_ids_stay_unique_with_many_rounds(tmp_path):
+    """Rounds weigh equally per round id: games of more than 64 rounds must not share ids."""
+    rec = read_record(record_set(tmp_path, "random", 3, 1, rounds=65)[0])
+    sink: dict = {}
+    for gi in (0, 1):
+        score_record(rec, gi, {"spectator": [("uniform", UniformDetector)]}, sink, stride=50)
+    a = sink[("spectator", "uniform")].arrays()
+    assert len(np.unique(a["round"])) == 2 * 65
+
+
+def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
+    from agents import make_agent
+    from experiments.detectors import AgentBeliefDetector
+
+    det = AgentBeliefDetector(lambda: make_agent("heuristic"))
+    with pytest.raises(ValueError, match="in-seat"):
+        BoundDetector(det, "spectator", None, GameConfig(num_players=5))
+    b = BoundDetector(AgentBeliefDetector(lambda: make_agent("heuristic")), "in-seat", 2,
+                      GameConfig(num_players=5), 0)
+    assert b.belief()[0].shape == (5, 2)
+
+
+def test_bluff_cli_default_held_out_is_optional(tmp_path):
+    """Populations without the default held-out one run (nothing held out), as before."""
+    from experiments.bluff import main
+
+    s = main(["--players", "3", "--games", "7", "--populations", "random", "--rounds", "1",
+              "--bootstrap", "20", "--no-plots", "--out", str(tmp_path)])
+    assert s["fit_populations"] == ["random"] and s["games"] == 7

@@ -187,3 +187,21 @@ def test_expansion_labels_follow_hat_swaps(tmp_path):
         break
     assert found, "no Swap your hats in six random games"
     assert LogisticDetector is not None
+
+
+def test_every_named_population_gets_its_own_deals():
+    """No two populations of either track share a deal seed at the same player count (the
+    expansion's ``heuristic`` once took the seeds of ``heuristic-randomsab``)."""
+    from experiments.bluff import EXPANSION_POPULATIONS, POPULATIONS, record_seed
+
+    MAX_GAMES = 1000  # experiments.bluff.MAX_GAMES
+    names = list(dict.fromkeys([*POPULATIONS, *EXPANSION_POPULATIONS]))
+    for n in (2, 5, 12):
+        seeds = [record_seed(0, n, p, i) for p in names for i in (0, MAX_GAMES - 1)]
+        assert len(set(seeds)) == len(seeds)
+        ranges = sorted((record_seed(0, n, p, 0), record_seed(0, n, p, MAX_GAMES - 1))
+                        for p in names)
+        assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
+    assert record_seed(0, 5, "heuristic", 0) != record_seed(0, 5, "heuristic-randomsab", 0)
+    with pytest.raises(ValueError, match="1000"):
+        record_seed(0, 5, "random", MAX_GAMES)
