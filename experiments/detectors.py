@@ -968,6 +968,8 @@ class BayesDetector(Detector):
         if cat is None:
             return
         a, c, tg = cat
+        if a == self.seat:
+            return  # own actions say what the observer believed, not what the others hold
         ra = self._R[:, a]
         self._logw = self._logw + self._logc[ra, CAT_INDEX[c]]
         if c in self._logt and tg >= 0:

@@ -482,3 +482,17 @@ def test_contradiction_on_one_card_keeps_the_sampled_set_empty():
     a._draw()
     assert a.marginals() is None
     np.testing.assert_allclose(d.belief(), exact_prior(_xcfg(8)))
+
+
+def test_in_seat_bayes_ignores_the_observers_own_actions():
+    """Base game, in-seat: the observer breaking seat 2's pick is no evidence about seat 2
+    (it says what the observer believed); the same break by seat 1 is."""
+    cfg = GameConfig(num_players=5)
+    d = BayesDetector()
+    d.reset(0, cfg, GOLD_DIGGER)
+    prior = d.belief()
+    d.observe(Event("tool_broken", 0, {"target": 2, "tool": "pick"}))
+    assert np.allclose(d.belief(), prior)
+    d.observe(Event("tool_broken", 1, {"target": 2, "tool": "pick"}))
+    b = d.belief()
+    assert b[1, SABOTEUR] > prior[1, SABOTEUR] and not np.allclose(b[2], prior[2])
