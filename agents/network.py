@@ -6,10 +6,11 @@
 * every other view (hand, role, players, history, tools, recent, game, private) is flattened,
   squashed with ``sign(x) * log1p(|x|)`` and read by an MLP; the MLP's output conditions the
   board features (a per-channel bias, broadcast over the cells);
-* placement logits come from a 1x1 convolution with ``n_variants`` output channels laid out
-  exactly like the codec's ``place`` block (variant-major, cells row-major over the board
-  window); rockfall logits from a 1-channel convolution; map, tool and discard logits and the
-  value from a linear layer over the pooled board features and the MLP vector.
+* placement and rockfall logits come from one 1x1 convolution with ``n_variants + 1`` output
+  channels: the first ``n_variants`` laid out exactly like the codec's ``place`` block
+  (variant-major, cells row-major over the board window), the last one the ``rockfall`` block;
+  map, tool and discard logits and the value from linear layers over the pooled board features
+  fused with the MLP vector.
 
 Masking (:func:`masked_logits`): illegal actions get the finite logit ``MASKED_LOGIT``
 (-1e9), so ``softmax`` gives them probability exactly 0 (they are never sampled) and the entropy
@@ -238,8 +239,12 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
             f"{path}: cannot be read as a saboteur PPO checkpoint ({err})") from err
     if not isinstance(blob, dict) or "state_dict" not in blob or "meta" not in blob:
         raise CheckpointMismatchError(f"{path}: not a saboteur PPO checkpoint")
-    meta = json.loads(blob["meta"])
-    if meta.get("format") != CHECKPOINT_FORMAT:
+    try:
+        meta = json.loads(blob["meta"])
+    except (TypeError, ValueError) as err:
+        raise CheckpointMismatchError(f"{path}: unreadable checkpoint metadata ({err})") from err
+    if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
+        meta = meta if isinstance(meta, dict) else {}
         raise CheckpointMismatchError(
             f"{path}: checkpoint format {meta.get('format')}, this code reads {CHECKPOINT_FORMAT}")
     return blob["state_dict"], meta
@@ -250,12 +255,13 @@ def check_spec(meta_spec: dict, spec: dict, where: str = "checkpoint") -> None:
     if meta_spec.get("fingerprint") == spec["fingerprint"]:
         return
     diffs = []
+    noun = where.split()[0]  # "checkpoint /path.pt" is named once, in the first line
     for key in ("obs_size", "n_actions", "blocks", "views", "variants", "board_window"):
         if meta_spec.get(key) != spec.get(key):
             a, b = meta_spec.get(key), spec.get(key)
             if key in ("views", "variants"):
                 a, b = f"{len(a or [])} entries", f"{len(b)} entries (different)"
-            diffs.append(f"{key}: {where} has {a}, the environment has {b}")
+            diffs.append(f"{key}: {noun} has {a}, the environment has {b}")
     raise CheckpointMismatchError(
         f"the {where} does not match the environment's spaces (spec fingerprint "
         f"{meta_spec.get('fingerprint')} != {spec['fingerprint']}): " + "; ".join(diffs or
@@ -280,8 +286,13 @@ def load_checkpoint(path: str | Path, config: GameConfig | None = None
         gc["board_window"] = tuple(gc["board_window"])
         config = GameConfig(**gc)
     spec = env_spec(config)
-    check_spec(meta["spec"], spec)
-    net = PolicyValueNet(spec, **meta["net"])
-    net.load_state_dict(state)
+    check_spec(meta.get("spec", {}), spec, where=f"checkpoint {path}")
+    try:
+        net = PolicyValueNet(spec, **meta["net"])
+        net.load_state_dict(state)
+    except (KeyError, TypeError, RuntimeError) as err:  # weights that do not fit their metadata
+        raise CheckpointMismatchError(
+            f"{path}: the weights do not fit the network its metadata describes ({err})"
+        ) from err
     net.eval()
     return net, meta

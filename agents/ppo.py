@@ -19,6 +19,7 @@ player count of the base game, since seats are padded, but not for another board
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import numpy as np
@@ -71,6 +72,16 @@ class PPOAgent(Agent):
                 + (" (the shipped checkpoint is missing from this install)"
                    if self.path == DEFAULT_CHECKPOINT else ""))
 
+    def __deepcopy__(self, memo):
+        """A copy with its own state (seat, generator) that shares the network, which is only
+        used for inference here, and the torch module (which cannot be copied)."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            shared = key in ("_torch", "net")
+            setattr(new, key, value if shared else copy.deepcopy(value, memo))
+        return new
+
     def reset(self, seat, config, seed=None) -> None:
         super().reset(seat, config, seed)
         from .network import check_spec, env_spec
@@ -103,18 +114,22 @@ class PPOAgent(Agent):
 
 
 def _factory(option: str = "") -> PPOAgent:
-    """``make_agent("ppo[:path][,greedy]")``.  Batch-1 inference gains nothing from threads, so
-    torch is limited to one thread here (tournaments run one process per core)."""
+    """``make_agent("ppo[:path][,greedy]")`` (also ``ppo:greedy[,path]``).  Only a leading or
+    trailing ``greedy`` is an option: the rest is the path, commas included (a run folder may
+    have one).  Batch-1 inference gains nothing from threads, so torch is limited to one thread
+    here (tournaments run one process per core; callers that train restore their own count)."""
     import torch
 
     if torch.get_num_threads() > 1:
         torch.set_num_threads(1)
-    parts = [p for p in option.split(",") if p]
-    greedy = "greedy" in parts
-    paths = [p for p in parts if p != "greedy"]
-    if len(paths) > 1:
-        raise ValueError(f"ppo:{option}: at most one checkpoint path")
-    return PPOAgent(paths[0] if paths else None, greedy=greedy)
+    parts = option.split(",")
+    greedy = False
+    while parts and parts[0] in ("greedy", ""):
+        greedy |= parts.pop(0) == "greedy"
+    while parts and parts[-1] in ("greedy", ""):
+        greedy |= parts.pop() == "greedy"
+    path = ",".join(parts)
+    return PPOAgent(path or None, greedy=greedy)
 
 
 register_agent("ppo", _factory)

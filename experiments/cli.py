@@ -117,7 +117,13 @@ def main(argv=None) -> None:
 
     try:
         commands[argv[0]](argv[1:])
-    except ConfigError as err:  # a bad option is the user's input, not a crash
+    except ValueError as err:  # a bad option is the user's input, not a crash
+        # a PPO checkpoint that does not fit the game (e.g. ppo with --expansion); its class
+        # is looked up only if torch was loaded, so the other commands never import it
+        network = sys.modules.get("agents.network")
+        mismatch = network is not None and isinstance(err, network.CheckpointMismatchError)
+        if not (isinstance(err, ConfigError) or mismatch):
+            raise
         print(f"saboteur {argv[0]}: error: {err}", file=sys.stderr)
         sys.exit(2)
 

@@ -20,6 +20,7 @@ evaluation helpers (a plain ``stable_baselines3`` evaluator would ignore the mas
 from __future__ import annotations
 
 import argparse
+import copy
 from collections.abc import Sequence
 
 import gymnasium
@@ -36,7 +37,8 @@ class SingleAgentSaboteur(gymnasium.Env):
 
     Args:
         opponents: agent specs (``"random"``, ``"heuristic"``...) or agents, cycled over the other
-            seats.
+            seats; every game builds each seat's own agent (an agent object is copied for
+            each seat it plays, since an agent keeps its seat and beliefs).
         seat: the learner's seat, or ``None`` to draw it uniformly each game.
         config: :class:`~saboteur_env.config.GameConfig` options (default 5 players, 1 round,
             ``reward="win"``).
@@ -63,7 +65,7 @@ class SingleAgentSaboteur(gymnasium.Env):
 
     def _opponent(self, k: int) -> Agent:
         spec = self.opponent_specs[k % len(self.opponent_specs)]
-        return make_agent(spec) if isinstance(spec, str) else spec
+        return make_agent(spec) if isinstance(spec, str) else copy.deepcopy(spec)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -123,21 +125,26 @@ def main(argv=None) -> dict:
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.monitor import Monitor
 
-    p = argparse.ArgumentParser(description="MaskablePPO on single-agent Saboteur (case P14)")
-    p.add_argument("--steps", type=int, default=10_000)
+    from experiments.cli_args import at_least, check_agents
+
+    p = argparse.ArgumentParser(description="MaskablePPO on single-agent Saboteur (case P14)",
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--steps", type=at_least(1), default=10_000, help="training timesteps")
     p.add_argument("--opponents", default="random", help="comma-separated agent specs")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--n-steps", type=int, default=512)
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--eval-episodes", type=at_least(1), default=20)
+    p.add_argument("--n-steps", type=at_least(2), default=512,
+                   help="rollout length per update (advantages are normalised over it)")
     args = p.parse_args(argv)
+    opponents = [s.strip() for s in args.opponents.split(",")]
+    check_agents(p, opponents, "--opponents")
     import torch
 
     torch.set_num_threads(1)
-    opponents = args.opponents.split(",")
     base, eval_base = SingleAgentSaboteur(opponents), SingleAgentSaboteur(opponents)
     env, eval_env = Monitor(base), Monitor(eval_base)
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=64,
-                        seed=args.seed, verbose=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps,
+                        batch_size=min(64, args.n_steps), seed=args.seed, verbose=0)
     callback = MaskableEvalCallback(eval_env, n_eval_episodes=max(1, args.eval_episodes // 4),
                                     eval_freq=max(args.n_steps, args.steps // 4), verbose=0)
     model.learn(total_timesteps=args.steps, callback=callback)

@@ -27,8 +27,10 @@ by its player and each network (current or snapshot) runs once on the whole grou
 
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
-``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt`` and
-``final.pt`` (+ ``.json`` metadata).
+``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt``,
+``checkpoints/eval_latest.pt`` (the policy of the last evaluation) and ``final.pt`` (+ ``.json``
+metadata; also written when training is stopped with Ctrl-C).  Bad options are usage errors
+naming the option and value (:meth:`TrainConfig.problems`), found before anything is trained.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +111,97 @@ class TrainConfig:
     def game_config(self) -> GameConfig:
         return GameConfig(num_players=self.num_players, num_rounds=self.num_rounds,
                           reward=self.reward)
+
+    def problems(self) -> list[str]:
+        """Every unusable option as ``"--option value: why"`` (empty when the config is
+        usable).  The game options are checked by :class:`GameConfig`; ``init`` and ``out`` are
+        checked where they are used."""
+        out: list[str] = []
+
+        def need(ok: bool, name: str, why: str) -> None:
+            if not ok:
+                out.append(f"{_flag(name)} {getattr(self, name)}: {why}")
+
+        def number(name: str) -> float:
+            v = getattr(self, name)
+            return v if isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
+
+        for name in ("num_envs", "steps_per_iter", "epochs", "bc_epochs", "channels", "hidden",
+                     "conv_layers", "eval_deals", "threads"):
+            need(number(name) >= 1, name, "must be >= 1")
+        need(number("minibatch") >= 2, "minibatch",
+             "must be >= 2 (advantages are normalised per minibatch)")
+        for name in ("iterations", "total_decisions", "snapshot_every", "max_snapshots",
+                     "bc_decisions", "eval_every", "checkpoint_every", "seed", "minutes",
+                     "ent_coef", "vf_coef", "shaping", "pool_current", "pool_snapshots",
+                     "pool_heuristic", "pool_random"):
+            need(number(name) >= 0, name, "must be a number >= 0")
+        for name in ("lr", "bc_lr", "clip", "max_grad_norm"):
+            need(number(name) > 0, name, "must be a number > 0")
+        for name in ("gamma", "gae_lambda"):
+            need(0 <= number(name) <= 1, name, "must be in [0, 1]")
+        pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random")
+        if all(number(k) == 0 for k in pools):
+            out.append("/".join(_flag(k) for k in pools) + ": all 0, at least one must be > 0")
+        try:
+            self.game_config()
+        except ValueError as err:  # ConfigError
+            field = next((f for f in ("num_players", "num_rounds", "reward")
+                          if f"{f}=" in str(err)), None)
+            out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
+        return out
+
+
+def _flag(name: str) -> str:
+    """The command-line option of a :class:`TrainConfig` field."""
+    return "--" + name.replace("_", "-")
+
+
+#: ``saboteur train --help`` text of each option (the default is appended)
+HELP = {
+    "num_players": "players per game (base game, 3-10)",
+    "num_rounds": "rounds per game (an episode is a whole game)",
+    "reward": "'win' (+1/-1 for the winning/losing side) or 'gold' (gold received)",
+    "num_envs": "games stepped together (batched inference)",
+    "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
+    "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
+                  "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
+    "minutes": "stop after this wall-clock budget, warm start included (0 = none)",
+    "total_decisions": "stop after this many learning decisions (0 = none)",
+    "epochs": "PPO passes over each batch",
+    "minibatch": "PPO and behaviour-cloning minibatch size",
+    "lr": "PPO learning rate (Adam)",
+    "gamma": "discount per decision of a seat",
+    "gae_lambda": "GAE lambda",
+    "clip": "PPO ratio clip",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient norm clip",
+    "channels": "convolution channels (taken from the checkpoint with --init)",
+    "hidden": "MLP width (taken from the checkpoint with --init)",
+    "conv_layers": "3x3 convolutions in the board trunk (taken from the checkpoint with --init)",
+    "pool_current": "pool weight: the current policy in a non-anchor seat",
+    "pool_snapshots": "pool weight: frozen past snapshots (shared evenly)",
+    "pool_heuristic": "pool weight: the heuristic agent",
+    "pool_random": "pool weight: the random agent",
+    "snapshot_every": "iterations between snapshots added to the pool (0 = none)",
+    "max_snapshots": "snapshots kept (oldest dropped)",
+    "shaping": "potential-based progress shaping coefficient (0 = off)",
+    "bc_decisions": "warm start: heuristic decisions imitated before PPO (0 = off; skipped "
+                    "with --init)",
+    "bc_epochs": "warm start epochs",
+    "bc_lr": "warm start learning rate",
+    "eval_every": "iterations between duplicate-deal evaluations against random and the "
+                  "heuristic, and at the end (0 = never)",
+    "eval_deals": "deals per evaluation (x 2 games per baseline)",
+    "checkpoint_every": "iterations between checkpoints/iter_XXXX.pt (0 = only final.pt)",
+    "seed": "random seed",
+    "threads": "torch threads",
+    "out": "output folder",
+    "progress": "progress bar on stderr",
+    "init": "start from this checkpoint (its network shape; no warm start; a fresh optimizer "
+            "and iteration count)",
+}
 
 
 # --- the opponent pool --------------------------------------------------------------------
@@ -756,9 +849,13 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
     path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
     save_checkpoint(path, net, cfg.game_config(), asdict(cfg))
     bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
-    for base in bases:
-        res = tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players,
-                              cfg.num_rounds)
+    threads = torch.get_num_threads()
+    try:
+        results = {base: tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players,
+                                         cfg.num_rounds) for base in bases}
+    finally:  # building a PPO agent limits torch to one thread; training keeps --threads
+        torch.set_num_threads(threads)
+    for base, res in results.items():
         for role, r in res.items():
             out[f"{base}_{role}"] = r["candidate"]
             out[f"{base}_base_{role}"] = r["baseline"]
@@ -770,10 +867,11 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
 
 def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
                         baselines: Sequence[str] = ("random", "heuristic"),
-                        workers: int = 1, num_rounds: int = 1) -> dict:
+                        workers: int = 1, num_rounds: int | None = None) -> dict:
     """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): a
     duplicate-deal tournament against each baseline, with the paired per-role differences
-    and their breakdown (:func:`tournament_eval`), at the checkpoint's player count.
+    and their breakdown (:func:`tournament_eval`), at the checkpoint's player count and, unless
+    ``num_rounds`` is given, the round count of its training games.
 
     Returns ``{baseline: {role: {...}, "breakdown": {...}}, "checkpoint", "deals", "seed",
     "seconds"}``.  Raises :class:`~agents.network.CheckpointMismatchError` (a ``ValueError``)
@@ -783,6 +881,8 @@ def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
 
     _, meta = read_checkpoint(path)
     players = int(meta.get("game_config", {}).get("num_players", 5))
+    if num_rounds is None:
+        num_rounds = int(meta.get("game_config", {}).get("num_rounds", 1))
     out: dict = {"checkpoint": str(path), "deals": deals, "seed": seed,
                  "num_players": players, "num_rounds": num_rounds}
     t0 = time.perf_counter()
@@ -798,7 +898,8 @@ def _print_evaluation(res: dict) -> None:
         if not isinstance(val, dict):
             continue
         print(f"against {key} ({res['deals']} deals x 2 games, {res['num_players']} players, "
-              "paired difference in the same seat and role, 95% interval):")
+              f"{res['num_rounds']} round(s) per game, paired difference in the same seat and "
+              "role, 95% interval):")
         rows = [(role, r) for role, r in val.items() if role != "breakdown"]
         rows += [("  " + k, r) for k, r in val.get("breakdown", {}).items()]
         for name, r in rows:
@@ -808,23 +909,37 @@ def _print_evaluation(res: dict) -> None:
 
 
 def train(cfg: TrainConfig) -> dict:
-    """Run PPO self-play as configured; returns a summary (paths, last metrics)."""
-    torch.set_num_threads(max(1, cfg.threads))
+    """Run PPO self-play as configured; returns a summary (paths, last metrics).
+
+    With ``cfg.init`` the network (and its shape) comes from that checkpoint and there is no
+    warm start; the config written to ``config.json`` and the checkpoints says so
+    (``channels``/``hidden``/``conv_layers`` of the checkpoint, ``bc_decisions`` 0).  Ctrl-C
+    stops training and still writes ``final.pt`` (its JSON has ``"interrupted": true``).
+
+    Raises:
+        ValueError: an unusable option (:meth:`TrainConfig.problems`), or an ``init``
+            checkpoint that does not fit (:class:`~agents.network.CheckpointMismatchError`).
+    """
+    bad = cfg.problems()
+    if bad:
+        raise ValueError("; ".join(bad))
+    torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)
     gen = torch.Generator().manual_seed(cfg.seed)
     out = Path(cfg.out)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     game_config = cfg.game_config()
     spec = env_spec(game_config)
     if cfg.init:
         from agents.network import load_checkpoint
 
         net, _ = load_checkpoint(cfg.init, game_config)
+        cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
     else:
         net = PolicyValueNet(spec, channels=cfg.channels, hidden=cfg.hidden,
                              conv_layers=cfg.conv_layers)
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     pool = OpponentPool({"current": cfg.pool_current, "snapshots": cfg.pool_snapshots,
@@ -848,66 +963,75 @@ def train(cfg: TrainConfig) -> dict:
     it = 0
     update_time = 0.0
     summary: dict = {}
-    while True:
-        it += 1
-        t0 = time.perf_counter()
-        d0, ld0 = collector.decisions, collector.learning_decisions
-        trajs = collector.collect(cfg.steps_per_iter)
-        t1 = time.perf_counter()
-        batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping)
-        stats = ppo_update(net, opt, batch, cfg, rng)
-        t2 = time.perf_counter()
-        update_time += t2 - t1
-        results, collector.results = collector.results, []
-        row = {"iteration": it, "learning_decisions": collector.learning_decisions,
-               "decisions": collector.decisions, "batch": len(batch["action"]),
-               "episodes": len(trajs), **stats,
-               "explained_var": _explained_var(batch["value"], batch["ret"]),
-               "mean_return": float(batch["ret"].mean()),
-               "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
-               "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
-               "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
-               "collect_s": t1 - t0, "update_s": t2 - t1,
-               "env_s_total": collector.timers["env"],
-               "inference_s_total": collector.timers["inference"],
-               "update_s_total": update_time,
-               "snapshots": len(pool.snapshots),
-               "uncredited_rewards": collector.uncredited,
-               "elapsed_s": t2 - t_start}
-        for role in (0, 1):
-            rr = [r["win"] for r in results if r["role"] == role]
-            row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
-            row[f"rounds_{ROLE_NAMES[role]}"] = len(rr)
-        if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
-            raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
-        if cfg.snapshot_every and it % cfg.snapshot_every == 0:
-            pool.add_snapshot(f"iter_{it}", net)
-        done = ((cfg.iterations and it >= cfg.iterations)
-                or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
-                or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions))
-        if cfg.eval_every and (it % cfg.eval_every == 0 or done):
-            ev = evaluate(net, cfg, cfg.eval_deals, seed=10_000_000 + cfg.seed)
-            logs.log_eval({"iteration": it, "learning_decisions": collector.learning_decisions,
-                           **ev})
-            row.update({f"eval_{k}": v for k, v in ev.items() if "_lo_" not in k
-                        and "_hi_" not in k and "_base_" not in k})
-        logs.log(row)
-        if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
-            save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
-                            asdict(cfg), {"iteration": it})
-            plot_learning_curve(out, logs.rows, logs.evals)
-        bar(row)
-        summary = row
-        if done:
-            break
+    interrupted = False
+    try:
+        while True:
+            it += 1
+            t0 = time.perf_counter()
+            d0, ld0 = collector.decisions, collector.learning_decisions
+            trajs = collector.collect(cfg.steps_per_iter)
+            t1 = time.perf_counter()
+            batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping)
+            stats = ppo_update(net, opt, batch, cfg, rng)
+            t2 = time.perf_counter()
+            update_time += t2 - t1
+            results, collector.results = collector.results, []
+            row = {"iteration": it, "learning_decisions": collector.learning_decisions,
+                   "decisions": collector.decisions, "batch": len(batch["action"]),
+                   "episodes": len(trajs), **stats,
+                   "explained_var": _explained_var(batch["value"], batch["ret"]),
+                   "mean_return": float(batch["ret"].mean()),
+                   "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
+                   "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
+                   "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
+                   "collect_s": t1 - t0, "update_s": t2 - t1,
+                   "env_s_total": collector.timers["env"],
+                   "inference_s_total": collector.timers["inference"],
+                   "update_s_total": update_time,
+                   "snapshots": len(pool.snapshots),
+                   "uncredited_rewards": collector.uncredited,
+                   "elapsed_s": t2 - t_start}
+            for role in (0, 1):
+                rr = [r["win"] for r in results if r["role"] == role]
+                row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
+                row[f"rounds_{ROLE_NAMES[role]}"] = len(rr)
+            if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
+                raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
+            if cfg.snapshot_every and it % cfg.snapshot_every == 0:
+                pool.add_snapshot(f"iter_{it}", net)
+            done = ((cfg.iterations and it >= cfg.iterations)
+                    or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
+                    or (cfg.total_decisions
+                        and collector.learning_decisions >= cfg.total_decisions))
+            if cfg.eval_every and (it % cfg.eval_every == 0 or done):
+                ev = evaluate(net, cfg, cfg.eval_deals, seed=10_000_000 + cfg.seed)
+                logs.log_eval({"iteration": it, "learning_decisions": collector.learning_decisions,
+                               **ev})
+                row.update({f"eval_{k}": v for k, v in ev.items() if "_lo_" not in k
+                            and "_hi_" not in k and "_base_" not in k})
+            logs.log(row)
+            if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+                save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
+                                asdict(cfg), {"iteration": it})
+                plot_learning_curve(out, logs.rows, logs.evals)
+            bar(row)
+            summary = row
+            if done:
+                break
+    except KeyboardInterrupt:  # Ctrl-C: keep what was learned
+        interrupted = True
+        net.eval()
+        print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}",
+              file=sys.stderr)
     final = save_checkpoint(out / "final.pt", net, game_config, asdict(cfg),
-                            {"iteration": it,
-                             "learning_decisions": collector.learning_decisions})
+                            {"iteration": summary.get("iteration", 0),
+                             "learning_decisions": collector.learning_decisions,
+                             **({"interrupted": True} if interrupted else {})})
     plot_learning_curve(out, logs.rows, logs.evals)
     logs.close()
     bar(None)
     return {"checkpoint": str(final), "out": str(out), "last": summary,
-            "timers": dict(collector.timers, update=update_time)}
+            "interrupted": interrupted, "timers": dict(collector.timers, update=update_time)}
 
 
 def _explained_var(v: torch.Tensor, r: torch.Tensor) -> float:
@@ -958,39 +1082,67 @@ def _progress(cfg: TrainConfig):
 
 
 def parse_args(argv=None) -> TrainConfig:
-    p = argparse.ArgumentParser(prog="saboteur train",
-                                description="PPO self-play training against a pool.")
+    """The :class:`TrainConfig` of a command line; a bad option is a usage error (exit 2)
+    naming the option and its value, before anything is trained or written."""
+    from experiments.cli_args import check_output_dir
+
+    p = argparse.ArgumentParser(
+        prog="saboteur train", description="PPO self-play training against a pool.",
+        epilog="saboteur train --evaluate CHECKPOINT [--deals N] evaluates a checkpoint "
+               "instead (see saboteur train --evaluate CHECKPOINT --help).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     defaults = TrainConfig()
     for f in fields(TrainConfig):
         val = getattr(defaults, f.name)
-        flag = "--" + f.name.replace("_", "-")
+        flag = _flag(f.name)
         if isinstance(val, bool):
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=val)
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=val,
+                           help=HELP.get(f.name))
         else:
-            p.add_argument(flag, type=type(val), default=val)
+            p.add_argument(flag, type=type(val), default=val, help=HELP.get(f.name))
     ns = p.parse_args(argv)
-    return TrainConfig(**vars(ns))
+    cfg = TrainConfig(**vars(ns))
+    bad = cfg.problems()
+    if bad:
+        p.error("; ".join(bad))
+    check_output_dir(p, cfg.out, "--out")
+    if cfg.init:
+        from agents.network import load_checkpoint
+
+        if not Path(cfg.init).is_file():
+            p.error(f"--init {cfg.init!r}: no such checkpoint file")
+        try:
+            load_checkpoint(cfg.init, cfg.game_config())
+        except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
+            p.error(f"--init {cfg.init!r}: {err}")
+    return cfg
 
 
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--evaluate" in argv:
+        from experiments.cli_args import at_least, check_output_file
+
         p = argparse.ArgumentParser(
             prog="saboteur train --evaluate",
             description="Evaluate a checkpoint: duplicate-deal tournaments against random "
-                        "and the heuristic, paired per-role win-rate differences.")
+                        "and the heuristic, paired per-role win-rate differences.",
+            formatter_class=argparse.ArgumentDefaultsHelpFormatter)
         p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
-        p.add_argument("--deals", type=int, default=500)
-        p.add_argument("--seed", type=int, default=1)
-        p.add_argument("--workers", type=int, default=1)
+        p.add_argument("--deals", type=at_least(1), default=500)
+        p.add_argument("--seed", type=at_least(0), default=1)
+        p.add_argument("--workers", type=at_least(1), default=1)
+        p.add_argument("--rounds", type=at_least(1), default=None,
+                       help="rounds per game (default: the checkpoint's training games)")
         p.add_argument("--json", default="", help="also write the result to this file")
         a = p.parse_args(argv)
         if not Path(a.evaluate).is_file():
             p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
-        if a.deals < 1 or a.workers < 1:
-            p.error(f"--deals {a.deals} and --workers {a.workers} must be at least 1")
+        if a.json:
+            check_output_file(p, a.json, "--json")
         try:
-            res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers)
+            res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers,
+                                      num_rounds=a.rounds)
         except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
             p.error(f"--evaluate {a.evaluate!r}: {err}")
         _print_evaluation(res)
@@ -1000,9 +1152,11 @@ def main(argv=None) -> None:
     cfg = parse_args(argv)
     res = train(cfg)
     last = res["last"]
-    print(f"checkpoint: {res['checkpoint']}")
-    print(f"iterations {last['iteration']}, learning decisions {last['learning_decisions']}, "
-          f"decisions {last['decisions']}, {last['elapsed_s']:.0f} s")
+    print(f"checkpoint: {res['checkpoint']}" + (" (interrupted)" if res["interrupted"] else ""))
+    if last:
+        print(f"iterations {last['iteration']}, learning decisions "
+              f"{last['learning_decisions']}, decisions {last['decisions']}, "
+              f"{last['elapsed_s']:.0f} s")
     t = res["timers"]
     print(f"time: env {t['env']:.0f} s, inference {t['inference']:.0f} s, "
           f"update {t['update']:.0f} s, other agents {t['agents']:.0f} s")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -155,3 +157,51 @@ def test_shipped_checkpoint_plays():
     res = play_game(agents, seed=5, num_rounds=1)
     assert res["decisions"] > 0
     assert DEFAULT_CHECKPOINT.stat().st_size < 10 * 2**20
+
+
+def test_checkpoint_path_with_a_comma(tmp_path):
+    """``ppo:<path>`` with a comma in the path (a run folder such as ``runs/lr3e-4,ent0``)
+    used to fail with 'at most one checkpoint path'; only a leading/trailing ``greedy`` is an
+    option."""
+    config = GameConfig()
+    folder = tmp_path / "run,1"
+    path = save_checkpoint(folder / "c.pt", tiny_net(config), config)
+    for spec, greedy in ((f"ppo:{path}", False), (f"ppo:{path},greedy", True),
+                         (f"ppo:greedy,{path}", True)):
+        agent = make_agent(spec)
+        assert agent.path == path and agent.greedy is greedy
+        agent.reset(0, config, seed=0)
+    with pytest.raises(FileNotFoundError, match="not found"):
+        make_agent(f"ppo:{path},{path}")
+
+
+def test_mismatched_checkpoint_is_a_usage_error_not_a_traceback(tmp_path, capsys):
+    """The shipped base-game checkpoint in a Saboteur 2 game (or any checkpoint that does not
+    fit) ended `saboteur tournament` / `saboteur play` in a traceback; now exit 2 with the
+    mismatch, naming the checkpoint once."""
+    from experiments.cli import main
+
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    for argv in (["play", "--agents", f"ppo:{path}", "--expansion", "--players", "5"],
+                 ["tournament", "--agents", f"ppo:{path},random", "--expansion", "--deals", "1",
+                  "--rounds", "1", "--no-progress", "--no-plots", "--out",
+                  str(tmp_path / "t")]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "does not match the environment's spaces" in err and "obs_size" in err
+        assert err.count(str(path)) == 1
+
+
+def test_weights_that_do_not_fit_their_metadata_are_a_clear_error(tmp_path):
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    blob = torch.load(path, weights_only=True)
+    meta = json.loads(blob["meta"])
+    meta["net"]["channels"] = 16
+    torch.save({"state_dict": blob["state_dict"], "meta": json.dumps(meta)}, path)
+    with pytest.raises(CheckpointMismatchError, match="weights do not fit"):
+        load_checkpoint(path)
+    torch.save({"state_dict": blob["state_dict"], "meta": 3}, path)
+    with pytest.raises(CheckpointMismatchError, match="metadata"):
+        load_checkpoint(path)

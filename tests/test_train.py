@@ -217,3 +217,179 @@ def test_tournament_eval_breakdown_partitions_pairs(tmp_path):
     ev = evaluate_checkpoint(path4, deals=1, seed=1, baselines=("random",))
     assert ev["num_players"] == 4 and sum(r["n"] for k, r in ev["random"].items()
                                           if k != "breakdown") == 4
+
+
+# --- regressions: bad options, threads, --init, Ctrl-C, --evaluate, the interop example ----
+def _usage_error(capsys, argv) -> str:
+    """``saboteur ARGV`` must stop with a usage error (exit 2) before training anything."""
+    from experiments.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    assert exc.value.code == 2, argv
+    cap = capsys.readouterr()
+    assert "Traceback" not in cap.err and "usage:" in cap.err, cap.err
+    return cap.err
+
+
+def test_bad_train_options_name_the_option_and_value(capsys, tmp_path):
+    """Zero/negative counts, rates outside their range, all-zero pool weights: a usage error
+    naming option and value (was: --num-envs 0 looped forever, --minibatch 0 / --lr -1 /
+    --steps-per-iter 0 were tracebacks, --gamma 2 / --threads 0 / --iterations -1 were run)."""
+    out = tmp_path / "run"
+    base = ["train", "--iterations", "1", "--num-envs", "1", "--steps-per-iter", "8",
+            "--bc-decisions", "0", "--eval-every", "0", "--no-progress", "--out", str(out)]
+    for opt, value in (("--minibatch", "0"), ("--minibatch", "1"), ("--lr", "-1"),
+                       ("--steps-per-iter", "0"), ("--epochs", "0"), ("--channels", "0"),
+                       ("--gamma", "2"), ("--threads", "0"), ("--iterations", "-1"),
+                       ("--seed", "-1"), ("--pool-random", "-1"), ("--bc-decisions", "-3")):
+        err = _usage_error(capsys, [*base, opt, value])
+        assert f"{opt} {value}" in err.replace(".0:", ":"), (opt, err)
+    err = _usage_error(capsys, [*base, "--reward", "bogus"])
+    assert "--reward bogus" in err and "'gold' or 'win'" in err
+    err = _usage_error(capsys, [*base, "--init", str(tmp_path / "nope.pt")])
+    assert "--init" in err and "nope.pt" in err and "no such checkpoint" in err
+    (tmp_path / "junk.pt").write_bytes(b"junk")
+    err = _usage_error(capsys, [*base, "--init", str(tmp_path / "junk.pt")])
+    assert "--init" in err and "cannot be read" in err
+    assert not out.exists()  # nothing written
+    # the API refuses them too (num_envs=0 used to hang in the collector)
+    for bad in ({"num_envs": 0}, {"num_envs": -2}, {"pool_current": 0.0, "pool_snapshots": 0.0,
+                                                   "pool_heuristic": 0.0, "pool_random": 0.0}):
+        cfg = TrainConfig(out=str(out), progress=False, **bad)
+        assert cfg.problems()
+        with pytest.raises(ValueError, match="--num-envs|--pool-current"):
+            train(cfg)
+    assert TrainConfig().problems() == []
+
+
+def test_evaluation_keeps_the_training_thread_count(tmp_path):
+    """Building a PPO agent limits torch to one thread (for tournaments); the periodic
+    evaluation inside training used to leave it there, so --threads N ran on one thread from
+    the first evaluation on."""
+    from experiments.train import evaluate
+
+    cfg = TrainConfig(out=str(tmp_path / "run"), threads=2)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        evaluate(tiny(cfg), cfg, deals=1, seed=0)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_training_evaluates_with_a_comma_in_the_output_folder(tmp_path):
+    """The evaluation loads ``ppo:<out>/checkpoints/eval_latest.pt``; a comma in ``--out`` was
+    read as a second agent option ("at most one checkpoint path") and killed the run at its
+    first evaluation."""
+    from experiments.train import evaluate
+
+    cfg = TrainConfig(out=str(tmp_path / "run,1"))
+    ev = evaluate(tiny(cfg), cfg, deals=1, seed=0)
+    assert "random_diff_gold-digger" in ev or "random_diff_saboteur" in ev
+
+
+def test_init_records_the_network_it_really_trains(tmp_path):
+    """With --init the network's shape comes from the checkpoint and there is no warm start;
+    config.json and the checkpoints used to record the command line's channels/hidden and
+    bc_decisions instead."""
+    from agents.network import save_checkpoint
+
+    cfg = TrainConfig()
+    init = save_checkpoint(tmp_path / "init.pt", tiny(cfg), cfg.game_config())
+    run = TrainConfig(num_envs=2, steps_per_iter=16, iterations=1, epochs=1, minibatch=16,
+                      eval_every=0, checkpoint_every=0, out=str(tmp_path / "run"),
+                      progress=False, init=str(init), pool_heuristic=0.0)
+    assert (run.channels, run.bc_decisions) == (32, 30000)
+    res = train(run)
+    _, meta = load_checkpoint(res["checkpoint"])
+    tc = meta["train_config"]
+    assert (tc["channels"], tc["hidden"], tc["conv_layers"]) == (8, 32, 2) == (
+        meta["net"]["channels"], meta["net"]["hidden"], meta["net"]["conv_layers"])
+    assert tc["bc_decisions"] == 0 and tc["init"] == str(init)
+    written = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert written["channels"] == 8 and written["bc_decisions"] == 0
+    assert not (tmp_path / "run" / "bc.json").exists()
+
+
+def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
+    """Without a budget training runs until interrupted; Ctrl-C used to end in a traceback
+    with nothing but the last periodic checkpoint."""
+    import experiments.train as tr
+
+    calls = {"n": 0}
+    real = tr.ppo_update
+
+    def update(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tr, "ppo_update", update)
+    cfg = TrainConfig(num_envs=2, steps_per_iter=16, epochs=1, minibatch=16, channels=8,
+                      hidden=32, conv_layers=2, eval_every=0, checkpoint_every=0,
+                      bc_decisions=0, out=str(tmp_path / "run"), progress=False,
+                      pool_heuristic=0.0)
+    try:
+        res = train(cfg)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C escaped train() without writing final.pt")
+    assert res["interrupted"] and res["last"]["iteration"] == 1
+    _, meta = load_checkpoint(res["checkpoint"])
+    assert meta["interrupted"] is True and meta["iteration"] == 1
+    assert len(list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))) == 1
+
+
+def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys):
+    """--evaluate played 1-round games whatever the checkpoint was trained on; now the
+    checkpoint's round count by default (--rounds overrides), and a --json into a missing
+    folder is a usage error before the (long) evaluation instead of a crash after it."""
+    from agents.network import save_checkpoint
+    from experiments.train import evaluate_checkpoint
+
+    cfg = TrainConfig(num_rounds=2)
+    path = save_checkpoint(tmp_path / "r2.pt", tiny(cfg), cfg.game_config())
+    ev = evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",))
+    assert ev["num_rounds"] == 2
+    assert sum(r["n"] for k, r in ev["random"].items() if k != "breakdown") == 5 * 2
+    assert evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",),
+                               num_rounds=1)["num_rounds"] == 1
+    err = _usage_error(capsys, ["train", "--evaluate", str(path), "--deals", "1", "--json",
+                                str(tmp_path / "missing" / "x.json")])
+    assert "--json" in err and "does not exist" in err
+    err = _usage_error(capsys, ["train", "--evaluate", str(path), "--seed", "-1"])
+    assert "--seed" in err and "-1" in err and "r2.pt" not in err
+
+
+def test_maskable_example_gives_each_seat_its_own_agent():
+    """An agent object among the opponents was shared by every seat it was cycled to, so a
+    heuristic played all of them as the last seat it was reset for."""
+    from agents import make_agent
+    from agents.ppo import PPOAgent
+    from experiments.sb3_example import SingleAgentSaboteur
+
+    net = tiny(TrainConfig())
+    env = SingleAgentSaboteur([make_agent("heuristic"), PPOAgent(net=net)], seat=0)
+    env.reset(seed=0)
+    agents = env._opponents
+    assert len({id(a) for a in agents.values()}) == 4
+    assert all(a.seat == s for s, a in agents.items())
+    assert agents[2].net is net and agents[4].net is net   # PPO copies share the network
+    done = False
+    while not done:  # a whole game with them
+        _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_maskable_example_bad_options_are_usage_errors(capsys):
+    pytest.importorskip("sb3_contrib")
+    from experiments.sb3_example import main
+
+    for argv, needle in ((["--steps", "0"], "--steps"), (["--n-steps", "1"], "--n-steps"),
+                         (["--eval-episodes", "0"], "--eval-episodes"),
+                         (["--opponents", "bogus"], "'bogus'")):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        assert needle in capsys.readouterr().err
