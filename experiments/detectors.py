@@ -754,22 +754,11 @@ class XPublicTracker(PublicTracker):
             if kind.door:
                 return a, f"rockfall_door_{kind.door}", -1
             return a, ("rockfall_dead_end" if kind.is_dead_end else "rockfall_through"), -1
-        if t == "map_played":
+        if t in ("map_played", "tool_broken", "tool_repaired"):
+            return super().categorize(event)  # the same cards and meaning as the base game
+        if t in ("pass_done", "remove_started"):
             self.turn += 1
-            return a, "map", -1
-        if t == "pass_done":
-            self.turn += 1
-            return a, "pass", -1
-        if t == "remove_started":
-            self.turn += 1
-            return a, "remove", -1
-        if t == "tool_broken":
-            self.turn += 1
-            return a, "break", int(d["target"])
-        if t == "tool_repaired":
-            self.turn += 1
-            tg = int(d["target"])
-            return (a, "repair_self", -1) if tg == a else (a, "repair_other", tg)
+            return a, ("pass" if t == "pass_done" else "remove"), -1
         if t == "theft":
             return a, "steal", int(d["target"])
         if t == "action_played":
