@@ -565,33 +565,6 @@ def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
     return {k: float(np.mean(v)) if v else float("nan") for k, v in stats.items()}
 
 
-# --- evaluation ---------------------------------------------------------------------------
-def solo_eval(make_candidate, baseline: str, deals: int, seed: int,
-              num_players: int = 5, num_rounds: int = 1) -> dict:
-    """The candidate *alone* among ``baseline`` agents: for every deal and seat, the candidate
-    in that seat with ``baseline`` everywhere else, against ``baseline`` in that seat on the same
-    deal (a stricter test than the tournament, where the candidate has partners).
-
-    Returns per role: ``n``, candidate and baseline win rates of that seat, and the paired
-    difference with a 95% normal interval (percentage points / 100).
-    """
-    from experiments.play import play_game
-
-    per_role: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
-    for d in range(deals):
-        deal = seed + d
-        ref = play_game([make_agent(baseline) for _ in range(num_players)], deal,
-                        num_rounds=num_rounds)
-        for seat in range(num_players):
-            agents = [make_agent(baseline) for _ in range(num_players)]
-            agents[seat] = make_candidate()
-            res = play_game(agents, deal, num_rounds=num_rounds)
-            for rr, rc in zip(ref["rounds"], res["rounds"]):
-                role = int(rc["roles"][seat])
-                per_role[role].append((int(seat in rc["winners"]), int(seat in rr["winners"])))
-    return _paired(per_role)
-
-
 # --- warm start: behaviour cloning of the heuristic ---------------------------------------
 def collect_demonstrations(n_decisions: int, cfg: TrainConfig, seed: int,
                            teacher: str = "heuristic") -> dict[str, np.ndarray]:
