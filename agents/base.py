@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from saboteur_env.config import GameConfig
+from saboteur_env.engine.config import GameConfig
 
 
 class Agent:

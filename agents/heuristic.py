@@ -1,10 +1,10 @@
 """HeuristicAgent: a role-aware rule-based player with a suspicion model (issue 4, DESIGN 6).
 
 What it reads: only its own flat observation (split with
-:meth:`~saboteur_env.observation.ObservationEncoder.views`), its action mask and its own
+:meth:`~saboteur_env.encoding.observation.ObservationEncoder.views`), its action mask and its own
 ``info["events"]`` (public events and its own private ones, RULES 3.6).  It uses the public card
-tables and the :class:`~saboteur_env.actions.Codec` to decode actions; it never touches a
-:class:`~saboteur_env.game.Game`.
+tables and the :class:`~saboteur_env.encoding.codec.Codec` to decode actions; it never touches a
+:class:`~saboteur_env.engine.state.Game`.
 
 How it plays (units: "tunnel steps", the number of cards still needed to reach a goal):
 
@@ -50,8 +50,9 @@ from math import comb
 
 import numpy as np
 
-from saboteur_env.actions import Codec
-from saboteur_env.cards import (
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.cards import (
     CARD_KINDS,
     FACING,
     GOAL_CELLS,
@@ -64,8 +65,7 @@ from saboteur_env.cards import (
     VARIANT_OF,
     VARIANTS,
 )
-from saboteur_env.config import GameConfig
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.engine.config import GameConfig
 
 from .base import Agent, register_agent
 

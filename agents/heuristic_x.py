@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from saboteur_env.actions import Codec
-from saboteur_env.cards import (
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import N_BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.engine.cards import (
     BLUE_DIGGER,
     CARD_KINDS,
     EXPANSION_ROLES,
@@ -63,8 +64,7 @@ from saboteur_env.cards import (
     X_ACTION_KINDS,
     X_SABOTEUR,
 )
-from saboteur_env.config import GameConfig
-from saboteur_env.observation import N_BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.engine.config import GameConfig
 
 from .base import Agent
 from .heuristic import (

@@ -1,6 +1,6 @@
 """The policy/value network of the PPO agent (issue 5) and its checkpoint format.
 
-:class:`PolicyValueNet` reads the observation's named views (:mod:`saboteur_env.observation`):
+:class:`PolicyValueNet` reads the observation's named views (:mod:`saboteur_env.encoding.observation`):
 
 * ``board`` (C, H, W), plus two coordinate planes, goes through a small convolutional trunk;
 * every other view (hand, role, players, history, tools, recent, game, private) is flattened,
@@ -36,9 +36,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from saboteur_env.actions import Codec
-from saboteur_env.config import GameConfig
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.config import GameConfig
 
 MASKED_LOGIT = -1e9
 #: bump when the network's layout or the checkpoint format changes

@@ -41,8 +41,8 @@ def _stats(n_players: int, games: int, seed: int, expansion: bool = False
            ) -> tuple[float, float]:
     """Mean legal actions per decision and the share of decisions with a legal placement
     outside the window (random play on the engine)."""
-    from saboteur_env.actions import Codec
-    from saboteur_env.game import Game
+    from saboteur_env.encoding.codec import Codec
+    from saboteur_env.engine.state import Game
 
     cfg = saboteur_env.GameConfig(num_players=n_players, expansion=expansion)
     codec = Codec(cfg)
@@ -58,8 +58,8 @@ def _stats(n_players: int, games: int, seed: int, expansion: bool = False
             s = game.current
             if game.phase == "turn" and game.can_place_paths(s):
                 kinds = [k for k in np.nonzero(game.hands[s])[0]
-                         if saboteur_env.cards.CARD_KINDS[k].category == "path"]
-                vs = [v for v in codec.variants if int(saboteur_env.cards.VARIANTS[v].kind)
+                         if saboteur_env.engine.cards.CARD_KINDS[k].category == "path"]
+                vs = [v for v in codec.variants if int(saboteur_env.engine.cards.VARIANTS[v].kind)
                       in kinds]
                 if vs and game.board.overflow(vs):
                     overflow += 1

@@ -106,7 +106,7 @@ from experiments.detectors import (
     role_deck,
     saboteur_index,
 )
-from saboteur_env.config import GameConfig
+from saboteur_env.engine.config import GameConfig
 
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
 #: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
@@ -447,8 +447,8 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
     Returns:
         ``{"rounds": [{"round", "gold_found", "roles", "turns"}, ...]}``.
     """
-    from saboteur_env.actions import Codec
-    from saboteur_env.observation import ObservationEncoder
+    from saboteur_env.encoding.codec import Codec
+    from saboteur_env.encoding.observation import ObservationEncoder
     from saboteur_env.record import replay
 
     cfg = rec.config

@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent, make_agent, register_agent
-from saboteur_env.cards import BOSS, GOLD_DIGGER, SABOTEUR, X_SABOTEUR
-from saboteur_env.game import Event
+from saboteur_env.engine.cards import BOSS, GOLD_DIGGER, SABOTEUR, X_SABOTEUR
+from saboteur_env.engine.state import Event
 
 
 class RoleSplitAgent(Agent):
@@ -51,7 +51,7 @@ class RoleSplitAgent(Agent):
 
     def reset(self, seat, config, seed=None) -> None:
         super().reset(seat, config, seed)
-        from saboteur_env.observation import ObservationEncoder
+        from saboteur_env.encoding.observation import ObservationEncoder
         self.encoder = ObservationEncoder(config)
         x = bool(getattr(config, "expansion", False))
         #: the saboteur's role index, how many role bits to read, and the mimic's disguise

@@ -76,7 +76,7 @@ def main(argv=None) -> None:
     commands["replay"] = replay
 
     def spaces(a):
-        from saboteur_env.observation import describe_spaces
+        from saboteur_env.encoding.observation import describe_spaces
         print(describe_spaces())
 
     commands["spaces"] = spaces
@@ -113,7 +113,7 @@ def main(argv=None) -> None:
               "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
               "  bluff  bluff-detection benchmark", file=sys.stdout if help_ else sys.stderr)
         sys.exit(0 if help_ else 2)
-    from saboteur_env.config import ConfigError
+    from saboteur_env.engine.config import ConfigError
 
     try:
         commands[argv[0]](argv[1:])

@@ -46,10 +46,10 @@ OPTION_OF = {"num_players": "--players", "num_rounds": "--rounds"}
 
 
 def check_config(p: argparse.ArgumentParser, options: dict | None = None, **config) -> None:
-    """Validate game options (:class:`~saboteur_env.config.GameConfig`), e.g. the player
+    """Validate game options (:class:`~saboteur_env.engine.config.GameConfig`), e.g. the player
     count, as usage errors naming the command-line option (``options``: config field ->
     option name, default :data:`OPTION_OF`)."""
-    from saboteur_env.config import ConfigError, GameConfig
+    from saboteur_env.engine.config import ConfigError, GameConfig
 
     try:
         GameConfig(**config)

@@ -40,7 +40,7 @@ from math import lgamma
 
 import numpy as np
 
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     CARD_KINDS,
     EXPANSION_ROLES,
     GOAL_CELLS,
@@ -51,7 +51,7 @@ from saboteur_env.cards import (
     SABOTEUR,
     X_SABOTEUR,
 )
-from saboteur_env.config import GameConfig
+from saboteur_env.engine.config import GameConfig
 
 ROLE_NAMES = ("gold-digger", "saboteur")
 N_ROLES = len(ROLE_NAMES)

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 import saboteur_env
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     ALL_KINDS,
     GOAL_CELLS,
     GOAL_GOLD,
@@ -25,7 +25,7 @@ from saboteur_env.cards import (
     VARIANT_OF,
     VARIANTS,
 )
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
 
 GOAL_POS = ("top", "middle", "bottom")
@@ -247,7 +247,7 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
         players / seed / rounds: number of players, deal seed, rounds in the game.
         inp / out: text streams for input and output (default stdin / stdout).
         record: optional path or stream for the game record (:mod:`saboteur_env.record`).
-        config: other :class:`~saboteur_env.config.GameConfig` options.
+        config: other :class:`~saboteur_env.engine.config.GameConfig` options.
 
     Returns:
         ``{"gold", "winners", "rounds", "decisions", "quit"}``.

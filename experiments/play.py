@@ -25,7 +25,7 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
         out: a text stream for round results (``None``: print nothing).
         record: a path or text stream: write the game record there when the game ends
             (:mod:`saboteur_env.record`, JSON Lines; replay with ``saboteur replay``).
-        config: :class:`~saboteur_env.config.GameConfig` options.
+        config: :class:`~saboteur_env.engine.config.GameConfig` options.
 
     Returns:
         ``{"gold": [...], "winners": [...], "rounds": [round result dicts], "decisions": int}``.
@@ -69,7 +69,7 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
 
 
 def _round_text(res: dict, game) -> str:
-    from saboteur_env.cards import EXPANSION_ROLES
+    from saboteur_env.engine.cards import EXPANSION_ROLES
 
     names = EXPANSION_ROLES if game.expansion else ("gold-digger", "saboteur")
     roles = ", ".join(f"seat {s}: {names[r]}" for s, r in enumerate(res["roles"]))

@@ -8,7 +8,7 @@ reward of a step is the learner's reward (gold, or +1/-1 with ``reward="win"``) 
 its decision and its next one; the episode ends with the game.
 
 An illegal action is never silently replaced: it is counted in ``illegal_actions`` and the
-environment's :class:`~saboteur_env.game.IllegalActionError` propagates (DESIGN 5), so an
+environment's :class:`~saboteur_env.engine.state.IllegalActionError` propagates (DESIGN 5), so an
 evaluator that drops the masks fails loudly instead of reporting a meaningless score.
 
 Run: ``python -m experiments.sb3_example --steps 10000`` (needs ``pip install sb3-contrib``).
@@ -29,7 +29,7 @@ from gymnasium import spaces
 
 import saboteur_env
 from agents.base import Agent, make_agent
-from saboteur_env.game import IllegalActionError
+from saboteur_env.engine.state import IllegalActionError
 
 
 class SingleAgentSaboteur(gymnasium.Env):
@@ -40,7 +40,7 @@ class SingleAgentSaboteur(gymnasium.Env):
             seats; every game builds each seat's own agent (an agent object is copied for
             each seat it plays, since an agent keeps its seat and beliefs).
         seat: the learner's seat, or ``None`` to draw it uniformly each game.
-        config: :class:`~saboteur_env.config.GameConfig` options (default 5 players, 1 round,
+        config: :class:`~saboteur_env.engine.config.GameConfig` options (default 5 players, 1 round,
             ``reward="win"``).
     """
 

@@ -60,7 +60,7 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
-from saboteur_env.config import GameConfig
+from saboteur_env.engine.config import GameConfig
 
 ROLE_NAMES = ("gold-digger", "saboteur")
 
@@ -330,8 +330,8 @@ class ProgressPotential:
     """
 
     def __init__(self, config: GameConfig) -> None:
-        from saboteur_env.cards import GOAL_CELLS, START_CELL
-        from saboteur_env.observation import ObservationEncoder
+        from saboteur_env.encoding.observation import ObservationEncoder
+        from saboteur_env.engine.cards import GOAL_CELLS, START_CELL
 
         enc = ObservationEncoder(config)
         views = {v.name: v for v in enc.spec()}

@@ -12,10 +12,10 @@ Quick start::
         env.step(action)
 """
 
-from .actions import Codec
-from .config import ConfigError, GameConfig
+from .encoding.codec import Codec
+from .engine.config import ConfigError, GameConfig
+from .engine.state import Game, IllegalActionError, build_state
 from .env import env, raw_env
-from .game import Game, IllegalActionError, build_state
 
 __version__ = "0.1.0"
 

@@ -2,7 +2,7 @@
 
 ``saboteur_env.env(**config)`` returns the wrapped environment (PettingZoo's
 ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``saboteur_env.raw_env(**config)``
-the bare one.  Keyword options are those of :class:`~saboteur_env.config.GameConfig` plus
+the bare one.  Keyword options are those of :class:`~saboteur_env.engine.config.GameConfig` plus
 ``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``, ``"human"``) and ``render_seat`` (the
 seat whose view ``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for
 everything).
@@ -10,7 +10,7 @@ everything).
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
 * Observation: ``Dict(observation=Box(float32, (size,)), action_mask=Box(0, 1, (n,), int8))``,
-  identical for every agent; see :mod:`saboteur_env.observation`.  The mask of an agent that
+  identical for every agent; see :mod:`saboteur_env.encoding.observation`.  The mask of an agent that
   is not to act is all zeros.
 * Reward, given when a round ends to every agent: the gold received that round
   (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
@@ -19,9 +19,9 @@ everything).
   stolen (a robbed player can get a negative reward); with ``reward="win"`` geologists, who
   are never winners (RULES 6.9), get -1.
 * ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
-  and its own private ones, :class:`~saboteur_env.game.Event`); at a round end
+  and its own private ones, :class:`~saboteur_env.engine.state.Event`); at a round end
   ``infos[agent]["round_result"]`` holds the revealed roles and the winning side.
-* Illegal actions: ``step`` raises :class:`~saboteur_env.game.IllegalActionError` naming the
+* Illegal actions: ``step`` raises :class:`~saboteur_env.engine.state.IllegalActionError` naming the
   rule, and leaves the state unchanged (no silent penalty).
 """
 
@@ -33,10 +33,10 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .actions import Codec
-from .config import GameConfig
-from .game import Game, IllegalActionError
-from .observation import ObservationEncoder
+from .encoding.codec import Codec
+from .encoding.observation import ObservationEncoder
+from .engine.config import GameConfig
+from .engine.state import Game, IllegalActionError
 from .render import render_ansi
 
 
@@ -61,7 +61,7 @@ class raw_env(AECEnv):
     """Saboteur as a PettingZoo AEC environment (see the module docstring).
 
     Raises:
-        saboteur_env.config.ConfigError: an invalid or unknown option.
+        saboteur_env.engine.config.ConfigError: an invalid or unknown option.
     """
 
     metadata = {"name": "saboteur_v0", "render_modes": ["ansi", "rgb_array", "human"],

@@ -13,7 +13,7 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
         "seed": 7, "agents": ["random", "heuristic", ...], "agent_seeds": [7000, ...],
         "meta": {...}}
 
-   ``config`` holds every :class:`~saboteur_env.config.GameConfig` option (``board_window`` as
+   ``config`` holds every :class:`~saboteur_env.engine.config.GameConfig` option (``board_window`` as
    a list), ``seed`` is the deal seed (``Game(config, seed)`` / ``env.reset(seed=seed)``),
    ``agents`` one name per seat.  ``agent_seeds`` (optional) and ``meta`` (optional, free
    form) are informative only.
@@ -23,7 +23,7 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
         "text": "place B05 NES at (1, 0)"}
 
    ``i`` counts decisions from 0, ``seat`` is the absolute seat that acted, ``action`` the flat
-   index of :class:`~saboteur_env.actions.Codec` for this config (relative target seats,
+   index of :class:`~saboteur_env.encoding.codec.Codec` for this config (relative target seats,
    DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay ignores it.
 3. A **round_end** line after the decision that ended each round: the engine's round result
    (``round``, ``gold_found``, ``winning_side``, ``winners``, ``connector``, ``roles``,
@@ -37,7 +37,7 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
         "data": {"kind": 60, "target": 4, "tool": 0}, "visible_to": null}
 
    ``after`` is the number of decisions applied when it happened (0 = the deal), ``event``,
-   ``seat``, ``data`` and ``visible_to`` are the :class:`~saboteur_env.game.Event` fields
+   ``seat``, ``data`` and ``visible_to`` are the :class:`~saboteur_env.engine.state.Event` fields
    (``visible_to`` null: public; else private to that seat).  With them a record holds the full
    history, public and private, and the true roles of every round (``role_dealt`` events and
    ``round_end`` lines) without the engine; :func:`replay` checks them against the engine.
@@ -59,9 +59,9 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .actions import Codec, describe_action
-from .config import GameConfig
-from .game import (
+from .encoding.codec import Codec, describe_action
+from .engine.config import GameConfig
+from .engine.state import (
     BreakTool,
     Discard,
     EndPass,

@@ -11,8 +11,8 @@ observer may not know is shown unless ``seat="spectator"`` is asked for explicit
 
 from __future__ import annotations
 
-from .board import EMPTY, HIDDEN_GOAL
-from .cards import (
+from .engine.board import EMPTY, HIDDEN_GOAL
+from .engine.cards import (
     ALL_KINDS,
     EXPANSION_ROLES,
     GOAL_CELLS,
@@ -21,7 +21,7 @@ from .cards import (
     TOOLS,
     VARIANTS,
 )
-from .game import Game
+from .engine.state import Game
 
 ROLE_NAMES = ("gold-digger", "saboteur")
 

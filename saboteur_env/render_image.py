@@ -42,8 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .board import EMPTY, HIDDEN_GOAL
-from .cards import (
+from .engine.board import EMPTY, HIDDEN_GOAL
+from .engine.cards import (
     ALL_KINDS,
     GOAL_CELLS,
     GOAL_GOLD,
@@ -76,7 +76,7 @@ ROLE_NAMES = ("gold-digger", "saboteur")
 
 def _role_name(game, role: int) -> str:
     """The role's name in the game's variant (Saboteur 2 has six roles, RULES 6.2)."""
-    from .cards import EXPANSION_ROLES
+    from .engine.cards import EXPANSION_ROLES
 
     return (EXPANSION_ROLES if getattr(game, "expansion", False) else ROLE_NAMES)[role]
 SHORT_NAMES = {
@@ -521,7 +521,7 @@ def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: i
     """The maze and the public state as an RGB image, from ``seat``'s view.
 
     Args:
-        game: the :class:`~saboteur_env.game.Game` (read only: never changed).
+        game: the :class:`~saboteur_env.engine.state.Game` (read only: never changed).
         seat: an absolute seat (its own role, gold, hand and map results are shown), ``None``
             (public information only) or ``"spectator"`` (everything revealed; debugging and
             replays only).

@@ -49,7 +49,7 @@ def _plain(v):
         return float(v)
     if isinstance(v, (np.bool_,)):
         return bool(v)
-    if hasattr(v, "value") and isinstance(getattr(v, "value"), str):
+    if hasattr(v, "value") and isinstance(v.value, str):
         return v.value  # a str enum member
     return v
 
@@ -108,9 +108,8 @@ def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
 
 
 def spec_fingerprints() -> dict:
-    from saboteur_env import GameConfig
-
     from agents.network import env_spec
+    from saboteur_env import GameConfig
 
     return {f"{p}p{'_s2' if x else ''}": env_spec(GameConfig(num_players=p, expansion=x))[
         "fingerprint"] for p, x in ((5, False), (3, False), (10, False), (5, True), (12, True))}

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from saboteur_env.actions import Codec
-from saboteur_env.board import EMPTY
-from saboteur_env.cards import (
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.engine.board import EMPTY
+from saboteur_env.engine.cards import (
     ALL_KINDS,
     KIND_INDEX,
     TOOLS,
@@ -22,8 +22,8 @@ from saboteur_env.cards import (
     deck_counts,
     placeable_variants,
 )
-from saboteur_env.config import GameConfig
-from saboteur_env.game import (
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import (
     BreakTool,
     Discard,
     Map,
@@ -84,7 +84,7 @@ def shape_kind(shape: str) -> tuple[int, bool]:
 
 
 def shape_of(kind: int, rotated: bool = False) -> str:
-    from saboteur_env.cards import VARIANT_OF
+    from saboteur_env.engine.cards import VARIANT_OF
 
     return VARIANT_SHAPE[VARIANT_OF[(kind, rotated)]]
 

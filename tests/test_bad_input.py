@@ -19,7 +19,7 @@ import pytest
 
 import saboteur_env
 from saboteur_env import Codec, ConfigError, Game, GameConfig, IllegalActionError, build_state
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 
 MAKERS = {"raw": saboteur_env.raw_env, "wrapped": saboteur_env.env}
 
@@ -112,7 +112,7 @@ def test_masked_tool_action_names_the_rule(kind):
 
 
 def _kind(name):
-    from saboteur_env.cards import KIND_INDEX
+    from saboteur_env.engine.cards import KIND_INDEX
     return KIND_INDEX[name]
 
 

@@ -19,8 +19,8 @@ from experiments.bluff import (
     summarize,
 )
 from experiments.detectors import Detector, OracleDetector, PriorDetector, UniformDetector
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Event
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event
 from saboteur_env.record import read_record, replay, write_record
 
 

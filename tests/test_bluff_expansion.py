@@ -16,9 +16,9 @@ from experiments.detectors import (
     role_deck,
     saboteur_index,
 )
-from saboteur_env.cards import BOSS, GEOLOGIST, X_SABOTEUR
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Event, EventData
+from saboteur_env.engine.cards import BOSS, GEOLOGIST, X_SABOTEUR
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event, EventData
 
 DECK = np.array([4, 4, 1, 1, 2, 3], float)
 
@@ -155,7 +155,7 @@ def test_mimic_saboteur_plays_as_the_boss():
     shown the boss card (RULES 6.9: the boss digs for either team)."""
     import experiments.bluff_actors  # noqa: F401
     from agents import make_agent
-    from saboteur_env.cards import BOSS
+    from saboteur_env.engine.cards import BOSS
 
     a = make_agent("rolesplit:heuristic/mimic")
     a.reset(0, cfg(), seed=0)

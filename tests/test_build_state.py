@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 
 from saboteur_env import build_state
-from saboteur_env.actions import Codec
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Discard, PlacePath, Repair, Rockfall
-from saboteur_env.observation import BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Discard, PlacePath, Repair, Rockfall
 
 ROLES = ["gold-digger", "saboteur", "gold-digger"]
 HANDS = [["B07"], ["B02"], ["map"]]
@@ -90,7 +90,7 @@ def test_event_data_is_read_only_and_survives_copies():
 def test_ansi_draws_saboteur_2_cards_by_their_data():
     """RULES 6.3: ladders, bridges, doors and crystals get their own symbol in the text view;
     base cards keep ``+`` / ``x``."""
-    from saboteur_env.cards import KIND_INDEX, VARIANT_OF, VARIANTS
+    from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF, VARIANTS
     from saboteur_env.render import _centre
 
     def centre(kid):

@@ -31,7 +31,7 @@ from rules_helpers import (
     sides_text,
 )
 
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     CART,
     GOAL_GOLD,
     GOAL_STONE_A,
@@ -40,8 +40,8 @@ from saboteur_env.cards import (
     PICK,
     VARIANTS,
 )
-from saboteur_env.config import GameConfig
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 
 D, S = "gold-digger", "saboteur"
 PATH_HAND = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B09", "B10", "B11",
@@ -173,7 +173,7 @@ def test_r5a_fresh_round_no_rockfall_target():
     m = c.mask(g)
     assert m[off:off + size].sum() == 0
     assert m[c.encode(Discard(K("rockfall")), 0, 3)] == 1
-    from saboteur_env.game import Game
+    from saboteur_env.engine.state import Game
 
     found = 0
     for seed in range(40):
@@ -461,7 +461,7 @@ def test_r26_full_games_three_rounds_both_outcomes():
     gold found in some games and with the saboteurs' win in others."""
     outcomes = set()
     for seed in range(16):
-        from saboteur_env.game import Game
+        from saboteur_env.engine.state import Game
 
         g = Game(GameConfig(num_players=3 + seed % 4), seed=seed)
         c = codec(g)

@@ -21,9 +21,9 @@ from experiments.detectors import (
     p_no_saboteur,
     role_deck,
 )
-from saboteur_env.cards import GOLD_DIGGER, SABOTEUR
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Event
+from saboteur_env.engine.cards import GOLD_DIGGER, SABOTEUR
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event
 
 
 def expected_prior_scores(n: int, seat: int = 0, role: int = GOLD_DIGGER):
@@ -116,7 +116,7 @@ def test_bayes_detector_updates_on_a_broken_tool_and_stays_feasible():
 
 
 def _dead_end_kind() -> int:
-    from saboteur_env.cards import CARD_KINDS
+    from saboteur_env.engine.cards import CARD_KINDS
     return next(k for k, c in enumerate(CARD_KINDS) if c.is_dead_end)
 
 
@@ -160,12 +160,12 @@ def _xcfg(n):
 
 
 def _ev(type_, seat, data, visible_to=None):
-    from saboteur_env.game import EventData
+    from saboteur_env.engine.state import EventData
     return Event(type_, seat, EventData(data), visible_to)
 
 
 def _kind(kid):
-    from saboteur_env.cards import KIND_INDEX
+    from saboteur_env.engine.cards import KIND_INDEX
     return KIND_INDEX[kid]
 
 
@@ -300,7 +300,7 @@ def test_expansion_bayes_flat_model_is_the_exact_prior():
     """With events that say nothing, the posterior is the exact prior of RULES 6.2, also after
     a Swap your hats on the observer (its old card out: ``held``)."""
     from experiments.detectors import BayesDetector
-    from saboteur_env.cards import BOSS, GEOLOGIST
+    from saboteur_env.engine.cards import BOSS, GEOLOGIST
     flat = BayesDetector(np.full((6, 26), 1 / 26), {})
     flat.reset(2, _xcfg(5), BOSS)
     flat.observe(_ev("discarded", 0, {}))
@@ -458,7 +458,7 @@ def test_contradictory_evidence_falls_back_to_the_prior(max_exact):
     """Evidence no deal can produce (never with true events: the observer, the boss, is told
     that another seat holds the only boss card) empties the set, exact or sampled; the belief
     falls back to the exact prior instead of crashing, also after a Swap your hats."""
-    from saboteur_env.cards import BOSS
+    from saboteur_env.engine.cards import BOSS
     n = 4 if max_exact else 12
     d = BayesDetector(max_exact=max_exact, particles=256)
     d.reset(0, _xcfg(n), BOSS)

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from saboteur_env.actions import Codec
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Game
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Game
 
 
 def _advance(game, codec, steps, rng):

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from saboteur_env.observation import describe_spaces
+from saboteur_env.encoding.observation import describe_spaces
 
 
 def test_spaces_doc_is_current():

@@ -24,8 +24,8 @@ import saboteur_env
 from agents import RandomAgent
 from experiments.play import play_game
 from saboteur_env import Codec, Game, GameConfig, IllegalActionError, build_state
-from saboteur_env.cards import KIND_INDEX, VARIANT_OF
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
 
 #: 28 nugget cards (RULES 1.4), top first: the first three drawn are 1, 2, 3

@@ -11,11 +11,11 @@ from pettingzoo.test import api_test, seed_test
 import saboteur_env
 from agents import RandomAgent
 from experiments.play import play_game
-from saboteur_env.actions import Codec
-from saboteur_env.cards import KIND_INDEX
-from saboteur_env.config import GameConfig
-from saboteur_env.game import Game, PlayCard, build_state
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.cards import KIND_INDEX
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Game, PlayCard, build_state
 
 K = KIND_INDEX
 COUNTS = (2, 5, 8, 12)

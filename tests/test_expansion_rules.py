@@ -6,9 +6,9 @@ Every test names the RULES section it checks and asserts exact values.
 import numpy as np
 import pytest
 
-from saboteur_env.actions import Codec
-from saboteur_env.board import EMPTY
-from saboteur_env.cards import (
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.engine.board import EMPTY
+from saboteur_env.engine.cards import (
     ALL_KINDS,
     BLUE_DIGGER,
     BOSS,
@@ -26,8 +26,9 @@ from saboteur_env.cards import (
     W,
     deck_counts,
 )
-from saboteur_env.config import GameConfig
-from saboteur_env.game import (
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.scoring import door_outcome, payouts_s2, theft_order, winners_s2
+from saboteur_env.engine.state import (
     Discard,
     EndPass,
     Game,
@@ -39,7 +40,6 @@ from saboteur_env.game import (
     Steal,
     build_state,
 )
-from saboteur_env.scoring import door_outcome, payouts_s2, theft_order, winners_s2
 
 K = KIND_INDEX
 GOLD, STONE_A, STONE_B = 0, 1, 2

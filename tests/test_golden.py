@@ -5,7 +5,6 @@ observation/action spec fingerprints the shipped PPO checkpoint was trained on."
 import json
 
 import pytest
-
 from golden import GAMES, PATH, play, spec_fingerprints
 
 GOLDEN = json.loads(PATH.read_text())

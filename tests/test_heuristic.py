@@ -14,11 +14,17 @@ import pytest
 import saboteur_env
 from agents import make_agent
 from agents.heuristic import HeuristicAgent, Maze, exact_prior_belief, role_assignment_prior
-from saboteur_env.actions import Codec
-from saboteur_env.cards import GOLD_DIGGER, ROLE_TABLE_PUBLISHED, SABOTEUR, VARIANT_OF, VARIANTS
-from saboteur_env.config import GameConfig
-from saboteur_env.game import BreakTool, Discard, PlacePath, Repair, Rockfall, build_state
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.cards import (
+    GOLD_DIGGER,
+    ROLE_TABLE_PUBLISHED,
+    SABOTEUR,
+    VARIANT_OF,
+    VARIANTS,
+)
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import BreakTool, Discard, PlacePath, Repair, Rockfall, build_state
 
 #: games per player count in the legality test (the issue's 300; about 110 s of CPU in all,
 #: ~1 minute on 2 pytest-xdist workers; SABOTEUR_QUICK=1 runs 40 per count)

@@ -13,14 +13,14 @@ import saboteur_env
 from agents import make_agent
 from agents.heuristic import HeuristicAgent
 from agents.heuristic_x import DWARF_DECK, ExpansionHeuristic, dwarf_prior
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     BLUE_DIGGER,
     EXPANSION_ROLES,
     GEOLOGIST,
     GREEN_DIGGER,
     X_SABOTEUR,
 )
-from saboteur_env.config import GameConfig
+from saboteur_env.engine.config import GameConfig
 
 #: one-round games per player count in the legality test (the brief's 100; ~25 s in all)
 GAMES_PER_COUNT = 30 if os.environ.get("SABOTEUR_QUICK") else 100
@@ -127,7 +127,7 @@ def test_maze_connections_match_the_engine():
 
 def test_team_digger_plans_without_the_other_teams_doors():
     from agents.heuristic_x import XMaze
-    from saboteur_env.cards import KIND_INDEX, VARIANT_OF
+    from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
 
     window = GameConfig(expansion=True).board_window
     m = XMaze.initial(window)

@@ -22,9 +22,9 @@ import pytest
 
 import saboteur_env
 from saboteur_env import Codec, Game, GameConfig, build_state
-from saboteur_env.cards import KIND_INDEX
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Rockfall
-from saboteur_env.observation import BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.encoding.observation import BOARD_CHANNELS, ObservationEncoder
+from saboteur_env.engine.cards import KIND_INDEX
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Rockfall
 from saboteur_env.render import render_ansi
 
 K = KIND_INDEX

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from experiments.human import move_lines, move_text, play_human
-from saboteur_env.cards import KIND_INDEX
-from saboteur_env.game import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_env.engine.cards import KIND_INDEX
+from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 
 
 def test_scripted_game_with_invalid_inputs_completes_a_round():

@@ -21,7 +21,7 @@ import pytest
 
 import saboteur_env
 from saboteur_env import Codec, Game, GameConfig
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     ALL_KINDS,
     GOLD_DIGGER,
     ROLE_TABLE_PUBLISHED,

@@ -1,4 +1,4 @@
-"""The observation spec (DESIGN 4): the spec kept as data in ``saboteur_env.observation`` matches
+"""The observation spec (DESIGN 4): the spec kept as data in ``saboteur_env.encoding.observation`` matches
 the flat tensor and the env's ``Box``; the named views have the documented shapes; and the
 encoded values at hand-built positions are exactly what the channels' meanings say (RULES 2.1,
 3.1, 4.1, 4.2, 3.5).
@@ -11,9 +11,7 @@ import pytest
 
 import saboteur_env
 from saboteur_env import Game, GameConfig, build_state
-from saboteur_env.cards import GOAL_CELLS, KIND_INDEX
-from saboteur_env.game import BreakTool, PlacePath
-from saboteur_env.observation import (
+from saboteur_env.encoding.observation import (
     BOARD_CHANNELS,
     GAME_FEATURES,
     HISTORY_ACTOR,
@@ -23,6 +21,8 @@ from saboteur_env.observation import (
     ROLE_NAMES,
     ObservationEncoder,
 )
+from saboteur_env.engine.cards import GOAL_CELLS, KIND_INDEX
+from saboteur_env.engine.state import BreakTool, PlacePath
 
 CH = {name: i for i, (name, _) in enumerate(BOARD_CHANNELS)}
 OPEN = ("open_n", "open_e", "open_s", "open_w")

@@ -2,7 +2,7 @@
 
 Each position was reached by play in an independent implementation, which also recorded its
 legal moves.  Every position is loaded into the engine through the test hook
-:func:`saboteur_env.game.build_state`; the engine must give exactly the same placements (for the
+:func:`saboteur_env.engine.state.build_state`; the engine must give exactly the same placements (for the
 hand, ignoring broken tools, and for each of the 26 shapes), goal reveals with the stone
 orientation, rockfall, map and action-card targets.
 
@@ -37,7 +37,7 @@ from rules_helpers import (
     sides_text,
 )
 
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     GOAL_CELLS,
     GOAL_GOLD,
     GOAL_STONE_A,
@@ -47,8 +47,8 @@ from saboteur_env.cards import (
     VARIANTS,
     deck_counts,
 )
-from saboteur_env.config import DEFAULT_WINDOW, GameConfig
-from saboteur_env.game import BreakTool, Map, PlacePath, Repair, Rockfall, build_state
+from saboteur_env.engine.config import DEFAULT_WINDOW, GameConfig
+from saboteur_env.engine.state import BreakTool, Map, PlacePath, Repair, Rockfall, build_state
 
 # a copy of ../shared/cases/positions/positions.jsonl kept in the repository, so that the
 # tests never depend on files outside it (tests/data/positions_README.md describes the format)
@@ -163,7 +163,7 @@ class Loaded:
             assert (g2.hands == g.hands).all()
             g = g2
         if surplus:  # the looser path: more copies than the deck holds (see module doc)
-            from saboteur_env.cards import VARIANT_OF
+            from saboteur_env.engine.cards import VARIANT_OF
 
             b = g.board
             for x, y, k, rot in surplus:

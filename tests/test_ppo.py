@@ -22,7 +22,7 @@ from agents.network import (  # noqa: E402
     save_checkpoint,
 )
 from agents.ppo import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
-from saboteur_env.config import GameConfig  # noqa: E402
+from saboteur_env.engine.config import GameConfig  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -13,7 +13,7 @@ import pytest
 import saboteur_env
 from agents import make_agent
 from experiments.play import play_game
-from saboteur_env.observation import ObservationEncoder
+from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.record import (
     FORMAT_VERSION,
     RecordError,
@@ -260,8 +260,8 @@ def test_expansion_records_with_events_replay_exactly(players):
     import numpy as np
 
     from saboteur_env import Codec
-    from saboteur_env.config import GameConfig
-    from saboteur_env.game import Game
+    from saboteur_env.engine.config import GameConfig
+    from saboteur_env.engine.state import Game
     from saboteur_env.record import read_record, replay_game, write_record
 
     cfg = GameConfig(num_players=players, expansion=True)

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from rules_helpers import codec
 
-from saboteur_env.board import HIDDEN_GOAL
-from saboteur_env.cards import ALL_KINDS, CARD_KINDS, VARIANTS
-from saboteur_env.config import GameConfig
-from saboteur_env.game import (
+from saboteur_env.engine.board import HIDDEN_GOAL
+from saboteur_env.engine.cards import ALL_KINDS, CARD_KINDS, VARIANTS
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import (
     BreakTool,
     Discard,
     Game,
@@ -364,8 +364,8 @@ def scrambled_board(rng, window):
     window's border, random goal identities and randomly revealed goals in either orientation.
     Built through ``build_state`` with the board arrays written directly (the looser path),
     then connectivity recomputed."""
-    from saboteur_env.cards import VARIANT_OF
-    from saboteur_env.game import build_state
+    from saboteur_env.engine.cards import VARIANT_OF
+    from saboteur_env.engine.state import build_state
 
     x0, x1, y0, y1 = window
     g = build_state(GameConfig(num_players=3, board_window=window),
@@ -461,7 +461,7 @@ def test_reveals_equal_reference():
     """RULES 4.2: for legal placements of every shape (all those at x >= 5 plus a random few)
     in positions of seeded random play at 3, 5 and 10 players and on random mazes, the goals
     the engine turns over (and each stone's orientation) equal the reference's."""
-    from saboteur_env.cards import VARIANT_OF
+    from saboteur_env.engine.cards import VARIANT_OF
 
     rng = np.random.default_rng(77)
     window = (-6, 14, -8, 8)

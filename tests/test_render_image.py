@@ -10,8 +10,8 @@ import pytest
 
 import saboteur_env
 from agents import make_agent
-from saboteur_env.cards import GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B
-from saboteur_env.game import build_state
+from saboteur_env.engine.cards import GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B
+from saboteur_env.engine.state import build_state
 from saboteur_env.render_image import (
     DEAD_END,
     GOLD,

@@ -19,9 +19,9 @@ from rules_helpers import (
     row0,
 )
 
-from saboteur_env.cards import CART, GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B, LANTERN, PICK
-from saboteur_env.config import GameConfig
-from saboteur_env.game import (
+from saboteur_env.engine.cards import CART, GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B, LANTERN, PICK
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import (
     BreakTool,
     Discard,
     IllegalActionError,

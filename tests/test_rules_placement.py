@@ -25,7 +25,7 @@ from rules_helpers import (
     sides_text,
 )
 
-from saboteur_env.cards import (
+from saboteur_env.engine.cards import (
     GOAL_GOLD,
     GOAL_STONE_A,
     GOAL_STONE_B,
@@ -34,7 +34,7 @@ from saboteur_env.cards import (
     placeable_variants,
     rotate,
 )
-from saboteur_env.game import Discard, IllegalActionError, PlacePath
+from saboteur_env.engine.state import Discard, IllegalActionError, PlacePath
 
 ALL_PATH_HAND = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B09", "B10", "B11",
                  "B12", "B13", "B14", "B15", "B16"]

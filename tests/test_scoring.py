@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from rules_helpers import K, make, place, row0
 
-from saboteur_env.cards import GOAL_GOLD, GOLD_DIGGER, SABOTEUR
-from saboteur_env.config import ConfigError, GameConfig
-from saboteur_env.game import Discard, Game
+from saboteur_env.engine.cards import GOAL_GOLD, GOLD_DIGGER, SABOTEUR
+from saboteur_env.engine.config import ConfigError, GameConfig
+from saboteur_env.engine.state import Discard, Game
 
 D, S = "gold-digger", "saboteur"
 

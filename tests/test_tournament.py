@@ -33,7 +33,7 @@ from experiments.tournament import (
     summarize,
     tournament,
 )
-from saboteur_env.cards import CARD_KINDS, GOLD_DIGGER
+from saboteur_env.engine.cards import CARD_KINDS, GOLD_DIGGER
 
 
 # --- scheduling ------------------------------------------------------------------------------

@@ -21,9 +21,9 @@ from experiments.train import (  # noqa: E402
     train,
 )
 from saboteur_env import build_state  # noqa: E402
-from saboteur_env.cards import GOAL_GOLD  # noqa: E402
-from saboteur_env.config import GameConfig  # noqa: E402
-from saboteur_env.game import PlacePath  # noqa: E402
+from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
+from saboteur_env.engine.config import GameConfig  # noqa: E402
+from saboteur_env.engine.state import PlacePath  # noqa: E402
 
 torch.set_num_threads(1)
 STRAIGHT_EW = 1  # card kind 1: the straight east-west tunnel
@@ -175,7 +175,7 @@ def test_maskable_ppo_example_no_illegal_actions():
     obs, info = env.reset(seed=0)
     mask = env.action_masks()
     illegal = int(np.flatnonzero(~mask)[0])
-    from saboteur_env.game import IllegalActionError
+    from saboteur_env.engine.state import IllegalActionError
 
     with pytest.raises(IllegalActionError):
         env.step(illegal)

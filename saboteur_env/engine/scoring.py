@@ -1,6 +1,6 @@
 """Saboteur 2 round-end evaluation as pure functions (RULES 6.8, 6.9).
 
-Nothing here touches a :class:`~saboteur_env.game.Game`; the engine calls these with plain
+Nothing here touches a :class:`~saboteur_env.engine.state.Game`; the engine calls these with plain
 values so that every row of the door evaluation and of the payout table can be tested alone.
 """
 

@@ -16,11 +16,12 @@ card.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
-from .board import HIDDEN_GOAL
-from .cards import (
+from ..engine.board import HIDDEN_GOAL
+from ..engine.cards import (
     ALL_KINDS,
     EXPANSION_ROLES,
     FRONT_SLOTS,
@@ -35,9 +36,9 @@ from .cards import (
     VARIANTS,
     X_EFFECTS,
 )
-from .config import GameConfig
-from .game import Game
-from .scoring import theft_order
+from ..engine.config import GameConfig
+from ..engine.scoring import theft_order
+from ..engine.state import Game
 
 #: (name, meaning) of each channel of the ``board`` view, shape (C, H, W), row = y - y_min,
 #: column = x - x_min of the board window.  Values are 0 or 1.
@@ -128,6 +129,25 @@ _PHASES = {"turn": 0, "pass": 1, "remove": 2, "theft": 3}
 X_RECENT_TYPES = RECENT_TYPES + tuple(X_EFFECTS) + ("remove", "steal")
 
 
+def _named(cls_name: str, table) -> type[IntEnum]:
+    """An IntEnum of the column names of a spec table, valued by column index."""
+    names = [t[0] if isinstance(t, tuple) else t for t in table]
+    return IntEnum(cls_name, [(n.upper(), i) for i, n in enumerate(names)])
+
+
+#: Named indexes generated from the spec tables above: the encoder writes through them and every
+#: reader (agents, trainer, detectors) reads through them, e.g. ``board[BoardChannel.CONN_E]``,
+#: ``players[:, PlayerFeature.HAND_SIZE]``.  Saboteur 2 board channels follow the base ones.
+BoardChannel = _named("BoardChannel", BOARD_CHANNELS + X_BOARD_CHANNELS)
+PlayerFeature = _named("PlayerFeature", PLAYER_FEATURES)
+HistoryColumn = _named("HistoryColumn", HISTORY_ACTOR)
+GameFeature = _named("GameFeature", GAME_FEATURES)
+PrivateFeature = _named("PrivateFeature", PRIVATE_FEATURES)
+XPlayerFeature = _named("XPlayerFeature", X_PLAYER_FEATURES)
+PhaseFeature = _named("PhaseFeature", PHASE_FEATURES)
+RecentType = _named("RecentType", X_RECENT_TYPES)
+
+
 @dataclass(frozen=True)
 class View:
     """One named view: ``flat[offset:offset + size].reshape(shape)``."""
@@ -145,7 +165,7 @@ class View:
 
 
 class ObservationEncoder:
-    """Encodes a :class:`~saboteur_env.game.Game` from one seat's view.
+    """Encodes a :class:`~saboteur_env.engine.state.Game` from one seat's view.
 
     ``encode(game, seat)`` returns float32 ``(size,)``; ``views(flat)`` splits it into named
     arrays (``board`` (C, H, W), ``hand``, ``role``, ``players``, ``history``, ``tools``,
@@ -396,7 +416,7 @@ def describe_spec(encoder: ObservationEncoder) -> str:
 
 def describe_spaces(config: GameConfig | None = None) -> str:
     """docs/spaces.md: the action blocks and the observation spec of ``config``."""
-    from .actions import Codec
+    from .codec import Codec
 
     config = config or GameConfig()
     codec = Codec(config)

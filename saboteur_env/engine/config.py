@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-#: default board window (x_min, x_max, y_min, y_max), inclusive: the cells the action space
-#: can address (DESIGN 3).  Chosen so that fewer than 0.1% of random-play decisions have a
-#: legal placement outside it (``saboteur bench`` measures this).
-DEFAULT_WINDOW = (-6, 14, -8, 8)
-#: the expansion's default: ladders start new tunnels, so its mazes spread further.
-EXPANSION_WINDOW = (-9, 17, -11, 11)
+from .ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
+
+#: default board windows (x_min, x_max, y_min, y_max), inclusive: the cells the action space
+#: can address (DESIGN 3); each ruleset holds its own (``Ruleset.default_window``).
+DEFAULT_WINDOW = BASE.default_window
+EXPANSION_WINDOW = SABOTEUR_2.default_window
 
 
 class ConfigError(ValueError):
@@ -32,7 +32,7 @@ class GameConfig:
         first_player: seat that starts round 1, or ``"random"`` (RULES 2.4).
         board_window: (x_min, x_max, y_min, y_max) of the addressable cells, inclusive; must
             contain the start (0, 0) and the goals (8, -2..2) (DESIGN 3).  ``None`` (default):
-            ``DEFAULT_WINDOW`` for the base game, ``EXPANSION_WINDOW`` for the expansion.
+            the ruleset's ``default_window``.
         reward: ``"gold"`` (gold received each round) or ``"win"`` (+1 / -1 per round) (DESIGN 5).
         max_cycles: optional bound on decisions per game; when reached every agent is
             truncated (``None`` = no bound).
@@ -64,10 +64,11 @@ class GameConfig:
                 bad(name, "must be a bool")
         if not isinstance(self.num_players, int) or isinstance(self.num_players, bool):
             bad("num_players", "must be an int")
-        lo, hi = (2, 12) if self.expansion else (3, 10)
+        rules = ruleset_of(self.expansion)
+        lo, hi = rules.player_range
         if not lo <= self.num_players <= hi:
-            game = "the expansion" if self.expansion else "the base game"
-            bad("num_players", f"{game} is for {lo} to {hi} players (RULES 2.2, 6.1)")
+            bad("num_players", f"{rules.title} (expansion={self.expansion}) is for {lo} to {hi} "
+                "players (RULES 2.2, 6.1)")
         if not isinstance(self.num_rounds, int) or isinstance(self.num_rounds, bool) \
                 or self.num_rounds < 1:
             bad("num_rounds", "must be a positive int (RULES 5.5)")
@@ -87,8 +88,7 @@ class GameConfig:
         ):
             bad("max_cycles", "must be None or a positive int")
         if self.board_window is None:
-            object.__setattr__(self, "board_window",
-                               EXPANSION_WINDOW if self.expansion else DEFAULT_WINDOW)
+            object.__setattr__(self, "board_window", rules.default_window)
         try:
             w = tuple(self.board_window)
         except TypeError:
@@ -112,6 +112,12 @@ class GameConfig:
         return cls(**kwargs)
 
     @property
+    def ruleset(self) -> Ruleset:
+        """The game variant these options select (:data:`~.ruleset.BASE` or
+        :data:`~.ruleset.SABOTEUR_2`); code asks it instead of testing ``expansion``."""
+        return ruleset_of(self.expansion)
+
+    @property
     def max_players(self) -> int:
         """Largest player count of this game variant: padding for seat-indexed arrays."""
-        return 12 if self.expansion else 10
+        return self.ruleset.max_players

@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import FIT
-from .cards import (
+from ..engine.board import FIT
+from ..engine.cards import (
     ALL_KINDS,
     CARD_KINDS,
     FRONT_SLOTS,
@@ -55,8 +55,8 @@ from .cards import (
     X_ACTION_KINDS,
     placeable_variants,
 )
-from .config import GameConfig
-from .game import (
+from ..engine.config import GameConfig
+from ..engine.state import (
     Action,
     BreakTool,
     Discard,
@@ -151,7 +151,7 @@ class Codec:
                 rotated symmetric card, an unknown kind).
         """
         if isinstance(action, PlacePath):
-            from .cards import VARIANT_OF
+            from ..engine.cards import VARIANT_OF
 
             v = VARIANT_OF.get((action.kind, bool(action.rotated)))
             if v is None or v not in self.variant_pos or \
@@ -306,7 +306,7 @@ class Codec:
 
 def describe_action(a: Action) -> str:
     """English text for a structured action (absolute seats)."""
-    from .cards import TOOLS, kind_label
+    from ..engine.cards import TOOLS, kind_label
 
     if isinstance(a, PlacePath):
         return f"place {kind_label(a.kind, a.rotated)} at ({a.x}, {a.y})"

@@ -16,7 +16,7 @@ Saboteur 2 (``config.expansion``, RULES 6) adds :class:`PlayCard`, :class:`Remov
 by the same seat (``Game.phase``: ``"pass"`` after a first :class:`Discard`, ``"remove"`` after
 :class:`RemoveFront`, ``"theft"`` at round end while thieves choose victims; ``"turn"``
 otherwise).  Card effects come from the card table (``cards.X_EFFECTS``, door colours,
-crystals); the round-end evaluation lives in :mod:`saboteur_env.scoring`.  Rulings of this
+crystals); the round-end evaluation lives in :mod:`saboteur_env.engine.scoring`.  Rulings of this
 implementation where RULES 6 leaves room:
 
 * discard-two-to-remove: the card in front is chosen first, then the two discards (face
@@ -231,7 +231,7 @@ class Game:
         hands: int16 ``(n, n_kinds)``: cards of each kind in each hand.
         deck: int16 ``(k,)``: the draw pile, top card first.
         discards: int64 ``(n_kinds,)``: cards in the discard pile by kind.
-        board: the :class:`~saboteur_env.board.Board`.
+        board: the :class:`~saboteur_env.engine.board.Board`.
         broken: bool ``(n, 3)``: broken pick / lantern / cart in front of each seat.
         broken_kind: int16 ``(n, 3)``: kind of the broken card in front (-1 none).
         known_goals: bool ``(n, 3)``: seat has seen goal slot (map or reveal).

@@ -1,0 +1,6 @@
+"""The encoding: the flat action codec and the observation with named views (DESIGN 3, 4, 8)."""
+
+from .codec import Codec
+from .observation import ObservationEncoder
+
+__all__ = ["Codec", "ObservationEncoder"]

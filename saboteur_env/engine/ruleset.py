@@ -1,0 +1,217 @@
+"""A game variant as data: :class:`Ruleset`, with the values :data:`BASE` and :data:`SABOTEUR_2`.
+
+Everything that differs between the base game (RULES 1-5) and Saboteur 2 (RULES 6) is a field
+here: the role deck, hand sizes, the card deck, the cards removed unseen, the action families
+offered, the phases, how gold is held, the player range and the default board window.  The
+engine, the codec, the encoder, the agents and the experiments ask the ruleset
+(``config.ruleset``); nobody tests a yes/no flag.  A new variant is a new value (DESIGN 8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from .phases import Phase
+from .cards import (
+    BASE_ROLES,
+    EXPANSION_ROLES,
+    GOLD_CARDS,
+    GOLD_DIGGER,
+    HAND_SIZE,
+    N_BASE_KINDS,
+    N_EXPANSION_KINDS,
+    ROLE_TABLE_PUBLISHED,
+    ROLE_TABLE_SEED,
+    ROLES_S2,
+    S2_HAND_SIZE,
+    S2_REMOVED,
+    SABOTEUR,
+    X_SABOTEUR,
+    deck_counts,
+    placeable_variants,
+)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One game variant (see the module docstring).
+
+    Attributes:
+        name: ``"base"`` or ``"saboteur_2"``.
+        title: the game's name for people.
+        expansion: the value of ``GameConfig.expansion`` that selects this ruleset.
+        roles: role names; a role id is an index into this tuple (RULES 1.5, 6.2).
+        saboteur: role id of the saboteur.
+        diggers: role ids of the roles that win when the gold is reached.
+        player_range: (fewest, most) players (RULES 2.2, 6.1).
+        hand_sizes: players -> cards per hand (RULES 2.3, 6.6).
+        n_kinds: hand card kinds of the deck (``cards.CARD_KINDS[:n_kinds]``).
+        deck: int64 ``(n_kinds,)``: copies of each kind in the draw deck (RULES 2.4, 6.5).
+        removed_per_round: cards removed unseen from the shuffled deck (RULES 6.6).
+        fixed_role_deck: role id -> dwarf cards, when the role deck does not depend on the
+            player count (Saboteur 2's 15 cards, RULES 6.2); ``None`` for the base game's
+            role tables (RULES 2.2, 10 ``role_table``).
+        nugget_cards: ``True``: gold is won as gold-nugget cards from a shuffled supply
+            (RULES 1.4, 5.2, 5.3); ``False``: gold is an integer count (RULES 6.6).
+        families: the action families offered, in the codec's block order (DESIGN 3).
+        phases: the phases a decision can be in.
+        default_window: the default board window (x_min, x_max, y_min, y_max), chosen so that
+            practically no legal placement falls outside it (DESIGN 3).
+        variants: placeable oriented path cards (variant ids) in the codec's row order.
+    """
+
+    name: str
+    title: str
+    expansion: bool
+    roles: tuple[str, ...]
+    saboteur: int
+    diggers: tuple[int, ...]
+    player_range: tuple[int, int]
+    hand_sizes: Mapping[int, int]
+    n_kinds: int
+    deck: np.ndarray
+    removed_per_round: int
+    fixed_role_deck: Mapping[int, int] | None
+    nugget_cards: bool
+    families: tuple[str, ...]
+    phases: tuple[Phase, ...]
+    default_window: tuple[int, int, int, int]
+    variants: tuple[int, ...]
+
+    @property
+    def max_players(self) -> int:
+        """The largest player count: padding of every seat-indexed array and action block."""
+        return self.player_range[1]
+
+    @property
+    def n_roles(self) -> int:
+        return len(self.roles)
+
+    @property
+    def n_cards(self) -> int:
+        """Cards of the draw deck: 67 (base game) or 118 (Saboteur 2)."""
+        return int(self.deck.sum())
+
+    def hand_size(self, num_players: int) -> int:
+        """Cards dealt to each player (RULES 2.3, 6.6)."""
+        return self.hand_sizes[num_players]
+
+    def role_deck(self, num_players: int, role_table: str = "published") -> np.ndarray:
+        """int64 ``(n_roles,)``: dwarf cards of each role shuffled for ``num_players``.
+
+        Base game: RULES 2.2 (``"published"``, one card more than players) or RULES 10
+        (``"seed"``); Saboteur 2: the 15 cards whatever the count (RULES 6.2).
+
+        Raises:
+            ValueError: ``role_table`` is neither ``"published"`` nor ``"seed"``, or the
+                player count is outside :attr:`player_range`.
+        """
+        lo, hi = self.player_range
+        if not lo <= num_players <= hi:
+            raise ValueError(f"{self.title} is for {lo} to {hi} players, not {num_players}")
+        out = np.zeros(self.n_roles, dtype=np.int64)
+        if self.fixed_role_deck is not None:
+            for r, c in self.fixed_role_deck.items():
+                out[r] = c
+            return out
+        tables = {"published": ROLE_TABLE_PUBLISHED, "seed": ROLE_TABLE_SEED}
+        if role_table not in tables:
+            raise ValueError(f"role_table={role_table!r}: 'published' or 'seed' (RULES 2.2)")
+        sab, dig = tables[role_table][num_players]
+        out[SABOTEUR], out[GOLD_DIGGER] = sab, dig
+        return out
+
+    def role_prior(self, num_players: int, role_table: str = "published") -> np.ndarray:
+        """float64 ``(n_roles,)``: the chance that a given player holds each role before any
+        card is seen (each dwarf card is equally likely to be any player's)."""
+        deck = self.role_deck(num_players, role_table).astype(np.float64)
+        return deck / deck.sum()
+
+    def role_id(self, role: str | int) -> int:
+        """The role id of a role name or id.
+
+        Raises:
+            ValueError: not a role of this ruleset (the valid names are listed).
+        """
+        if isinstance(role, str):
+            if role not in self.roles:
+                raise ValueError(f"unknown {self.title} role {role!r}; use one of {self.roles}")
+            return self.roles.index(role)
+        if isinstance(role, bool) or not 0 <= int(role) < self.n_roles:
+            raise ValueError(f"unknown {self.title} role {role!r}; use one of {self.roles} "
+                             f"or 0-{self.n_roles - 1}")
+        return int(role)
+
+    def offers(self, family: str) -> bool:
+        """Whether the action family ``family`` exists in this variant."""
+        return family in self.families
+
+
+def _frozen(d: Mapping[int, int]) -> Mapping[int, int]:
+    return MappingProxyType(dict(d))
+
+
+def _deck(expansion: bool) -> np.ndarray:
+    d = deck_counts(expansion)
+    d.flags.writeable = False
+    return d
+
+
+#: The base game (RULES 1-5).
+BASE = Ruleset(
+    name="base",
+    title="the base game",
+    expansion=False,
+    roles=BASE_ROLES,
+    saboteur=SABOTEUR,
+    diggers=(GOLD_DIGGER,),
+    player_range=(3, 10),
+    hand_sizes=_frozen(HAND_SIZE),
+    n_kinds=N_BASE_KINDS,
+    deck=_deck(False),
+    removed_per_round=0,
+    fixed_role_deck=None,
+    nugget_cards=True,
+    families=("place", "rockfall", "map", "tool", "discard"),
+    phases=(Phase.TURN,),
+    default_window=(-6, 14, -8, 8),
+    variants=placeable_variants(False),
+)
+
+#: Saboteur 2 (RULES 6): the expansion's cards, roles, turn options and scoring.
+SABOTEUR_2 = Ruleset(
+    name="saboteur_2",
+    title="Saboteur 2",
+    expansion=True,
+    roles=EXPANSION_ROLES,
+    saboteur=X_SABOTEUR,
+    diggers=(EXPANSION_ROLES.index("green-digger"), EXPANSION_ROLES.index("blue-digger")),
+    player_range=(2, 12),
+    hand_sizes=_frozen({n: S2_HAND_SIZE for n in range(2, 13)}),
+    n_kinds=N_EXPANSION_KINDS,
+    deck=_deck(True),
+    removed_per_round=S2_REMOVED,
+    fixed_role_deck=_frozen(ROLES_S2),
+    nugget_cards=False,
+    families=("place", "rockfall", "map", "tool", "discard", "xaction", "remove", "done",
+              "steal"),
+    phases=(Phase.TURN, Phase.PASS, Phase.REMOVE, Phase.THEFT),
+    # ladders start new tunnels, so the expansion's mazes spread further
+    default_window=(-9, 17, -11, 11),
+    variants=placeable_variants(True),
+)
+
+RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (BASE, SABOTEUR_2)})
+
+#: RULES 1.4: the gold supply of the base game, as values (28 cards, 44 nuggets).
+NUGGET_SUPPLY = np.repeat(np.array(list(GOLD_CARDS), dtype=np.int8), list(GOLD_CARDS.values()))
+NUGGET_SUPPLY.flags.writeable = False
+
+
+def ruleset_of(expansion: bool) -> Ruleset:
+    """The ruleset that ``GameConfig(expansion=...)`` selects."""
+    return SABOTEUR_2 if expansion else BASE
