@@ -35,8 +35,7 @@ from pettingzoo.utils import wrappers
 
 from .encoding.codec import Codec
 from .encoding.observation import ObservationEncoder
-from .engine.config import GameConfig
-from .engine.state import Game, IllegalActionError
+from .engine import EventType, Game, GameConfig, IllegalActionError
 from .render import render_ansi
 
 
@@ -88,6 +87,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
         self.game: Game | None = None
         self._mask_cache: tuple | None = None
+        self._seed_stream: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -107,7 +107,16 @@ class raw_env(AECEnv):
             raise TypeError(f"seed must be None or a non-negative int, not {type(seed).__name__}")
         if seed is not None and seed < 0:
             raise ValueError(f"seed must be non-negative, got {seed}")
-        self.game = Game(self.config, None if seed is None else int(seed))
+        if seed is not None:
+            # RULES 10: one generator seeded by reset(seed=...); an unseeded reset after a
+            # seeded one continues that stream instead of drawing fresh entropy
+            self._seed_stream = np.random.default_rng(int(seed))
+            game_seed: int | None = int(seed)
+        elif self._seed_stream is not None:
+            game_seed = int(self._seed_stream.integers(2**63))
+        else:
+            game_seed = None
+        self.game = Game(self.config, game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
@@ -183,32 +192,32 @@ class raw_env(AECEnv):
         action = int(action)
         g = self.game
         seat = g.current
-        if not self._mask()[action]:
-            try:
-                a = self.codec.decode(action, seat, g.n)
-                why = g.check(a) or "it is masked"
-            except ValueError as err:
-                a, why = None, str(err)
-            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {why}")
-        a = self.codec.decode(action, seat, g.n)
+        try:
+            a = self.codec.decode(action, seat, g.n)
+        except ValueError as err:
+            raise IllegalActionError(f"{agent} may not play action {action}: {err}") from None
+        try:
+            events = g.apply(a)  # the engine verifies: its legal set is the mask
+        except IllegalActionError as err:
+            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {err}"
+                                     ) from None
+        self._mask_cache = None
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []
         self.infos[agent] = {"events": self._pending[seat]}
-        events = g._apply_unchecked(a)
         self._route(events)
         self.rewards = {ag: 0 for ag in self.agents}
         for e in events:
-            if e.type == "round_end":
-                res = next(r for r in reversed(g.round_results)
-                           if r["round"] == e.data["round"])
+            if e.type is EventType.ROUND_END:
+                res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
                 for i, ag in enumerate(self.agents):
                     if self.config.reward == "win":
-                        self.rewards[ag] = 1 if i in res["winners"] else -1
+                        self.rewards[ag] = 1 if i in res.winners else -1
                     else:
-                        self.rewards[ag] = res["received"][i]
+                        self.rewards[ag] = res.received[i]
                     self.infos[ag]["round_result"] = {
-                        "round": res["round"], "winning_side": res["winning_side"],
-                        "roles": res["roles"], "gold_found": res["gold_found"]}
+                        "round": res.round, "winning_side": res.winning_side,
+                        "roles": res.roles, "gold_found": res.gold_found}
         if g.game_over:
             self.terminations = {ag: True for ag in self.agents}
         elif self.config.max_cycles is not None and g.decisions >= self.config.max_cycles:

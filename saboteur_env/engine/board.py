@@ -274,6 +274,22 @@ class Board:
         return bool(FIT[variant, self.codes()[r - 1, c - 1]])
 
     # --- changes -----------------------------------------------------------------------
+    def set_card(self, variant: int, x: int, y: int) -> None:
+        """Lay a face-up card at (x, y) without connecting it (building a position by hand;
+        call :meth:`recompute_connectivity` once all cards lie)."""
+        r, c = self.rc(x, y)
+        self.var[r, c] = variant
+        self.opn[r, c] = VARIANTS[variant].openings
+        self.version += 1
+
+    def reveal_goal(self, slot: int, variant: int) -> None:
+        """Turn goal ``slot`` face up as ``variant`` (building a position by hand)."""
+        r, c = self._goal_rc[slot]
+        self.var[r, c] = variant
+        self.opn[r, c] = VARIANTS[variant].openings
+        self.goal_revealed[slot] = True
+        self.version += 1
+
     def place(self, variant: int, x: int, y: int) -> list[tuple[int, int, bool]]:
         """Put a face-up card at (x, y) and turn over every goal it connects (RULES 3.1, 4.2).
 

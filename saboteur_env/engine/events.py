@@ -73,6 +73,9 @@ class EventType(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    # hash as the plain string, so that a member and its value are one dict key
+    __hash__ = str.__hash__
+
 
 class EventData(dict):  # type: ignore[type-arg]
     """A read-only dict: events are shared by every agent's ``infos`` and the game's history,
@@ -139,6 +142,7 @@ class RoundResult:
         trapped: Saboteur 2: seats with a Trapped! card in front at round end.
         thefts: Saboteur 2: ``(thief, victim)`` pairs, in order (RULES 6.9).
         public: the fields told to every seat in the ``round_end`` event, per ruleset.
+        fields: the fields of this ruleset's result (:meth:`as_dict`, records).
     """
 
     round: int
@@ -158,11 +162,13 @@ class RoundResult:
     thefts: list[tuple[int, int]] = field(default_factory=list)
     public: tuple[str, ...] = ("round", "gold_found", "winning_side", "winners", "connector",
                                "roles")
+    fields: tuple[str, ...] = ("round", "gold_found", "winning_side", "winners", "connector",
+                               "roles", "received", "last_card_seat", "turns")
 
     def public_data(self) -> dict[str, Any]:
         """The ``round_end`` event's payload: the :attr:`public` fields."""
         return {k: getattr(self, k) for k in self.public}
 
     def as_dict(self) -> dict[str, Any]:
-        """Every field but :attr:`public`, as plain JSON-able values (records, reports)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "public"}
+        """The ruleset's :attr:`fields` as a dict (records, reports)."""
+        return {k: getattr(self, k) for k in self.fields}

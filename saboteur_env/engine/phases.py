@@ -23,6 +23,9 @@ class Phase(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    # hash as the plain string, so that a member and its value are one dict key
+    __hash__ = str.__hash__
+
 
 #: phase -> action families that may be legal in it (a ruleset offers a subset of families).
 FAMILIES_OF_PHASE: dict[Phase, tuple[str, ...]] = {

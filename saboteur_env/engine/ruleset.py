@@ -9,13 +9,13 @@ engine, the codec, the encoder, the agents and the experiments ask the ruleset
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .phases import Phase
 from .cards import (
     BASE_ROLES,
     EXPANSION_ROLES,
@@ -34,6 +34,11 @@ from .cards import (
     deck_counts,
     placeable_variants,
 )
+from .phases import Phase
+from .scoring import end_round_base, end_round_s2
+
+if TYPE_CHECKING:
+    from .state import Game
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,14 @@ class Ruleset:
         default_window: the default board window (x_min, x_max, y_min, y_max), chosen so that
             practically no legal placement falls outside it (DESIGN 3).
         variants: placeable oriented path cards (variant ids) in the codec's row order.
+        pass_cards: most cards one pass may discard, one decision each (RULES 3.6: 1;
+            Saboteur 2: 3, RULES 6.7 option 4).
+        remove_discards: cards discarded to remove a card in front of oneself (RULES 6.7).
+        deal_steps: the order of the random draws of a deal (``"roles"``, ``"goals"``,
+            ``"cards"``), so that a seed deals the same game as it always has.
+        role_card_order: the role ids in the order their dwarf cards lie before shuffling.
+        end_round: the round end and scoring, ``end_round(game, gold_found, connector)``
+            (:mod:`~saboteur_env.engine.scoring`, RULES 5, 6.9).
     """
 
     name: str
@@ -81,6 +94,11 @@ class Ruleset:
     phases: tuple[Phase, ...]
     default_window: tuple[int, int, int, int]
     variants: tuple[int, ...]
+    pass_cards: int
+    remove_discards: int
+    deal_steps: tuple[str, ...]
+    role_card_order: tuple[int, ...]
+    end_round: Callable[[Game, bool, int | None], None]
 
     @property
     def max_players(self) -> int:
@@ -180,6 +198,11 @@ BASE = Ruleset(
     phases=(Phase.TURN,),
     default_window=(-6, 14, -8, 8),
     variants=placeable_variants(False),
+    pass_cards=1,
+    remove_discards=2,
+    deal_steps=("roles", "goals", "cards"),
+    role_card_order=(SABOTEUR, GOLD_DIGGER),
+    end_round=end_round_base,
 )
 
 #: Saboteur 2 (RULES 6): the expansion's cards, roles, turn options and scoring.
@@ -203,6 +226,11 @@ SABOTEUR_2 = Ruleset(
     # ladders start new tunnels, so the expansion's mazes spread further
     default_window=(-9, 17, -11, 11),
     variants=placeable_variants(True),
+    pass_cards=3,
+    remove_discards=2,
+    deal_steps=("cards", "roles", "goals"),
+    role_card_order=tuple(range(len(EXPANSION_ROLES))),
+    end_round=end_round_s2,
 )
 
 RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (BASE, SABOTEUR_2)})

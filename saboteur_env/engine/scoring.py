@@ -1,24 +1,39 @@
-"""Saboteur 2 round-end evaluation as pure functions (RULES 6.8, 6.9).
+"""Round end and scoring: the base game's gold-nugget payouts (RULES 5.1-5.5) and Saboteur 2's
+door evaluation, payouts and thefts (RULES 6.8, 6.9).
 
-Nothing here touches a :class:`~saboteur_env.engine.state.Game`; the engine calls these with plain
-values so that every row of the door evaluation and of the payout table can be tested alone.
+The Saboteur 2 evaluation is pure functions over plain values (:func:`door_outcome`,
+:func:`winners_s2`, :func:`payouts_s2`, :func:`theft_order`) so that every row of the door
+evaluation and of the payout table can be tested alone; the functions over a game
+(:func:`end_round`, :func:`steal`, :func:`close_round`) carry the result into the state.  Which
+round end applies is the ruleset's ``end_round``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .cards import (
     BLUE_DIGGER,
     BOSS,
     GEOLOGIST,
+    GOLD_DIGGER,
     GREEN_DIGGER,
     PROFITEER,
     S2_PAYOUT,
     S2_PAYOUT_MANY,
     S2_PAYOUT_REDUCTION,
+    SABOTEUR,
+    SABOTEUR_PAYOUT,
     X_SABOTEUR,
 )
+from .events import EventType, RoundResult
+from .phases import Phase
+
+if TYPE_CHECKING:
+    from .state import Game
 
 
 def door_outcome(found: bool, connector_role: int | None, pass_blue: bool,
@@ -102,12 +117,193 @@ def theft_order(theft_turn: Sequence[int], has_theft: Sequence[bool],
                 trapped: Sequence[bool]) -> list[int]:
     """Seats whose Theft works, in resolution order (RULES 6.9).
 
-    A trapped thief's Theft does not work (RULES 6.5).  Ruling: the working thief who played
-    his Theft most recently goes first, then the other working thieves clockwise from him.
+    The player who played a Theft card most recently goes first, then the other thieves
+    clockwise from him; a trapped thief's Theft does not work (RULES 6.5), so trapped thieves
+    are skipped, also when the most recent one is trapped (the order still starts from him).
     """
     n = len(has_theft)
-    thieves = [s for s in range(n) if has_theft[s] and not trapped[s]]
-    if not thieves:
+    played = [s for s in range(n) if has_theft[s]]
+    if not played:
         return []
-    first = max(thieves, key=lambda s: theft_turn[s])
-    return [(first + i) % n for i in range(n) if (first + i) % n in thieves]
+    first = max(played, key=lambda s: theft_turn[s])
+    order = [(first + i) % n for i in range(n)]
+    return [s for s in order if has_theft[s] and not trapped[s]]
+
+
+# --- round end over a game ---------------------------------------------------------------
+#: the record fields of a round result, per game (RULES 5, 6.9)
+BASE_FIELDS = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
+               "received", "last_card_seat", "turns")
+S2_FIELDS = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
+             "received", "paid", "last_card_seat", "turns", "pass_blue", "pass_green",
+             "crystals", "trapped", "thefts")
+S2_PUBLIC = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
+             "pass_blue", "pass_green", "crystals", "thefts")
+
+
+def end_round(game: Game, gold_found: bool, connector: int | None) -> None:
+    """The round is over (RULES 5.1, 6.8): score it by the ruleset's round end."""
+    game.rules.end_round(game, gold_found, connector)
+
+
+def end_round_base(game: Game, gold_found: bool, connector: int | None) -> None:
+    """Base game: the gold-diggers share gold-nugget cards if the gold was reached, else the
+    saboteurs are paid (RULES 5.2, 5.3)."""
+    n = game.n
+    received = np.zeros(n, dtype=np.int64)
+    if gold_found:
+        assert connector is not None
+        winners = [s for s in range(n) if game.roles[s] == GOLD_DIGGER]
+        _pay_diggers(game, connector, received)
+    else:
+        winners = [s for s in range(n) if game.roles[s] == SABOTEUR]
+        _pay_saboteurs(game, received)
+    game.gold += received
+    result = RoundResult(
+        round=game.round, gold_found=gold_found,
+        winning_side="gold-digger" if gold_found else "saboteur", winners=winners,
+        connector=connector, roles=game.roles.tolist(), received=received.tolist(),
+        paid=received.tolist(), last_card_seat=game.last_card_seat, turns=game.turn,
+        fields=BASE_FIELDS)
+    close_round(game, result)
+
+
+def _take_nugget(game: Game, i: int) -> int:
+    v = int(game.nuggets[i])
+    game.nuggets = np.delete(game.nuggets, i)
+    return v
+
+
+def _pay_diggers(game: Game, connector: int, received: np.ndarray) -> None:
+    """RULES 5.2: N cards (9 at 10 players) picked counter-clockwise by the diggers,
+    starting with the connector (or the first digger counter-clockwise from a saboteur
+    connector).  Each picker automatically keeps the highest card left (RULES 10.1)."""
+    n = game.n
+    take = min(9 if n == 10 else n, len(game.nuggets))
+    eligible = [
+        game.roles[s] == GOLD_DIGGER
+        and not (game.config.broken_tool_forfeit and game.broken[s].any())
+        for s in range(n)
+    ]
+    if not any(eligible) or take == 0:
+        return
+    cards = sorted(game.nuggets[:take].tolist(), reverse=True)
+    game.nuggets = game.nuggets[take:]
+    order = [(connector - i) % n for i in range(n)]  # counter-clockwise from connector
+    pickers = [s for s in order if eligible[s]]
+    for i, v in enumerate(cards):
+        s = pickers[i % len(pickers)]
+        received[s] += v
+        game.gold_cards[s, v - 1] += 1
+
+
+def _pay_saboteurs(game: Game, received: np.ndarray) -> None:
+    """RULES 5.3: 4/3/3/2 nuggets each for 1/2/3/4 saboteurs; the change ruling: in turn
+    order from the player after the last player, each takes an exact-sum combination with
+    the largest values first, else the largest total not above the entitlement."""
+    n = game.n
+    sabs = [(game.last_card_seat + 1 + i) % n for i in range(n)]
+    sabs = [s for s in sabs if game.roles[s] == SABOTEUR]
+    if not sabs:
+        return
+    due = SABOTEUR_PAYOUT[min(len(sabs), 4)]
+    for s in sabs:
+        avail = [int((game.nuggets == v).sum()) for v in (1, 2, 3)]
+        best: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
+        for n3 in range(min(avail[2], due // 3), -1, -1):
+            for n2 in range(min(avail[1], (due - 3 * n3) // 2), -1, -1):
+                n1 = min(avail[0], due - 3 * n3 - 2 * n2)
+                key = (3 * n3 + 2 * n2 + n1, n3, n2)
+                if best is None or key > best[0]:
+                    best = (key, (n1, n2, n3))
+        assert best is not None
+        n1, n2, n3 = best[1]
+        for v, cnt in ((3, n3), (2, n2), (1, n1)):
+            for _ in range(cnt):
+                i = int(np.nonzero(game.nuggets == v)[0][0])
+                _take_nugget(game, i)
+                received[s] += v
+                game.gold_cards[s, v - 1] += 1
+
+
+def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
+    """Saboteur 2: the door evaluation and payouts, then the thefts as decisions of the
+    thieves (:attr:`Phase.THEFT`); the round closes after the last theft (RULES 6.9)."""
+    b, n = game.board, game.n
+    trapped = game.xfront[:, 0].tolist()
+    roles = game.roles.tolist()
+    pass_blue = gold_found and b.gold_reachable(1)   # no green door on the route
+    pass_green = gold_found and b.gold_reachable(2)  # no blue door on the route
+    conn_role = roles[connector] if connector is not None else None
+    winners, side = winners_s2(roles, gold_found, conn_role, pass_blue, pass_green,
+                               trapped, game.config.both_doors_rule)
+    crystals = b.crystals()
+    received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
+    game.gold += received
+    game.pending_result = RoundResult(
+        round=game.round, gold_found=gold_found, winning_side=side, winners=winners,
+        connector=connector, roles=roles, received=received.tolist(),
+        paid=received.tolist(), last_card_seat=game.last_card_seat, turns=game.turn,
+        pass_blue=bool(pass_blue), pass_green=bool(pass_green), crystals=crystals,
+        trapped=[s for s in range(n) if trapped[s]], thefts=[], public=S2_PUBLIC,
+        fields=S2_FIELDS)
+    game.phase = Phase.THEFT
+    game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(),
+                                   trapped)
+    _next_thief(game)
+
+
+def _next_thief(game: Game) -> None:
+    from .actions.steal import victims
+
+    while game.theft_queue:
+        s = game.theft_queue[0]
+        if victims(game, s).any():
+            game.current = s
+            return
+        game.theft_queue.pop(0)
+        game.emit(EventType.THEFT_SKIPPED, s, {})
+    result = game.pending_result
+    assert result is not None
+    game.pending_result = None
+    game.phase = Phase.TURN
+    close_round(game, result)
+
+
+def steal(game: Game, seat: int, target: int) -> None:
+    """The thief ``seat`` takes 1 gold from ``target`` (RULES 6.9); the next thief acts."""
+    game.gold[target] -= 1
+    game.gold[seat] += 1
+    result = game.pending_result
+    assert result is not None
+    result.received[target] -= 1
+    result.received[seat] += 1
+    result.thefts.append((seat, target))
+    game.emit(EventType.THEFT, seat, {"target": target})
+    game.theft_queue.pop(0)
+    _next_thief(game)
+
+
+def close_round(game: Game, result: RoundResult) -> None:
+    """Record the round's result, emit ``round_end`` (its public fields, roles revealed,
+    RULES 5.1), each seat's private ``gold_received``, then end the game (RULES 5.5) or deal
+    the next round with the left neighbour of the last player (RULES 5.4)."""
+    from .setup import deal_round
+
+    n = game.n
+    game.round_results.append(result)
+    game.round_boards.append(game.board)  # the final maze of each round, for replays
+    game.round_over = True
+    game.emit(EventType.ROUND_END, None, result.public_data())
+    for s in range(n):
+        game.emit(EventType.GOLD_RECEIVED, s, {"round": result.round,
+                                               "gold": int(result.received[s])}, visible_to=s)
+    if game.round + 1 >= game.config.num_rounds:
+        game.game_over = True
+        best = int(game.gold.max())
+        game.emit(EventType.GAME_END, None, {"gold": game.gold.tolist(),
+                                             "winners": [s for s in range(n)
+                                                         if game.gold[s] == best]})
+        return
+    game.round += 1
+    deal_round(game, (game.last_card_seat + 1) % n)

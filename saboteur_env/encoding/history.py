@@ -1,0 +1,178 @@
+"""History features of the current round, computed from the public events (DESIGN 4, 8).
+
+The observation's ``history``, ``tools``, ``recent`` and ``xhistory`` views and the
+``last_placed`` board channel are what every seat saw happen this round; they are derived here
+from the game's events, so the engine keeps no state for the encoder.  One handler per event
+type (:data:`HANDLERS`) says what the event adds.  :class:`HistoryCache` keeps the features of
+recently encoded games up to date incrementally (the engine only appends events).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..engine.cards import CARD_KINDS, GOAL_CELLS, X_EFFECTS
+from ..engine.events import Event, EventType
+from .spec import HistoryColumn, RecentType
+
+#: rows kept in the ``recent`` view
+N_RECENT = 8
+_X_INDEX = {e: i for i, e in enumerate(X_EFFECTS)}
+
+
+class RoundHistory:
+    """The public history of one round.
+
+    Attributes:
+        actor_counts: int16 ``(n, len(HistoryColumn))``: per actor, this round's through cards
+            placed, dead ends placed, rockfalls, maps and discards.
+        tool_counts: int16 ``(n, n, 2)``: [actor, target, 0] tools broken, [.., 1] repaired.
+        xcounts: int16 ``(n, n, len(X_EFFECTS))``: Saboteur 2 action cards played.
+        recent: the last :data:`N_RECENT` public actions, oldest first, as
+            ``(actor, RecentType, target, x, y, tool, dead_end)`` (-1: no target / tool).
+        last_placed: cell of the most recent path card placed this round that is still in the
+            maze, or ``None``.
+    """
+
+    __slots__ = ("actor_counts", "tool_counts", "xcounts", "recent", "last_placed")
+
+    def __init__(self, n: int) -> None:
+        self.actor_counts = np.zeros((n, len(HistoryColumn)), dtype=np.int16)
+        self.tool_counts = np.zeros((n, n, 2), dtype=np.int16)
+        self.xcounts = np.zeros((n, n, len(X_EFFECTS)), dtype=np.int16)
+        self.recent: list[tuple[int, int, int, int, int, int, int]] = []
+        self.last_placed: tuple[int, int] | None = None
+
+    def add(self, actor: int, typ: int, target: int = -1, x: int = 0, y: int = 0,
+            tool: int = -1, dead_end: int = 0) -> None:
+        self.recent.append((actor, typ, target, x, y, tool, dead_end))
+        if len(self.recent) > N_RECENT:
+            del self.recent[0]
+
+    def update(self, events: Sequence[Event], start: int = 0) -> None:
+        """Take in ``events[start:]`` (a new round's start clears everything)."""
+        for i in range(start, len(events)):
+            e = events[i]
+            if e.visible_to is None:
+                h = HANDLERS.get(e.type)
+                if h is not None:
+                    h(self, e)
+
+
+def _round_start(h: RoundHistory, e: Event) -> None:
+    h.__init__(len(h.actor_counts))  # type: ignore[misc]
+
+
+def _path_placed(h: RoundHistory, e: Event) -> None:
+    d, s = e.data, e.seat
+    dead = int(CARD_KINDS[d["kind"]].is_dead_end)
+    col = HistoryColumn.PLACED_DEAD_END if dead else HistoryColumn.PLACED_THROUGH
+    h.actor_counts[s, col] += 1
+    h.add(s, RecentType.PLACE, -1, d["x"], d["y"], -1, dead)
+    h.last_placed = (d["x"], d["y"])
+
+
+def _tool_broken(h: RoundHistory, e: Event) -> None:
+    d = e.data
+    h.tool_counts[e.seat, d["target"], 0] += 1
+    h.add(e.seat, RecentType.BREAK, d["target"], 0, 0, d["tool"])
+
+
+def _tool_repaired(h: RoundHistory, e: Event) -> None:
+    d = e.data
+    h.tool_counts[e.seat, d["target"], 1] += 1
+    h.add(e.seat, RecentType.REPAIR, d["target"], 0, 0, d["tool"])
+
+
+def _rockfall(h: RoundHistory, e: Event) -> None:
+    d = e.data
+    h.actor_counts[e.seat, HistoryColumn.ROCKFALLS] += 1
+    h.add(e.seat, RecentType.ROCKFALL, -1, d["x"], d["y"])
+    if h.last_placed == (d["x"], d["y"]):
+        h.last_placed = None
+
+
+def _map_played(h: RoundHistory, e: Event) -> None:
+    h.actor_counts[e.seat, HistoryColumn.MAPS] += 1
+    h.add(e.seat, RecentType.MAP, -1, *GOAL_CELLS[e.data["goal"]])
+
+
+def _discarded(h: RoundHistory, e: Event) -> None:
+    h.actor_counts[e.seat, HistoryColumn.DISCARDS] += 1
+    h.add(e.seat, RecentType.DISCARD)
+
+
+def _action_played(h: RoundHistory, e: Event) -> None:
+    d = e.data
+    ei = _X_INDEX[d["card"]]
+    h.xcounts[e.seat, d["target"], ei] += 1
+    h.add(e.seat, RecentType[d["card"].upper()], d["target"])
+
+
+def _front_removed(h: RoundHistory, e: Event) -> None:
+    h.add(e.seat, RecentType.REMOVE, e.seat, tool=e.data["slot"])
+
+
+def _theft(h: RoundHistory, e: Event) -> None:
+    h.add(e.seat, RecentType.STEAL, e.data["target"])
+
+
+#: what each public event adds to the round's history (other events add nothing)
+HANDLERS: dict[EventType, Callable[[RoundHistory, Event], None]] = {
+    EventType.ROUND_START: _round_start,
+    EventType.PATH_PLACED: _path_placed,
+    EventType.TOOL_BROKEN: _tool_broken,
+    EventType.TOOL_REPAIRED: _tool_repaired,
+    EventType.ROCKFALL: _rockfall,
+    EventType.MAP_PLAYED: _map_played,
+    EventType.DISCARDED: _discarded,
+    EventType.ACTION_PLAYED: _action_played,
+    EventType.FRONT_REMOVED: _front_removed,
+    EventType.THEFT: _theft,
+}
+
+
+def round_history(events: Sequence[Event], n: int) -> RoundHistory:
+    """The history of the last round in ``events`` (from its ``round_start`` on)."""
+    start = 0
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].type is EventType.ROUND_START:
+            start = i
+            break
+    h = RoundHistory(n)
+    h.update(events, start)
+    return h
+
+
+class HistoryCache:
+    """:class:`RoundHistory` of the games encoded lately, kept up to date by taking in only
+    the events added since the last call (keyed by the game's event list, which the engine
+    only appends to; a copied game has its own list and starts afresh)."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._cache: OrderedDict[int, tuple[list[Event], RoundHistory, int]] = OrderedDict()
+
+    def get(self, events: list[Event], n: int) -> RoundHistory:
+        key = id(events)
+        hit = self._cache.get(key)
+        if hit is not None and hit[0] is events and hit[2] <= len(events):
+            _, h, seen = hit
+            if seen < len(events):
+                h.update(events, seen)
+            self._cache.move_to_end(key)
+        else:
+            h = round_history(events, n)
+            if len(self._cache) >= self.size:
+                self._cache.popitem(last=False)
+        self._cache[key] = (events, h, len(events))
+        return h
+
+    def __getstate__(self) -> dict[str, int]:
+        return {"size": self.size}  # a cache: not part of what is pickled
+
+    def __setstate__(self, state: dict[str, int]) -> None:
+        self.__init__(state["size"])  # type: ignore[misc]

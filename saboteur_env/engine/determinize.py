@@ -1,0 +1,83 @@
+"""Sampling a full state consistent with what one seat knows, for information-set search
+(DESIGN 2).
+
+What a seat knows: the public state and history, its own hand, role, face-down discards, map
+results and inspection results (RULES 3.5, 3.6, 6.5).  Everything else is resampled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .state import Game
+
+
+def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
+    """A copy of ``game`` with every card, role and goal that ``seat`` cannot see resampled.
+
+    Reshuffled together, keeping every count that is public: the other players' hands (their
+    sizes kept), their face-down discards (how many each discarded kept, RULES 3.6), the draw
+    pile and the cards removed unseen (RULES 6.6).  The roles of the other players are
+    reshuffled with the dwarf cards aside and those discarded by Swap your hats, except the
+    roles ``seat`` has inspected with no Swap your hats on that player since (RULES 6.5); the
+    identities of the goals ``seat`` has not seen are permuted (who mapped which goal is public,
+    so those players keep knowing the goal, now the resampled one); the gold supply is
+    reshuffled.  Other seats' private events are dropped from the copy's history and their
+    inspection results forgotten (they were drawn from the old hidden state).  The copy's own
+    generator is replaced by one drawn from ``rng``.  (What ``seat`` knows of a hand it gave
+    away with Swap your hand is not used.)
+
+    Args:
+        game: the state; not changed.
+        seat: the seat whose knowledge is kept.
+        rng: the generator for the resampling.
+
+    Returns:
+        A new :class:`~.state.Game`.
+    """
+    g = game.copy()
+    n, nk = g.n, g.rules.n_kinds
+    others = [s for s in range(n) if s != seat]
+    kinds = np.arange(nk, dtype=np.int16)
+    hand_sizes = [int(g.hands[s].sum()) for s in others]
+    secret_sizes = [int(g.secret_discards[s].sum()) for s in others]
+    n_removed = int(g.removed.sum())
+    secret_before = g.secret_discards[others].sum(axis=0)
+    pool = np.concatenate([np.repeat(kinds, g.hands[s]) for s in others]
+                          + [np.repeat(kinds, g.secret_discards[s]) for s in others]
+                          + [g.deck.astype(np.int16), np.repeat(kinds, g.removed)])
+    pool = rng.permutation(pool)
+    pos = 0
+    for s, h in zip(others, hand_sizes):
+        g.hands[s] = np.bincount(pool[pos:pos + h], minlength=nk)
+        pos += h
+    for s, h in zip(others, secret_sizes):
+        g.secret_discards[s] = np.bincount(pool[pos:pos + h], minlength=nk)
+        pos += h
+    g.discards = g.discards - secret_before + g.secret_discards[others].sum(axis=0)
+    g.deck = pool[pos:len(pool) - n_removed]
+    g.removed = np.bincount(pool[len(pool) - n_removed:], minlength=nk).astype(np.int64)
+
+    known = [s for s in others if g.inspected[seat, s] >= 0
+             and g.inspected_swaps[seat, s] == g.hat_swaps[s]]
+    free = [s for s in others if s not in known]
+    hidden = rng.permutation(np.array([g.roles[s] for s in free] + g.set_aside
+                                      + g.hats_discarded, dtype=np.int8)).tolist()
+    g.roles[free] = hidden[:len(free)]
+    rest = hidden[len(free):]
+    g.set_aside = rest[:len(g.set_aside)]
+    g.hats_discarded = rest[len(g.set_aside):]
+    mine = g.inspected[seat].copy()
+    g.inspected[:] = -1
+    g.inspected[seat] = mine
+
+    unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
+    if unknown:
+        g.board.goal_identity[unknown] = rng.permutation(g.board.goal_identity[unknown])
+    g.nuggets = rng.permutation(g.nuggets)
+    g.events = [e for e in g.events if e.visible_to is None or e.visible_to == seat]
+    g.rng = np.random.default_rng(int(rng.integers(2**63)))
+    return g

@@ -1,0 +1,300 @@
+"""Setting up: a new game, each round's deal, and any position built by hand (RULES 2.2-2.4,
+5.4, 6.6; the test hook of DESIGN 2).
+
+Every random draw comes from the game's one generator, in the order the ruleset gives
+(``Ruleset.deal_steps``), so that a seed deals the same game on every machine (RULES 10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .board import EMPTY, Board
+from .cards import CARD_KINDS, GOAL_GOLD, GOAL_KINDS, KIND_INDEX, TOOLS, VARIANT_OF
+from .config import GameConfig
+from .events import EventType
+from .phases import Phase
+from .ruleset import NUGGET_SUPPLY
+
+if TYPE_CHECKING:
+    from .state import Game
+
+
+def start_game(game: Game) -> None:
+    """Shuffle the gold supply once per game (RULES 2.4 step 4; Saboteur 2 keeps gold as a
+    count, RULES 6.6), choose the first player (RULES 2.4, 10) and deal round 1."""
+    if game.rules.nugget_cards:
+        game.nuggets = game.rng.permutation(NUGGET_SUPPLY)
+    else:
+        game.nuggets = np.zeros(0, dtype=np.int8)
+    fp = game.config.first_player
+    first = int(game.rng.integers(game.n)) if fp == "random" else int(fp)
+    deal_round(game, first)
+
+
+def _deal_roles(game: Game) -> None:
+    """Shuffle the role deck, one dwarf card each; the rest stay aside (RULES 2.2, 6.6)."""
+    rules = game.rules
+    counts = rules.role_deck(game.n, game.config.role_table)
+    cards = np.concatenate([np.full(counts[r], r, dtype=np.int8) for r in rules.role_card_order])
+    role_deck = game.rng.permutation(cards)
+    game.roles = role_deck[:game.n].copy()
+    game.set_aside = role_deck[game.n:].tolist()
+
+
+def _deal_goals(game: Game) -> None:
+    """A new maze: start card and the three goals face down in shuffled order (RULES 2.1)."""
+    game.board = Board(game.config.board_window, game.rng.permutation(3).astype(np.int8))
+
+
+def _deal_cards(game: Game) -> None:
+    """Shuffle the deck, remove the ruleset's cards unseen (RULES 6.6), deal the hands
+    (RULES 2.3, 6.6); the rest is the draw pile.
+
+    ``remove_cards_each_round=False``: the cards removed in the first round stay out for the
+    whole game (the rest is shuffled each round)."""
+    rules, cfg, rng, n = game.rules, game.config, game.rng, game.n
+    kinds = np.arange(rules.n_kinds, dtype=np.int16)
+    k = rules.removed_per_round
+    if k and game.round > 0 and not cfg.remove_cards_each_round:
+        deck = rng.permutation(np.repeat(kinds, rules.deck - game.removed))
+    else:
+        deck = rng.permutation(np.repeat(kinds, rules.deck))
+        game.removed = np.bincount(deck[:k], minlength=rules.n_kinds).astype(np.int64)
+        deck = deck[k:]
+    h = rules.hand_size(n)
+    game.hands = np.zeros((n, rules.n_kinds), dtype=np.int16)
+    for s in range(n):
+        np.add.at(game.hands[s], deck[s * h:(s + 1) * h], 1)
+    game.deck = deck[n * h:]
+
+
+_DEAL_STEPS = {"roles": _deal_roles, "goals": _deal_goals, "cards": _deal_cards}
+
+
+def deal_round(game: Game, first: int) -> None:
+    """Deal a round that ``first`` starts (RULES 2.4, 5.4, 6.6)."""
+    for step in game.rules.deal_steps:
+        _DEAL_STEPS[step](game)
+    _start_round(game, first)
+
+
+def _clear_round_state(game: Game) -> None:
+    """Everything that lasts one round, empty (RULES 5.4: the maze, the cards in front and
+    the discard pile are gathered before the next deal)."""
+    n, nk = game.n, game.rules.n_kinds
+    game.discards = np.zeros(nk, dtype=np.int64)
+    game.secret_discards = np.zeros((n, nk), dtype=np.int64)
+    game.xfront = np.zeros((n, 2), dtype=bool)
+    game.theft_turn = np.full(n, -1, dtype=np.int64)
+    game.inspected = np.full((n, n), -1, dtype=np.int8)
+    game.hat_swaps = np.zeros(n, dtype=np.int16)
+    game.inspected_swaps = np.zeros((n, n), dtype=np.int16)
+    game.hats_discarded = []
+    game.phase, game.phase_count, game.phase_slot = Phase.TURN, 0, -1
+    game.theft_queue = []
+    game.pending_result = None
+    game.broken = np.zeros((n, 3), dtype=bool)
+    game.broken_kind = np.full((n, 3), -1, dtype=np.int16)
+    game.known_goals = np.zeros((n, 3), dtype=bool)
+    game.turn = 0
+    game.round_over = False
+
+
+def _start_round(game: Game, first: int) -> None:
+    _clear_round_state(game)
+    game.current = first
+    game.first_player = first
+    game.last_card_seat = first
+    game.emit(EventType.ROUND_START, None, {"round": game.round, "first_player": first})
+    for s in range(game.n):
+        game.emit(EventType.ROLE_DEALT, s, {"role": int(game.roles[s])}, visible_to=s)
+
+
+# --- the test hook (DESIGN 2) --------------------------------------------------------------
+def card_kind(k: str | int) -> int:
+    """A card kind index from an id (``"B07"``, ``"map"``) or an index.
+
+    Raises:
+        ValueError: an unknown id.
+    """
+    if isinstance(k, str):
+        if k not in KIND_INDEX:
+            raise ValueError(f"unknown card kind {k!r}; valid: {sorted(KIND_INDEX)}")
+        return KIND_INDEX[k]
+    return int(k)
+
+
+def build_state(
+    config: GameConfig | None = None,
+    *,
+    roles: Sequence[str | int],
+    hands: Sequence[Iterable[str | int]],
+    board: Iterable[tuple[int, int, str | int, bool]] = (),
+    goals: Sequence[int] = (GOAL_GOLD, 1, 2),
+    revealed: Iterable[tuple[int, bool]] = (),
+    set_aside: Iterable[str | int] = (),
+    deck: Iterable[str | int] | None = None,
+    nuggets: Iterable[int] | None = None,
+    broken: Sequence[Iterable[str | int]] | None = None,
+    known_goals: Sequence[Iterable[int]] | None = None,
+    gold: Sequence[int] | None = None,
+    current: int = 0,
+    round: int = 0,
+    last_card_seat: int | None = None,
+    seed: int = 0,
+    trapped: Iterable[int] = (),
+    theft: Iterable[int] = (),
+    removed: Iterable[str | int] | None = None,
+    inspected: Mapping[tuple[int, int], str | int] | None = None,
+    check_counts: bool = True,
+) -> Game:
+    """Build any position by hand (the test hook, DESIGN 2).
+
+    Args:
+        config: the game's options (default :class:`GameConfig` with ``num_players=len(roles)``).
+        roles: role per seat, a name of ``config.ruleset.roles`` (``"gold-digger"``,
+            ``"saboteur"``; Saboteur 2 ``"green-digger"``, ``"blue-digger"``, ``"boss"``,
+            ``"profiteer"``, ``"geologist"``, ``"saboteur"``) or a role id.
+        hands: per seat, a list of card kinds (ids like ``"B07"``, ``"map"``, or kind indexes).
+        board: ``[(x, y, kind, rotated), ...]`` tunnel cards in the maze.
+        goals: goal identity per slot (top, middle, bottom): 0 gold, 1 stone A, 2 stone B.
+        revealed: ``[(slot, rotated), ...]`` goals already face up.
+        set_aside: roles of the dwarf cards aside (Saboteur 2: top first, drawn by Swap your
+            hats).
+        deck: the draw pile, top first (kinds); default: every card not placed elsewhere,
+            shuffled with ``seed``.  When given, cards left over go to the discard pile.
+        nuggets: the gold supply, top first (values 1-3); default: the 28 cards shuffled
+            (unused where gold is a count, Saboteur 2).
+        broken: per seat, an iterable of tools (``"pick"``, ``"lantern"``, ``"cart"`` or 0-2).
+        known_goals: per seat, goal slots that seat has mapped.
+        gold: gold already held per seat.
+        current / round / last_card_seat: the seat to act, the round index, RULES 5.4's seat.
+        seed: seeds the game's generator (later rounds' deals, default deck order).
+        trapped: Saboteur 2: seats with a Trapped! card in front (RULES 6.5).
+        theft: Saboteur 2: seats with a Theft card in front, in the order they were played
+            (the last one is the most recent, RULES 6.9).
+        removed: Saboteur 2: kinds of the cards removed unseen (RULES 6.6); default none, so
+            every card not placed elsewhere is in the deck (or discards).
+        inspected: Saboteur 2: ``{(inspector, target): role seen}`` (RULES 6.5).
+        check_counts: ``True`` (default): a position may hold no more copies of a card than
+            the deck has (RULES 1.1, 6.5).  ``False``: allow more (positions of other
+            implementations, or scenarios that need five straights); the deck then holds
+            what is left of each kind (none where a kind is over), the discard pile nothing
+            beyond the given deck's complement, and card conservation no longer holds.
+
+    Returns:
+        A :class:`Game` in that position, connectivity computed.
+
+    Raises:
+        ValueError: a card count exceeds the deck (RULES 1; unless ``check_counts=False``), a
+            cell is outside the window or taken, a role or card id is unknown, or an option
+            is inconsistent.  Nothing is built.
+    """
+    from .state import Game
+
+    n = len(roles)
+    if config is None:
+        config = GameConfig(num_players=n)
+    if config.num_players != n:
+        raise ValueError(f"config.num_players={config.num_players} but {n} roles given")
+    rules = config.ruleset
+    role_ids = [rules.role_id(r) for r in roles]
+    aside = [rules.role_id(r) for r in set_aside]
+    if sorted(int(x) for x in goals) != [0, 1, 2]:
+        raise ValueError(f"goals={tuple(goals)!r}: one gold (0) and the two stone goals (1, 2), "
+                         "one per slot (RULES 1.2)")
+    if not isinstance(current, (int, np.integer)) or not 0 <= current < n:
+        raise ValueError(f"current={current!r}: must be a seat 0..{n - 1}")
+    nugget_list = None if nuggets is None else [int(v) for v in nuggets]
+    if nugget_list is not None and any(v not in (1, 2, 3) for v in nugget_list):
+        raise ValueError(f"nuggets={nugget_list!r}: gold-nugget cards are worth 1, 2 or 3 "
+                         "(RULES 1.4)")
+    broken_lists = [list(t) for t in broken] if broken is not None else [[] for _ in range(n)]
+    for tools in broken_lists:
+        for t in tools:
+            if t not in TOOLS and t not in (0, 1, 2):
+                raise ValueError(f"broken tool {t!r}: use one of {TOOLS} or 0-2 (RULES 1.3)")
+    if len(hands) != n:
+        raise ValueError(f"{len(hands)} hands given for {n} players")
+    g = Game(config, seed, _deal=False)
+    g.round = round
+    g.roles = np.array(role_ids, dtype=np.int8)
+    g.set_aside = aside
+    g.board = Board(config.board_window, goals)
+    _clear_round_state(g)
+    nk = rules.n_kinds
+    g.removed = np.zeros(nk, dtype=np.int64)
+    used = np.zeros(nk, dtype=np.int64)
+    b = g.board
+    for x, y, k, rot in board:
+        k = card_kind(k)
+        if CARD_KINDS[k].category != "path":
+            raise ValueError(f"{CARD_KINDS[k].id} is not a path card")
+        if not b.in_window(x, y) or b.variant_at(x, y) != EMPTY:
+            raise ValueError(f"cell ({x}, {y}) is outside the window or already taken")
+        b.set_card(VARIANT_OF[(k, bool(rot))], x, y)
+        used[k] += 1
+    for slot, rot in revealed:
+        b.reveal_goal(slot, VARIANT_OF[(GOAL_KINDS[int(b.goal_identity[slot])], bool(rot))])
+    b.recompute_connectivity()
+    g.hands = np.zeros((n, nk), dtype=np.int16)
+    for s, h in enumerate(hands):
+        for k in h:
+            g.hands[s, card_kind(k)] += 1
+    used += g.hands.sum(axis=0)
+    for s, tools in enumerate(broken_lists):
+        for t in tools:
+            ti = TOOLS.index(t) if isinstance(t, str) else int(t)
+            k = KIND_INDEX[("break_pick", "break_lantern", "break_cart")[ti]]
+            g.broken[s, ti] = True
+            g.broken_kind[s, ti] = k
+            used[k] += 1
+    for s in trapped:
+        g.xfront[s, 0] = True
+        used[KIND_INDEX["trapped"]] += 1
+    for i, s in enumerate(theft):
+        g.xfront[s, 1] = True
+        g.theft_turn[s] = i
+        used[KIND_INDEX["theft"]] += 1
+    if removed is not None:
+        for k in removed:
+            g.removed[card_kind(k)] += 1
+        used += g.removed
+    for (a, t), r in (inspected or {}).items():
+        g.inspected[a, t] = rules.role_id(r)
+    left = rules.deck - used
+    if check_counts and (left < 0).any():
+        bad = [CARD_KINDS[k].id for k in np.nonzero(left < 0)[0]]
+        raise ValueError(f"more {bad} cards than the deck holds (RULES 1); "
+                         "check_counts=False allows it")
+    left = np.maximum(left, 0)
+    if deck is None:
+        g.deck = g.rng.permutation(np.repeat(np.arange(nk, dtype=np.int16), left))
+    else:
+        g.deck = np.array([card_kind(k) for k in deck], dtype=np.int16)
+        g.discards = left - np.bincount(g.deck, minlength=nk)
+        if check_counts and (g.discards < 0).any():
+            raise ValueError("the given deck holds cards that are already elsewhere")
+        g.discards = np.maximum(g.discards, 0)
+    if not rules.nugget_cards:
+        g.nuggets = np.zeros(0, dtype=np.int8)
+    elif nugget_list is None:
+        g.nuggets = g.rng.permutation(NUGGET_SUPPLY)
+    else:
+        g.nuggets = np.array(nugget_list, dtype=np.int8)
+    g.known_goals[:, b.goal_revealed] = True
+    for s, slots in enumerate(known_goals or [()] * n):
+        for sl in slots:
+            g.known_goals[s, sl] = True
+    if gold is not None:
+        g.gold = np.array(gold, dtype=np.int64)
+    g.current = current
+    g.first_player = current
+    g.last_card_seat = current if last_card_seat is None else last_card_seat
+    if not g.hands[current].any() and g.hands.any():
+        raise ValueError(f"seat {current} is to act but holds no card")
+    return g

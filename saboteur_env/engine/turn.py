@@ -1,0 +1,43 @@
+"""The end of a decision: drawing and passing play on (RULES 3.7, 5.1, 6.7)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .events import EventType
+
+if TYPE_CHECKING:
+    from .state import Game
+
+
+def draw(game: Game, seat: int, count: int) -> None:
+    """``seat`` draws up to ``count`` cards, as far as the pile allows (RULES 3.7, 6.7)."""
+    for _ in range(min(count, len(game.deck))):
+        k = int(game.deck[0])
+        game.deck = game.deck[1:]
+        game.hands[seat, k] += 1
+        game.emit(EventType.CARD_DRAWN, seat, {"kind": k}, visible_to=seat)
+
+
+def next_seat(game: Game) -> None:
+    """Play passes to the next seat clockwise that holds cards; the round ends when no hand
+    holds a card (RULES 5.1)."""
+    from .scoring import end_round
+
+    sizes = game.hands.sum(axis=1)
+    if not sizes.any():
+        end_round(game, gold_found=False, connector=None)
+        return
+    s = game.current
+    for _ in range(game.n):
+        s = (s + 1) % game.n
+        if sizes[s]:
+            game.current = s
+            return
+
+
+def end_turn(game: Game, seat: int, drawer: int | None = None) -> None:
+    """A card was played or discarded: ``drawer`` (default ``seat``) draws one card if the
+    pile has one (RULES 3.7), and play passes on."""
+    draw(game, seat if drawer is None else drawer, 1)
+    next_seat(game)
