@@ -10,8 +10,8 @@ everything).
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
 * Observation: ``Dict(observation=Box(float32, (size,)), action_mask=Box(0, 1, (n,), int8))``,
-  identical for every agent; see :mod:`saboteur_env.encoding.observation`.  The mask of an agent that
-  is not to act is all zeros.
+  identical for every agent; see :mod:`saboteur_env.encoding.observation`.  The mask of an
+  agent that is not to act is all zeros.
 * Reward, given when a round ends to every agent: the gold received that round
   (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
   Saboteur 2 (``expansion=True``): the round ends after the round-end thefts (each thief is

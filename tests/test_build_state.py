@@ -6,6 +6,7 @@ import pytest
 
 from saboteur_env import build_state
 from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.history import round_history
 from saboteur_env.encoding.observation import BOARD_CHANNELS, ObservationEncoder
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Discard, PlacePath, Repair, Rockfall
@@ -59,7 +60,8 @@ def test_last_placed_channel_tracks_the_last_placement_and_its_removal():
         else:
             legal = np.flatnonzero(codec.mask(g))
             g.apply(codec.decode(int(legal[-1]), g.current, g.n))
-    assert len([r for r in g.recent if r[1] == 0]) == 0  # the placement left `recent`
+    recent = round_history(g.events, g.n).recent
+    assert len([r for r in recent if r[1] == 0]) == 0  # the placement left `recent`
     assert marked() == [(1, 0)]
     while g.current != 0:
         legal = np.flatnonzero(codec.mask(g))

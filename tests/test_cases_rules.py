@@ -111,7 +111,7 @@ def test_r3_tunnel_continues_through_revealed_stone():
     g = make(row0(1, 7), roles=[D, S, D], hands=[["NS"], ["map"], ["map"]],
              goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), revealed=[(1, False)])
     g.apply(place("NS", 8, -1))
-    assert g.round_results[0]["gold_found"] is True
+    assert g.round_results[0].gold_found is True
 
 
 def test_r3_east_of_stone_only_if_connected_otherwise():
@@ -352,8 +352,8 @@ def test_r13_deck_exhausted_only_discards():
              hands=[["EW", "break_cart"], ["NESW", "break_cart"], ["break_cart", "NS"]],
              broken=[["cart"], ["cart"], ["cart"]], deck=[])
     res = run_discards_only(g, 6)
-    assert res["gold_found"] is False and res["winning_side"] == "saboteur"
-    assert res["winners"] == [1] and res["turns"] == 6
+    assert res.gold_found is False and res.winning_side == "saboteur"
+    assert res.winners == [1] and res.turns == 6
 
 
 def test_r13_deck_consistent_variant():
@@ -363,7 +363,7 @@ def test_r13_deck_consistent_variant():
              hands=[["EW", "NS"], ["NESW", "B05"], ["B03", "B06"]], deck=[])
     assert not placements(g)
     res = run_discards_only(g, 6)
-    assert res["winners"] == [1, 2]
+    assert res.winners == [1, 2]
 
 
 # --- R15 -----------------------------------------------------------------------------------
@@ -382,7 +382,7 @@ def test_r15_short_nugget_deck():
     gets 2+1, the second gets 2."""
     g = end_by_discard([S, D, S, D, D], 4, [2, 2, 1])
     res = g.round_results[0]
-    assert res["received"] == [3, 0, 2, 0, 0]
+    assert res.received == [3, 0, 2, 0, 0]
     assert g.gold_cards.tolist() == [[1, 1, 0], [0, 0, 0], [0, 1, 0], [0, 0, 0], [0, 0, 0]]
     assert len(g.nuggets) == 0 and (g.gold >= 0).all()
 
@@ -393,7 +393,7 @@ def test_r15_full_deck_payouts(k, each):
     n = 10
     roles = [S] * k + [D] * (n - k)
     g = end_by_discard(roles, n - 1, [1] * 16 + [2] * 8 + [3] * 4)
-    assert g.round_results[0]["received"] == [each] * k + [0] * (n - k)
+    assert g.round_results[0].received == [each] * k + [0] * (n - k)
 
 
 # --- R26 -----------------------------------------------------------------------------------
@@ -414,13 +414,13 @@ def test_r26_round_three_ends_the_game_engine():
     g = round3_gold()
     ev = g.apply(place("EW", 7, 0))
     # diggers 0 and 2, counter-clockwise from 0: 0, 2 -> cards [3,2,1] -> 0: 3+1, 2: 2
-    assert g.round_results[-1]["received"] == [4, 0, 2]
+    assert g.round_results[-1].received == [4, 0, 2]
     assert g.gold.tolist() == [6, 3, 6] and g.game_over and g.round == 2
     assert not [e for e in ev if e.type == "round_start"]
     assert g.winners() == [0, 2]
     g = round3_saboteurs()
     ev = g.apply(Discard(K("map")))
-    assert g.round_results[-1]["received"] == [0, 4, 0]  # 3 + 1
+    assert g.round_results[-1].received == [0, 4, 0]  # 3 + 1
     assert g.gold.tolist() == [2, 7, 4] and g.game_over and g.round == 2
     assert not [e for e in ev if e.type == "round_start"]
     assert g.winners() == [1]
@@ -478,16 +478,16 @@ def test_r26_full_games_three_rounds_both_outcomes():
             g.apply(c.decode(int(rng.choice(idx)), g.current, g.n))
             if g.round != prev_round:
                 res = g.round_results[prev_round]
-                assert (g.gold == gold_before + np.array(res["received"])).all()
+                assert (g.gold == gold_before + np.array(res.received)).all()
                 gold_before = g.gold.copy()
                 prev_round = g.round
                 assert not g.broken.any() and len(g.board.cards()) == 4
                 assert g.hands.sum() == g.n * {3: 6, 4: 6, 5: 6, 6: 5}[g.n]
         res = g.round_results
         assert len(res) == 3 and g.round == 2
-        assert (g.gold == gold_before + np.array(res[2]["received"])).all()
+        assert (g.gold == gold_before + np.array(res[2].received)).all()
         assert sum(1 for e in g.events if e.type == "round_start") == 3
-        outcomes.add(res[2]["gold_found"])
+        outcomes.add(res[2].gold_found)
     assert outcomes == {True, False}
 
 

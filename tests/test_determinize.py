@@ -11,7 +11,7 @@ from saboteur_env.engine.state import Game
 def _advance(game, codec, steps, rng):
     for _ in range(steps):
         legal = np.flatnonzero(codec.mask(game))
-        game._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]),
+        game.apply(codec.decode(int(legal[rng.integers(len(legal))]),
                                            game.current, game.n))
 
 

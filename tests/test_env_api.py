@@ -34,8 +34,8 @@ EXPECTED_API_WARNINGS = (
 GAME_FIELDS = (
     "round", "game_over", "round_over", "round_results", "roles", "set_aside", "hands", "deck",
     "discards", "broken", "broken_kind", "known_goals", "nuggets", "gold", "gold_cards",
-    "current", "first_player", "turn", "last_card_seat", "decisions", "actor_counts",
-    "tool_counts", "recent",
+    "current", "first_player", "turn", "last_card_seat", "decisions", "secret_discards",
+    "removed", "xfront", "phase",
 )
 BOARD_FIELDS = ("var", "opn", "reached", "conn", "goal_identity", "goal_revealed", "window")
 

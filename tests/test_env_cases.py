@@ -24,6 +24,7 @@ import saboteur_env
 from agents import RandomAgent
 from experiments.play import play_game
 from saboteur_env import Codec, Game, GameConfig, IllegalActionError, build_state
+from saboteur_env.encoding.history import round_history
 from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
@@ -409,7 +410,7 @@ def test_p12_turns_per_round_bounded():
             live_steps[-1] += 1
             if len(e.game.round_results) > rounds:
                 live_steps.append(0)
-        turns = [r["turns"] for r in e.game.round_results]
+        turns = [r.turns for r in e.game.round_results]
         assert live_steps[:3] == turns and live_steps[3] == 0
         assert all(1 <= t <= 67 for t in turns)
         assert e.game.decisions == sum(turns) <= 3 * 67
@@ -457,7 +458,8 @@ def test_p12_max_cycles_larger_than_the_game_never_truncates():
 # --- P15 ---------------------------------------------------------------------------------
 def _successor_key(g: Game) -> tuple:
     return (g.board.var.tobytes(), g.hands.tobytes(), g.broken.tobytes(), g.discards.tobytes(),
-            g.known_goals.tobytes(), g.board.goal_revealed.tobytes(), repr(g.recent))
+            g.known_goals.tobytes(), g.board.goal_revealed.tobytes(),
+            repr(round_history(g.events, g.n).recent))
 
 
 def test_p15_legal_indices_decode_to_distinct_actions_and_successors():

@@ -33,7 +33,7 @@ def _random_games(n, games, seed0, check):
             m = codec.mask(g)
             check(g, m)
             legal = np.flatnonzero(m.view(bool))
-            g._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]),
+            g.apply(codec.decode(int(legal[rng.integers(len(legal))]),
                                             g.current, g.n))
         check(g, None)
 
@@ -49,7 +49,7 @@ def test_conservation_and_legal_action_500_games(n):
         assert g.cards_accounted() == 118
         assert (g.hands >= 0).all()
         if m is None:
-            stats["gold_found"] += g.round_results[-1]["gold_found"]
+            stats["gold_found"] += g.round_results[-1].gold_found
             return
         assert m.any(), (g.phase, g.current)
         if g.phase in ("pass", "remove", "turn"):
@@ -130,7 +130,7 @@ def test_hidden_information_invariance_random_states():
                 if g.game_over:
                     break
                 legal = np.flatnonzero(codec.mask(g))
-                g._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]),
+                g.apply(codec.decode(int(legal[rng.integers(len(legal))]),
                                                 g.current, g.n))
             if g.game_over:
                 continue

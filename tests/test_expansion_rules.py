@@ -100,19 +100,27 @@ def test_setup_deal():
 
 
 def test_remove_cards_each_round_option():
-    """RULES 6.6, 7.27, 10: 10 cards removed every round by default; with
-    ``remove_cards_each_round=False`` only in the first round."""
-    for each, expected in ((True, 10), (False, 0)):
-        g = Game(cfg(4, num_rounds=2, remove_cards_each_round=each), seed=1)
+    """RULES 6.6, 7.27, 10: 10 cards removed unseen every round by default, a fresh 10 each
+    round; with ``remove_cards_each_round=False`` the 10 removed in the first round stay out of
+    the game in every round (fix: they used to come back into rounds 2 and 3)."""
+    for each in (True, False):
+        g = Game(cfg(4, num_rounds=3, remove_cards_each_round=each), seed=1)
+        first = g.removed.copy()
         codec = Codec(g.config)
         rng = np.random.default_rng(0)
-        while g.round == 0:
+        removed_by_round = [first]
+        while not g.game_over:
+            r = g.round
             legal = np.flatnonzero(codec.mask(g))
-            g._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]),
-                                            g.current, g.n))
-        assert int(g.removed.sum()) == expected
-        assert len(g.deck) == 108 + (10 - expected) - 24
-        assert g.cards_accounted() == 118
+            g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
+            if g.round != r and not g.game_over:
+                removed_by_round.append(g.removed.copy())
+                assert int(g.removed.sum()) == 10
+                assert len(g.deck) == 118 - 10 - 24
+                assert g.cards_accounted() == 118
+        assert len(removed_by_round) == 3
+        same = [np.array_equal(first, r) for r in removed_by_round[1:]]
+        assert same == ([False, False] if each else [True, True])
 
 
 # --- connectivity (RULES 4.1, 6.4; cases R18, R19) ---------------------------------------------
@@ -223,8 +231,8 @@ def test_ladder_reveals_goal_far_away():
     assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
         [(1, GOLD)]
     res = g.round_results[0]
-    assert res["gold_found"] and res["connector"] == 0
-    assert res["winning_side"] == "green"  # a green connector, no doors
+    assert res.gold_found and res.connector == 0
+    assert res.winning_side == "green"  # a green connector, no doors
 
 
 def test_doors_never_restrict_placement_or_reveal():
@@ -284,16 +292,16 @@ def test_door_evaluation_every_row(pattern, conn):
     g, roles = _door_game(PATTERNS[pattern], conn)
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
-    assert res["gold_found"]
+    assert res.gold_found
     side = _side(pattern, conn)
-    assert res["winning_side"] == side
+    assert res.winning_side == side
     teams = {"green": [GREEN_DIGGER], "blue": [BLUE_DIGGER],
              "blue+green": [GREEN_DIGGER, BLUE_DIGGER], "boss": []}[side]
     expected = [s for s, r in enumerate(roles)
                 if r in teams or r == BOSS or (r == PROFITEER and side != "boss")]
-    assert res["winners"] == expected
-    assert res["pass_blue"] == (pattern in ("none", "blue"))
-    assert res["pass_green"] == (pattern in ("none", "green"))
+    assert res.winners == expected
+    assert res.pass_blue == (pattern in ("none", "blue"))
+    assert res.pass_green == (pattern in ("none", "green"))
 
 
 def test_door_outcome_formula_rows():
@@ -328,29 +336,29 @@ def test_two_routes_only_one_blocked():
     g, roles = _door_game(PATTERNS["green"], BLUE_DIGGER, extra_board=_second_route())
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
-    assert (res["pass_blue"], res["pass_green"]) == (True, True)
-    assert res["winning_side"] == "blue"
-    assert res["winners"] == [s for s, r in enumerate(roles) if r in (BLUE_DIGGER, BOSS,
+    assert (res.pass_blue, res.pass_green) == (True, True)
+    assert res.winning_side == "blue"
+    assert res.winners == [s for s, r in enumerate(roles) if r in (BLUE_DIGGER, BOSS,
                                                                         PROFITEER)]
     g, roles = _door_game(PATTERNS["green"], BOSS, extra_board=_second_route([(3, -2, "X12",
                                                                                 False)]))
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
-    assert (res["pass_blue"], res["pass_green"]) == (True, True)
-    assert res["winning_side"] == "blue+green"
+    assert (res.pass_blue, res.pass_green) == (True, True)
+    assert res.winning_side == "blue+green"
     # the same without the door on route A: a green connector's team alone
     g, roles = _door_game(PATTERNS["none"], GREEN_DIGGER,
                           extra_board=_second_route([(3, -2, "X12", False)]))
     g.apply(PlacePath(K["B07"], 7, 0))
-    assert g.round_results[0]["winning_side"] == "green"
+    assert g.round_results[0].winning_side == "green"
     # both routes carry both colours -> the both-doors case
     g, roles = _door_game(PATTERNS["both"], GREEN_DIGGER,
                           extra_board=_second_route([(0, -1, "X10", False),
                                                      (7, -1, "X11", False)]))
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
-    assert (res["pass_blue"], res["pass_green"]) == (False, False)
-    assert res["winning_side"] == "boss"
+    assert (res.pass_blue, res.pass_green) == (False, False)
+    assert res.winning_side == "boss"
 
 
 def test_both_doors_rule_options():
@@ -361,22 +369,22 @@ def test_both_doors_rule_options():
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
     boss = roles.index(BOSS)
-    assert res["winners"] == [boss]
-    assert res["received"] == [4 if s == boss else 0 for s in range(len(roles))]
+    assert res.winners == [boss]
+    assert res.received == [4 if s == boss else 0 for s in range(len(roles))]
     g, roles = _door_game(PATTERNS["both"], BLUE_DIGGER, boss=False)
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
     sab, prof = roles.index(X_SABOTEUR), roles.index(PROFITEER)
-    assert res["winning_side"] == "saboteurs"
-    assert res["winners"] == sorted([sab, prof])
-    assert res["received"][sab] == 4 and res["received"][prof] == 2
+    assert res.winning_side == "saboteurs"
+    assert res.winners == sorted([sab, prof])
+    assert res.received[sab] == 4 and res.received[prof] == 2
     g, roles = _door_game(PATTERNS["both"], BLUE_DIGGER, rule="bga")
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
     boss, prof = roles.index(BOSS), roles.index(PROFITEER)
-    assert res["winners"] == sorted([boss, prof])
-    assert res["received"][boss] == 3 and res["received"][prof] == 2
-    assert sum(res["received"]) == 5
+    assert res.winners == sorted([boss, prof])
+    assert res.received[boss] == 3 and res.received[prof] == 2
+    assert sum(res.received) == 5
 
 
 # --- payouts (RULES 6.9; case R25) -------------------------------------------------------------
@@ -404,13 +412,13 @@ def test_case_r25_shares():
     g = build_state(cfg(5), roles=roles, hands=[["B07"], [], [], [], []],
                     board=row0(1, 6), goals=(STONE_A, GOLD, STONE_B), deck=[])
     g.apply(PlacePath(K["B07"], 7, 0))
-    assert g.round_results[0]["winners"] == [0, 1, 2, 3]
-    assert g.round_results[0]["received"] == [2, 2, 1, 0, 0]
+    assert g.round_results[0].winners == [0, 1, 2, 3]
+    assert g.round_results[0].received == [2, 2, 1, 0, 0]
     roles = ["blue-digger", "blue-digger", "boss", "geologist", "saboteur"]
     g = build_state(cfg(5), roles=roles, hands=[["B07"], [], [], [], []],
                     board=row0(1, 6), goals=(STONE_A, GOLD, STONE_B), deck=[])
     g.apply(PlacePath(K["B07"], 7, 0))
-    assert g.round_results[0]["received"] == [3, 3, 2, 0, 0]
+    assert g.round_results[0].received == [3, 3, 2, 0, 0]
 
 
 def test_trapped_winner_geologist_and_thief():
@@ -429,10 +437,10 @@ def test_trapped_winner_geologist_and_thief():
     assert g.board.crystals() == 3
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
-    assert res["winning_side"] == "blue"
-    assert res["winners"] == [0, 2]  # seat 1 trapped
-    assert res["received"] == [4, 0, 3, 0, 1, 0, 0]  # |W| = 2: 4 and Boss 3; geologist 3 // 2
-    assert res["thefts"] == []  # the only thief is trapped
+    assert res.winning_side == "blue"
+    assert res.winners == [0, 2]  # seat 1 trapped
+    assert res.received == [4, 0, 3, 0, 1, 0, 0]  # |W| = 2: 4 and Boss 3; geologist 3 // 2
+    assert res.thefts == []  # the only thief is trapped
     assert g.game_over and g.gold.tolist() == [4, 0, 3, 0, 1, 0, 3]
 
 
@@ -453,9 +461,9 @@ def test_geologists_count_every_visible_crystal():
         assert g.board.connected_openings(4, 0) == 0
         g.apply(Rockfall(1, 1))  # c3 removed
         res = g.round_results[0]
-        assert res["crystals"] == 3 and not res["gold_found"]
-        assert res["received"] == expect
-        assert all(roles[s] != "geologist" for s in res["winners"])
+        assert res.crystals == 3 and not res.gold_found
+        assert res.received == expect
+        assert all(roles[s] != "geologist" for s in res.winners)
 
 
 # --- theft (RULES 6.5, 6.9; case R22) ----------------------------------------------------------
@@ -485,8 +493,8 @@ def test_theft_order_hands_off_and_victims():
     assert g.game_over
     assert g.gold.tolist() == [1, 0, 3, 4, 0]
     res = g.round_results[0]
-    assert res["thefts"] == [(2, 1), (0, 3)]
-    assert res["received"] == [1, -1, 1, -1, 0]
+    assert res.thefts == [(2, 1), (0, 3)]
+    assert res.received == [1, -1, 1, -1, 0]
     assert theft_order([0, 1, 2, -1, -1], [True, False, True, True, False],
                        [False, False, False, True, False]) == [2, 0]
 
@@ -612,10 +620,10 @@ def test_empty_pile_every_player_gives_up_a_card():
         assert before > 0
         legal = np.flatnonzero(codec.mask(g))
         assert codec.blocks["done"][0] not in legal or g.phase == "pass"
-        g._apply_unchecked(codec.decode(int(legal[0]), s, g.n))
+        g.apply(codec.decode(int(legal[0]), s, g.n))
         if g.phase == "turn" and not g.game_over:
             assert g.hand_size(s) < before or g.current == s
-    assert g.round_results[0]["winning_side"] == "saboteurs"
+    assert g.round_results[0].winning_side == "saboteurs"
 
 
 # --- the other action cards (RULES 6.5, 7.20, 7.21) --------------------------------------------

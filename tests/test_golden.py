@@ -21,5 +21,5 @@ def test_game_stream_unchanged(name, config, specs, seed):
 
 def test_spec_fingerprints_unchanged():
     assert spec_fingerprints() == GOLDEN["spec_fingerprints"]
-    assert GOLDEN["spec_fingerprints"]["5p"] == json.loads(
-        (PATH.parents[2] / "agents/checkpoints/ppo_base_5p.json").read_text())["spec"]["fingerprint"]
+    meta = json.loads((PATH.parents[2] / "agents/checkpoints/ppo_base_5p.json").read_text())
+    assert GOLDEN["spec_fingerprints"]["5p"] == meta["spec"]["fingerprint"]

@@ -63,7 +63,7 @@ def test_never_masked(n):
     found = 0
     for seed in range(GAMES_PER_COUNT):
         _, res = _play_checked(n, seed, STYLES)
-        found += res[0]["gold_found"]
+        found += res[0].gold_found
     # not degenerate: both sides win some rounds
     assert 0 < found < GAMES_PER_COUNT
 

@@ -95,14 +95,14 @@ def test_engine_invariants_random_games(chunk):
             check_state(g)
             if len(g.round_results) > round_before:
                 res = g.round_results[-1]
-                assert res["turns"] == turns_this_round
+                assert res.turns == turns_this_round
                 check_round_result(g, res, cfg)
                 turns_this_round = 0
             else:
                 assert len(g.deck) + int(g.hands.sum()) == cards_before - 1
             assert decisions <= 67 * cfg.num_rounds
         assert len(g.round_results) == cfg.num_rounds
-        assert sum(np.array(r["received"]) for r in g.round_results).tolist() == g.gold.tolist()
+        assert sum(np.array(r.received) for r in g.round_results).tolist() == g.gold.tolist()
         assert g.winners() == [s for s in range(n) if g.gold[s] == g.gold.max()]
         games += 1
     assert games == 130
@@ -111,15 +111,15 @@ def test_engine_invariants_random_games(chunk):
 def check_round_result(g: Game, res: dict, cfg: GameConfig) -> None:
     """RULES 5.1-5.3: the right side wins and only its members receive gold."""
     n = cfg.num_players
-    roles = res["roles"]
-    received = res["received"]
-    side = GOLD_DIGGER if res["gold_found"] else SABOTEUR
-    assert res["winners"] == [s for s in range(n) if roles[s] == side]
+    roles = res.roles
+    received = res.received
+    side = GOLD_DIGGER if res.gold_found else SABOTEUR
+    assert res.winners == [s for s in range(n) if roles[s] == side]
     assert all(received[s] == 0 for s in range(n) if roles[s] != side)
-    if res["gold_found"]:
+    if res.gold_found:
         assert 0 < sum(received) <= 3 * (9 if n == 10 else n)
     else:
-        assert res["turns"] > 0 and g.round_boards[-1] is not None
+        assert res.turns > 0 and g.round_boards[-1] is not None
         k = sum(r == SABOTEUR for r in roles)
         due = {0: 0, 1: 4, 2: 3, 3: 3, 4: 2}[k]
         assert all(received[s] <= due for s in range(n) if roles[s] == SABOTEUR)
@@ -160,9 +160,9 @@ def test_env_invariants_and_rewards(reward):
                 res = g.round_results[rounds]
                 rounds += 1
                 if reward == "gold":
-                    expected = res["received"]
+                    expected = res.received
                 else:
-                    expected = [1 if s in res["winners"] else -1 for s in range(n)]
+                    expected = [1 if s in res.winners else -1 for s in range(n)]
                 assert [e.rewards[f"player_{s}"] for s in range(n)] == expected
             else:
                 assert not any(e.rewards.values())
@@ -170,5 +170,5 @@ def test_env_invariants_and_rewards(reward):
         if reward == "gold":
             assert [collected[a] for a in e.possible_agents] == g.gold.tolist()
         else:
-            wins = [sum(s in r["winners"] for r in g.round_results) for s in range(n)]
+            wins = [sum(s in r.winners for r in g.round_results) for s in range(n)]
             assert [collected[a] for a in e.possible_agents] == [2 * w - 3 for w in wins]

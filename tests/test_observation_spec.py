@@ -1,5 +1,5 @@
-"""The observation spec (DESIGN 4): the spec kept as data in ``saboteur_env.encoding.observation`` matches
-the flat tensor and the env's ``Box``; the named views have the documented shapes; and the
+"""The observation spec (DESIGN 4): the spec kept as data in
+``saboteur_env.encoding.observation`` matches the flat tensor and the env's ``Box``; the named views have the documented shapes; and the
 encoded values at hand-built positions are exactly what the channels' meanings say (RULES 2.1,
 3.1, 4.1, 4.2, 3.5).
 """
@@ -18,10 +18,10 @@ from saboteur_env.encoding.observation import (
     PLAYER_FEATURES,
     PRIVATE_FEATURES,
     RECENT_TYPES,
-    ROLE_NAMES,
     ObservationEncoder,
 )
 from saboteur_env.engine.cards import GOAL_CELLS, KIND_INDEX
+from saboteur_env.engine.ruleset import BASE
 from saboteur_env.engine.state import BreakTool, PlacePath
 
 CH = {name: i for i, (name, _) in enumerate(BOARD_CHANNELS)}
@@ -55,7 +55,7 @@ def test_spec_partitions_the_flat_tensor_and_matches_the_box(options):
     assert shapes == {
         "board": (len(BOARD_CHANNELS), y1 - y0 + 1, x1 - x0 + 1),
         "hand": (27,),
-        "role": (len(ROLE_NAMES),),
+        "role": (len(BASE.roles),),
         "players": (mp, len(PLAYER_FEATURES)),
         "history": (mp, len(HISTORY_ACTOR)),
         "tools": (mp, mp, 2),

@@ -2,7 +2,7 @@
 
 Each position was reached by play in an independent implementation, which also recorded its
 legal moves.  Every position is loaded into the engine through the test hook
-:func:`saboteur_env.engine.state.build_state`; the engine must give exactly the same placements (for the
+:func:`saboteur_env.engine.build_state`; the engine must give exactly the same placements (for the
 hand, ignoring broken tools, and for each of the 26 shapes), goal reveals with the stone
 orientation, rockfall, map and action-card targets.
 

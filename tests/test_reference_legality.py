@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from rules_helpers import codec
 
+from saboteur_env.encoding.history import round_history
 from saboteur_env.engine.board import HIDDEN_GOAL
 from saboteur_env.engine.cards import ALL_KINDS, CARD_KINDS, VARIANTS
 from saboteur_env.engine.config import GameConfig
@@ -278,7 +279,7 @@ def test_mask_equals_reference(n_players, seed, count):
         check_connectivity_and_reveals(g)
         checked += 1
         revealed_seen += bool(g.board.goal_revealed.any())
-        rockfalls_seen += bool(g.actor_counts[:, 2].any())
+        rockfalls_seen += bool(round_history(g.events, g.n).actor_counts[:, 2].any())
         broken_seen += bool(g.broken[g.current].any())
         face_up, _ = read_table(g)
         conn = connected_openings(face_up)
@@ -316,11 +317,12 @@ def fingerprint(g, with_events: bool):
     """The state after a move: the physical state plus the round's public history (which card
     was played by whom on what: a map on a goal the player already knows changes nothing else
     than the history, yet it is a different move from discarding that map)."""
+    hist = round_history(g.events, g.n)
     parts = [g.round, g.current, g.game_over, g.board.var.tobytes(), g.hands.tobytes(),
              g.broken.tobytes(), g.discards.tobytes(), g.deck.tobytes(), g.known_goals.tobytes(),
              g.gold.tobytes(), g.nuggets.tobytes(), g.board.goal_revealed.tobytes(),
-             tuple(b.var.tobytes() for b in g.round_boards), tuple(g.recent),
-             g.actor_counts.tobytes(), g.tool_counts.tobytes()]
+             tuple(b.var.tobytes() for b in g.round_boards), tuple(hist.recent),
+             hist.actor_counts.tobytes(), hist.tool_counts.tobytes()]
     if with_events:
         parts.append(tuple((e.type, e.seat, repr(sorted(e.data.items())), e.visible_to)
                            for e in g.events))

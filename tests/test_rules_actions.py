@@ -276,9 +276,9 @@ def test_empty_draw_pile_hands_shrink_and_empty_hands_skipped():
         if g.round != 0:
             break
     assert order == [0, 1, 2, 0, 2, 2]
-    assert g.round_results[0]["gold_found"] is False
-    assert g.round_results[0]["winners"] == [1]
-    assert g.round_results[0]["turns"] == 6
+    assert g.round_results[0].gold_found is False
+    assert g.round_results[0].winners == [1]
+    assert g.round_results[0].turns == 6
 
 
 def test_last_card_drawn_then_no_more_draws():

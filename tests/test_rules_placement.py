@@ -263,8 +263,8 @@ def test_reveal_gold_ends_round_for_diggers():
     rev = [e for e in ev if e.type == "goal_revealed"]
     assert [(e.data["goal"], e.data["identity"], e.visible_to) for e in rev] == \
         [(1, GOAL_GOLD, None)]
-    assert g.round_results[0]["gold_found"] is True
-    assert g.round_results[0]["connector"] == 0
+    assert g.round_results[0].gold_found is True
+    assert g.round_results[0].connector == 0
 
 
 def test_stub_facing_goal_does_not_reveal():
@@ -319,7 +319,7 @@ def test_one_card_reaches_two_goals():
     ev = g.apply(place("NSW", 8, -1))
     rev = sorted((e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed")
     assert rev == [(0, GOAL_STONE_A), (1, GOAL_GOLD)]
-    assert g.round_results[0]["gold_found"] is True
+    assert g.round_results[0].gold_found is True
     # two stones: both turned, round goes on
     g = make(row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_STONE_B,
                                                                  GOAL_GOLD))
@@ -399,7 +399,7 @@ def test_non_local_reveal_when_island_reconnects():
     ev = g.apply(place("EW", 1, 0))
     assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
         [(1, GOAL_GOLD)]
-    assert g.round_results[0]["gold_found"]
+    assert g.round_results[0].gold_found
 
 
 def test_gold_reached_through_a_stone_goal():
@@ -412,7 +412,7 @@ def test_gold_reached_through_a_stone_goal():
     ev = g.apply(place("NS", 8, -1))
     assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
         [(0, GOAL_GOLD)]
-    assert g.round_results[0]["gold_found"]
+    assert g.round_results[0].gold_found
 
 
 def test_one_placement_gold_and_stone():
@@ -420,7 +420,7 @@ def test_one_placement_gold_and_stone():
     both revealed, gold found."""
     g = make(row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_GOLD, 2))
     g.apply(place("NSW", 8, -1))
-    assert g.round_results[0]["gold_found"]
+    assert g.round_results[0].gold_found
 
 
 # --- RULES 3.1.1 / 3.2: broken tools block placement ----------------------------------------

@@ -51,8 +51,8 @@ def test_digger_payout_fixed_nugget_order():
     roles = [D, S, D, D, S]
     g, ev = gold_round(roles, 3, [1, 3, 2, 1, 2, 3, 3, 1])
     res = g.round_results[0]
-    assert res["gold_found"] and res["winners"] == [0, 2, 3] and res["connector"] == 3
-    assert res["received"] == [2, 0, 3, 4, 0]
+    assert res.gold_found and res.winners == [0, 2, 3] and res.connector == 3
+    assert res.received == [2, 0, 3, 4, 0]
     assert g.gold.tolist() == [2, 0, 3, 4, 0]
     assert g.nuggets.tolist() == [3, 3, 1]
     assert g.gold_cards.tolist() == [[0, 1, 0], [0, 0, 0], [1, 1, 0], [1, 0, 1], [0, 0, 0]]
@@ -64,7 +64,7 @@ def test_digger_payout_connector_first():
     """RULES 5.2: the connector (seat 0) picks first, then counter-clockwise (seat 4, a
     saboteur, is skipped) 3, then 2: cards [3,2,2,1,1]: 0 gets 3+1, 3 gets 2+1, 2 gets 2."""
     g, _ = gold_round([D, S, D, D, S], 0, [1, 3, 2, 1, 2])
-    assert g.round_results[0]["received"] == [4, 0, 2, 3, 0]
+    assert g.round_results[0].received == [4, 0, 2, 3, 0]
 
 
 def test_saboteur_connector_diggers_still_win():
@@ -72,8 +72,8 @@ def test_saboteur_connector_diggers_still_win():
     first pick goes to the first digger counter-clockwise from him (seat 0), then 3, then 2."""
     g, _ = gold_round([D, S, D, D, S], 1, [1, 3, 2, 1, 2])
     res = g.round_results[0]
-    assert res["gold_found"] and res["winning_side"] == "gold-digger" and res["connector"] == 1
-    assert res["received"] == [4, 0, 2, 3, 0]
+    assert res.gold_found and res.winning_side == "gold-digger" and res.connector == 1
+    assert res.received == [4, 0, 2, 3, 0]
 
 
 def test_ten_players_nine_cards():
@@ -82,9 +82,9 @@ def test_ten_players_nine_cards():
     nug = [1] * 16 + [2] * 8 + [3] * 4
     g, _ = gold_round(roles, 0, nug)
     res = g.round_results[0]
-    assert sum(res["received"]) == 9 and len(g.nuggets) == 28 - 9
+    assert sum(res.received) == 9 and len(g.nuggets) == 28 - 9
     # counter-clockwise from 0: 0, 9, 8, 6, 5, 3, 2 (7, 4, 1 are saboteurs); 9 cards of value 1
-    assert res["received"] == [2, 0, 1, 1, 0, 1, 1, 0, 1, 2]
+    assert res.received == [2, 0, 1, 1, 0, 1, 1, 0, 1, 2]
 
 
 @pytest.mark.parametrize("n", [3, 4, 5, 6, 7, 8, 9])
@@ -92,7 +92,7 @@ def test_n_cards_equal_players(n):
     """RULES 5.2: N = number of players (3..9), not the number of diggers (UBG's reading)."""
     roles = [S] + [D] * (n - 1)
     g, _ = gold_round(roles, 1, [1] * 16 + [2] * 8 + [3] * 4)
-    assert sum(g.round_results[0]["received"]) == n
+    assert sum(g.round_results[0].received) == n
     assert len(g.nuggets) == 28 - n
 
 
@@ -101,17 +101,17 @@ def test_broken_tool_forfeit_option():
     picks); on: he is skipped by the distribution."""
     roles = [D, S, D, D, S]
     g, _ = gold_round(roles, 0, [1, 3, 2, 1, 2], broken=[[], [], ["cart"], [], []])
-    assert g.round_results[0]["received"] == [4, 0, 2, 3, 0]
+    assert g.round_results[0].received == [4, 0, 2, 3, 0]
     cfg = GameConfig(num_players=5, broken_tool_forfeit=True)
     g, _ = gold_round(roles, 0, [1, 3, 2, 1, 2], broken=[[], [], ["cart"], [], []], config=cfg)
     # pickers 0, 3 only: [3,2,2,1,1] -> 0: 3+2+1, 3: 2+1
-    assert g.round_results[0]["received"] == [6, 0, 0, 3, 0]
+    assert g.round_results[0].received == [6, 0, 0, 3, 0]
 
 
 def test_short_gold_supply_for_diggers():
     """RULES 5.2 [UNCONFIRMED]: fewer than N cards left: draw all that remain."""
     g, _ = gold_round([D, S, D, D, S], 0, [2, 1])
-    assert g.round_results[0]["received"] == [2, 0, 0, 1, 0]
+    assert g.round_results[0].received == [2, 0, 0, 1, 0]
     assert len(g.nuggets) == 0
 
 
@@ -124,9 +124,9 @@ def test_saboteur_payout_table(n_sab, n, each):
     nug = [1] * 16 + [2] * 8 + [3] * 4
     g, _ = empty_pile_round(roles, n - 1, nug)
     res = g.round_results[0]
-    assert not res["gold_found"] and res["winning_side"] == "saboteur"
-    assert res["winners"] == list(range(n_sab))
-    assert res["received"] == [each] * n_sab + [0] * (n - n_sab)
+    assert not res.gold_found and res.winning_side == "saboteur"
+    assert res.winners == list(range(n_sab))
+    assert res.received == [each] * n_sab + [0] * (n - n_sab)
     assert sum(g.nuggets) == 44 - each * n_sab
 
 
@@ -148,29 +148,29 @@ def test_saboteur_short_supply_r15():
     processed in turn order from the player after the last player (seat 0 played last):
     seat 1 takes 2+1, seat 3 the remaining 2; nothing negative, nothing duplicated."""
     g, _ = empty_pile_round([D, S, D, S], 0, [2, 2, 1])
-    assert g.round_results[0]["received"] == [0, 3, 0, 2]
+    assert g.round_results[0].received == [0, 3, 0, 2]
     assert g.nuggets.tolist() == []
     # same supply, seat 2 played last: seat 3 first
     g, _ = empty_pile_round([D, S, D, S], 2, [2, 2, 1])
-    assert g.round_results[0]["received"] == [0, 2, 0, 3]
+    assert g.round_results[0].received == [0, 2, 0, 3]
 
 
 def test_saboteur_no_exact_change():
     """RULES 5.3 [RULING]: no exact combination -> the largest total not above the due amount;
     an empty supply pays nothing."""
     g, _ = empty_pile_round([S, D, D], 1, [3, 3])  # due 4: 3
-    assert g.round_results[0]["received"] == [3, 0, 0] and g.nuggets.tolist() == [3]
+    assert g.round_results[0].received == [3, 0, 0] and g.nuggets.tolist() == [3]
     g, _ = empty_pile_round([S, D, D], 1, [3, 2])  # due 4: 3 (> 2)
-    assert g.round_results[0]["received"] == [3, 0, 0] and g.nuggets.tolist() == [2]
+    assert g.round_results[0].received == [3, 0, 0] and g.nuggets.tolist() == [2]
     g, _ = empty_pile_round([S, D, D], 1, [])
-    assert g.round_results[0]["received"] == [0, 0, 0]
+    assert g.round_results[0].received == [0, 0, 0]
 
 
 def test_zero_saboteurs_nobody_paid():
     """RULES 5.3: saboteurs' win with no saboteur in play: nobody gets anything."""
     g, _ = empty_pile_round([D, D, D], 1, [1, 2, 3])
     res = g.round_results[0]
-    assert res["received"] == [0, 0, 0] and res["winners"] == []
+    assert res.received == [0, 0, 0] and res.winners == []
     assert g.nuggets.tolist() == [1, 2, 3]
 
 
@@ -278,7 +278,7 @@ def test_full_games_three_rounds_and_gold_conservation():
         assert len(g.round_results) == 3
         assert int(g.gold.sum()) + int(g.nuggets.astype(int).sum()) == 44
         assert g.gold_cards.sum() + len(g.nuggets) == 28
-        last_outcomes.add(g.round_results[2]["gold_found"])
+        last_outcomes.add(g.round_results[2].gold_found)
     assert last_outcomes == {True, False}
 
 

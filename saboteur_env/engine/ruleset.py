@@ -168,6 +168,13 @@ class Ruleset:
         """Whether the action family ``family`` exists in this variant."""
         return family in self.families
 
+    # a ruleset is a constant: copies and pickles refer to the one value by name
+    def __reduce__(self) -> tuple[Callable[[str], Ruleset], tuple[str]]:
+        return (ruleset_named, (self.name,))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Ruleset:
+        return self
+
 
 def _frozen(d: Mapping[int, int]) -> Mapping[int, int]:
     return MappingProxyType(dict(d))
@@ -238,6 +245,17 @@ RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (BASE, SA
 #: RULES 1.4: the gold supply of the base game, as values (28 cards, 44 nuggets).
 NUGGET_SUPPLY = np.repeat(np.array(list(GOLD_CARDS), dtype=np.int8), list(GOLD_CARDS.values()))
 NUGGET_SUPPLY.flags.writeable = False
+
+
+def ruleset_named(name: str) -> Ruleset:
+    """The ruleset called ``name`` (``"base"``, ``"saboteur_2"``).
+
+    Raises:
+        ValueError: no ruleset has that name.
+    """
+    if name not in RULESETS:
+        raise ValueError(f"unknown ruleset {name!r}; known: {sorted(RULESETS)}")
+    return RULESETS[name]
 
 
 def ruleset_of(expansion: bool) -> Ruleset:

@@ -206,10 +206,13 @@ class Game:
         return g
 
     def __getstate__(self) -> dict[str, Any]:
-        return {name: self.__dict__[name] for name in FIELDS}
+        # the ruleset and layout follow from the config: rebuilt on unpickling
+        return {name: self.__dict__[name] for name in FIELDS if name not in ("rules", "layout")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.rules = self.config.ruleset
+        self.layout = layout_of(self.config)
         self._pending = []
 
     # --- events ------------------------------------------------------------------------

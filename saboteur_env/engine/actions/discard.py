@@ -17,8 +17,7 @@ from ..cards import CARD_KINDS
 from ..events import EventType
 from ..phases import Phase
 from .family import ActionFamily, Layout, hand_form
-from .types import Discard
-from .types import EndPass
+from .types import Discard, EndPass
 
 if TYPE_CHECKING:
     from ..events import Event
