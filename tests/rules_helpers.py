@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from saboteur_env.encoding.codec import Codec
-from saboteur_env.engine.board import EMPTY
 from saboteur_env.engine.cards import (
     ALL_KINDS,
     KIND_INDEX,
@@ -84,7 +83,6 @@ def shape_kind(shape: str) -> tuple[int, bool]:
 
 
 def shape_of(kind: int, rotated: bool = False) -> str:
-    from saboteur_env.engine.cards import VARIANT_OF
 
     return VARIANT_SHAPE[VARIANT_OF[(kind, rotated)]]
 
@@ -120,10 +118,9 @@ def make(cells=(), *, n=3, hands=None, roles=None, config=None, broken=None, **k
     ids/shapes (default: every seat holds one map).
 
     The deck has only 3 ``EW`` straights, 1 of each dead end, ... (RULES 1.1), while the
-    scenarios of cases.md (``row0(1..6)``) need more.  Cards beyond the deck's counts are the
-    *looser path*: ``build_state`` receives the cards that fit, the surplus board cards are
-    written into the board arrays (``Board.var``/``Board.opn``, connectivity recomputed) and
-    surplus hand cards into ``Game.hands``.  ``game.surplus`` lists what went that way.
+    scenarios of cases.md (``row0(1..6)``) need more: positions are built with
+    ``check_counts=False``, and ``game.surplus`` lists the hand and board cards beyond the
+    deck's counts.
     """
     if roles is None:
         roles = ["gold-digger"] * n
@@ -133,53 +130,25 @@ def make(cells=(), *, n=3, hands=None, roles=None, config=None, broken=None, **k
     hands = [hand_kinds(h) for h in hands]
     if config is None:
         config = GameConfig(num_players=n)
+    if kw.get("deck") is not None:
+        kw["deck"] = hand_kinds(kw["deck"])
+    cards = list(board_cards(cells))
+    g = build_state(config, roles=roles, hands=hands, board=cards, broken=broken,
+                    check_counts=False, **kw)
     left = deck_counts(False).copy()
     for tools in broken or ():
         for t in tools:
-            t = t if isinstance(t, str) else TOOLS[t]
-            left[KIND_INDEX["break_" + t]] -= 1
-    fit_hands, extra_hand = [], []
+            left[KIND_INDEX["break_" + (t if isinstance(t, str) else TOOLS[t])]] -= 1
+    extra_hand, extra_cells = [], []
     for s, h in enumerate(hands):
-        fh = []
         for k in h:
-            if left[k] > 0:
-                left[k] -= 1
-                fh.append(k)
-            else:
-                extra_hand.append((s, k))
-        fit_hands.append(fh)
-    fit_cells, extra_cells = [], []
-    for x, y, k, rot in board_cards(cells):
-        if left[k] > 0:
             left[k] -= 1
-            fit_cells.append((x, y, k, rot))
-        else:
+            if left[k] < 0:
+                extra_hand.append((s, k))
+    for x, y, k, rot in cards:
+        left[k] -= 1
+        if left[k] < 0:
             extra_cells.append((x, y, k, rot))
-    current = kw.pop("current", 0)
-    if kw.get("deck") is not None:
-        kw["deck"] = hand_kinds(kw["deck"])
-    if extra_hand and not fit_hands[current]:
-        # build_state wants the seat to act to hold a card; hands are rewritten below anyway
-        g = build_state(config, roles=roles, hands=[[] for _ in range(n)], board=fit_cells,
-                        broken=broken, current=current, **kw)
-    else:
-        g = build_state(config, roles=roles, hands=fit_hands, board=fit_cells, broken=broken,
-                        current=current, **kw)
-    if extra_hand:
-        g.hands[:] = 0
-        for s, h in enumerate(hands):
-            for k in h:
-                g.hands[s, k] += 1
-    if extra_cells:
-        b = g.board
-        for x, y, k, rot in extra_cells:
-            assert b.variant_at(x, y) == EMPTY, (x, y)
-            r, c = b.rc(x, y)
-            v = VARIANT_OF[(k, rot)]
-            b.var[r, c] = v
-            b.opn[r, c] = VARIANTS[v].openings
-        b.version += 1
-        b.recompute_connectivity()
     g.surplus = (extra_hand, extra_cells)
     return g
 

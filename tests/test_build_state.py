@@ -100,3 +100,22 @@ def test_ansi_draws_saboteur_2_cards_by_their_data():
 
     assert [centre(k) for k in ("B07", "B16", "X05", "X01", "X02", "X09", "X11", "X25",
                                 "X19")] == ["+", "x", "H", "&", "&", "=", "#", "*", "*"]
+
+
+def test_check_counts_false_loads_more_copies_than_the_deck_holds():
+    """RULES 1.1: the deck holds 5 crossroads (B07); a position with 6 is refused by default,
+    naming the way out, and loaded with ``check_counts=False`` (the deck then holds none)."""
+    from saboteur_env.engine.cards import KIND_INDEX
+    from saboteur_env.engine.ruleset import BASE
+
+    k = KIND_INDEX["B07"]
+    copies = int(BASE.deck[k]) + 1
+    assert copies == 6
+    cells = [(x, 0, "B07", False) for x in range(1, copies + 1)]
+    with pytest.raises(ValueError, match="check_counts=False"):
+        build_state(GameConfig(num_players=3), roles=ROLES, hands=[["map"]] * 3, board=cells)
+    g = build_state(GameConfig(num_players=3), roles=ROLES, hands=[["map"]] * 3, board=cells,
+                    check_counts=False)
+    assert g.board.path_cards_on_board() == copies
+    assert g.hands[:, k].sum() == 0 and (g.deck != k).all()
+    assert g.board.connected_openings(copies, 0) != 0  # connectivity computed

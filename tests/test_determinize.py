@@ -4,15 +4,17 @@ import numpy as np
 
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game
+
+KIND_MAP, KIND_B05 = KIND_INDEX["map"], KIND_INDEX["B05"]
 
 
 def _advance(game, codec, steps, rng):
     for _ in range(steps):
         legal = np.flatnonzero(codec.mask(game))
-        game.apply(codec.decode(int(legal[rng.integers(len(legal))]),
-                                           game.current, game.n))
+        game.apply(codec.decode(int(legal[rng.integers(len(legal))]), game.current, game.n))
 
 
 def test_determinize_keeps_the_information_set():
@@ -39,3 +41,39 @@ def test_determinize_keeps_the_information_set():
         _advance(d, codec, 5, rng)
         assert g.cards_accounted() == 67
     assert changed_hands >= 15 and changed_roles >= 5
+
+
+def test_determinize_pools_other_players_face_down_discards():
+    """RULES 3.6: a discard is face down, so another player's discarded kinds are hidden: they
+    are resampled with the other unseen cards, keeping how many each player discarded; the
+    seat's own discards stay (fix: they used to be kept as they were)."""
+    from saboteur_env.engine import Discard, build_state
+
+    cfg = GameConfig(num_players=3)
+    g = build_state(cfg, roles=["gold-digger", "saboteur", "gold-digger"],
+                    hands=[["B02", "map"], ["B05", "B07"], ["B09", "B11"]], current=0)
+    g.apply(Discard(KIND_MAP))      # seat 0 discards its map face down
+    g.apply(Discard(KIND_B05))      # seat 1 discards a B05 face down
+    assert g.secret_discards[1, KIND_B05] == 1
+    kinds_seen = set()
+    for seed in range(40):
+        d = g.determinize(0, np.random.default_rng(seed))
+        assert d.secret_discards[0].tolist() == g.secret_discards[0].tolist()
+        assert d.secret_discards[1].sum() == 1 and d.secret_discards[2].sum() == 0
+        assert d.discards.sum() == g.discards.sum() and d.cards_accounted() == 67
+        assert d.discards[KIND_MAP] >= 1  # own discard still in the pile
+        kinds_seen.add(int(np.flatnonzero(d.secret_discards[1])[0]))
+    assert len(kinds_seen) >= 5
+
+
+def test_determinize_drops_other_players_private_events():
+    """DESIGN 2: the copy's history holds only what the seat saw: public events and its own
+    private ones (fix: other seats' card draws, roles and map results were kept)."""
+    cfg = GameConfig(num_players=5)
+    codec = Codec(cfg)
+    g = Game(cfg, 4)
+    _advance(g, codec, 15, np.random.default_rng(4))
+    assert any(e.visible_to not in (None, 2) for e in g.events)
+    d = g.determinize(2, np.random.default_rng(0))
+    assert all(e.visible_to in (None, 2) for e in d.events)
+    assert [e for e in g.events if e.visible_to in (None, 2)] == d.events

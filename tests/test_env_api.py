@@ -236,3 +236,22 @@ def test_game_copy_is_independent_and_continues_identically():
         legal = np.flatnonzero(codec.mask(d))
         d.apply(codec.decode(int(rng_c.choice(legal)), d.current, d.n))
     assert game_snapshot(d) == game_snapshot(c)
+
+
+def test_unseeded_reset_after_a_seeded_one_continues_the_seeded_stream():
+    """RULES 10: every random draw comes from one generator seeded by ``reset(seed=...)``; an
+    unseeded reset after a seeded one continues that stream, so two envs reset the same way
+    deal the same games (fix: it drew fresh OS entropy)."""
+    deals = []
+    for _ in range(2):
+        e = saboteur_env.raw_env(num_players=5)
+        e.reset(seed=11)
+        first = e.game.hands.copy()
+        e.reset()
+        second = (e.game.hands.copy(), e.game.roles.copy())
+        e.reset()
+        deals.append((first, second, e.game.hands.copy()))
+    (f1, s1, t1), (f2, s2, t2) = deals
+    assert np.array_equal(f1, f2) and np.array_equal(t1, t2)
+    assert np.array_equal(s1[0], s2[0]) and np.array_equal(s1[1], s2[1])
+    assert not np.array_equal(f1, s1[0]) and not np.array_equal(s1[0], t1)

@@ -499,6 +499,24 @@ def test_theft_order_hands_off_and_victims():
                        [False, False, False, True, False]) == [2, 0]
 
 
+def test_theft_order_starts_from_the_latest_thief_even_when_trapped():
+    """RULES 6.9: the player who played a Theft most recently goes first, then clockwise;
+    trapped thieves are skipped.  Seat 2 played the last Theft but is trapped: the order starts
+    from seat 2, so seat 3 robs first, then seat 4 (fix: it used to start from the latest
+    working thief, seat 4)."""
+    assert theft_order([-1, -1, 9, 1, 5], [False, False, True, True, True],
+                       [False, False, True, False, False]) == [3, 4]
+    roles = ["green-digger", "green-digger", "blue-digger", "blue-digger", "geologist"]
+    g = build_state(cfg(5), roles=roles, hands=[["B02"], [], [], [], []], deck=[],
+                    theft=[3, 4, 2], trapped=[2], gold=[2, 2, 2, 2, 2])
+    g.apply(Discard(K["B02"]))
+    assert g.phase == "theft" and g.current == 3
+    g.apply(Steal(0))
+    assert g.current == 4
+    g.apply(Steal(0))
+    assert g.round_results[0].thefts == [(3, 0), (4, 0)]
+
+
 def test_theft_without_victim_is_skipped():
     """RULES 6.9: a thief finds nobody with gold: nothing happens, no decision is asked."""
     g = build_state(cfg(3), roles=["green-digger", "saboteur", "blue-digger"],

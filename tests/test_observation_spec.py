@@ -1,7 +1,7 @@
 """The observation spec (DESIGN 4): the spec kept as data in
-``saboteur_env.encoding.observation`` matches the flat tensor and the env's ``Box``; the named views have the documented shapes; and the
-encoded values at hand-built positions are exactly what the channels' meanings say (RULES 2.1,
-3.1, 4.1, 4.2, 3.5).
+``saboteur_env.encoding.observation`` matches the flat tensor and the env's ``Box``; the named
+views have the documented shapes; and the encoded values at hand-built positions are exactly
+what the channels' meanings say (RULES 2.1, 3.1, 4.1, 4.2, 3.5).
 """
 
 from __future__ import annotations

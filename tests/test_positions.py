@@ -9,9 +9,8 @@ orientation, rockfall, map and action-card targets.
 Loading notes:
 
 * A board may hold more copies of a shape than the deck has (RULES 1.1 counts), which
-  ``build_state`` refuses.  Those positions are built with the cards that fit the deck through
-  ``build_state`` and the surplus cards written straight into the board arrays
-  (``Board.var`` / ``Board.opn``) before connectivity is recomputed: the looser path.
+  ``build_state`` refuses by default; such positions are loaded with ``check_counts=False``
+  (the surplus cards are listed in ``surplus`` / ``surplus_hand``).
 * Cells (and legal placements) may lie outside the default board window (-6..14, -8..8); such a
   position gets a ``board_window`` enlarged to cover every card plus one ring.
 * Queries for cards the player does not hold (all shapes, action-card targets) are made by
@@ -125,54 +124,26 @@ class Loaded:
         hands = [[hand_card_kind(h) for h in pl["hand"]] for pl in pos["players"]]
         assert [hand_card_kind(h) for h in pos["hand"]] == hands[pos["current"]]
         broken = [[TOOL_OF[t] for t in pl["broken"]] for pl in pos["players"]]
-        # cards available for the maze once hands and broken tools are taken out of the deck
+        # positions of the other implementation may hold more copies of a card than the
+        # published deck (see the module doc): check_counts=False loads them as they are
         left = deck_counts(False).copy()
-        for b in broken:
-            for t in b:
+        for bt in broken:
+            for t in bt:
                 left[KIND_INDEX["break_" + t]] -= 1
-        fit_hands, self.surplus_hand = [], []
+        self.surplus_hand = []
         for h in hands:
-            fh = []
             for k in h:
-                if left[k] > 0:
-                    left[k] -= 1
-                    fh.append(k)
-                else:
+                left[k] -= 1
+                if left[k] < 0:
                     self.surplus_hand.append(k)
-            fit_hands.append(fh)
-        fitting, surplus = [], []
+        self.surplus = []
         for p in paths:
-            if left[p[2]] > 0:
-                left[p[2]] -= 1
-                fitting.append(p)
-            else:
-                surplus.append(p)
-        self.surplus = surplus
-        g = build_state(cfg, roles=pos["roles"], hands=[[]] * n, board=fitting, goals=goals,
+            left[p[2]] -= 1
+            if left[p[2]] < 0:
+                self.surplus.append(p)
+        g = build_state(cfg, roles=pos["roles"], hands=hands, board=paths, goals=goals,
                         revealed=revealed, broken=broken, current=pos["current"],
-                        deck=[], seed=rec["id"])
-        # hands: as built by build_state when they fit the deck, else written directly
-        g.hands[:] = 0
-        for s, h in enumerate(hands):
-            for k in h:
-                g.hands[s, k] += 1
-        if not self.surplus_hand:
-            g2 = build_state(cfg, roles=pos["roles"], hands=fit_hands, board=fitting,
-                             goals=goals, revealed=revealed, broken=broken,
-                             current=pos["current"], deck=[], seed=rec["id"])
-            assert (g2.hands == g.hands).all()
-            g = g2
-        if surplus:  # the looser path: more copies than the deck holds (see module doc)
-            from saboteur_env.engine.cards import VARIANT_OF
-
-            b = g.board
-            for x, y, k, rot in surplus:
-                r, cc = b.rc(x, y)
-                v = VARIANT_OF[(k, rot)]
-                b.var[r, cc] = v
-                b.opn[r, cc] = VARIANTS[v].openings
-            b.version += 1
-            b.recompute_connectivity()
+                        deck=[], seed=rec["id"], check_counts=False)
         self.game = g
         self.rec = rec
 
