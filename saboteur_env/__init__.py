@@ -13,11 +13,37 @@ Quick start::
 """
 
 from .encoding.codec import Codec
-from .engine.config import ConfigError, GameConfig
-from .engine.state import Game, IllegalActionError, build_state
-from .env import env, raw_env
+from .encoding.observation import ObservationEncoder
+from .engine import (
+    BASE,
+    SABOTEUR_2,
+    ConfigError,
+    EventType,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    Phase,
+    RoundResult,
+    Ruleset,
+    build_state,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["Codec", "ConfigError", "Game", "GameConfig", "IllegalActionError", "build_state",
-           "env", "raw_env", "__version__"]
+__all__ = ["BASE", "SABOTEUR_2", "Codec", "ConfigError", "EventType", "Game", "GameConfig",
+           "IllegalActionError", "ObservationEncoder", "Phase", "RoundResult", "Ruleset",
+           "build_state", "env", "raw_env", "saboteur_v0", "__version__"]
+
+
+def __getattr__(name: str) -> object:
+    """``env``, ``raw_env`` and ``saboteur_v0`` import PettingZoo: loaded on first use, so that
+    ``import saboteur_env.engine`` (the rules engine) needs numpy only (DESIGN 1)."""
+    if name in ("env", "raw_env", "saboteur_v0"):
+        import importlib
+
+        adapter = importlib.import_module(".env", __name__)
+        v0 = importlib.import_module(".saboteur_v0", __name__)
+        # importing the submodule ``env`` binds the name to the module: bind the functions
+        globals().update(env=adapter.env, raw_env=adapter.raw_env, saboteur_v0=v0)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,8 +21,21 @@ everything).
 * ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
   and its own private ones, :class:`~saboteur_env.engine.state.Event`); at a round end
   ``infos[agent]["round_result"]`` holds the revealed roles and the winning side.
-* Illegal actions: ``step`` raises :class:`~saboteur_env.engine.state.IllegalActionError` naming the
-  rule, and leaves the state unchanged (no silent penalty).
+* Illegal actions: ``step`` raises :class:`~saboteur_env.engine.IllegalActionError` naming the
+  rule, and leaves the state unchanged (no silent penalty).  The env holds no rule: the mask is
+  the engine's legal set (``Game.legal``) laid out by the codec, and ``step`` plays through the
+  engine's public, verified ``Game.apply``.
+
+Version History
+---------------
+The ``_vN`` suffix of :mod:`saboteur_env.saboteur_v0` moves when the spaces' fingerprint changes
+(``agents.network.env_spec``: sizes, view shapes and offsets, action blocks, variants, window).
+
+* v0 (0.1.0): the base game (3-10 players) and Saboteur 2 (2-12 players, ``expansion=True``).
+  Default spaces: base ``Discrete(9789)``, observation float32 ``(6701,)``, fingerprint
+  ``364a8b740de28874``; Saboteur 2 ``Discrete(43779)``, ``(18810,)``, ``c61d02f7f3378431``.
+  The engine redesign (ruleset as data, one module per action family) kept both fingerprints
+  and every seeded game's event stream byte-identical (``tests/golden.py``).
 """
 
 from __future__ import annotations
