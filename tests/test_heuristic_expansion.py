@@ -61,7 +61,7 @@ def test_never_masked_in_any_sub_phase(n):
     found = 0
     for seed in range(GAMES_PER_COUNT):
         res, ph = _play(n, seed)
-        found += res["gold_found"]
+        found += res.gold_found
         for k, v in ph.items():
             phases[k] = phases.get(k, 0) + v
     # the sub-phases were exercised: turns, passes and round-end thefts (RULES 6.7, 6.9)
