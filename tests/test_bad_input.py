@@ -1,4 +1,4 @@
-"""Bad input (issue 2): every wrong call gives a clear error naming what was wrong, and leaves
+"""Bad input (RULES 10, DESIGN 3, 5): every wrong call gives a clear error naming what was wrong, and leaves
 the environment / game exactly as it was.
 
 Covered: a masked action index, an index outside ``Discrete(n)``, a value of the wrong type

@@ -186,7 +186,7 @@ def test_hidden_information_inspection_hats_and_hands():
 
 
 def test_random_agent_plays_whole_games():
-    """Issue 3: RandomAgent plays complete 3-round expansion games for every count 2-12."""
+    """RULES 6: RandomAgent plays complete 3-round expansion games for every count 2-12."""
     for n in range(2, 13):
         res = play_game([RandomAgent() for _ in range(n)], seed=n, expansion=True)
         assert len(res["rounds"]) == 3
@@ -194,7 +194,7 @@ def test_random_agent_plays_whole_games():
 
 
 def test_cli_play_expansion(capsys):
-    """Issue 3: ``saboteur play --expansion --players 8`` plays a whole game."""
+    """RULES 6: ``saboteur play --expansion --players 8`` plays a whole game."""
     from experiments.cli import main
 
     main(["play", "--expansion", "--players", "8", "--seed", "2"])
