@@ -1,5 +1,5 @@
-"""Bad input (RULES 10, DESIGN 3, 5): every wrong call gives a clear error naming what was wrong, and leaves
-the environment / game exactly as it was.
+"""Bad input (RULES 10, DESIGN 3, 5): every wrong call gives a clear error naming what was
+wrong, and leaves the environment / game exactly as it was.
 
 Covered: a masked action index, an index outside ``Discrete(n)``, a value of the wrong type
 (float, str, None for a live agent, numpy bool, Python bool), an action for a terminated agent,
