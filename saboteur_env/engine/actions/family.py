@@ -88,7 +88,7 @@ class Layout:
 def layout_of(config: GameConfig) -> Layout:
     """The :class:`Layout` of ``config`` (cached: configs are immutable)."""
     rules = config.ruleset
-    x0, x1, y0, y1 = config.board_window
+    x0, x1, y0, y1 = config.window
     width, height = x1 - x0 + 1, y1 - y0 + 1
     variants = rules.variants
     kinds = CARD_KINDS[:rules.n_kinds]
@@ -100,7 +100,7 @@ def layout_of(config: GameConfig) -> Layout:
     fit = FIT[np.array(variants)]
     fit.flags.writeable = False
     return Layout(
-        window=config.board_window, width=width, height=height, n_cells=width * height,
+        window=config.window, width=width, height=height, n_cells=width * height,
         max_players=rules.max_players, n_kinds=rules.n_kinds, variants=variants,
         variant_row={v: i for i, v in enumerate(variants)},
         rows_of_kind={k: tuple(i for i, v in enumerate(variants) if VARIANTS[v].kind == k)
