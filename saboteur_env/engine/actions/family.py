@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import numpy as np
 
@@ -115,7 +115,7 @@ def layout_of(config: GameConfig) -> Layout:
     )
 
 
-def is_int(v: object) -> bool:
+def is_int(v: object) -> TypeGuard[int | np.integer[Any]]:
     """An int or numpy integer, not a bool."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -208,15 +208,15 @@ class ActionFamily:
 
 def hand_form(game: Game, seat: int, kind: object) -> str | None:
     """``kind`` must be a hand card kind that ``seat`` holds."""
-    if not is_int(kind) or not 0 <= int(kind) < game.rules.n_kinds:  # type: ignore[call-overload]
+    if not is_int(kind) or not 0 <= int(kind) < game.rules.n_kinds:
         return f"seat {seat} holds no card of kind {kind!r}"
-    if game.hands[seat, int(kind)] == 0:  # type: ignore[call-overload]
-        return f"seat {seat} holds no {CARD_KINDS[int(kind)].id} card"  # type: ignore[call-overload]
+    if game.hands[seat, int(kind)] == 0:
+        return f"seat {seat} holds no {CARD_KINDS[int(kind)].id} card"
     return None
 
 
 def seat_form(game: Game, target: object) -> str | None:
     """``target`` must be a seat in play."""
-    if not is_int(target) or not 0 <= int(target) < game.n:  # type: ignore[call-overload]
+    if not is_int(target) or not 0 <= int(target) < game.n:
         return f"target seat {target!r} is not in play"
     return None
