@@ -19,8 +19,10 @@ recomputes it.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .cards import (
     ALL_KINDS,
@@ -42,7 +44,7 @@ HIDDEN_GOAL = -2
 _PAD = 2
 
 
-def _build_fit_table() -> np.ndarray:
+def _build_fit_table() -> npt.NDArray[np.bool_]:
     """``FIT[v, code]`` (bool, shape ``(N_VARIANTS, 2**14)``): variant ``v`` fits a cell with
     that neighbourhood code (RULES 3.1 rules 2, 4, 5; ladders RULES 6.4)."""
     code = np.arange(1 << 14)
@@ -62,7 +64,7 @@ def _build_fit_table() -> np.ndarray:
 FIT = _build_fit_table()
 
 
-def _build_neighbour_lut() -> np.ndarray:
+def _build_neighbour_lut() -> npt.NDArray[np.int32]:
     """``LUT[b, state]``: bits a neighbour across side ``b`` adds to a cell's code, for the
     neighbour's 10-bit state ``opn | conn << 4 | faceup << 8 | occupied << 9``."""
     st = np.arange(1 << 10)
@@ -77,7 +79,10 @@ def _build_neighbour_lut() -> np.ndarray:
 
 
 _NEIGHBOUR_LUT = _build_neighbour_lut()
-_GOAL_ADJ_CACHE: dict = {}
+#: (window, goal cells) -> goal-adjacency bits of the codes (see ``Board._goal_adjacent``)
+_GOAL_ADJ_CACHE: dict[
+    tuple[tuple[int, int, int, int], tuple[tuple[int, int], ...]], npt.NDArray[np.int32]
+] = {}
 #: code of an occupied cell: must_open = must_close = 15, which no card satisfies.
 OCCUPIED_CODE = 15 | (15 << 4)
 
@@ -100,7 +105,25 @@ class Board:
                  "goal_revealed", "version", "_codes", "_codes_version", "_goal_rc", "uid",
                  "_removable")
 
-    def __init__(self, window: tuple[int, int, int, int], goal_identity=(0, 1, 2)) -> None:
+    window: tuple[int, int, int, int]
+    H: int
+    W: int
+    var: npt.NDArray[np.int16]
+    opn: npt.NDArray[np.uint8]
+    reached: npt.NDArray[np.uint8]
+    conn: npt.NDArray[np.uint8]
+    goal_identity: npt.NDArray[np.int8]
+    goal_revealed: npt.NDArray[np.bool_]
+    version: int
+    uid: int
+    #: (version, removable cells, their count) of :meth:`removable`; version -1: not computed
+    _removable: tuple[int, npt.NDArray[np.bool_] | None, int]
+    _codes: npt.NDArray[np.int32] | None
+    _codes_version: int
+    _goal_rc: tuple[tuple[int, int], ...]
+
+    def __init__(self, window: tuple[int, int, int, int],
+                 goal_identity: npt.ArrayLike = (0, 1, 2)) -> None:
         x0, x1, y0, y1 = window
         self.window = window
         self.W = x1 - x0 + 1
@@ -114,7 +137,7 @@ class Board:
         self.goal_revealed = np.zeros(3, dtype=bool)
         self.version = 0
         self.uid = next(_UIDS)
-        self._removable = (-1, None)
+        self._removable = (-1, None, 0)
         self._codes = None
         self._codes_version = -1
         self._goal_rc = tuple(self.rc(x, y) for x, y in GOAL_CELLS)
@@ -161,10 +184,10 @@ class Board:
         b.uid = next(_UIDS)
         return b
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__slots__}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         for k, v in state.items():
             setattr(self, k, v)
         self.uid = next(_UIDS)
@@ -214,13 +237,13 @@ class Board:
         self._propagate(self._roots())
 
     # --- legality (RULES 3.1) ----------------------------------------------------------
-    def codes(self) -> np.ndarray:
+    def codes(self) -> npt.NDArray[np.int32]:
         """Neighbourhood codes of the window plus its ring, int32, shape ``(H + 2, W + 2)``.
 
         Bits 0-3 must_open, 4-7 must_close, 8-11 connected_facing, 12 adjacent to a card,
         13 adjacent to a goal cell; occupied cells get ``OCCUPIED_CODE``.  Cached per version.
         """
-        if self._codes_version == self.version:
+        if self._codes_version == self.version and self._codes is not None:
             return self._codes
         var = self.var
         # one 10-bit state per cell (openings, connected openings, face up, occupied); the
@@ -231,7 +254,7 @@ class Board:
         occ = var != EMPTY
         st |= occ.astype(np.int32) << 9
         H, W = self.H + 2, self.W + 2
-        code = _NEIGHBOUR_LUT[0][st[0:H, 1:1 + W]]
+        code: npt.NDArray[np.int32] = _NEIGHBOUR_LUT[0][st[0:H, 1:1 + W]]
         code |= _NEIGHBOUR_LUT[1][st[1:1 + H, 2:2 + W]]
         code |= _NEIGHBOUR_LUT[2][st[2:2 + H, 1:1 + W]]
         code |= _NEIGHBOUR_LUT[3][st[1:1 + H, 0:W]]
@@ -241,7 +264,7 @@ class Board:
         self._codes_version = self.version
         return code
 
-    def _goal_adjacent(self) -> np.ndarray:
+    def _goal_adjacent(self) -> npt.NDArray[np.int32]:
         key = (self.window, self._goal_rc)
         a = _GOAL_ADJ_CACHE.get(key)
         if a is None:
@@ -252,15 +275,16 @@ class Board:
             _GOAL_ADJ_CACHE[key] = a
         return a
 
-    def window_codes(self) -> np.ndarray:
+    def window_codes(self) -> npt.NDArray[np.int32]:
         """Codes of the window cells in codec order, int32, shape ``(H * W,)``."""
         return self.codes()[1:-1, 1:-1].ravel()
 
-    def legal_cells(self, variant: int) -> np.ndarray:
+    def legal_cells(self, variant: int) -> npt.NDArray[np.bool_]:
         """Bool ``(H * W,)``: window cells where ``variant`` may be placed (RULES 3.1)."""
-        return FIT[variant, self.window_codes()]
+        cells: npt.NDArray[np.bool_] = FIT[variant, self.window_codes()]
+        return cells
 
-    def overflow(self, variants) -> bool:
+    def overflow(self, variants: npt.ArrayLike) -> bool:
         """True when some variant in ``variants`` would fit a cell just outside the window."""
         code = self.codes()
         ring = np.concatenate([code[0], code[-1], code[1:-1, 0], code[1:-1, -1]])
@@ -317,9 +341,9 @@ class Board:
 
     def _reveal_reached_goals(self) -> list[tuple[int, int, bool]]:
         """Turn over hidden goals faced by a connected opening, repeatedly (RULES 4.2)."""
-        out = []
+        out: list[tuple[int, int, bool]] = []
         while True:
-            wave = []
+            wave: list[tuple[int, int, int, int]] = []
             for slot, (r, c) in enumerate(self._goal_rc):
                 if self.goal_revealed[slot]:
                     continue
@@ -384,11 +408,12 @@ class Board:
         self.recompute_connectivity()
         return variant
 
-    def removable(self) -> np.ndarray:
+    def removable(self) -> npt.NDArray[np.bool_]:
         """Bool ``(H * W,)``: window cells holding a tunnel card that a rockfall may remove
         (not the start, not a goal; RULES 3.4).  Cached per version: do not modify."""
-        if self._removable[0] == self.version:
-            return self._removable[1]
+        cached = self._removable[1]
+        if self._removable[0] == self.version and cached is not None:
+            return cached
         var = self.var[_PAD:-_PAD, _PAD:-_PAD]
         out = var >= 0
         r, c = self.rc(*START_CELL)

@@ -13,7 +13,9 @@ shape is written as code: rules read these tables.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +83,7 @@ class CardKind:
     count_base: int
     count_expansion: int
     segments: tuple[int, ...] = ()
-    effect: tuple = ()
+    effect: tuple[Any, ...] = ()
     door: str = ""
     crystals: int = 0
 
@@ -110,12 +112,14 @@ def _seg(*sides: str) -> int:
     return m
 
 
-def _path(kid, name, base, exp, segments, stubs=(), **kw) -> CardKind:
+def _path(kid: str, name: str, base: int, exp: int, segments: Iterable[str],
+          stubs: Iterable[str] = (), *, door: str = "", crystals: int = 0) -> CardKind:
+    """A path kind: ``segments`` as strings of sides (``"NS"``), ``stubs`` one side each."""
     segs = tuple(_seg(*g) for g in segments) + tuple(_seg(s) for s in stubs)
-    return CardKind(kid, name, "path", base, exp, segs, **kw)
+    return CardKind(kid, name, "path", base, exp, segs, door=door, crystals=crystals)
 
 
-def _action(kid, name, base, exp, effect) -> CardKind:
+def _action(kid: str, name: str, base: int, exp: int, effect: tuple[Any, ...]) -> CardKind:
     return CardKind(kid, name, "action", base, exp, (), effect)
 
 
@@ -229,13 +233,18 @@ class Variant:
     stub: tuple[bool, ...]
 
 
+def _segment_of_side(segs: tuple[int, ...], b: int) -> int:
+    """Index of the first segment holding side bit position ``b``, or -1 (side closed)."""
+    return next((i for i, s in enumerate(segs) if s & (1 << b)), -1)
+
+
 def _build_variants() -> tuple[tuple[Variant, ...], dict[tuple[int, bool], int]]:
     out: list[Variant] = []
     index: dict[tuple[int, bool], int] = {}
     for k, kind in enumerate(ALL_KINDS):
         if kind.category == "action":
             continue
-        seen: list[frozenset] = []
+        seen: list[frozenset[int]] = []
         for rotated in (False, True):
             segs = tuple(rotate(s) if rotated else s for s in kind.segments)
             if frozenset(segs) in seen:
@@ -245,9 +254,8 @@ def _build_variants() -> tuple[tuple[Variant, ...], dict[tuple[int, bool], int]]
             opening = 0
             for s in segs:
                 opening |= s
-            sos = tuple(
-                next((i for i, s in enumerate(segs) if s & (1 << b)), -1) for b in range(4)
-            )
+            sos = (_segment_of_side(segs, 0), _segment_of_side(segs, 1),
+                   _segment_of_side(segs, 2), _segment_of_side(segs, 3))
             stub = tuple(bin(s).count("1") == 1 for s in segs)
             v = Variant(len(out), k, rotated, segs, opening & 15, sos, stub)
             index[(k, rotated)] = v.index

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
+from typing import Any, NoReturn, TypeGuard, cast
 
 from .ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 
@@ -14,6 +16,11 @@ EXPANSION_WINDOW = SABOTEUR_2.default_window
 
 class ConfigError(ValueError):
     """An invalid :class:`GameConfig` option; the message names the option and the valid values."""
+
+
+def _is_window(w: tuple[object, ...]) -> TypeGuard[tuple[int, int, int, int]]:
+    """Four ints: the shape of a board window (its extent is checked separately)."""
+    return len(w) == 4 and all(isinstance(v, int) for v in w)
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,7 @@ class GameConfig:
     max_cycles: int | None = None
 
     def __post_init__(self) -> None:
-        def bad(name: str, why: str) -> None:
+        def bad(name: str, why: str) -> NoReturn:
             raise ConfigError(f"GameConfig.{name}={getattr(self, name)!r}: {why}")
 
         for name in ("expansion", "self_sabotage", "broken_tool_forfeit",
@@ -90,10 +97,11 @@ class GameConfig:
         if self.board_window is None:
             object.__setattr__(self, "board_window", rules.default_window)
         try:
-            w = tuple(self.board_window)
+            # any value may arrive here; a non-iterable one raises TypeError
+            w: tuple[object, ...] = tuple(cast(Iterable[object], self.board_window))
         except TypeError:
             w = ()
-        if len(w) != 4 or not all(isinstance(v, int) for v in w):
+        if not _is_window(w):
             bad("board_window", "must be four ints (x_min, x_max, y_min, y_max)")
         x0, x1, y0, y1 = w
         if not (x0 <= 0 and x1 >= 8 and y0 <= -2 and y1 >= 2):
@@ -101,7 +109,7 @@ class GameConfig:
         object.__setattr__(self, "board_window", w)
 
     @classmethod
-    def from_kwargs(cls, **kwargs) -> GameConfig:
+    def from_kwargs(cls, **kwargs: Any) -> GameConfig:
         """Build from keyword options; an unknown option raises :class:`ConfigError`."""
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(kwargs) - names)
@@ -110,6 +118,14 @@ class GameConfig:
                 f"unknown GameConfig option(s) {unknown}; valid options: {sorted(names)}"
             )
         return cls(**kwargs)
+
+    @property
+    def window(self) -> tuple[int, int, int, int]:
+        """The board window (x_min, x_max, y_min, y_max), inclusive, as normalised on
+        construction: :attr:`board_window` typed without its ``None`` input form."""
+        w = self.board_window
+        assert w is not None, "GameConfig.__post_init__ normalises board_window"
+        return w
 
     @property
     def ruleset(self) -> Ruleset:

@@ -77,7 +77,7 @@ class EventType(str, Enum):
     __hash__ = str.__hash__
 
 
-class EventData(dict):  # type: ignore[type-arg]
+class EventData(dict[str, Any]):
     """A read-only dict: events are shared by every agent's ``infos`` and the game's history,
     so no reader may change them (treat lists inside as read-only too).
 
@@ -90,8 +90,8 @@ class EventData(dict):  # type: ignore[type-arg]
     def _read_only(self, *args: object, **kwargs: object) -> NoReturn:
         raise TypeError("event data is read-only (shared by every observer and the history)")
 
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
-    __ior__ = _read_only  # type: ignore[assignment]
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only
+    __ior__ = _read_only
 
     def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
         return (EventData, (dict(self),))

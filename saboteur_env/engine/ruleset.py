@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from .cards import (
     BASE_ROLES,
@@ -118,7 +119,8 @@ class Ruleset:
         """Cards dealt to each player (RULES 2.3, 6.6)."""
         return self.hand_sizes[num_players]
 
-    def role_deck(self, num_players: int, role_table: str = "published") -> np.ndarray:
+    def role_deck(self, num_players: int,
+                  role_table: str = "published") -> npt.NDArray[np.int64]:
         """int64 ``(n_roles,)``: dwarf cards of each role shuffled for ``num_players``.
 
         Base game: RULES 2.2 (``"published"``, one card more than players) or RULES 10
@@ -143,11 +145,13 @@ class Ruleset:
         out[SABOTEUR], out[GOLD_DIGGER] = sab, dig
         return out
 
-    def role_prior(self, num_players: int, role_table: str = "published") -> np.ndarray:
+    def role_prior(self, num_players: int,
+                   role_table: str = "published") -> npt.NDArray[np.float64]:
         """float64 ``(n_roles,)``: the chance that a given player holds each role before any
         card is seen (each dwarf card is equally likely to be any player's)."""
         deck = self.role_deck(num_players, role_table).astype(np.float64)
-        return deck / deck.sum()
+        prior: npt.NDArray[np.float64] = deck / deck.sum()
+        return prior
 
     def role_id(self, role: str | int) -> int:
         """The role id of a role name or id.

@@ -69,7 +69,7 @@ def winners_s2(roles: Sequence[int], found: bool, connector_role: int | None,
     n = len(roles)
     seats = range(n)
 
-    def of(*rs):
+    def of(*rs: int) -> list[int]:
         return [s for s in seats if roles[s] in rs]
 
     if not found:

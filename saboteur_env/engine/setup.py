@@ -47,7 +47,7 @@ def _deal_roles(game: Game) -> None:
 
 def _deal_goals(game: Game) -> None:
     """A new maze: start card and the three goals face down in shuffled order (RULES 2.1)."""
-    game.board = Board(game.config.board_window, game.rng.permutation(3).astype(np.int8))
+    game.board = Board(game.config.window, game.rng.permutation(3).astype(np.int8))
 
 
 def _deal_cards(game: Game) -> None:
@@ -224,7 +224,7 @@ def build_state(
     g.round = round
     g.roles = np.array(role_ids, dtype=np.int8)
     g.set_aside = aside
-    g.board = Board(config.board_window, goals)
+    g.board = Board(config.window, goals)
     _clear_round_state(g)
     nk = rules.n_kinds
     g.removed = np.zeros(nk, dtype=np.int64)

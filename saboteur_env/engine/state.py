@@ -282,7 +282,8 @@ class Game:
 
     def hand_kinds(self, seat: int) -> list[int]:
         """Kinds held by ``seat``, sorted, one entry per card."""
-        return np.repeat(np.arange(self.n_kinds), self.hands[seat]).tolist()
+        kinds: list[int] = np.repeat(np.arange(self.n_kinds), self.hands[seat]).tolist()
+        return kinds
 
     def can_place_paths(self, seat: int) -> bool:
         """RULES 3.1.1 / 3.2: no broken tool in front of the seat; Saboteur 2: not Trapped!

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..cards import CARD_KINDS
 from ..events import EventType
@@ -64,9 +65,10 @@ class DiscardFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return Discard(i)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(self, game: Game, seat: int) -> npt.NDArray[np.bool_]:
         """Any card in hand (RULES 3.6)."""
-        return game.hands[seat] > 0
+        in_hand: npt.NDArray[np.bool_] = game.hands[seat] > 0
+        return in_hand
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Discard)

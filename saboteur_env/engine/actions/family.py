@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import numpy as np
 
@@ -88,7 +88,7 @@ class Layout:
 def layout_of(config: GameConfig) -> Layout:
     """The :class:`Layout` of ``config`` (cached: configs are immutable)."""
     rules = config.ruleset
-    x0, x1, y0, y1 = config.board_window
+    x0, x1, y0, y1 = config.window
     width, height = x1 - x0 + 1, y1 - y0 + 1
     variants = rules.variants
     kinds = CARD_KINDS[:rules.n_kinds]
@@ -100,7 +100,7 @@ def layout_of(config: GameConfig) -> Layout:
     fit = FIT[np.array(variants)]
     fit.flags.writeable = False
     return Layout(
-        window=config.board_window, width=width, height=height, n_cells=width * height,
+        window=config.window, width=width, height=height, n_cells=width * height,
         max_players=rules.max_players, n_kinds=rules.n_kinds, variants=variants,
         variant_row={v: i for i, v in enumerate(variants)},
         rows_of_kind={k: tuple(i for i, v in enumerate(variants) if VARIANTS[v].kind == k)
@@ -115,7 +115,7 @@ def layout_of(config: GameConfig) -> Layout:
     )
 
 
-def is_int(v: object) -> bool:
+def is_int(v: object) -> TypeGuard[int | np.integer[Any]]:
     """An int or numpy integer, not a bool."""
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
@@ -208,15 +208,15 @@ class ActionFamily:
 
 def hand_form(game: Game, seat: int, kind: object) -> str | None:
     """``kind`` must be a hand card kind that ``seat`` holds."""
-    if not is_int(kind) or not 0 <= int(kind) < game.rules.n_kinds:  # type: ignore[call-overload]
+    if not is_int(kind) or not 0 <= int(kind) < game.rules.n_kinds:
         return f"seat {seat} holds no card of kind {kind!r}"
-    if game.hands[seat, int(kind)] == 0:  # type: ignore[call-overload]
-        return f"seat {seat} holds no {CARD_KINDS[int(kind)].id} card"  # type: ignore[call-overload]
+    if game.hands[seat, int(kind)] == 0:
+        return f"seat {seat} holds no {CARD_KINDS[int(kind)].id} card"
     return None
 
 
 def seat_form(game: Game, target: object) -> str | None:
     """``target`` must be a seat in play."""
-    if not is_int(target) or not 0 <= int(target) < game.n:  # type: ignore[call-overload]
+    if not is_int(target) or not 0 <= int(target) < game.n:
         return f"target seat {target!r} is not in play"
     return None

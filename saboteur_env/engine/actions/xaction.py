@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from ..cards import CARD_KINDS, FRONT_SLOTS, FRONT_THEFT, X_EFFECTS
 from ..events import EventType
@@ -24,10 +25,11 @@ _EFFECT_INDEX = {e: i for i, e in enumerate(X_EFFECTS)}
 _WHO = {"self": "yourself", "any": "any player", "other": "another player"}
 
 
-def targets(game: Game, seat: int, kind: int) -> np.ndarray:
+def targets(game: Game, seat: int, kind: int) -> npt.NDArray[np.bool_]:
     """bool ``(n,)`` absolute seats on which ``seat`` may play action card ``kind``."""
     verb, slot, who = X_EFFECTS[CARD_KINDS[kind].id]
     n = game.n
+    ok: npt.NDArray[np.bool_]
     if who == "self":
         ok = np.arange(n) == seat
     elif who == "other":
