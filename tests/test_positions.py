@@ -46,7 +46,8 @@ from saboteur_env.engine.cards import (
     VARIANTS,
     deck_counts,
 )
-from saboteur_env.engine.config import DEFAULT_WINDOW, GameConfig
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import BASE
 from saboteur_env.engine.state import BreakTool, Map, PlacePath, Repair, Rockfall, build_state
 
 # a copy of ../shared/cases/positions/positions.jsonl kept in the repository, so that the
@@ -97,10 +98,10 @@ class Loaded:
         cells = pos["cells"]
         xs = [c["x"] for c in cells]
         ys = [c["y"] for c in cells]
-        x0, x1, y0, y1 = DEFAULT_WINDOW
+        x0, x1, y0, y1 = BASE.default_window
         window = (min(x0, min(xs) - 1), max(x1, max(xs) + 1),
                   min(y0, min(ys) - 1), max(y1, max(ys) + 1))
-        self.enlarged = window != DEFAULT_WINDOW
+        self.enlarged = window != BASE.default_window
         cfg = GameConfig(num_players=n, board_window=window)
         goals = [0, 1, 2]
         revealed = []

@@ -161,15 +161,6 @@ class Board:
         x0, x1, y0, y1 = self.window
         return x0 <= x <= x1 and y0 <= y <= y1
 
-    def cell_index(self, x: int, y: int) -> int:
-        """Index of a window cell in the codec's row-major cell order."""
-        return (y - self.window[2]) * self.W + (x - self.window[0])
-
-    def cell_xy(self, i: int) -> tuple[int, int]:
-        """Inverse of :meth:`cell_index`."""
-        return i % self.W + self.window[0], i // self.W + self.window[2]
-
-    # --- copying -----------------------------------------------------------------------
     def copy(self) -> Board:
         """An independent copy (numpy arrays copied; caches shared until the next change)."""
         b = Board.__new__(Board)
@@ -279,23 +270,11 @@ class Board:
         """Codes of the window cells in codec order, int32, shape ``(H * W,)``."""
         return self.codes()[1:-1, 1:-1].ravel()
 
-    def legal_cells(self, variant: int) -> npt.NDArray[np.bool_]:
-        """Bool ``(H * W,)``: window cells where ``variant`` may be placed (RULES 3.1)."""
-        cells: npt.NDArray[np.bool_] = FIT[variant, self.window_codes()]
-        return cells
-
     def overflow(self, variants: npt.ArrayLike) -> bool:
         """True when some variant in ``variants`` would fit a cell just outside the window."""
         code = self.codes()
         ring = np.concatenate([code[0], code[-1], code[1:-1, 0], code[1:-1, -1]])
         return bool(FIT[np.asarray(variants, dtype=np.int64)][:, ring].any())
-
-    def fits(self, variant: int, x: int, y: int) -> bool:
-        """Whether ``variant`` may be placed at window cell ``(x, y)`` (RULES 3.1)."""
-        if not self.in_window(x, y):
-            return False
-        r, c = self.rc(x, y)
-        return bool(FIT[variant, self.codes()[r - 1, c - 1]])
 
     # --- changes -----------------------------------------------------------------------
     def set_card(self, variant: int, x: int, y: int) -> None:
@@ -317,7 +296,7 @@ class Board:
     def place(self, variant: int, x: int, y: int) -> list[tuple[int, int, bool]]:
         """Put a face-up card at (x, y) and turn over every goal it connects (RULES 3.1, 4.2).
 
-        Legality is not checked here (see :meth:`fits`).
+        Legality is not checked here (the place family decides it with ``FIT``).
 
         Returns:
             ``[(goal slot, goal identity, rotated), ...]`` for each goal turned over, in slot

@@ -266,8 +266,7 @@ def _build_variants() -> tuple[tuple[Variant, ...], dict[tuple[int, bool], int]]
 #: All oriented forms of every path, start and goal kind.  Index = variant id.
 VARIANTS, VARIANT_OF = _build_variants()
 N_VARIANTS = len(VARIANTS)
-#: per-variant openings (uint8), kind (int16)
-VARIANT_OPENINGS = np.array([v.openings for v in VARIANTS], dtype=np.uint8)
+#: per-variant card kind (int16)
 VARIANT_KIND = np.array([v.kind for v in VARIANTS], dtype=np.int16)
 
 
@@ -326,8 +325,6 @@ S2_PAYOUT = {1: 5, 2: 4, 3: 3, 4: 2}
 S2_PAYOUT_MANY = 1
 #: RULES 6.9: a winner of this role gets that much less than a normal winner (never below 0).
 S2_PAYOUT_REDUCTION = {BOSS: 1, PROFITEER: 2}
-#: RULES 6.9: the digger team that a door colour belongs to.
-DOOR_TEAM = {"green": GREEN_DIGGER, "blue": BLUE_DIGGER}
 #: RULES 6.6: cards per hand and cards removed unseen, whatever the player count.
 S2_HAND_SIZE = 6
 S2_REMOVED = 10

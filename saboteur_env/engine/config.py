@@ -6,12 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, NoReturn, TypeGuard, cast
 
-from .ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
-
-#: default board windows (x_min, x_max, y_min, y_max), inclusive: the cells the action space
-#: can address (DESIGN 3); each ruleset holds its own (``Ruleset.default_window``).
-DEFAULT_WINDOW = BASE.default_window
-EXPANSION_WINDOW = SABOTEUR_2.default_window
+from .ruleset import Ruleset, ruleset_of
 
 
 class ConfigError(ValueError):

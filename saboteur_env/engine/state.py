@@ -300,19 +300,6 @@ class Game:
             return int(self.broken_kind[seat, slot])
         return KIND_INDEX["trapped" if slot == FRONT_TRAPPED else "theft"]
 
-    def x_targets(self, seat: int, kind: int) -> np.ndarray:
-        """Bool ``(n,)`` absolute seats on which ``seat`` may play Saboteur 2 action card
-        ``kind`` (RULES 6.5)."""
-        from .actions.xaction import targets
-
-        return targets(self, seat, kind)
-
-    def steal_targets(self, seat: int) -> np.ndarray:
-        """Bool ``(n,)``: players the thief ``seat`` may rob (RULES 6.9)."""
-        from .actions.steal import victims
-
-        return victims(self, seat)
-
     def winners(self) -> list[int]:
         """Seats with the most gold once the game is over (ties share, RULES 5.5)."""
         if not self.game_over:
