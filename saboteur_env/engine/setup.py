@@ -228,7 +228,39 @@ def build_state(
     _clear_round_state(g)
     nk = rules.n_kinds
     g.removed = np.zeros(nk, dtype=np.int64)
-    used = np.zeros(nk, dtype=np.int64)
+    used = _lay_maze(g, board, revealed)
+    g.hands = np.zeros((n, nk), dtype=np.int16)
+    for s, h in enumerate(hands):
+        for k in h:
+            g.hands[s, card_kind(k)] += 1
+    used += g.hands.sum(axis=0)
+    used += _lay_fronts(g, broken_lists, trapped, theft)
+    if removed is not None:
+        for k in removed:
+            g.removed[card_kind(k)] += 1
+        used += g.removed
+    for (a, t), r in (inspected or {}).items():
+        g.inspected[a, t] = rules.role_id(r)
+    _stock(g, used, deck, nugget_list, check_counts)
+    g.known_goals[:, g.board.goal_revealed] = True
+    for s, slots in enumerate(known_goals or [()] * n):
+        for sl in slots:
+            g.known_goals[s, sl] = True
+    if gold is not None:
+        g.gold = np.array(gold, dtype=np.int64)
+    g.current = current
+    g.first_player = current
+    g.last_card_seat = current if last_card_seat is None else last_card_seat
+    if not g.hands[current].any() and g.hands.any():
+        raise ValueError(f"seat {current} is to act but holds no card")
+    return g
+
+
+def _lay_maze(g: Game, board: Iterable[tuple[int, int, str | int, bool]],
+              revealed: Iterable[tuple[int, bool]]) -> np.ndarray:
+    """Lay the tunnel cards and turn up the goals of a hand-built position; connect them.
+    Returns the cards used per kind."""
+    used = np.zeros(g.rules.n_kinds, dtype=np.int64)
     b = g.board
     for x, y, k, rot in board:
         k = card_kind(k)
@@ -241,12 +273,14 @@ def build_state(
     for slot, rot in revealed:
         b.reveal_goal(slot, VARIANT_OF[(GOAL_KINDS[int(b.goal_identity[slot])], bool(rot))])
     b.recompute_connectivity()
-    g.hands = np.zeros((n, nk), dtype=np.int16)
-    for s, h in enumerate(hands):
-        for k in h:
-            g.hands[s, card_kind(k)] += 1
-    used += g.hands.sum(axis=0)
-    for s, tools in enumerate(broken_lists):
+    return used
+
+
+def _lay_fronts(g: Game, broken: Sequence[Sequence[str | int]], trapped: Iterable[int],
+                theft: Iterable[int]) -> np.ndarray:
+    """Lay the cards in front of the players (RULES 3.2, 6.5); the cards used per kind."""
+    used = np.zeros(g.rules.n_kinds, dtype=np.int64)
+    for s, tools in enumerate(broken):
         for t in tools:
             ti = TOOLS.index(t) if isinstance(t, str) else int(t)
             k = KIND_INDEX[("break_pick", "break_lantern", "break_cart")[ti]]
@@ -260,12 +294,13 @@ def build_state(
         g.xfront[s, 1] = True
         g.theft_turn[s] = i
         used[KIND_INDEX["theft"]] += 1
-    if removed is not None:
-        for k in removed:
-            g.removed[card_kind(k)] += 1
-        used += g.removed
-    for (a, t), r in (inspected or {}).items():
-        g.inspected[a, t] = rules.role_id(r)
+    return used
+
+
+def _stock(g: Game, used: np.ndarray, deck: Iterable[str | int] | None,
+           nuggets: list[int] | None, check_counts: bool) -> None:
+    """The draw pile, the discard pile (what is left of the deck) and the gold supply."""
+    rules, nk = g.rules, g.rules.n_kinds
     left = rules.deck - used
     if check_counts and (left < 0).any():
         bad = [CARD_KINDS[k].id for k in np.nonzero(left < 0)[0]]
@@ -282,19 +317,7 @@ def build_state(
         g.discards = np.maximum(g.discards, 0)
     if not rules.nugget_cards:
         g.nuggets = np.zeros(0, dtype=np.int8)
-    elif nugget_list is None:
+    elif nuggets is None:
         g.nuggets = g.rng.permutation(NUGGET_SUPPLY)
     else:
-        g.nuggets = np.array(nugget_list, dtype=np.int8)
-    g.known_goals[:, b.goal_revealed] = True
-    for s, slots in enumerate(known_goals or [()] * n):
-        for sl in slots:
-            g.known_goals[s, sl] = True
-    if gold is not None:
-        g.gold = np.array(gold, dtype=np.int64)
-    g.current = current
-    g.first_player = current
-    g.last_card_seat = current if last_card_seat is None else last_card_seat
-    if not g.hands[current].any() and g.hands.any():
-        raise ValueError(f"seat {current} is to act but holds no card")
-    return g
+        g.nuggets = np.array(nuggets, dtype=np.int8)
