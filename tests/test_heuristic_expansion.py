@@ -1,6 +1,6 @@
-"""The heuristic agent in Saboteur 2 (issue 4's expansion part, agents/heuristic_x.py):
-legality in every sub-phase, the exact 15-card dwarf prior, the maze model against the engine,
-role behaviours, and the expansion tournament."""
+"""The heuristic agent in Saboteur 2 (agents/heuristic/, RULES 6): legality in every sub-phase,
+the exact 15-card dwarf prior, the maze model against the engine, role behaviours, and the
+expansion tournament."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 import saboteur_env
 from agents import make_agent
 from agents.heuristic import HeuristicAgent
-from agents.heuristic_x import DWARF_DECK, ExpansionHeuristic, dwarf_prior
+from agents.heuristic import HeuristicAgent as ExpansionHeuristic  # one class plays both games
+from agents.heuristic.belief import role_marginal
 from saboteur_env.engine.cards import (
     BLUE_DIGGER,
     EXPANSION_ROLES,
@@ -21,6 +22,7 @@ from saboteur_env.engine.cards import (
     X_SABOTEUR,
 )
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import SABOTEUR_2
 
 #: one-round games per player count in the legality test (the brief's 100; ~25 s in all)
 GAMES_PER_COUNT = 30 if os.environ.get("SABOTEUR_QUICK") else 100
@@ -86,13 +88,13 @@ def test_belief_is_the_exact_dwarf_prior_before_any_public_event(n):
         a.observe([e for e in game.events if e.visible_to in (None, seat)])
         b = a.belief()
         role = int(game.roles[seat])
-        counts = DWARF_DECK.copy()
+        counts = SABOTEUR_2.role_deck(n).astype(np.float64)
         counts[role] -= 1
         exact = counts / 14.0  # 15 dwarf cards less my own (RULES 6.2, 6.6)
         others = [s for s in range(n) if s != seat]
         assert np.allclose(b[others], exact[None, :])
         assert b[seat, role] == 1.0 and b[seat].sum() == 1.0
-        assert np.allclose(dwarf_prior(role), exact)
+        assert np.allclose(role_marginal(env.config, role), exact)
     # columns in the observation's role one-hot order
     assert tuple(EXPANSION_ROLES)[X_SABOTEUR] == "saboteur"
 
@@ -126,7 +128,7 @@ def test_maze_connections_match_the_engine():
 
 
 def test_team_digger_plans_without_the_other_teams_doors():
-    from agents.heuristic_x import XMaze
+    from agents.heuristic.maze import SegmentMaze as XMaze
     from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
 
     window = GameConfig(expansion=True).board_window

@@ -1,0 +1,505 @@
+"""The heuristic agent's maze model: the board rebuilt from an observation, replayed from
+public events, and valued in *tunnel steps* (the cards still needed to reach a goal).
+
+* :class:`Maze`: the base game's cards, fully described by their openings and whether they join
+  them (RULES 0.2, 4.1).  :class:`SegmentMaze` adds what Saboteur 2 cards carry: tunnel
+  segments (bridges and double curves join two tunnels, not four sides), ladders (roots of the
+  maze, RULES 6.4) and doors (RULES 6.3), with the doors of one colour optionally treated as
+  walls (a team's plan without the other team's routes, RULES 6.9).
+* :class:`Analysis` / :class:`Evaluation`: ``V = sum_g p_g * D_g``, where ``D_g`` is the
+  shortest route through empty cells from the connected tunnel front to goal ``g``
+  (breadth-first search; every opening combination of two or more sides exists among the
+  through cards, so walls only matter where cards already lie) and ``p_g`` the probability
+  that goal ``g`` hides the gold (RULES 3.5, 4.2).  A move's *progress* is the drop of ``V``.
+
+Arrays are flat over the board window padded by one ring of cells outside it (``H + 2`` rows
+of ``W + 2`` cells, index :meth:`Maze.idx`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from saboteur_env.encoding.observation import BoardChannel
+from saboteur_env.engine.cards import (
+    FACING,
+    GOAL_CELLS,
+    GOAL_KINDS,
+    SIDE_NAMES,
+    START_CELL,
+    VARIANT_DOOR,
+    VARIANT_LADDER,
+    VARIANT_OF,
+    VARIANTS,
+)
+
+INF = 99  # distance of an unreachable goal
+CAP = 16  # distances are capped here inside V
+WIN_BONUS = 8.0  # value of reaching the gold, in tunnel steps
+ROBUST = 0.25  # value of each extra equally short route (up to three routes)
+
+#: ``occ`` codes of a cell
+EMPTY, FACE_UP, HIDDEN_GOAL, OUTSIDE = 0, 1, 2, 3
+#: all four sides open / all six side pairs joined (the start card)
+ALL_SIDES, ALL_JOINS = 15, 63
+
+_OPEN = (BoardChannel.OPEN_N, BoardChannel.OPEN_E, BoardChannel.OPEN_S, BoardChannel.OPEN_W)
+_CONN = (BoardChannel.CONN_N, BoardChannel.CONN_E, BoardChannel.CONN_S, BoardChannel.CONN_W)
+#: the Saboteur 2 ``join_*`` channels and the pair of side bits each one joins
+_JOIN = tuple(c for c in BoardChannel if c.name.startswith("JOIN_"))
+_SIDE_BIT = {name: bit for bit, name in SIDE_NAMES.items()}
+JOIN_PAIRS = tuple((_SIDE_BIT[c.name[5]], _SIDE_BIT[c.name[6]]) for c in _JOIN)
+
+
+def _side_bits(planes: np.ndarray) -> np.ndarray:
+    """int64 ``(H, W)`` 4-bit side mask from four 0/1 planes ``(4, H, W)`` in N, E, S, W order."""
+    b = planes.astype(np.int64)
+    return b[0] | (b[1] << 1) | (b[2] << 2) | (b[3] << 3)
+
+
+def _joined_table() -> np.ndarray:
+    """int64 ``(64, 4)``: ``T[join_mask, b]`` the sides joined to side bit ``b`` (itself
+    included) on a card whose joined side pairs are ``join_mask`` (bits in :data:`JOIN_PAIRS`
+    order)."""
+    t = np.zeros((64, 4), dtype=np.int64)
+    for jm in range(64):
+        for b in range(4):
+            s = 1 << b
+            m = s
+            for j, (a, c) in enumerate(JOIN_PAIRS):
+                if jm >> j & 1:
+                    if a == s:
+                        m |= c
+                    elif c == s:
+                        m |= a
+            t[jm, b] = m
+    return t
+
+
+JOINED = _joined_table()
+_FACING_BIT = tuple(int(f).bit_length() - 1 for f in FACING)
+#: int64 ``(n_variants,)``: the side pairs each variant joins (:data:`JOIN_PAIRS` bits)
+VARIANT_JOINS = np.array([sum(1 << j for j, (a, c) in enumerate(JOIN_PAIRS)
+                              if any((seg & a) and (seg & c) for seg in v.segments))
+                          for v in VARIANTS], dtype=np.int64)
+#: bool ``(n_variants,)``: the variant joins two or more of its openings (not a dead end)
+VARIANT_THROUGH = np.array([any(not st for st in v.stub) for v in VARIANTS], dtype=bool)
+
+
+def goal_variant(identity: int, rotated: bool) -> int:
+    """The variant id of a revealed goal card (RULES 4.2)."""
+    return VARIANT_OF[(GOAL_KINDS[identity], bool(rotated))]
+
+
+#: distances depend only on which cells are empty: shared by every agent of the process
+_DIST_CACHE: dict = {}
+
+
+class Maze:
+    """The maze as the agent sees it (base-game cards).
+
+    Attributes (flat, padded arrays of ``(H + 2) * (W + 2)`` cells):
+        opn: int64 4-bit openings (N=1, E=2, S=4, W=8).
+        thr: bool, the card joins its openings (a through card; dead ends join nothing).
+        occ: int8 :data:`EMPTY`, :data:`FACE_UP`, :data:`HIDDEN_GOAL` or :data:`OUTSIDE`.
+        conn: int64 4-bit openings connected to the start (RULES 4.1).
+    """
+
+    #: the per-cell arrays (copied by :meth:`copy`)
+    ARRAYS: tuple[str, ...] = ("opn", "thr", "occ", "conn")
+
+    def __init__(self, window: tuple[int, int, int, int]) -> None:
+        x0, x1, y0, y1 = window
+        self.window = window
+        self.H, self.W = y1 - y0 + 1, x1 - x0 + 1
+        self.stride = self.W + 2
+        size = (self.H + 2) * self.stride
+        self.opn = np.zeros(size, dtype=np.int64)
+        self.thr = np.zeros(size, dtype=bool)
+        occ = np.full((self.H + 2, self.W + 2), OUTSIDE, dtype=np.int8)
+        occ[1:-1, 1:-1] = EMPTY
+        self.occ = occ.ravel()
+        self.conn = np.zeros(size, dtype=np.int64)
+        s = self.stride
+        self.offsets = (-s, 1, s, -1)  # N, E, S, W (SIDE_DELTA order)
+        self.goal_idx = tuple(self.idx(x, y) for x, y in GOAL_CELLS)
+        self.start_idx = self.idx(*START_CELL)
+        self._dist: np.ndarray | None = None
+
+    def idx(self, x: int, y: int) -> int:
+        """Flat padded index of cell ``(x, y)``."""
+        return (y - self.window[2] + 1) * self.stride + (x - self.window[0] + 1)
+
+    def xy(self, i: int) -> tuple[int, int]:
+        """Cell ``(x, y)`` of flat padded index ``i``."""
+        r, c = divmod(i, self.stride)
+        return c - 1 + self.window[0], r - 1 + self.window[2]
+
+    def _put(self, arr: np.ndarray, vals: np.ndarray) -> None:
+        arr.reshape(self.H + 2, self.W + 2)[1:-1, 1:-1] = vals
+
+    def copy(self) -> Maze:
+        """An independent copy."""
+        m = self.__class__.__new__(self.__class__)
+        m.__dict__.update(self.__dict__)
+        for k in self.ARRAYS:
+            setattr(m, k, getattr(self, k).copy())
+        return m
+
+    def _changed(self) -> None:
+        self._dist = None
+        self.recompute()
+
+    @classmethod
+    def initial(cls, window: tuple[int, int, int, int], **kw) -> Maze:
+        """Start card face up, three face-down goals (RULES 2.1)."""
+        m = cls(window, **kw)
+        m._start()
+        for g in m.goal_idx:
+            m.occ[g] = HIDDEN_GOAL
+        m.recompute()
+        return m
+
+    def _start(self) -> None:
+        """Lay the start card (a crossroads joining all sides)."""
+        self._set(self.start_idx, ALL_SIDES, True, FACE_UP)
+
+    @classmethod
+    def from_view(cls, window: tuple[int, int, int, int], board: np.ndarray, **kw) -> Maze:
+        """From the ``board`` view, float32 ``(C, H, W)``, of an observation (channels
+        :class:`~saboteur_env.encoding.observation.BoardChannel`)."""
+        m = cls(window, **kw)
+        m._read(board)
+        return m
+
+    def _read(self, board: np.ndarray) -> None:
+        self._put(self.opn, _side_bits(board[list(_OPEN)]))
+        self._put(self.conn, _side_bits(board[list(_CONN)]))
+        self._put(self.thr, board[BoardChannel.THROUGH] > 0)
+        self._put(self.occ, np.where(board[BoardChannel.GOAL_HIDDEN] > 0, HIDDEN_GOAL,
+                                     np.where(board[BoardChannel.OCCUPIED] > 0, FACE_UP, EMPTY)))
+
+    # --- changes (replaying public events) ---------------------------------------------
+    def _set(self, i: int, openings: int, through: bool, occ: int) -> None:
+        self.opn[i], self.thr[i], self.occ[i] = openings, through, occ
+
+    def place_variant(self, x: int, y: int, var: int) -> None:
+        """A path card of variant ``var`` is placed on ``(x, y)`` (RULES 3.1)."""
+        self._set(self.idx(x, y), VARIANTS[var].openings, VARIANT_THROUGH[var], FACE_UP)
+        self._changed()
+
+    def remove(self, x: int, y: int) -> None:
+        """The card on ``(x, y)`` is removed (rockfall, RULES 3.4)."""
+        self._set(self.idx(x, y), 0, False, EMPTY)
+        self._changed()
+
+    def reveal(self, slot: int, identity: int, rotated: bool) -> None:
+        """Goal ``slot`` is turned face up (RULES 4.2)."""
+        var = goal_variant(identity, rotated)
+        self._set(self.goal_idx[slot], VARIANTS[var].openings, True, FACE_UP)
+        self._changed()
+
+    def recompute(self) -> None:
+        """Connected openings from the start (RULES 4.1): through cards pass the tunnel on,
+        dead-end stubs do not; both sides of an edge must be open."""
+        conn = np.zeros_like(self.conn)
+        opn, thr, occ, off = self.opn, self.thr, self.occ, self.offsets
+        seen = {self.start_idx}
+        stack = [self.start_idx]
+        while stack:
+            i = stack.pop()
+            o = int(opn[i])
+            conn[i] = o
+            for b in range(4):
+                if o >> b & 1:
+                    j = i + off[b]
+                    if occ[j] == FACE_UP and j not in seen and opn[j] & FACING[b] and thr[j]:
+                        seen.add(j)
+                        stack.append(j)
+        self.conn = conn
+
+    # --- analysis ----------------------------------------------------------------------
+    def facing_conn(self) -> np.ndarray:
+        """int64 4-bit mask per cell: sides whose neighbour has a connected opening facing
+        it."""
+        conn = self.conn
+        out = np.zeros_like(conn)
+        for b in range(4):
+            # the neighbour across side b of cell i is i + o; it faces i with FACING[b]
+            o = self.offsets[b]
+            bit = ((conn & FACING[b]) != 0).astype(np.int64) << b
+            if o > 0:
+                out[:-o] |= bit[o:]
+            else:
+                out[-o:] |= bit[:o]
+        return out
+
+    def distances(self) -> np.ndarray:
+        """int64 ``(3, size)``: the shortest number of cards from each cell to each goal
+        through empty cells (1 next to the goal), :data:`INF` where no route exists.  Cached
+        until a change (read-only)."""
+        if self._dist is not None:
+            return self._dist
+        key = (self.window, self.occ.tobytes())
+        d = _DIST_CACHE.get(key)
+        if d is not None:
+            self._dist = d
+            return d
+        size = self.occ.shape[0]
+        empty = (self.occ == EMPTY).tolist()
+        offs = self.offsets
+        rows = []
+        for gi in self.goal_idx:
+            dist = [INF] * size
+            queue = []
+            for o in offs:
+                if empty[gi + o]:
+                    dist[gi + o] = 1
+                    queue.append(gi + o)
+            for i in queue:  # breadth-first: the list grows while it is read
+                nd = dist[i] + 1
+                for o in offs:
+                    j = i + o
+                    if empty[j] and dist[j] > nd:
+                        dist[j] = nd
+                        queue.append(j)
+            rows.append(dist)
+        d = np.array(rows, dtype=np.int64)
+        d.flags.writeable = False
+        if len(_DIST_CACHE) > 4096:
+            _DIST_CACHE.clear()
+        _DIST_CACHE[key] = d
+        self._dist = d
+        return d
+
+
+class SegmentMaze(Maze):
+    """:class:`Maze` for Saboteur 2 cards.
+
+    Extra attributes (flat, padded):
+        join: int64 6-bit side pairs joined by one tunnel (:data:`JOIN_PAIRS` order).
+        lad: bool, a ladder card (a root of the maze, RULES 6.4).
+        door: int8 door colour code (``cards.DOOR_CODES``: 0 none, 1 green, 2 blue).
+        block: the door colour code treated as a wall (0 none): the maze a team plans on
+            (RULES 6.9).
+    """
+
+    ARRAYS = Maze.ARRAYS + ("join", "lad", "door")
+
+    def __init__(self, window: tuple[int, int, int, int], block: int = 0) -> None:
+        super().__init__(window)
+        size = self.opn.shape[0]
+        self.join = np.zeros(size, dtype=np.int64)
+        self.lad = np.zeros(size, dtype=bool)
+        self.door = np.zeros(size, dtype=np.int8)
+        self.block = block
+
+    def _read(self, board: np.ndarray) -> None:
+        super()._read(board)
+        jm = np.zeros((self.H, self.W), dtype=np.int64)
+        for j, ch in enumerate(_JOIN):
+            jm |= board[ch].astype(np.int64) << j
+        self._put(self.join, jm)
+        self._put(self.lad, board[BoardChannel.LADDER] > 0)
+        self._put(self.door, np.where(board[BoardChannel.DOOR_GREEN] > 0, 1,
+                                      np.where(board[BoardChannel.DOOR_BLUE] > 0, 2, 0)))
+        self.recompute()
+
+    def _start(self) -> None:
+        super()._start()
+        self.join[self.start_idx] = ALL_JOINS
+
+    def place_variant(self, x: int, y: int, var: int) -> None:
+        i = self.idx(x, y)
+        self.join[i], self.lad[i], self.door[i] = VARIANT_JOINS[var], VARIANT_LADDER[var], \
+            VARIANT_DOOR[var]
+        super().place_variant(x, y, var)
+
+    def remove(self, x: int, y: int) -> None:
+        i = self.idx(x, y)
+        self.join[i], self.lad[i], self.door[i] = 0, False, 0
+        super().remove(x, y)
+
+    def reveal(self, slot: int, identity: int, rotated: bool) -> None:
+        self.join[self.goal_idx[slot]] = VARIANT_JOINS[goal_variant(identity, rotated)]
+        super().reveal(slot, identity, rotated)
+
+    def recompute(self) -> None:
+        """Connected openings from the roots (the start and every ladder, RULES 6.4), one
+        segment at a time; a card with a ``block`` door is never entered."""
+        conn = np.zeros_like(self.conn)
+        opn, occ, off, join = self.opn, self.occ, self.offsets, self.join
+        door, block = self.door, self.block
+        roots = [self.start_idx] + [int(i) for i in np.flatnonzero(self.lad & (occ == FACE_UP))
+                                    if not (block and door[i] == block)]
+        stack = []
+        for i in roots:
+            conn[i] = opn[i]
+            stack.append((i, int(opn[i])))
+        while stack:
+            i, sides = stack.pop()
+            for b in range(4):
+                if not sides >> b & 1:
+                    continue
+                j = i + off[b]
+                if occ[j] != FACE_UP or not opn[j] & FACING[b]:
+                    continue
+                if block and door[j] == block:
+                    continue
+                fb = _FACING_BIT[b]
+                seg = int(JOINED[join[j], fb]) & int(opn[j])
+                if seg == 1 << fb:
+                    continue  # a dead-end stub leads nowhere (RULES 4.1)
+                add = seg & ~int(conn[j])
+                if add:
+                    conn[j] |= add
+                    stack.append((j, add))
+        self.conn = conn
+
+
+class Analysis:
+    """What a maze means for every goal, independent of goal probabilities.
+
+    Attributes:
+        dist: int64 ``(3, size)`` :meth:`Maze.distances`.
+        fc: int64 ``(size,)`` :meth:`Maze.facing_conn`.
+        frontier: bool ``(size,)``, empty cells a connected opening faces.
+        m1, cnt1, m2, cnt2: int64 ``(3,)``, the best and second-best frontier distance to each
+            goal and how many frontier cells have it.
+    """
+
+    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2", "cnt2")
+
+    def __init__(self, maze: Maze, dist: np.ndarray | None = None) -> None:
+        self.dist = maze.distances() if dist is None else dist
+        self.fc = maze.facing_conn()
+        self.frontier = (maze.occ == EMPTY) & (self.fc != 0)
+        fidx = np.flatnonzero(self.frontier)
+        self.m1 = np.full(3, INF, dtype=np.int64)
+        self.cnt1 = np.zeros(3, dtype=np.int64)
+        self.m2 = np.full(3, INF, dtype=np.int64)
+        self.cnt2 = np.zeros(3, dtype=np.int64)
+        if len(fidx):
+            vals = np.sort(self.dist[:, fidx], axis=1)
+            self.m1 = vals[:, 0].copy()
+            self.cnt1 = (vals == vals[:, :1]).sum(axis=1)
+            if vals.shape[1] > 1:
+                self.m2 = vals[:, 1].copy()
+                self.cnt2 = (vals == vals[:, 1:2]).sum(axis=1)
+
+
+#: analyses depend only on the public maze: shared by every agent of the process
+_ANALYSIS_CACHE: dict = {}
+
+
+def analyse(maze: Maze) -> Analysis:
+    """The :class:`Analysis` of ``maze``, cached by its occupancy and connections."""
+    key = (maze.window, maze.occ.tobytes(), maze.conn.tobytes())
+    a = _ANALYSIS_CACHE.get(key)
+    if a is None:
+        if len(_ANALYSIS_CACHE) > 4096:
+            _ANALYSIS_CACHE.clear()
+        a = _ANALYSIS_CACHE[key] = Analysis(maze)
+    return a
+
+
+class Evaluation:
+    """``V`` of a maze for goal probabilities ``p`` (float64 ``(3,)``) and fast what-ifs for
+    placements.
+
+    Attributes:
+        D: int64 ``(3,)``, the distance of the tunnel front to each goal.
+        V: float, the value (:meth:`value` of ``D``).
+    """
+
+    def __init__(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> None:
+        a = analyse(maze) if analysis is None else analysis
+        self.maze, self.p, self.analysis = maze, p, a
+        self.dist, self.fc, self.frontier = a.dist, a.fc, a.frontier
+        self.m1, self.cnt1, self.m2, self.cnt2 = a.m1, a.cnt1, a.m2, a.cnt2
+        self.D = self.m1
+        self.V = self.value(self.D, self.cnt1)
+
+    def value(self, D: np.ndarray, C: np.ndarray) -> np.ndarray | float:
+        """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
+        goal, less a bonus for several equally short routes (harder to block).  ``D``, ``C``:
+        ``(3,)`` (a float) or ``(3, k)`` (float64 ``(k,)``)."""
+        v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
+        return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
+
+    def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray,
+              always: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """What-if for ``k`` placements: int ``(k,)`` openings, bool ``(k,)`` through flags,
+        int ``(k,)`` padded cells; ``always``: bool ``(k,)``, connected whatever its
+        neighbours (a ladder, RULES 6.4).
+
+        Returns ``D_after`` and ``C_after`` (the number of frontier cells at that distance),
+        int64 ``(3, k)`` each, and ``reached`` bool ``(3, k)`` (a face-down goal that the card
+        connects to, RULES 4.2).  The card's tunnel is connected when one of its openings
+        meets a connected opening (RULES 3.1)."""
+        m = self.maze
+        connected = var_thr & ((var_open & self.fc[cells]) != 0)
+        if always is not None:
+            connected = connected | always
+        k = len(cells)
+        # the frontier without the filled cell
+        d_here = self.dist[:, cells]
+        here_best = (d_here == self.m1[:, None]) & self.frontier[cells][None, :]
+        unique_best = here_best & (self.cnt1[:, None] == 1)
+        base = np.where(unique_best, self.m2[:, None], self.m1[:, None])
+        base_c = np.where(unique_best, self.cnt2[:, None], self.cnt1[:, None] - here_best)
+        vals = []
+        reached = np.zeros((3, k), dtype=bool)
+        for b in range(4):
+            side = connected & ((var_open >> b) & 1).astype(bool)
+            nb = cells + m.offsets[b]
+            ok = side & (m.occ[nb] == EMPTY)
+            vals.append(np.where(ok[None, :], self.dist[:, nb], INF))
+            for g, gi in enumerate(m.goal_idx):
+                reached[g] |= side & (nb == gi) & (m.occ[gi] == HIDDEN_GOAL)
+        new = np.minimum(np.minimum(vals[0], vals[1]), np.minimum(vals[2], vals[3]))
+        D = np.minimum(base, new)
+        C = np.where(base == D, base_c, 0) + sum((v == D).astype(np.int64) for v in vals)
+        D[reached] = 0
+        C[reached] = 1
+        return D, C, reached
+
+
+def dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:
+    """int64 ``(3, size)``: distances once cell ``i`` is emptied (rockfall, RULES 3.4): the
+    cell itself gets one more than its best neighbour; routes through it elsewhere are ignored
+    (a cheap, slightly pessimistic approximation)."""
+    d = dist.copy()
+    for g, gi in enumerate(maze.goal_idx):
+        best = INF
+        for o in maze.offsets:
+            j = i + o
+            if j == gi:
+                best = 0
+            elif maze.occ[j] == EMPTY:
+                best = min(best, int(dist[g, j]))
+        d[g, i] = min(best + 1, INF)
+    return d
+
+
+def placement_progress(maze: Maze, p: np.ndarray, var: int, x: int, y: int) -> float:
+    """Progress (drop of ``V`` for goal weights ``p``, plus :data:`WIN_BONUS` per unit of gold
+    probability reached) of placing variant ``var`` on ``(x, y)`` (RULES 3.1, 4.2)."""
+    ev = Evaluation(maze, p)
+    D, C, reached = ev.place(np.array([VARIANTS[var].openings]),
+                             np.array([bool(VARIANT_THROUGH[var])]), np.array([maze.idx(x, y)]))
+    return float(ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
+
+
+def removal_progress(maze: Maze, p: np.ndarray, x: int, y: int) -> tuple[float, bool]:
+    """Progress of removing the card on ``(x, y)`` (rockfall, RULES 3.4) for goal weights
+    ``p``, and whether that card was a dead end."""
+    before = Evaluation(maze, p)
+    after = maze.copy()
+    dead = not after.thr[after.idx(x, y)]
+    after.remove(x, y)
+    return before.V - Evaluation(after, p).V, dead
+
+
+__all__ = ["Analysis", "CAP", "Evaluation", "INF", "Maze", "ROBUST", "SegmentMaze", "WIN_BONUS",
+           "analyse", "dist_after_removal", "placement_progress", "removal_progress"]
