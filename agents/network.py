@@ -1,6 +1,7 @@
-"""The policy/value network of the PPO agent (issue 5) and its checkpoint format.
+"""The policy/value network of the PPO agent and its checkpoint format.
 
-:class:`PolicyValueNet` reads the observation's named views (:mod:`saboteur_env.encoding.observation`):
+:class:`PolicyValueNet` reads the observation's named views
+(:mod:`saboteur_env.encoding.observation`):
 
 * ``board`` (C, H, W), plus two coordinate planes, goes through a small convolutional trunk;
 * every other view (hand, role, players, history, tools, recent, game, private) is flattened,
@@ -101,9 +102,9 @@ class PolicyValueNet(nn.Module):
                 f"PolicyValueNet knows the action blocks {KNOWN_BLOCKS}, the environment has "
                 f"{list(spec['blocks'])}")
         views = {name: (tuple(shape), off) for name, shape, off in spec["views"]}
-        self.board_shape = views["board"][0]
+        self.board_shape, board_off = views["board"]
         c, h, w = self.board_shape
-        self.board_slice = (views["board"][1], views["board"][1] + c * h * w)
+        self.board_slice = (board_off, board_off + c * h * w)
         other = [(off, int(np.prod(shape))) for name, (shape, off) in views.items()
                  if name != "board"]
         idx = np.concatenate([np.arange(o, o + s) for o, s in other])
@@ -113,10 +114,10 @@ class PolicyValueNet(nn.Module):
                                 indexing="ij")
         self.register_buffer("coords", torch.stack([ys, xs])[None], persistent=False)
         self.n_variants = len(spec["variants"])
-        blocks = spec["blocks"]
-        if blocks["place"][1] != self.n_variants * h * w or blocks["rockfall"][1] != h * w:
+        size = {name: s for name, (_, s) in spec["blocks"].items()}  # (offset, size) each
+        if size["place"] != self.n_variants * h * w or size["rockfall"] != h * w:
             raise CheckpointMismatchError("place/rockfall blocks do not match the board view")
-        self.n_flat_head = blocks["map"][1] + blocks["tool"][1] + blocks["discard"][1]
+        self.n_flat_head = size["map"] + size["tool"] + size["discard"]
         self.n_actions = spec["n_actions"]
 
         self.mlp = nn.Sequential(nn.Linear(len(idx), hidden), nn.ReLU(),

@@ -1,4 +1,4 @@
-"""PPOAgent: the trained policy network as an :class:`~agents.base.Agent` (issue 5).
+"""PPOAgent: the trained policy network as an :class:`~agents.base.Agent`.
 
 Specs (``make_agent``):
 

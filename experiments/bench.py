@@ -16,11 +16,15 @@ import numpy as np
 
 import saboteur_env
 from experiments.cli_args import at_least, check_config
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+
+#: the ``game`` column of each ruleset
+LABELS = {BASE.name: "base", SABOTEUR_2.name: "sab2"}
 
 
-def _run(make, n_players: int, games: int, seed: int, expansion: bool = False
+def _run(make, n_players: int, games: int, seed: int, rules: Ruleset = BASE
          ) -> tuple[int, float]:
-    env = make(num_players=n_players, expansion=expansion)
+    env = make(num_players=n_players, expansion=rules.expansion)
     rng = np.random.default_rng(seed)
     decisions = 0
     t0 = time.perf_counter()
@@ -37,14 +41,17 @@ def _run(make, n_players: int, games: int, seed: int, expansion: bool = False
     return decisions, time.perf_counter() - t0
 
 
-def _stats(n_players: int, games: int, seed: int, expansion: bool = False
+def _stats(n_players: int, games: int, seed: int, rules: Ruleset = BASE
            ) -> tuple[float, float]:
     """Mean legal actions per decision and the share of decisions with a legal placement
-    outside the window (random play on the engine)."""
+    outside the window (random play on the engine alone: ``Game.apply``, which verifies each
+    action through the same legal set as the mask)."""
     from saboteur_env.encoding.codec import Codec
+    from saboteur_env.engine.cards import CARD_KINDS, VARIANTS
+    from saboteur_env.engine.phases import Phase
     from saboteur_env.engine.state import Game
 
-    cfg = saboteur_env.GameConfig(num_players=n_players, expansion=expansion)
+    cfg = saboteur_env.GameConfig(num_players=n_players, expansion=rules.expansion)
     codec = Codec(cfg)
     rng = np.random.default_rng(seed)
     legal_total = decisions = overflow = 0
@@ -56,15 +63,13 @@ def _stats(n_players: int, games: int, seed: int, expansion: bool = False
             legal_total += len(legal)
             decisions += 1
             s = game.current
-            if game.phase == "turn" and game.can_place_paths(s):
+            if game.phase is Phase.TURN and game.can_place_paths(s):
                 kinds = [k for k in np.nonzero(game.hands[s])[0]
-                         if saboteur_env.engine.cards.CARD_KINDS[k].category == "path"]
-                vs = [v for v in codec.variants if int(saboteur_env.engine.cards.VARIANTS[v].kind)
-                      in kinds]
+                         if CARD_KINDS[k].category == "path"]
+                vs = [v for v in codec.variants if int(VARIANTS[v].kind) in kinds]
                 if vs and game.board.overflow(vs):
                     overflow += 1
-            game._apply_unchecked(codec.decode(int(legal[rng.integers(len(legal))]), s,
-                                               game.n))
+            game.apply(codec.decode(int(legal[rng.integers(len(legal))]), s, game.n))
     return legal_total / decisions, overflow / decisions
 
 
@@ -87,16 +92,16 @@ def main(argv=None) -> None:
                      expansion=True)
     print(f"{'game':>9} {'players':>7} {'api':>8} {'decisions/s':>12} {'games/s':>8} "
           f"{'legal/dec':>10} {'overflow':>9}")
-    rows = [(False, n) for n in args.players] + [(True, n) for n in args.expansion_players]
-    for x, n in rows:
-        legal, overflow = _stats(n, args.stats_games, args.seed, x)
+    rows = [(BASE, n) for n in args.players] + [(SABOTEUR_2, n) for n in args.expansion_players]
+    for rules, n in rows:
+        legal, overflow = _stats(n, args.stats_games, args.seed, rules)
         for name, make in (("raw_env", saboteur_env.raw_env), ("env", saboteur_env.env)):
             dps, gps = [], []
             for r in range(args.repeats):
-                d, t = _run(make, n, args.games, args.seed + 1000 * r, x)
+                d, t = _run(make, n, args.games, args.seed + 1000 * r, rules)
                 dps.append(d / t)
                 gps.append(args.games / t)
-            print(f"{'sab2' if x else 'base':>9} {n:>7} {name:>8} {statistics.median(dps):>12,.0f} "
+            print(f"{LABELS[rules.name]:>9} {n:>7} {name:>8} {statistics.median(dps):>12,.0f} "
                   f"{statistics.median(gps):>8.1f} {legal:>10.1f} {overflow:>9.4%}")
 
 

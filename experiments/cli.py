@@ -37,8 +37,12 @@ def _play(argv) -> None:
     check_agents(p, specs)
     if args.human is not None and not 0 <= args.human < args.players:
         p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
-    if args.human is not None and args.expansion:
-        p.error("--human cannot be combined with --expansion: human play is base game only")
+    if args.human is not None:
+        from experiments.human import supports
+        from saboteur_env.engine.config import GameConfig
+
+        if not supports(GameConfig(expansion=args.expansion).ruleset):
+            p.error("--human cannot be combined with --expansion: human play is base game only")
     if args.record is not None:
         check_output_file(p, args.record, "--record")
     if args.human is not None:

@@ -25,11 +25,14 @@ from saboteur_env.engine.cards import (
     VARIANT_OF,
     VARIANTS,
 )
+from saboteur_env.engine.events import EventType, RoundResult
+from saboteur_env.engine.ruleset import BASE
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
 
 GOAL_POS = ("top", "middle", "bottom")
-ROLE_NAMES = ("gold-digger", "saboteur")
+#: the action families whose moves :func:`move_text` tells in words (the base game's, RULES 3)
+FAMILIES = ("place", "rockfall", "map", "tool", "discard")
 HELP = """\
 How to play: type the number of a move and press Enter.
   m  show the maze again      h  this help      q  stop the game
@@ -52,6 +55,12 @@ def card_name(k: int) -> str:
     """``B05 T-junction N-E-S`` for a path card, ``broken lantern`` for an action card."""
     kind = ALL_KINDS[k]
     return f"{kind.id} {kind.name}" if kind.category == "path" else kind.name
+
+
+def supports(rules) -> bool:
+    """Whether a person can play a game of ``rules`` here: every action family it offers has
+    its moves told in words (:data:`FAMILIES`; Saboteur 2's action cards are not)."""
+    return set(rules.families) <= set(FAMILIES)
 
 
 def move_text(action, actor: int) -> str:
@@ -81,9 +90,11 @@ def move_text(action, actor: int) -> str:
     return repr(action)
 
 
-def event_text(e, viewer, names: Sequence[str] | None = None) -> str | None:
+def event_text(e, viewer, names: Sequence[str] | None = None,
+               roles: Sequence[str] = BASE.roles) -> str | None:
     """What ``viewer`` (a seat, or ``"spectator"``) sees of event ``e``; ``None``: nothing to
-    say (the event is private to someone else, or is shown another way)."""
+    say (the event is private to someone else, or is shown another way).  ``roles``: the role
+    names of the game's ruleset (``game.rules.roles``, RULES 1.5, 6.2)."""
     if e.visible_to is not None and viewer != "spectator" and e.visible_to != viewer:
         return None
     me = viewer if isinstance(viewer, int) else -1
@@ -94,58 +105,60 @@ def event_text(e, viewer, names: Sequence[str] | None = None) -> str | None:
         if names and e.seat != me:
             who += f" ({names[e.seat]})"
     t = e.type
-    if t == "round_start":
+    if t is EventType.ROUND_START:
         return f"--- Round {d['round'] + 1} begins; seat {d['first_player']} plays first ---"
-    if t == "role_dealt":
-        return f"{who} are a {ROLE_NAMES[d['role']]}." if e.seat == me else \
-            f"{who} is a {ROLE_NAMES[d['role']]}."
-    if t == "path_placed":
+    if t is EventType.ROLE_DEALT:
+        return f"{who} are a {roles[d['role']]}." if e.seat == me else \
+            f"{who} is a {roles[d['role']]}."
+    if t is EventType.PATH_PLACED:
         a = PlacePath(d["kind"], d["x"], d["y"], bool(d["rotated"]))
         return f"{who}: {move_text(a, e.seat)}"
-    if t == "goal_revealed":
+    if t is EventType.GOAL_REVEALED:
         what = "GOLD!" if d["identity"] == GOAL_GOLD else "stone"
         return f"  The {GOAL_POS[d['goal']]} goal ({d['x']}, {d['y']}) is turned over: {what}"
-    if t == "tool_broken":
+    if t is EventType.TOOL_BROKEN:
         return f"{who}: break {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
-    if t == "tool_repaired":
+    if t is EventType.TOOL_REPAIRED:
         return f"{who}: repair {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
-    if t == "rockfall":
+    if t is EventType.ROCKFALL:
         return f"{who}: rockfall removes the card at ({d['x']}, {d['y']})"
-    if t == "map_played":
+    if t is EventType.MAP_PLAYED:
         return f"{who}: look at the {GOAL_POS[d['goal']]} goal with a map"
-    if t == "map_result":
+    if t is EventType.MAP_RESULT:
         what = "GOLD" if d["identity"] == GOAL_GOLD else "stone"
         whose = "Your" if e.seat == me else f"Seat {e.seat}'s"
         return f"  {whose} map: the {GOAL_POS[d['goal']]} goal is {what}."
-    if t == "discarded":
+    if t is EventType.DISCARDED:
         return f"{who}: pass, discarding a card face down"
-    if t == "discarded_card":
+    if t is EventType.DISCARDED_CARD:
         return None if e.seat == me else f"  (seat {e.seat} discarded {ALL_KINDS[d['kind']].id})"
-    if t == "card_drawn":
+    if t is EventType.CARD_DRAWN:
         return f"  {who} draw{'' if e.seat == me else 's'} {card_name(d['kind'])}."
-    if t == "gold_received":
+    if t is EventType.GOLD_RECEIVED:
         return f"  {who} receive{'' if e.seat == me else 's'} {d['gold']} gold."
-    if t in ("round_end", "game_end"):
+    if t in (EventType.ROUND_END, EventType.GAME_END):
         return None  # printed with the round result
     return f"{t} {d}"
 
 
-def round_result_text(res: dict, me: int | None = None, game_over: bool = False) -> str:
+def round_result_text(res: RoundResult, me: int | None = None, game_over: bool = False,
+                      roles: Sequence[str] = BASE.roles) -> str:
     """The result of a round: winners, every seat's role (public at round end, RULES 5.1) and
     the gold received.
 
     ``me``: the viewing seat, or ``None`` for the spectator.  Gold cards are secret until the
     game ends (RULES 5.3), so before the end (``game_over`` false) a seat sees only its own
-    amount; the spectator, and everyone once the game is over, sees every amount."""
-    side = "gold-diggers" if res["gold_found"] else "saboteurs"
-    lines = [f"=== Round {res['round'] + 1} is over: the {side} win after {res['turns']} turns"
-             + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
+    amount; the spectator, and everyone once the game is over, sees every amount.  ``roles``:
+    the role names of the game's ruleset (``game.rules.roles``)."""
+    side = "gold-diggers" if res.gold_found else "saboteurs"
+    lines = [f"=== Round {res.round + 1} is over: the {side} win after {res.turns} turns"
+             + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
              + " ==="]
     public = me is None or game_over
-    for s, r in enumerate(res["roles"]):
+    for s, r in enumerate(res.roles):
         you = "  <- you" if s == me else ""
-        gold = f" +{res['received'][s]} gold" if public or s == me else ""
-        lines.append(f"  seat {s}: {ROLE_NAMES[r]:<12}{gold}{you}".rstrip())
+        gold = f" +{res.received[s]} gold" if public or s == me else ""
+        lines.append(f"  seat {s}: {roles[r]:<12}{gold}{you}".rstrip())
     if not public:
         lines.append("  (the others' gold stays secret until the game ends)")
     return "\n".join(lines)
@@ -256,11 +269,14 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
     out = sys.stdout if out is None else out
     if not 0 <= human < players:
         raise ValueError(f"--human {human}: the seat must be 0..{players - 1}")
+    env = saboteur_env.raw_env(num_players=players, num_rounds=rounds, **config)
+    if not supports(env.config.ruleset):
+        raise ValueError(f"human play is base game only, not {env.config.ruleset.title}")
     bots = build_agents(list(agents), players, human, out)
     names = ["you" if b is None else b.name for b in bots]
-    env = saboteur_env.raw_env(num_players=players, num_rounds=rounds, **config)
     env.reset(seed=seed)
     game = env.game
+    roles = game.rules.roles
     for s, b in enumerate(bots):
         if b is not None:
             b.reset(s, env.config, seed=seed * 1000 + s)
@@ -275,16 +291,16 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
     def flush_events():
         nonlocal cursor, shown
         for e in game.events[cursor:]:
-            text = event_text(e, human, names)
+            text = event_text(e, human, names, roles)
             if text:
                 print(text, file=out)
-            if e.type == "round_end":
+            if e.type is EventType.ROUND_END:
                 res = game.round_results[shown]
                 shown += 1
-                maze = render_ansi(game, human, board=game.round_boards[res["round"]])
-                print(f"The maze at the end of round {res['round'] + 1}:", file=out)
+                maze = render_ansi(game, human, board=game.round_boards[res.round])
+                print(f"The maze at the end of round {res.round + 1}:", file=out)
                 print(maze.split("\n", 1)[1], end="", file=out)
-                print(round_result_text(res, human, game.game_over), file=out)
+                print(round_result_text(res, human, game.game_over, roles), file=out)
         cursor = len(game.events)
 
     try:

@@ -8,6 +8,7 @@ import numpy as np
 
 import saboteur_env
 from agents.base import Agent
+from saboteur_env.engine.events import RoundResult
 from saboteur_env.render import render_ansi
 
 
@@ -28,7 +29,8 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
         config: :class:`~saboteur_env.engine.config.GameConfig` options.
 
     Returns:
-        ``{"gold": [...], "winners": [...], "rounds": [round result dicts], "decisions": int}``.
+        ``{"gold": [...], "winners": [...], "rounds": [RoundResult, ...], "decisions": int}``
+        (``rounds``: ``game.round_results``).
     """
     n = len(agents)
     env = saboteur_env.raw_env(num_players=n, **config)
@@ -68,21 +70,21 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
     }
 
 
-def _round_text(res: dict, game) -> str:
-    from saboteur_env.engine.cards import EXPANSION_ROLES
+#: how a winning side of the base game is told (Saboteur 2 sides are told as they are)
+_SIDE_TEXT = {"gold-digger": "gold-diggers", "saboteur": "saboteurs"}
 
-    names = EXPANSION_ROLES if game.expansion else ("gold-digger", "saboteur")
-    roles = ", ".join(f"seat {s}: {names[r]}" for s, r in enumerate(res["roles"]))
-    side = "gold-diggers" if res["gold_found"] else "saboteurs"
-    if game.expansion:
-        side = res["winning_side"]
-        extra = (f"\n  winners: {res['winners']}  crystals: {res['crystals']}"
-                 f"  thefts (thief, victim): {res['thefts']}")
-    else:
-        extra = ""
-    return (f"Round {res['round'] + 1}: the {side} win after {res['turns']} turns"
-            + (f" (seat {res['connector']} reached the gold)" if res["gold_found"] else "")
-            + f"\n  roles: {roles}\n  gold received: {res['received']}" + extra)
+
+def _round_text(res: RoundResult, game) -> str:
+    names = game.rules.roles
+    roles = ", ".join(f"seat {s}: {names[r]}" for s, r in enumerate(res.roles))
+    side = _SIDE_TEXT.get(res.winning_side, res.winning_side)
+    extra = ""
+    if "thefts" in res.fields:  # a Saboteur 2 result (RULES 6.9)
+        extra = (f"\n  winners: {res.winners}  crystals: {res.crystals}"
+                 f"  thefts (thief, victim): {res.thefts}")
+    return (f"Round {res.round + 1}: the {side} win after {res.turns} turns"
+            + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
+            + f"\n  roles: {roles}\n  gold received: {res.received}" + extra)
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:

@@ -1,4 +1,4 @@
-"""The project's reference table (issue 4): saboteur win rates, round length, branching.
+"""The project's reference table: saboteur win rates, round length, branching.
 
 ``python -m experiments.reference --out runs/reference``
 
@@ -12,7 +12,8 @@ Three blocks, all one-round games (``num_rounds=1``) on seeded deals
 2. Saboteur 2 (``expansion=True``), N = 2..12, the same columns; "saboteur win" = a round whose
    winners set includes a seat with the saboteur role (gold not found, or the both-doors rule
    giving the round to them; trapped saboteurs are not winners, and a round without a
-   saboteur in play counts as not won by them).  "gold not found" is reported beside it.
+   saboteur in play counts as not won by them, RULES 6.9).  "gold not found" is reported
+   beside it.
 3. Heuristic against random, base game, N = 3..10: duplicate deals with mixed seating
    (:func:`experiments.tournament.schedule` with ``["heuristic", "random"]``), round win rate
    by role (gold-digger, saboteur) of each agent with Wilson 95% intervals
@@ -38,10 +39,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from experiments.ratings import wilson
-from experiments.tournament import X_ROLE_NAMES, Task, run, schedule, summarize
-
-X_SABOTEUR = X_ROLE_NAMES.index("saboteur")
-BASE_SABOTEUR = 1
+from experiments.tournament import Task, run, schedule, summarize
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
 
 def _players(text: str) -> list[int]:
@@ -100,13 +99,13 @@ def _map(fn, items: Sequence, workers: int) -> list:
 
 # --- cells -----------------------------------------------------------------------------------
 def self_play_cell(spec: str, players: int, rounds: int, legal_games: int, seed: int,
-                   expansion: bool, workers: int) -> dict:
-    """All seats ``spec``; ``rounds`` one-round games."""
+                   rules: Ruleset, workers: int) -> dict:
+    """All seats ``spec``; ``rounds`` one-round games under ``rules``."""
     t0 = time.perf_counter()
     tasks = schedule([spec], players, rounds, seed=seed, num_rounds=1,
-                     config={"expansion": True} if expansion else None)
+                     config=None if rules is BASE else {"expansion": rules.expansion})
     results = run(tasks, workers=workers, progress=False)
-    sab_role = X_SABOTEUR if expansion else BASE_SABOTEUR
+    sab_role = rules.saboteur
     sab_wins = not_found = 0
     decisions = []
     for r in results:
@@ -117,7 +116,8 @@ def self_play_cell(spec: str, players: int, rounds: int, legal_games: int, seed:
     lt = _map(legal_counts, tasks[:legal_games], workers)
     legal_sum, legal_dec = sum(a for a, _ in lt), sum(b for _, b in lt)
     d = np.array(decisions, dtype=float)
-    return {"agent": spec, "players": players, "expansion": expansion, "rounds": len(results),
+    return {"agent": spec, "players": players, "expansion": rules.expansion,
+            "rounds": len(results),
             "saboteur_win": _rate(sab_wins, len(results)),
             "gold_not_found": _rate(not_found, len(results)),
             "round_length": float(d.mean()),
@@ -136,7 +136,7 @@ def mixed_cell(players: int, deals: int, seed: int, workers: int) -> dict:
     summ = summarize(results, specs, n_boot=20, seed=seed)
     out = {"players": players, "deals": deals, "games": len(results),
            "elapsed_s": 0.0, "roles": {}}
-    for role in ("gold-digger", "saboteur"):
+    for role in BASE.roles:
         h = summ["agents"]["heuristic"]["roles"][role]
         r = summ["agents"]["random"]["roles"][role]
         out["roles"][role] = {"heuristic": h, "random": r,
@@ -168,7 +168,7 @@ def mixed_table(cells: Sequence[dict]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in cells:
         row = [str(c["players"]), str(c["deals"])]
-        for role in ("gold-digger", "saboteur"):
+        for role in BASE.roles:
             x = c["roles"][role]
             row += [f"{_ci(x['heuristic'])} n={x['heuristic']['n']}",
                     f"{_ci(x['random'])} n={x['random']['n']}",
@@ -180,7 +180,7 @@ def mixed_table(cells: Sequence[dict]) -> str:
 def markdown(report: dict) -> str:
     m = report["meta"]
     parts = [
-        "# Reference table (issue 4)",
+        "# Reference table",
         "",
         f"Command: `{m['command']}`  ",
         f"Seed: {m['seed']} (deal d of every cell: `experiments.tournament.deal_seed({m['seed']},"
@@ -215,7 +215,8 @@ def markdown(report: dict) -> str:
 # --- command line ----------------------------------------------------------------------------
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(prog="python -m experiments.reference",
-                                description="The reference table (issue 4).")
+                                description="The reference table: saboteur win rates, "
+                                            "round length, branching.")
     p.add_argument("--out", default="runs/reference")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
@@ -243,9 +244,9 @@ def main(argv=None) -> dict:
             json.dump(report, f, indent=2)
 
     t0 = time.perf_counter()
-    for key, players, expansion in (("base", _players(a.base_players), False),
-                                    ("mixed", _players(a.mixed_players), False),
-                                    ("expansion", _players(a.x_players), True)):
+    for key, players, rules in (("base", _players(a.base_players), BASE),
+                                ("mixed", _players(a.mixed_players), BASE),
+                                ("expansion", _players(a.x_players), SABOTEUR_2)):
         for n in players:
             if key == "mixed":
                 c = mixed_cell(n, a.mixed_deals, a.seed, a.workers)
@@ -256,7 +257,7 @@ def main(argv=None) -> dict:
                 continue
             for spec in specs:
                 rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
-                c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, expansion, a.workers)
+                c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
                 report[key].append(c)
                 save()
                 print(f"[{time.perf_counter() - t0:6.0f}s] {key} N={n} {spec}: "

@@ -19,13 +19,15 @@ import sys
 
 from experiments.cli_args import at_least, check_output_dir, check_output_file
 from experiments.human import event_text, round_result_text
+from saboteur_env.engine.events import EventType
 from saboteur_env.record import read_record, replay
 from saboteur_env.render import render_ansi
 
 
 def decision_text(step, viewer, names=None) -> str:
     """The last decision of ``step`` as ``viewer`` may see it."""
-    lines = [event_text(e, viewer, names) for e in step.events]
+    roles = step.game.rules.roles
+    lines = [event_text(e, viewer, names, roles) for e in step.events]
     return "\n".join(t for t in lines if t)
 
 
@@ -36,11 +38,11 @@ def _caption(step, viewer, names) -> str:
 
 def _print_round_end(g, res, viewer, out) -> None:
     """Round ``res``'s final maze and result (and the final gold once the game is over)."""
-    maze = render_ansi(g, viewer, board=g.round_boards[res["round"]])
-    print(f"The maze at the end of round {res['round'] + 1}:", file=out)
+    maze = render_ansi(g, viewer, board=g.round_boards[res.round])
+    print(f"The maze at the end of round {res.round + 1}:", file=out)
     print(maze.split("\n", 1)[1], end="", file=out)
-    print(round_result_text(res, viewer if isinstance(viewer, int) else None, g.game_over),
-          file=out)
+    print(round_result_text(res, viewer if isinstance(viewer, int) else None, g.game_over,
+                            g.rules.roles), file=out)
     if g.game_over:
         print("Final gold: " + ", ".join(f"seat {s}: {int(x)}"
                                          for s, x in enumerate(g.gold)), file=out)
@@ -67,10 +69,10 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
         # before the next round's "Round N begins" and the new deal
         pending = step.round_result
         for e in step.events:
-            if e.type == "round_start" and pending is not None:
+            if e.type is EventType.ROUND_START and pending is not None:
                 _print_round_end(g, pending, viewer, out)
                 pending = None
-            text = event_text(e, viewer, names)
+            text = event_text(e, viewer, names, g.rules.roles)
             if text:
                 print(text, file=out)
         if pending is not None:
@@ -103,11 +105,11 @@ def replay_frames(record, viewer, *, cell: int = 40):
         cap = _caption(step, viewer, names)
         if step.round_result is not None:
             res = step.round_result
-            yield render_rgb(g, viewer, board=g.round_boards[res["round"]], extent=extent,
+            yield render_rgb(g, viewer, board=g.round_boards[res.round], extent=extent,
                              cell=cell, caption=cap, round_result=res, names=names)
             if g.game_over:
                 continue
-            cap = f"{step.index}: round {res['round'] + 2} is dealt"
+            cap = f"{step.index}: round {res.round + 2} is dealt"
         yield render_rgb(g, viewer, extent=extent, cell=cell, caption=cap, names=names)
 
 

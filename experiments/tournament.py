@@ -27,12 +27,12 @@ every round: the engine deals as usual, then the harness rewrites the dealt role
 acts (agents read their role from the observation).
 
 Saboteur 2 (``--expansion``, any player count 2-12): the same schedule on
-``saboteur_env.env(expansion=True)``; win rates are reported per expansion role
-(``cards.EXPANSION_ROLES``).  A role "wins" a round when the seat is in the round's winners set
-(RULES 6.9: the winning digger team(s), the Boss when he wins, the Profiteer, or the saboteurs;
-trapped players excluded); a geologist, never in that set, "wins" when he was paid more than 0
-gold (before thefts).  The side rates are then "gold found" (``gold-digger``) and "gold not
-found" (``saboteur``).
+``saboteur_env.env(expansion=True)``; win rates are reported per role of the game's ruleset
+(``config.ruleset.roles``, RULES 6.2).  A role "wins" a round when the seat is in the round's
+winners set (RULES 6.9: the winning digger team(s), the Boss when he wins, the Profiteer, or the
+saboteurs; trapped players excluded); a geologist, never in that set, "wins" when he was paid
+more than 0 gold (before thefts).  The side rates are then "gold found" (``gold-digger``) and
+"gold not found" (``saboteur``).
 """
 
 from __future__ import annotations
@@ -60,11 +60,13 @@ from experiments.ratings import (
     wilson,
     win_matrix,
 )
+from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
 
-ROLE_NAMES = ("gold-digger", "saboteur")
-#: Saboteur 2 roles, in the order of the engine's role index (cards.EXPANSION_ROLES)
-X_ROLE_NAMES = ("green-digger", "blue-digger", "boss", "profiteer", "geologist", "saboteur")
-X_GEOLOGIST = 4
+#: role names by role id (``Ruleset.roles``): the base game's and Saboteur 2's
+ROLE_NAMES = BASE.roles
+X_ROLE_NAMES = SABOTEUR_2.roles
+#: the role that "wins" a round it is paid in, not by being in the winners set (RULES 6.9)
+PAID_ROLE = "geologist"
 ROLE_OVERRIDES = ("none", "all-digger")
 
 
@@ -126,9 +128,10 @@ def schedule(specs: Sequence[str], players: int, deals: int, seed: int = 0,
 
 # --- playing ---------------------------------------------------------------------------
 def _override_roles(game, how: str) -> None:
-    if how == "all-digger":
-        game.roles[:] = 0
-        game.set_aside = [0] * len(game.set_aside)
+    if how == "all-digger":  # the ruleset's first digger role (the base game's gold-digger)
+        digger = game.rules.diggers[0]
+        game.roles[:] = digger
+        game.set_aside = [digger] * len(game.set_aside)
 
 
 def play(task: Task) -> dict:
@@ -163,15 +166,15 @@ def play(task: Task) -> dict:
         write_record(os.path.join(task.record_dir, f"game_{task.game_id:06d}.jsonl"), game,
                      task.deal_seed, list(task.lineup), agent_seeds=task.agent_seeds,
                      meta={"tournament_deal": task.deal, "offset": task.offset})
-    rounds = [{"round": r["round"], "gold_found": bool(r["gold_found"]),
-               "winners": list(r["winners"]), "roles": list(r["roles"]),
-               "received": list(r["received"]), "turns": int(r["turns"]),
-               "connector": r["connector"], "paid": list(r.get("paid", r["received"]))}
+    rounds = [{"round": r.round, "gold_found": bool(r.gold_found),
+               "winners": list(r.winners), "roles": list(r.roles),
+               "received": list(r.received), "turns": int(r.turns),
+               "connector": r.connector, "paid": list(r.paid)}
               for r in game.round_results]
     return {"game_id": task.game_id, "deal": task.deal, "deal_seed": task.deal_seed,
             "offset": task.offset, "lineup": list(task.lineup),
             "gold": game.gold.tolist(), "winners": game.winners(), "rounds": rounds,
-            "decisions": decisions, "expansion": bool(env.config.expansion)}
+            "decisions": decisions, "ruleset": env.config.ruleset.name}
 
 
 def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[dict]:
@@ -207,13 +210,24 @@ def _rate(k, n) -> dict:
             "lo": lo, "hi": hi}
 
 
-def role_won(rd: dict, seat: int, expansion: bool) -> bool:
+def ruleset_of(result: dict) -> Ruleset:
+    """The ruleset a game result of :func:`play` was played under (default: the base game)."""
+    return RULESETS[result.get("ruleset", BASE.name)]
+
+
+def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
     """Did ``seat`` win round ``rd``: in the winners set; Saboteur 2 geologists: paid > 0
     (RULES 6.9, module docstring)."""
     if seat in rd["winners"]:
         return True
-    return expansion and rd["roles"][seat] == X_GEOLOGIST and rd.get("paid", rd["received"])[
-        seat] > 0
+    return rules.roles[rd["roles"][seat]] == PAID_ROLE and rd["paid"][seat] > 0
+
+
+def role_labels(rules: Ruleset) -> list[str]:
+    """The role names of ``games.csv``: initials when they tell the roles apart (the base
+    game's ``g`` / ``s``), else the full names (Saboteur 2)."""
+    initials = [r[0] for r in rules.roles]
+    return initials if len(set(initials)) == len(initials) else list(rules.roles)
 
 
 def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
@@ -222,10 +236,10 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
     agents = list(dict.fromkeys(specs))
     k = len(agents)
     n = len(results[0]["lineup"]) if results else 0
-    expansion = bool(results and results[0].get("expansion"))
-    role_names = X_ROLE_NAMES if expansion else ROLE_NAMES
-    sab = len(role_names) - 1  # the saboteur is the last role of both tables
-    nr = len(role_names)
+    rules = ruleset_of(results[0]) if results else BASE
+    role_names = rules.roles
+    sab = rules.saboteur
+    nr = rules.n_roles
     # per role win rates (rounds), mean gold (games), per-seat statistics
     role_w = {a: np.zeros((nr, 2)) for a in agents}  # [role] -> (wins, n)
     gold = {a: [] for a in agents}
@@ -253,7 +267,7 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
             side[0 if rd["gold_found"] else 1] += 1
             for s, a in enumerate(lu):
                 role = rd["roles"][s]
-                role_w[a][role, 0] += role_won(rd, s, expansion)
+                role_w[a][role, 0] += role_won(rd, s, rules)
                 role_w[a][role, 1] += 1
                 seat_sab[s] += role == sab
                 seat_rounds[s] += 1
@@ -293,7 +307,7 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
               "agent_games": {a: int(seat_agent[s, j]) for j, a in enumerate(agents)}}
              for s in range(n)]
     return {
-        "expansion": expansion,
+        "expansion": rules.expansion,
         "role_names": list(role_names),
         "agents": agents_out,
         "seats": seats,
@@ -319,12 +333,20 @@ def _digger_rate(roles: dict) -> dict:
     return _rate(g["wins"] + b["wins"], g["n"] + b["n"])
 
 
+def _summary_ruleset(summary: dict) -> Ruleset:
+    """The ruleset of a :func:`summarize` result (its ``role_names``; the base game when it
+    has none)."""
+    roles = tuple(summary.get("role_names", BASE.roles))
+    return next((r for r in RULESETS.values() if r.roles == roles), BASE)
+
+
 def format_summary(summary: dict) -> str:
     """The terminal table."""
     lines = []
+    rules = _summary_ruleset(summary)
     w = max([len(a) for a in summary["agents"]] + [5])
     lines.append(f"{summary['games']} games, {summary['rounds']} rounds"
-                 + (" (Saboteur 2)" if summary.get("expansion") else ""))
+                 + ("" if rules is BASE else f" ({rules.title})"))
     lines.append(f"{'agent':<{w}}  {'BT elo [95%]':>22}  {'OS mu±sd':>12}  {'gold':>5}  "
                  f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}")
     for a, s in summary["agents"].items():
@@ -355,9 +377,10 @@ def format_summary(summary: dict) -> str:
     if summary["cycles"]:
         lines.append("NON-TRANSITIVE cycles (a beats b beats c beats a): " +
                      "; ".join(" > ".join(c) for c in summary["cycles"]))
-    if summary.get("expansion"):
-        roles = summary["role_names"]
-        lines.append("Saboteur 2 round win rate by role [Wilson 95%] (geologist: paid > 0):")
+    roles = list(rules.roles)
+    if len(roles) > 2:  # more roles than the digger and saboteur columns above
+        note = f" ({PAID_ROLE}: paid > 0)" if PAID_ROLE in roles else ""
+        lines.append(f"{rules.title} round win rate by role [Wilson 95%]{note}:")
         for a, s in summary["agents"].items():
             cells = []
             for role in roles:
@@ -382,15 +405,14 @@ def write_outputs(results: Sequence[dict], summary: dict, out: str, meta: dict,
         wr.writerow(["game_id", "deal", "deal_seed", "offset", "seat", "agent", "gold",
                      "winner", "roles", "rounds_won", "decisions"])
         for r in results:
+            rules = ruleset_of(r)
+            labels = role_labels(rules)
             for s, a in enumerate(r["lineup"]):
-                role_names = X_ROLE_NAMES if r.get("expansion") else ROLE_NAMES
-                abbr = None if r.get("expansion") else 1
                 wr.writerow([r["game_id"], r["deal"], r["deal_seed"], r["offset"], s, a,
                              r["gold"][s], int(s in r["winners"]),
-                             "|".join(role_names[rd["roles"][s]][:abbr]
-                                      for rd in r["rounds"]),
-                             sum(role_won(rd, s, bool(r.get("expansion")))
-                                 for rd in r["rounds"]), r["decisions"]])
+                             "|".join(labels[rd["roles"][s]] for rd in r["rounds"]),
+                             sum(role_won(rd, s, rules) for rd in r["rounds"]),
+                             r["decisions"]])
     paths.append(p)
     p = os.path.join(out, "rounds.csv")
     with open(p, "w", newline="") as f:
@@ -398,12 +420,11 @@ def write_outputs(results: Sequence[dict], summary: dict, out: str, meta: dict,
         wr.writerow(["game_id", "deal", "round", "seat", "agent", "role", "won", "received",
                      "gold_found", "turns"])
         for r in results:
+            rules = ruleset_of(r)
             for rd in r["rounds"]:
                 for s, a in enumerate(r["lineup"]):
                     wr.writerow([r["game_id"], r["deal"], rd["round"], s, a,
-                                 (X_ROLE_NAMES if r.get("expansion") else ROLE_NAMES)[
-                                     rd["roles"][s]],
-                                 int(role_won(rd, s, bool(r.get("expansion")))),
+                                 rules.roles[rd["roles"][s]], int(role_won(rd, s, rules)),
                                  rd["received"][s], int(rd["gold_found"]), rd["turns"]])
     paths.append(p)
     p = os.path.join(out, "summary.json")
@@ -442,7 +463,7 @@ def _plots(summary: dict, out: str) -> list[str]:
     fig.savefig(p1, dpi=100)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(8, 4))
-    roles = summary.get("role_names", ROLE_NAMES)
+    roles = summary.get("role_names", BASE.roles)
     width = 0.76 / len(roles)
     for j, role in enumerate(roles):
         rates = np.array([ag[a]["roles"][role]["rate"] for a in names], dtype=float)
@@ -524,7 +545,7 @@ def main(argv=None) -> None:
                    help="write every game's record to OUT/records/ (saboteur_env.record; "
                         "replay with saboteur replay)")
     p.add_argument("--expansion", action="store_true",
-                   help="Saboteur 2 (RULES 6; 2-12 players): win rates per expansion role")
+                   help="Saboteur 2 (RULES 6; 2-12 players): win rates per Saboteur 2 role")
     a = p.parse_args(argv)
     # every check before the progress bar is drawn (usage errors, exit 2)
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]

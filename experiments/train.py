@@ -1,4 +1,4 @@
-"""PPO self-play training of the Saboteur policy (issue 5; ``saboteur train``).
+"""PPO self-play training of the Saboteur policy (``saboteur train``; base game, RULES 1-5).
 
 One shared :class:`~agents.network.PolicyValueNet` plays every *learning* seat.  Each game, one
 seat chosen uniformly at random always plays the current policy (so the latest policy is never
@@ -60,9 +60,13 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
+from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import BASE
 
-ROLE_NAMES = ("gold-digger", "saboteur")
+#: role names by role id of the trained game: training and its evaluation are base-game
+#: (:meth:`TrainConfig.game_config`)
+ROLE_NAMES = BASE.roles
 
 
 @dataclass
@@ -336,7 +340,8 @@ class ProgressPotential:
         enc = ObservationEncoder(config)
         views = {v.name: v for v in enc.spec()}
         self.board = views["board"]
-        self.role_off = views["role"].offset
+        # the role one-hot's columns of the digger roles (the sign of the potential)
+        self.digger_cols = [views["role"].offset + r for r in config.ruleset.diggers]
         _, h, w = self.board.shape
         x0, _, y0, _ = config.board_window
         rows, cols = np.mgrid[0:h, 0:w]
@@ -348,15 +353,16 @@ class ProgressPotential:
     def __call__(self, obs: np.ndarray) -> float:
         v = self.board
         board = obs[v.offset:v.offset + v.size].reshape(v.shape)
-        conn = board[4:8].max(axis=0) > 0
+        C = BoardChannel
+        conn = board[C.CONN_N:C.CONN_W + 1].max(axis=0) > 0
         if not conn.any():
             return 0.0
         best = 0.0
         for slot, (r, c) in enumerate(self.goal_rc):
-            if board[13, r, c] or board[15, r, c]:  # a revealed or known stone
-                continue
+            if board[C.GOAL_STONE_REVEALED, r, c] or board[C.KNOWN_STONE, r, c]:
+                continue  # a revealed or known stone
             best = max(best, float(self.progress[slot][conn].max()))
-        return best if obs[self.role_off] > 0.5 else -best
+        return best if obs[self.digger_cols].sum() > 0.5 else -best
 
 
 # --- the vectorised collector ------------------------------------------------------------
@@ -480,9 +486,9 @@ class Collector:
                 self.finished.append(steps)
         for res in env.game.round_results:
             for seat in traj.learning:
-                role = int(res["roles"][seat])
-                self.results.append({"role": role, "win": int(seat in res["winners"]),
-                                     "gold": res["received"][seat]})
+                role = int(res.roles[seat])
+                self.results.append({"role": role, "win": int(seat in res.winners),
+                                     "gold": res.received[seat]})
         self.uncredited += traj.uncredited
         self.start_game(i)
 
@@ -785,7 +791,7 @@ def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
     <agent>"``; it shows how much of a role's difference comes from the other role's play.
     """
     rows = _pair_rows(candidate, baseline, deals, seed, num_players, num_rounds, workers)
-    pairs: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    pairs: dict[int, list[tuple[int, int]]] = {r: [] for r in range(len(ROLE_NAMES))}
     for role, _, cw, bw in rows:
         pairs[role].append((cw, bw))
     out = _paired(pairs)
@@ -964,7 +970,7 @@ def train(cfg: TrainConfig) -> dict:
                    "snapshots": len(pool.snapshots),
                    "uncredited_rewards": collector.uncredited,
                    "elapsed_s": t2 - t_start}
-            for role in (0, 1):
+            for role in range(len(ROLE_NAMES)):
                 rr = [r["win"] for r in results if r["role"] == role]
                 row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
                 row[f"rounds_{ROLE_NAMES[role]}"] = len(rr)

@@ -13,10 +13,10 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
         "seed": 7, "agents": ["random", "heuristic", ...], "agent_seeds": [7000, ...],
         "meta": {...}}
 
-   ``config`` holds every :class:`~saboteur_env.engine.config.GameConfig` option (``board_window`` as
-   a list), ``seed`` is the deal seed (``Game(config, seed)`` / ``env.reset(seed=seed)``),
-   ``agents`` one name per seat.  ``agent_seeds`` (optional) and ``meta`` (optional, free
-   form) are informative only.
+   ``config`` holds every :class:`~saboteur_env.engine.config.GameConfig` option
+   (``board_window`` as a list), ``seed`` is the deal seed (``Game(config, seed)`` /
+   ``env.reset(seed=seed)``), ``agents`` one name per seat.  ``agent_seeds`` (optional) and
+   ``meta`` (optional, free form) are informative only.
 2. One **decision** line per action taken, in order::
 
        {"type": "decision", "i": 0, "round": 0, "turn": 0, "seat": 2, "action": 1234,
@@ -26,8 +26,10 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
    index of :class:`~saboteur_env.encoding.codec.Codec` for this config (relative target seats,
    DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay ignores it.
 3. A **round_end** line after the decision that ended each round: the engine's round result
-   (``round``, ``gold_found``, ``winning_side``, ``winners``, ``connector``, ``roles``,
-   ``received``, ``last_card_seat``, ``turns``).
+   (:meth:`~saboteur_env.engine.events.RoundResult.as_dict`: ``round``, ``gold_found``,
+   ``winning_side``, ``winners``, ``connector``, ``roles``, ``received``, ``last_card_seat``,
+   ``turns``; Saboteur 2 adds ``paid``, ``pass_blue``, ``pass_green``, ``crystals``,
+   ``trapped``, ``thefts``, RULES 6.9).
 4. A **game_end** line when the game is over (``gold``, ``winners``, ``decisions``), or
    ``{"type": "truncated", "decisions": k}`` when it stopped early (``max_cycles``).
 5. (Version 2, optional: ``write_record(..., events=True)``.)  One **event** line per engine
@@ -37,7 +39,7 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
         "data": {"kind": 60, "target": 4, "tool": 0}, "visible_to": null}
 
    ``after`` is the number of decisions applied when it happened (0 = the deal), ``event``,
-   ``seat``, ``data`` and ``visible_to`` are the :class:`~saboteur_env.engine.state.Event` fields
+   ``seat``, ``data`` and ``visible_to`` are the :class:`~saboteur_env.engine.events.Event` fields
    (``visible_to`` null: public; else private to that seat).  With them a record holds the full
    history, public and private, and the true roles of every round (``role_dealt`` events and
    ``round_end`` lines) without the engine; :func:`replay` checks them against the engine.
@@ -60,22 +62,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .encoding.codec import Codec, describe_action
+from .engine.actions import IllegalActionError, actions_from_events
 from .engine.config import GameConfig
-from .engine.state import (
-    BreakTool,
-    Discard,
-    EndPass,
-    Event,
-    Game,
-    IllegalActionError,
-    Map,
-    PlacePath,
-    PlayCard,
-    RemoveFront,
-    Repair,
-    Rockfall,
-    Steal,
-)
+from .engine.events import Event, EventType, RoundResult
+from .engine.state import Game
 
 FORMAT = "saboteur-record"
 FORMAT_VERSION = 2
@@ -119,35 +109,6 @@ def config_dict(config: GameConfig) -> dict:
     return d
 
 
-def actions_from_events(events: Sequence[Event]) -> list[tuple[int, object]]:
-    """The ``(seat, structured action)`` of every decision, recovered from a game's full event
-    log (``game.events``, private events included)."""
-    out: list[tuple[int, object]] = []
-    for e in events:
-        d = e.data
-        if e.type == "path_placed":
-            out.append((e.seat, PlacePath(d["kind"], d["x"], d["y"], bool(d["rotated"]))))
-        elif e.type == "tool_broken":
-            out.append((e.seat, BreakTool(d["kind"], d["target"])))
-        elif e.type == "tool_repaired":
-            out.append((e.seat, Repair(d["kind"], d["tool"], d["target"])))
-        elif e.type == "rockfall":
-            out.append((e.seat, Rockfall(d["x"], d["y"])))
-        elif e.type == "map_played":
-            out.append((e.seat, Map(d["goal"])))
-        elif e.type == "discarded_card":
-            out.append((e.seat, Discard(d["kind"])))
-        elif e.type == "action_played":  # Saboteur 2 (RULES 6.5)
-            out.append((e.seat, PlayCard(d["kind"], d["target"])))
-        elif e.type == "remove_started":
-            out.append((e.seat, RemoveFront(d["slot"])))
-        elif e.type == "pass_done" and d.get("done"):
-            out.append((e.seat, EndPass()))
-        elif e.type == "theft":
-            out.append((e.seat, Steal(d["target"])))
-    return out
-
-
 def _plain(x):
     """JSON-ready copy of event data (numpy scalars and tuples become ints and lists)."""
     if isinstance(x, dict):
@@ -159,7 +120,6 @@ def _plain(x):
     return x
 
 
-#: event types that open a decision's events (a discard's private ``discarded_card`` follows)
 def _event_line(after: int, e: Event) -> dict:
     return {"type": "event", "after": after, "event": e.type, "seat": _plain(e.seat),
             "data": _plain(e.data), "visible_to": _plain(e.visible_to)}
@@ -190,7 +150,7 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
         header["meta"] = meta
     lines = [header]
     rnd, turn = 0, 0
-    results = {r["round"]: r for r in game.round_results}
+    results = {r.round: r.as_dict() for r in game.round_results}
     i = 0
     if events:
         # group the events by the decision that caused them exactly as replay() does: by
@@ -204,16 +164,16 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
             turn += 1
             for e in g.apply(a):
                 lines.append(_event_line(i, e))
-                if e.type == "round_end":
-                    lines.append({"type": "round_end", **dict(results[e.data["round"]])})
-                elif e.type == "round_start":
+                if e.type is EventType.ROUND_END:
+                    lines.append({"type": "round_end", **results[e.data["round"]]})
+                elif e.type is EventType.ROUND_START:
                     rnd, turn = e.data["round"], 0
         game_end = {"gold": game.gold.tolist(), "winners": game.winners()}
         lines.append({"type": "game_end", **game_end, "decisions": i} if game.game_over
                      else {"type": "truncated", "decisions": i})
         return lines
     for e in game.events:
-        if e.type == "round_start":
+        if e.type is EventType.ROUND_START:
             rnd, turn = e.data["round"], 0
         act = actions_from_events([e])
         if act:
@@ -222,9 +182,8 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
                           "action": codec.encode(a, seat, game.n), "text": describe_action(a)})
             i += 1
             turn += 1
-        elif e.type == "round_end":
-            res = dict(results[e.data["round"]])
-            lines.append({"type": "round_end", **res})
+        elif e.type is EventType.ROUND_END:
+            lines.append({"type": "round_end", **results[e.data["round"]]})
     if game.game_over:
         lines.append({"type": "game_end", "gold": game.gold.tolist(),
                       "winners": game.winners(), "decisions": i})
@@ -314,7 +273,8 @@ def read_record(src) -> Record:
         elif t == "event":
             try:
                 rec.events.append((int(obj["after"]), Event(
-                    obj["event"], obj.get("seat"), obj.get("data") or {}, obj.get("visible_to"))))
+                    EventType(obj["event"]), obj.get("seat"), obj.get("data") or {},
+                    obj.get("visible_to"))))
             except (KeyError, TypeError, ValueError) as err:
                 raise RecordError(f"line {n}: bad event line ({err})") from err
     return rec
@@ -331,7 +291,8 @@ class ReplayStep:
         seat: the seat that took the last decision (``None`` at index 0).
         action: its flat index; ``structured`` the decoded action; ``text`` in words.
         events: the events that decision caused (public and private).
-        round_result: the result of the round the decision ended, else ``None``.
+        round_result: the :class:`~saboteur_env.engine.events.RoundResult` of the round the
+            decision ended, else ``None``.
     """
 
     index: int
@@ -341,7 +302,7 @@ class ReplayStep:
     structured: object = None
     text: str = ""
     events: list = field(default_factory=list)
-    round_result: dict | None = None
+    round_result: RoundResult | None = None
 
 
 def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
@@ -390,10 +351,11 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
         result = None
         if len(game.round_results) > n_results:
             result = game.round_results[-1]
-            i = result["round"]
+            i = result.round
             if i < len(rec.rounds):
-                want = {key: rec.rounds[i][key] for key in result if key in rec.rounds[i]}
-                got = {key: result[key] for key in want}
+                fields = result.as_dict()
+                want = {key: rec.rounds[i][key] for key in fields if key in rec.rounds[i]}
+                got = {key: fields[key] for key in want}
                 if json.loads(json.dumps(got)) != want:
                     raise RecordError(f"round {i + 1}: the replay gives {got}, "
                                       f"the record says {want}")

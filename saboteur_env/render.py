@@ -14,16 +14,14 @@ from __future__ import annotations
 from .engine.board import EMPTY, HIDDEN_GOAL
 from .engine.cards import (
     ALL_KINDS,
-    EXPANSION_ROLES,
     GOAL_CELLS,
     GOAL_GOLD,
     START_CELL,
     TOOLS,
     VARIANTS,
 )
+from .engine.phases import Phase
 from .engine.state import Game
-
-ROLE_NAMES = ("gold-digger", "saboteur")
 
 
 def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
@@ -109,17 +107,18 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
             lines.append(label + "".join(a[k] for a in arts))
     if board is not None:  # a past round's maze: the players' state is no longer that round's
         return "\n".join(lines) + "\n"
-    names = EXPANSION_ROLES if game.expansion else ROLE_NAMES
+    names = game.rules.roles
+    # whether a player holds gold is public only where Theft exists (RULES 5.3, 6.9)
+    gold_public = game.rules.offers("steal")
     for s in range(game.n):
         tools = ",".join(TOOLS[t] for t in range(3) if game.broken[s, t]) or "-"
         mark = ">" if s == game.current and not game.game_over else " "
-        extra = ""
-        if game.expansion:
-            extra = ("  TRAPPED" if game.xfront[s, 0] else "") + \
-                ("  theft" if game.xfront[s, 1] else "") + \
-                ("  has gold" if game.gold[s] > 0 else "")
+        # Trapped! and Theft in front of a player (Saboteur 2, RULES 6.5)
+        extra = ("  TRAPPED" if game.xfront[s, 0] else "") + \
+            ("  theft" if game.xfront[s, 1] else "") + \
+            ("  has gold" if gold_public and game.gold[s] > 0 else "")
         lines.append(f"{mark} seat {s}: hand {game.hand_size(s)}  broken {tools}{extra}")
-    if game.expansion and game.phase != "turn":
+    if game.phase is not Phase.TURN:  # a Saboteur 2 pass, removal or theft (RULES 6.7, 6.9)
         lines.append(f"phase: {game.phase}")
     if seat == "spectator":
         lines.append("roles: " + ", ".join(names[r] for r in game.roles.tolist()))

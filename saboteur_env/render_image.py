@@ -23,10 +23,9 @@ unmapped face-down goals never change a pixel.  ``seat="spectator"`` (explicit o
 everything: every goal's identity, every role and every player's gold.  ``seat=None`` draws the
 public information only.  Drawing reads the game and never changes it or its generator.
 
-Saboteur 2 hooks: cards with several through segments (bridges, double curves) are drawn
-segment by segment with the joints pulled towards each segment's corner, and
-:func:`_draw_card_extras` is where ladders, doors and crystals will be drawn once the
-expansion exists.
+Saboteur 2 cards (RULES 6.3): cards with several through segments (bridges, double curves)
+are drawn segment by segment with the joints pulled towards each segment's corner, and
+:func:`_draw_card_extras` marks ladders, doors and crystals with a light-blue dot.
 
 :func:`show_human` puts the image in a matplotlib window where an interactive backend is
 available and otherwise prints the ``ansi`` text.  :func:`save_png` writes a PNG with the
@@ -50,6 +49,7 @@ from .engine.cards import (
     START_CELL,
     VARIANTS,
 )
+from .engine.events import RoundResult
 
 # --- colours (RGB) ----------------------------------------------------------------------
 BACKGROUND = (30, 28, 34)
@@ -71,14 +71,13 @@ TOOL_BROKEN = (205, 45, 40)
 HIGHLIGHT = (72, 66, 96)
 SABOTEUR_RED = (230, 110, 100)
 
-ROLE_NAMES = ("gold-digger", "saboteur")
-
 
 def _role_name(game, role: int) -> str:
-    """The role's name in the game's variant (Saboteur 2 has six roles, RULES 6.2)."""
-    from .engine.cards import EXPANSION_ROLES
+    """The role's name in the game's ruleset (RULES 1.5; Saboteur 2 has six roles, RULES
+    6.2)."""
+    return game.rules.roles[role]
 
-    return (EXPANSION_ROLES if getattr(game, "expansion", False) else ROLE_NAMES)[role]
+
 SHORT_NAMES = {
     "break_pick": "BREAK-P", "break_lantern": "BREAK-L", "break_cart": "BREAK-C",
     "repair_pick": "FIX-P", "repair_lantern": "FIX-L", "repair_cart": "FIX-C",
@@ -341,10 +340,8 @@ def _draw_variant(img, cy, cx, cell, variant, reached: int, fill) -> None:
 
 
 def _draw_card_extras(img, cy, cx, cell, variant) -> None:
-    """Hook for Saboteur 2 card features (ladders, doors, crystals; RULES 6.3).
-
-    Base-game cards have none, so this draws nothing yet; the expansion will draw a ladder
-    symbol, a coloured door bar across the door's tunnel and a crystal dot here."""
+    """Saboteur 2 card features (ladders, doors, crystals; RULES 6.3): a light-blue dot in the
+    card's upper right corner.  Base-game cards have none, so they get no dot."""
     kind = ALL_KINDS[VARIANTS[variant].kind]
     if kind.door or kind.crystals or kind.is_ladder:
         _disc(img, cy - cell // 3, cx + cell // 3, max(cell // 12, 2), (120, 220, 255))
@@ -435,7 +432,7 @@ def _tool_boxes(img, top, left, broken, size=16) -> int:
 def _panel_lines(game, seat, round_result, names):
     """A list of (kind, payload) rows for the side panel."""
     rows = []
-    rnd = game.round + 1 if round_result is None else round_result["round"] + 1
+    rnd = game.round + 1 if round_result is None else round_result.round + 1
     rows.append(("text", f"ROUND {rnd}/{game.config.num_rounds}", TEXT))
     if round_result is None:
         status = "GAME OVER" if game.game_over else f"TURN {game.turn + 1}"
@@ -447,16 +444,16 @@ def _panel_lines(game, seat, round_result, names):
             rows.append(("seat", s))
         rows.append(("text", "P PICK  L LANTERN  C CART", TEXT_DIM, 1))
     else:
-        side = "GOLD-DIGGERS" if round_result["gold_found"] else "SABOTEURS"
+        side = "GOLD-DIGGERS" if round_result.gold_found else "SABOTEURS"
         rows.append(("text", f"ROUND OVER: {side} WIN", GOLD))
         rows.append(("gap",))
-        for s, r in enumerate(round_result["roles"]):
+        for s, r in enumerate(round_result.roles):
             name = f" {names[s]}" if names else ""
             # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
             own = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) \
                 and s == seat
             public = seat == "spectator" or getattr(game, "game_over", False)
-            got = f"+{round_result['received'][s]}" if public or own else ""
+            got = f"+{round_result.received[s]}" if public or own else ""
             rows.append(("text", f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}{got}",
                          GOLD if r == 0 else SABOTEUR_RED))
     rows.append(("gap",))
@@ -516,7 +513,7 @@ def _panel_height(game, seat, round_result, names) -> int:
 
 # --- the image --------------------------------------------------------------------------
 def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: int = 48,
-               caption: str | None = None, round_result: dict | None = None,
+               caption: str | None = None, round_result: RoundResult | None = None,
                names=None) -> np.ndarray:
     """The maze and the public state as an RGB image, from ``seat``'s view.
 
@@ -530,7 +527,9 @@ def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: i
         extent: ``(x0, x1, y0, y1)`` cells to draw (default :func:`board_extent`).
         cell: cell size in pixels (>= 24).
         caption: a line of text drawn under the maze (e.g. the last decision).
-        round_result: a ``game.round_results`` entry: the panel shows it instead of the seats.
+        round_result: a ``game.round_results`` entry (a
+            :class:`~saboteur_env.engine.events.RoundResult`): the panel shows it instead of
+            the seats.
         names: optional agent names per seat, shown in the panel.
 
     Returns:

@@ -10,6 +10,7 @@ import pytest
 
 from experiments.human import move_lines, move_text, play_human
 from saboteur_env.engine.cards import KIND_INDEX
+from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 
 
@@ -123,8 +124,9 @@ def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
     amount at a round end that is not the end of the game, the spectator sees all."""
     from experiments.human import round_result_text
 
-    res = {"round": 0, "gold_found": True, "turns": 30, "connector": 2,
-           "roles": [0, 1, 0, 0, 1], "received": [3, 0, 5, 2, 0]}
+    res = RoundResult(round=0, gold_found=True, winning_side="gold-digger", winners=[0, 2, 3],
+                      connector=2, roles=[0, 1, 0, 0, 1], received=[3, 0, 5, 2, 0],
+                      paid=[3, 0, 5, 2, 0], last_card_seat=2, turns=30)
     seat = round_result_text(res, 2)
     assert re.search(r"seat 2: gold-digger\s+\+5 gold\s+<- you", seat)
     for s in (0, 1, 3, 4):
@@ -132,9 +134,9 @@ def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
         assert "+" not in line, line
     assert "+3 gold" not in seat and "+2 gold" not in seat
     spectator = round_result_text(res, None)
-    assert all(f"+{g} gold" in spectator for g in res["received"])
+    assert all(f"+{g} gold" in spectator for g in res.received)
     over = round_result_text(res, 2, game_over=True)
-    assert all(f"+{g} gold" in over for g in res["received"])
+    assert all(f"+{g} gold" in over for g in res.received)
 
 
 def test_human_game_hides_other_seats_gold_before_the_end():
@@ -149,7 +151,7 @@ def test_human_game_hides_other_seats_gold_before_the_end():
         assert not re.search(rf"seat {s}: .*\+\d+ gold", first), first
     last = _result_block(text, 2)  # the game is over: every amount is public
     for s in range(4):
-        assert re.search(rf"seat {s}: \S+\s+\+{res['rounds'][1]['received'][s]} gold", last)
+        assert re.search(rf"seat {s}: \S+\s+\+{res['rounds'][1].received[s]} gold", last)
     assert re.findall(r"^  seat \d .* (\d+)(?:  <- winner)?$", text.split("Final gold:")[1],
                       re.M) == [str(g) for g in res["gold"]]
 

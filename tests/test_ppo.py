@@ -1,4 +1,4 @@
-"""The PPO network, agent and checkpoints (issue 5)."""
+"""The PPO network, agent and checkpoints (DESIGN 6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Smoke test of the reference-table script (issue 4): one cell per block, a few rounds."""
+"""Smoke test of the reference-table script (DESIGN 6, 9): one cell per block, a few rounds."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import pytest
 import saboteur_env
 from agents import make_agent
 from saboteur_env.engine.cards import GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B
+from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.state import build_state
 from saboteur_env.render_image import (
     DEAD_END,
@@ -277,8 +278,9 @@ def test_round_result_panel_hides_other_seats_gold_before_the_end():
     assert not g.game_over
 
     def result(received):
-        return {"round": 0, "gold_found": True, "turns": 9, "connector": 0,
-                "roles": [0, 1, 0, 0, 1], "received": received}
+        return RoundResult(round=0, gold_found=True, winning_side="gold-digger",
+                           winners=[0, 2, 3], connector=0, roles=[0, 1, 0, 0, 1],
+                           received=received, paid=received, last_card_seat=0, turns=9)
 
     a, b, c = result([2, 0, 3, 1, 0]), result([2, 0, 4, 3, 0]), result([1, 0, 3, 1, 0])
     seat = [render_rgb(g, 0, round_result=r) for r in (a, b, c)]

@@ -1,4 +1,4 @@
-"""Tournament harness and ratings (issue 4; cases T1, T3, T5, T7, T9)."""
+"""Tournament harness and ratings (DESIGN 6; cases T1, T3, T5, T7, T9)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from experiments.tournament import (
     tournament,
 )
 from saboteur_env.engine.cards import CARD_KINDS, GOLD_DIGGER
+from saboteur_env.engine.events import EventType
 
 
 # --- scheduling ------------------------------------------------------------------------------
@@ -300,9 +301,9 @@ def test_heuristic_diggers_vs_random_saboteurs():
                     k = 25 if act.__class__.__name__ == "Rockfall" else 26
                 played[int(k)] += 1
         for e in game.events:
-            if e.type == "card_drawn":
+            if e.type is EventType.CARD_DRAWN:
                 dealt[e.data["kind"]] += 1
-        found.append(game.round_results[0]["gold_found"])
+        found.append(game.round_results[0].gold_found)
     rate = sum(found) / rounds
     assert 0.3 < rate < 1.0, rate  # clearly non-zero, and not degenerate
     assert set(dealt) == set(range(len([k for k in CARD_KINDS if k.count_base])))

@@ -1,4 +1,4 @@
-"""PPO self-play training (issue 5): end-to-end run, reward crediting, the opponent pool and the
+"""PPO self-play training (DESIGN 6): end-to-end run, reward crediting, the opponent pool and the
 MaskablePPO interop example."""
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_reward_credited_to_the_right_seat_and_step():
     o = env.observe("player_0")
     traj.record(0, Step(o["observation"], o["action_mask"].astype(bool), action, 0.0, 0.0))
     col.step_env(0, action)
-    assert env.game.round_results[0]["gold_found"]
+    assert env.game.round_results[0].gold_found
     assert env.game.round == 1
     assert [s.reward for s in traj.steps[0]] == [1.0]       # seat 0 (gold-digger) won
     assert 1 not in traj.steps and 2 not in traj.steps      # nobody else has acted
@@ -109,7 +109,7 @@ def test_reward_credited_to_the_right_seat_and_step():
     while len(col.finished) == before:
         col.tick()
     assert played.game_over and len(played.round_results) == 2
-    winners_r1 = played.round_results[1]["winners"]
+    winners_r1 = played.round_results[1].winners
     by_seat = dict(zip([0, 2, 3, 4], col.finished[before:]))   # finished in seat order
     assert len(col.finished) - before == 4                       # four learning seats
     assert by_seat[0][0].reward == 1.0                           # round 0: its only decision
