@@ -9,3 +9,13 @@ def test_spaces_doc_is_current():
     """docs/spaces.md equals `saboteur spaces` (regenerate: saboteur spaces > docs/spaces.md)."""
     doc = Path(__file__).resolve().parents[1] / "docs" / "spaces.md"
     assert doc.read_text() == describe_spaces() + "\n"
+
+
+def test_ci_runs_the_readme_test_command():
+    """.ci/run calls the README's test command line for line (the second command block)."""
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    blocks = [b.split("```", 1)[0].strip() for b in readme.split("```bash\n")[1:]]
+    test_cmd = blocks[1].removeprefix("python3 -m venv .venv && . .venv/bin/activate && ")
+    ci = (root / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == test_cmd
