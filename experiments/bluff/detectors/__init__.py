@@ -49,16 +49,19 @@ from .bayes import (
     BayesDetector,
 )
 from .categories import (
+    BASE_CATEGORIES,
     CAT_INDEX,
     CATEGORIES,
+    CATEGORY_TABLES,
+    S2_CATEGORIES,
     TARGETED,
     X_CAT_INDEX,
     X_CATEGORIES,
     X_HARMFUL,
     X_HELPFUL,
     X_TARGETED,
+    CategoryTable,
     PublicTracker,
-    XPublicTracker,
     event_categories,
 )
 from .logistic import (
@@ -81,12 +84,13 @@ from .priors import (
 )
 
 __all__ = [
-    "CATEGORIES", "CAT_INDEX", "DEFAULT_CATEGORY_PROBS", "DEFAULT_TARGET_RATIOS", "TARGETED",
+    "BASE_CATEGORIES", "CATEGORIES", "CATEGORY_TABLES", "CAT_INDEX", "DEFAULT_CATEGORY_PROBS",
+    "DEFAULT_TARGET_RATIOS", "S2_CATEGORIES", "TARGETED",
     "X_CATEGORIES", "X_CAT_INDEX", "X_DEFAULT_CATEGORY_PROBS", "X_DEFAULT_TARGET_RATIOS",
     "X_HARMFUL", "X_HELPFUL", "X_TARGETED",
     "AgentBeliefDetector", "BayesDetector", "Detector", "FeatureDetector", "LogisticDetector",
-    "OracleDetector", "PriorDetector", "PublicTracker", "RoleAssignments", "UniformDetector",
-    "XPublicTracker", "count_assignments", "digger_roles", "enumerate_assignments",
+    "CategoryTable", "OracleDetector", "PriorDetector", "PublicTracker", "RoleAssignments",
+    "UniformDetector", "count_assignments", "digger_roles", "enumerate_assignments",
     "event_categories", "exact_prior", "feasible_count_bounds", "fit_logistic",
     "fit_temperature", "marginals", "p_no_saboteur", "player_features", "role_deck",
     "saboteur_index",

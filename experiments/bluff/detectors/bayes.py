@@ -10,8 +10,10 @@ import numpy as np
 from .assignments import RoleAssignments
 from .base import Detector
 from .categories import (
+    BASE_CATEGORIES,
     CAT_INDEX,
     CATEGORIES,
+    S2_CATEGORIES,
     TARGETED,
     X_CAT_INDEX,
     X_CATEGORIES,
@@ -19,7 +21,6 @@ from .categories import (
     X_HELPFUL,
     X_TARGETED,
     PublicTracker,
-    XPublicTracker,
 )
 from .priors import N_ROLES, _Assignments, exact_prior, marginals, role_deck
 
@@ -120,8 +121,8 @@ class BayesDetector(Detector):
     always a feasible set of marginals.
 
     **Saboteur 2** (``config.expansion``, RULES 6): the same model over the six roles of the
-    15-card dwarf deck (RULES 6.2), with the categories :data:`X_CATEGORIES` (tracked by
-    :class:`XPublicTracker`), the hand-set :data:`X_DEFAULT_CATEGORY_PROBS` and
+    15-card dwarf deck (RULES 6.2), with the categories :data:`X_CATEGORIES` (the table
+    :data:`S2_CATEGORIES`), the hand-set :data:`X_DEFAULT_CATEGORY_PROBS` and
     :data:`X_DEFAULT_TARGET_RATIOS` by default, on a :class:`RoleAssignments` set: exact
     enumeration when the seats allow at most ``max_exact`` assignments (2-6 players), else
     ``particles`` seeded samples from the exact prior.  Roles change mid-round: a public Swap
@@ -176,7 +177,7 @@ class BayesDetector(Detector):
                 raise ValueError(f"Saboteur 2 needs category_probs of shape "
                                  f"{(k, len(X_CATEGORIES))} and {(k, k)} target ratios, got "
                                  f"{self.category_probs.shape}")
-            self.tracker = XPublicTracker()
+            self.tracker = PublicTracker(S2_CATEGORIES)
             self.assignments = RoleAssignments(
                 counts, config.num_players, max_exact=self.max_exact,
                 particles=self.particles, seed=self.seed, moves=self.moves)
@@ -186,7 +187,7 @@ class BayesDetector(Detector):
             raise ValueError(f"the base game needs category_probs of shape "
                              f"{(N_ROLES, len(CATEGORIES))}, got {self.category_probs.shape}")
         self._R, self._logp, self._oh = _Assignments.get(config)
-        self.tracker = PublicTracker()
+        self.tracker = PublicTracker(BASE_CATEGORIES)
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:

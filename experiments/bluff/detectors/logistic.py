@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Detector
-from .categories import CAT_INDEX, CATEGORIES, PublicTracker
+from .categories import BASE_CATEGORIES, CAT_INDEX, CATEGORIES, PublicTracker
 from .priors import exact_prior
 
 
@@ -38,7 +38,7 @@ class FeatureDetector(Detector):
     """Base of detectors on per-player public-history features (keeps the counts)."""
 
     def reset(self, seat, config, own_role) -> None:
-        self.tracker = PublicTracker()
+        self.tracker = PublicTracker(BASE_CATEGORIES)
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:
@@ -143,7 +143,7 @@ class LogisticDetector(FeatureDetector):
     (the observer's own row in-seat is its known role), so the marginals can be infeasible; the
     harness records how often.
 
-    Saboteur 2: the features are the base game's (:data:`CATEGORIES`, :class:`PublicTracker`):
+    Saboteur 2: the features are the base game's (:data:`CATEGORIES`, :data:`BASE_CATEGORIES`):
     the expansion's action cards (Trapped!, Theft, Swap your hats...) are not counted, every
     single discard of a pass counts as a ``discard``, and a seat's counts survive a Swap your
     hats (they describe the seat, not its current card); only the offset (the exact prior,
