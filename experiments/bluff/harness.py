@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
+from saboteur_env.engine.ruleset import BASE, Ruleset
 
 from . import metrics as M
 from .detectors import (
@@ -23,7 +25,6 @@ from .detectors import (
     feasible_count_bounds,
     fit_logistic,
     fit_temperature,
-    role_deck,
 )
 
 TRACKS = ("spectator", "in-seat")
@@ -89,15 +90,15 @@ class BoundDetector:
     def feed(self, event) -> None:
         if not self.allowed(event):
             raise LeakError(f"{self.track} detector {self.det.name!r} (seat {self.seat}) may not "
-                            f"see the private {event.type!r} event of seat {event.visible_to}")
-        if event.type == "role_dealt" and self.track == "in-seat":
+                            f"see the private {str(event.type)!r} event of seat {event.visible_to}")
+        if event.type == EventType.ROLE_DEALT and self.track == "in-seat":
             self.own_role = int(event.data["role"])
         self.det.observe(event)
 
     def belief(self) -> tuple[np.ndarray, bool]:
         """The checked belief and whether its marginals are feasible."""
         n = self.config.num_players
-        k = role_deck(self.config).size
+        k = self.config.ruleset.n_roles
         b = check_belief(self.det.belief(), n, k)
         key = self.own_role
         if key not in self._bounds:
@@ -275,12 +276,12 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
         roles = None
         for step in replay(rec, copy=False):
             for e in step.events:
-                if e.type == "round_start":
+                if e.type == EventType.ROUND_START:
                     tracker.new_round()
                     r = int(e.data["round"])
                     roles = list(by_round[r] if r < len(by_round) else step.game.roles.tolist())
                     continue
-                if e.type == "role_dealt":  # the deal, or a Swap your hats (RULES 6.5)
+                if e.type == EventType.ROLE_DEALT:  # the deal, or a Swap your hats (RULES 6.5)
                     roles[e.seat] = int(e.data["role"])
                     continue
                 if e.visible_to is not None:
@@ -336,24 +337,23 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
     return np.concatenate(out)
 
 
-def fit_detectors(train, val, n_roles: int = 2, seed: int = 0, progress=None,
-                  max_rows: int = 60_000, expansion: bool = False) -> dict:
+def fit_detectors(train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=None,
+                  max_rows: int = 60_000) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
     "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
 
-    ``n_roles`` 2 (base game) or 6 (``expansion``, Saboteur 2: the event model of
-    :data:`.detectors.X_CATEGORIES`).  The classifier is fitted on at most
-    ``max_rows`` scored rows drawn uniformly (seeded) from the training split, keeping their
-    round weights."""
+    ``train`` and ``val`` are records of one ruleset, ``ruleset`` (its roles are the
+    classes; the event model has its categories, :data:`.detectors.CATEGORY_TABLES`).  The
+    classifier is fitted on at most ``max_rows`` scored rows drawn uniformly (seeded) from the
+    training split, keeping their round weights."""
     tr = training_data(train, seed)
     if progress is not None:
         progress.update(len(train))
     va = training_data(val, seed + 1)
     if progress is not None:
         progress.update(len(val))
-    if expansion != (n_roles != 2):
-        raise ValueError(f"n_roles={n_roles} does not fit expansion={expansion}")
-    bayes = BayesDetector.fit(tr["bayes"], n_roles=n_roles)
+    n_roles = ruleset.n_roles
+    bayes = BayesDetector.fit(tr["bayes"], ruleset=ruleset)
     diag: dict = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
                   "bayes_target_ratios": {k: v.round(3).tolist()
                                           for k, v in bayes.target_ratios.items()}}

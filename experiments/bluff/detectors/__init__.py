@@ -9,9 +9,11 @@ role.  The protocol (DESIGN 6)::
 
 Roles are redealt every round (RULES 2.4, 5.4): a ``round_start`` event starts a new round and
 detectors forget the last round's evidence; an in-seat detector learns its new role from its
-private ``role_dealt`` event.  The role dimension is generic (``n_roles`` columns, the role
-deck given by :func:`role_deck`), so the expansion's roles slot in; the base game has two
-columns, ``GOLD_DIGGER`` (0) and ``SABOTEUR`` (1).
+private ``role_dealt`` event.  The role dimension is the ruleset's (``config.ruleset``:
+``n_roles`` columns in ``roles`` order, the role deck given by :func:`role_deck`): the base game
+has two columns, gold-digger (0) and saboteur (1); Saboteur 2 six (RULES 6.2).  What differs
+per ruleset is data keyed by ``Ruleset.name``: the public-event categories
+(:data:`CATEGORY_TABLES`) and the hand-set event models (:data:`DEFAULT_EVENT_MODELS`).
 
 Baselines:
 
@@ -39,10 +41,11 @@ Modules: :mod:`.priors` (role decks, assignments, the exact prior), :mod:`.assig
 """
 
 from .agent import AgentBeliefDetector
-from .assignments import RoleAssignments
+from .assignments import DealtAssignments, RoleAssignments
 from .base import Detector, OracleDetector, PriorDetector, UniformDetector
 from .bayes import (
     DEFAULT_CATEGORY_PROBS,
+    DEFAULT_EVENT_MODELS,
     DEFAULT_TARGET_RATIOS,
     X_DEFAULT_CATEGORY_PROBS,
     X_DEFAULT_TARGET_RATIOS,
@@ -80,18 +83,18 @@ from .priors import (
     marginals,
     p_no_saboteur,
     role_deck,
+    roles_change,
     saboteur_index,
 )
 
 __all__ = [
     "BASE_CATEGORIES", "CATEGORIES", "CATEGORY_TABLES", "CAT_INDEX", "DEFAULT_CATEGORY_PROBS",
-    "DEFAULT_TARGET_RATIOS", "S2_CATEGORIES", "TARGETED",
-    "X_CATEGORIES", "X_CAT_INDEX", "X_DEFAULT_CATEGORY_PROBS", "X_DEFAULT_TARGET_RATIOS",
-    "X_HARMFUL", "X_HELPFUL", "X_TARGETED",
-    "AgentBeliefDetector", "BayesDetector", "Detector", "FeatureDetector", "LogisticDetector",
-    "CategoryTable", "OracleDetector", "PriorDetector", "PublicTracker", "RoleAssignments",
-    "UniformDetector", "count_assignments", "digger_roles", "enumerate_assignments",
-    "event_categories", "exact_prior", "feasible_count_bounds", "fit_logistic",
-    "fit_temperature", "marginals", "p_no_saboteur", "player_features", "role_deck",
-    "saboteur_index",
+    "DEFAULT_EVENT_MODELS", "DEFAULT_TARGET_RATIOS", "S2_CATEGORIES", "TARGETED", "X_CATEGORIES",
+    "X_CAT_INDEX", "X_DEFAULT_CATEGORY_PROBS", "X_DEFAULT_TARGET_RATIOS", "X_HARMFUL", "X_HELPFUL",
+    "X_TARGETED", "AgentBeliefDetector", "BayesDetector", "CategoryTable", "DealtAssignments",
+    "Detector", "FeatureDetector", "LogisticDetector", "OracleDetector", "PriorDetector",
+    "PublicTracker", "RoleAssignments", "UniformDetector", "count_assignments", "digger_roles",
+    "enumerate_assignments", "event_categories", "exact_prior", "feasible_count_bounds",
+    "fit_logistic", "fit_temperature", "marginals", "p_no_saboteur", "player_features",
+    "role_deck", "roles_change", "saboteur_index",
 ]

@@ -1,5 +1,6 @@
-"""Weighted sets of Saboteur 2 role assignments, exact or sampled (RULES 6.2, 6.5, 7.21):
-:class:`RoleAssignments`, the state of the Saboteur 2 Bayes detector."""
+"""Weighted sets of role assignments, the state of the Bayes detector: :class:`RoleAssignments`
+(Saboteur 2, exact or sampled, roles that change mid-round: RULES 6.2, 6.5, 7.21) and
+:class:`DealtAssignments` (the base game's enumeration, roles fixed for the round: RULES 2.2)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .priors import _Assignments, count_assignments
+from .priors import _Assignments, count_assignments, marginals
 
 
 class RoleAssignments:
@@ -270,3 +271,49 @@ class RoleAssignments:
         """Effective sample size of the weights (the number of members when all are equal)."""
         w = np.exp(self.logw - self.logw.max())
         return float(w.sum() ** 2 / (w ** 2).sum())
+
+
+class DealtAssignments:
+    """Every role assignment of a game whose roles stay put for the round (the base game,
+    RULES 2.2), with a log weight each: the weighted set of :class:`BayesDetector` when no card
+    redeals a role (the same methods as :class:`RoleAssignments`).
+
+    ``R`` int8 ``(k, n)``, ``onehot`` float ``(k, n * n_roles)`` and the prior ``logp``
+    float64 ``(k,)`` are the cached enumeration of ``config``'s role deck
+    (:func:`~.priors.enumerate_assignments`); ``logw`` float64 ``(k,)`` the current weights.
+    """
+
+    def __init__(self, config) -> None:
+        self.R, self.logp, self.onehot = _Assignments.get(config)
+        self.n = config.num_players
+
+    def start(self, fixed: Sequence[tuple[int, int]] = ()) -> None:
+        """A new round: the prior, conditioned on ``fixed`` ``(seat, role)`` pairs."""
+        lp = self.logp
+        for seat, role in fixed:
+            lp = np.where(self.R[:, seat] == role, lp, -np.inf)
+        self.logw = lp.copy()
+
+    def factor(self, seat: int, logf: np.ndarray) -> None:
+        """Multiply every member by ``exp(logf[role of seat])``; ``logf`` float ``(n_roles,)``."""
+        self.logw = self.logw + logf[self.R[:, seat]]
+
+    def pair(self, a: int, t: int, logf: np.ndarray) -> None:
+        """Multiply by ``exp(logf[role of a, role of t])``; ``logf`` ``(n_roles, n_roles)``."""
+        self.logw = self.logw + logf[self.R[:, a], self.R[:, t]]
+
+    def fix(self, seat: int, role: int) -> None:
+        """Condition on ``seat`` holding ``role``."""
+        self.logw = np.where(self.R[:, seat] == role, self.logw, -np.inf)
+
+    def swap(self, t: int) -> None:
+        """No card redeals a role in this game.
+
+        Raises:
+            ValueError: always.
+        """
+        raise ValueError("no card redeals a role in this game (the base game, RULES 2.2)")
+
+    def marginals(self) -> np.ndarray:
+        """Role marginals float64 ``(n, n_roles)`` of the weighted assignments."""
+        return marginals(self.onehot, self.logw, self.n)

@@ -8,21 +8,30 @@ from collections.abc import Sequence
 import numpy as np
 
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
 
-from .priors import exact_prior, role_deck
+from .priors import exact_prior
 
 
 class Detector:
-    """Base class of the detector protocol (see the module docstring)."""
+    """Base class of the detector protocol (see :mod:`experiments.bluff.detectors`).
+
+    After :meth:`reset` it holds ``seat``, ``config``, ``own_role``, ``n`` (players),
+    ``n_roles`` (``config.ruleset.n_roles``) and ``held`` (every role the observer held this
+    round).  :meth:`observe` handles the round starts and the observer's own ``role_dealt``
+    events (RULES 2.2, 6.5) and passes every other event to :meth:`update`.
+    """
 
     name = "detector"
     #: tracks it may run on: "spectator" (public events only) and/or "in-seat"
     tracks: tuple[str, ...] = ("spectator", "in-seat")
 
     def reset(self, seat: int | None, config: GameConfig, own_role: int | None) -> None:
+        """A new game: ``seat`` ``None`` for a spectator, else the observer's seat and its
+        role id ``own_role``."""
         self.seat, self.config, self.own_role = seat, config, own_role
         self.n = config.num_players
-        self.n_roles = role_deck(config).size
+        self.n_roles = config.ruleset.n_roles
         #: every role the observer held this round (several after a Swap your hats on it)
         self.held = [] if own_role is None else [int(own_role)]
         self.new_round()
@@ -31,14 +40,16 @@ class Detector:
         """A round starts (roles redealt): forget the evidence of the last round."""
 
     def role_changed(self) -> None:
-        """Expansion: a Swap your hats gave the observer a new role (``own_role``, also last in
+        """Saboteur 2: a Swap your hats gave the observer a new role (``own_role``, also last in
         ``held``) mid-round; the round's evidence stays (override to re-condition)."""
 
     def observe(self, event) -> None:
-        if event.type == "round_start":
+        """One event the track allows, in order."""
+        if event.type == EventType.ROUND_START:
             self.held = []
             self.new_round()
-        elif event.type == "role_dealt" and self.seat is not None and event.seat == self.seat:
+        elif (event.type == EventType.ROLE_DEALT and self.seat is not None
+              and event.seat == self.seat):
             self.own_role = int(event.data["role"])
             if event.data.get("swapped"):
                 self.held.append(self.own_role)
@@ -53,6 +64,7 @@ class Detector:
         """Any other event (override)."""
 
     def belief(self) -> np.ndarray:
+        """float64 ``(n, n_roles)``: each player's role probabilities, rows summing to 1."""
         raise NotImplementedError
 
 
@@ -103,12 +115,12 @@ class OracleDetector(Detector):
         super().reset(seat, config, own_role)
 
     def observe(self, event) -> None:
-        if event.type == "round_start":
+        if event.type == EventType.ROUND_START:
             self.round = int(event.data["round"])
             if self.swaps_by_round is not None:
                 self.cur = list(self.roles_by_round[self.round])
                 self._swaps = list(self.swaps_by_round[self.round])
-        elif (self.cur is not None and event.type == "action_played"
+        elif (self.cur is not None and event.type == EventType.ACTION_PLAYED
               and event.data.get("card") == "swap_hats"):
             t, r = self._swaps.pop(0)
             self.cur[t] = r

@@ -3,26 +3,18 @@ likelihoods, its hand-set event models and their maximum-likelihood fit."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 import numpy as np
 
-from .assignments import RoleAssignments
+from saboteur_env.engine.events import EventType
+from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
+
+from .assignments import DealtAssignments, RoleAssignments
 from .base import Detector
-from .categories import (
-    BASE_CATEGORIES,
-    CAT_INDEX,
-    CATEGORIES,
-    S2_CATEGORIES,
-    TARGETED,
-    X_CAT_INDEX,
-    X_CATEGORIES,
-    X_HARMFUL,
-    X_HELPFUL,
-    X_TARGETED,
-    PublicTracker,
-)
-from .priors import N_ROLES, _Assignments, exact_prior, marginals, role_deck
+from .categories import CATEGORY_TABLES, X_CATEGORIES, X_HARMFUL, X_HELPFUL, PublicTracker
+from .priors import exact_prior, role_deck, roles_change
 
 #: Hand-set likelihoods P(category | actor's role), rows gold-digger, saboteur.  Reasoning: a
 #: gold-digger mostly extends the tunnel east, rarely plays a dead end or breaks a tunnel; a
@@ -44,7 +36,7 @@ DEFAULT_TARGET_RATIOS = {
 
 
 #: Hand-set likelihoods P(category | role) for Saboteur 2, columns :data:`X_CATEGORIES`, rows
-#: ``cards.EXPANSION_ROLES`` (green gold-digger, blue gold-digger, boss, profiteer, geologist,
+#: ``SABOTEUR_2.roles`` (green gold-digger, blue gold-digger, boss, profiteer, geologist,
 #: saboteur): a base rate per category (a gold-digger's turn mix: mostly tunnel cards and
 #: passes) times a role multiplier, each row normalised.  Reasoning per role (RULES 6.9):
 #: the two digger teams dig for the gold, play their own colour's doors (never the other
@@ -83,10 +75,11 @@ X_CATEGORY_TABLE = {
     "steal":               (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
 }
 X_DEFAULT_CATEGORY_PROBS = np.array([[X_CATEGORY_TABLE[c][0] * X_CATEGORY_TABLE[c][1][r]
-                                      for c in X_CATEGORIES] for r in range(6)])
+                                      for c in X_CATEGORIES]
+                                     for r in range(SABOTEUR_2.n_roles)])
 X_DEFAULT_CATEGORY_PROBS /= X_DEFAULT_CATEGORY_PROBS.sum(axis=1, keepdims=True)
 #: Who takes whom for a friend (+1), a rival (-0.5: the other digger team, RULES 6.9 doors) or
-#: an enemy (-1), rows the actor's role, columns the target's, in ``EXPANSION_ROLES`` order.
+#: an enemy (-1), rows the actor's role, columns the target's, in ``SABOTEUR_2.roles`` order.
 #: The boss wins with either team; the profiteer with anyone and the geologist with nobody, so
 #: their rows are neutral.
 X_RELATION = np.array([
@@ -104,26 +97,36 @@ X_RELATION = np.array([
 X_DEFAULT_TARGET_RATIOS = {
     **{c: 2.0 ** -X_RELATION for c in X_HARMFUL},
     **{c: 2.0 ** X_RELATION for c in X_HELPFUL},
-    "inspection": np.ones((6, 6)),
-    "swap_hand": np.ones((6, 6)),
+    "inspection": np.ones((SABOTEUR_2.n_roles,) * 2),
+    "swap_hand": np.ones((SABOTEUR_2.n_roles,) * 2),
 }
+
+#: ruleset name (``config.ruleset.name``) -> its hand-set event model ``(P(category | role)
+#: float ``(n_roles, n_categories)``, target ratios category -> ``(n_roles, n_roles)``)``, the
+#: columns those of :data:`~.categories.CATEGORY_TABLES`
+DEFAULT_EVENT_MODELS: Mapping[str, tuple[np.ndarray, dict[str, np.ndarray]]] = MappingProxyType({
+    BASE.name: (DEFAULT_CATEGORY_PROBS, DEFAULT_TARGET_RATIOS),
+    SABOTEUR_2.name: (X_DEFAULT_CATEGORY_PROBS, X_DEFAULT_TARGET_RATIOS),
+})
 
 
 class BayesDetector(Detector):
     """Bayesian inference over role assignments with per-event likelihoods.
 
-    Every possible assignment of roles to seats (RULES 2.2, :func:`enumerate_assignments`)
-    carries a log weight, starting at the exact prior conditioned on the observer's role.  A
-    public event of category ``c`` by actor ``a`` (and target ``t``) multiplies each assignment
-    ``rho`` by ``P(c | rho_a) * f_c(rho_a, rho_t)`` (the target factor only for
-    :data:`TARGETED` categories).  The event model is a pseudo-likelihood: it ignores which
-    actions were legal.  ``belief()`` is the exact posterior marginal of this model, so it is
-    always a feasible set of marginals.
+    Every possible assignment of roles to seats (RULES 2.2, :func:`enumerate_assignments`,
+    held by :class:`DealtAssignments`) carries a log weight, starting at the exact prior
+    conditioned on the observer's role.  A public event of category ``c`` (the game's
+    :data:`~.categories.CATEGORY_TABLES` entry, by ``config.ruleset.name``) by actor ``a``
+    (and target ``t``) multiplies each assignment ``rho`` by ``P(c | rho_a) * f_c(rho_a,
+    rho_t)`` (the target factor only for the table's targeted categories).  The event model
+    is a pseudo-likelihood: it ignores which actions were legal.  ``belief()`` is the exact
+    posterior marginal of this model, so it is always a feasible set of marginals.
 
-    **Saboteur 2** (``config.expansion``, RULES 6): the same model over the six roles of the
-    15-card dwarf deck (RULES 6.2), with the categories :data:`X_CATEGORIES` (the table
-    :data:`S2_CATEGORIES`), the hand-set :data:`X_DEFAULT_CATEGORY_PROBS` and
-    :data:`X_DEFAULT_TARGET_RATIOS` by default, on a :class:`RoleAssignments` set: exact
+    **Saboteur 2** (RULES 6; roles change mid-round, :func:`~.priors.roles_change`): the same
+    model over the six roles of the 15-card dwarf deck (RULES 6.2), with the categories
+    :data:`X_CATEGORIES` (the table :data:`~.categories.S2_CATEGORIES`), the hand-set
+    :data:`X_DEFAULT_CATEGORY_PROBS` and :data:`X_DEFAULT_TARGET_RATIOS` by default
+    (:data:`DEFAULT_EVENT_MODELS`), on a :class:`RoleAssignments` set: exact
     enumeration when the seats allow at most ``max_exact`` assignments (2-6 players), else
     ``particles`` seeded samples from the exact prior.  Roles change mid-round: a public Swap
     your hats on seat ``t`` (RULES 6.5, 7.21) redraws ``t``'s role in every assignment from that
@@ -163,44 +166,33 @@ class BayesDetector(Detector):
             self.name = name
 
     def reset(self, seat, config, own_role) -> None:
-        self._x = bool(getattr(config, "expansion", False))
+        rules = config.ruleset
+        table = CATEGORY_TABLES[rules.name]
         if self._hand_set:  # the hand-set tables of the game being played (also on reuse)
-            self.category_probs = X_DEFAULT_CATEGORY_PROBS if self._x else DEFAULT_CATEGORY_PROBS
-            self.target_ratios = X_DEFAULT_TARGET_RATIOS if self._x else DEFAULT_TARGET_RATIOS
+            self.category_probs, self.target_ratios = DEFAULT_EVENT_MODELS[rules.name]
             self._logc = np.log(self.category_probs)
             self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
-        if self._x:
-            counts = role_deck(config)
-            k = len(counts)
-            if self.category_probs.shape != (k, len(X_CATEGORIES)) or any(
-                    v.shape != (k, k) for v in self.target_ratios.values()):
-                raise ValueError(f"Saboteur 2 needs category_probs of shape "
-                                 f"{(k, len(X_CATEGORIES))} and {(k, k)} target ratios, got "
-                                 f"{self.category_probs.shape}")
-            self.tracker = PublicTracker(S2_CATEGORIES)
+        k = rules.n_roles
+        if self.category_probs.shape != (k, len(table.categories)) or any(
+                v.shape != (k, k) for v in self.target_ratios.values()):
+            raise ValueError(f"{rules.title} needs category_probs of shape "
+                             f"{(k, len(table.categories))} and {(k, k)} target ratios, got "
+                             f"{self.category_probs.shape}")
+        self._cat_index = table.index
+        self.tracker = PublicTracker(table)
+        if roles_change(config):
             self.assignments = RoleAssignments(
-                counts, config.num_players, max_exact=self.max_exact,
+                role_deck(config), config.num_players, max_exact=self.max_exact,
                 particles=self.particles, seed=self.seed, moves=self.moves)
-            super().reset(seat, config, own_role)
-            return
-        if self.category_probs.shape != (N_ROLES, len(CATEGORIES)):
-            raise ValueError(f"the base game needs category_probs of shape "
-                             f"{(N_ROLES, len(CATEGORIES))}, got {self.category_probs.shape}")
-        self._R, self._logp, self._oh = _Assignments.get(config)
-        self.tracker = PublicTracker(BASE_CATEGORIES)
+        else:
+            self.assignments = DealtAssignments(config)
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:
         self.tracker.new_round()
-        if self._x:
-            fixed = [] if self.seat is None or self.own_role is None else \
-                [(self.seat, self.own_role)]
-            self.assignments.start(fixed)
-            return
-        lp = self._logp
-        if self.seat is not None and self.own_role is not None:
-            lp = np.where(self._R[:, self.seat] == self.own_role, lp, -np.inf)
-        self._logw = lp.copy()
+        fixed = [] if self.seat is None or self.own_role is None else \
+            [(self.seat, self.own_role)]
+        self.assignments.start(fixed)
 
     def role_changed(self) -> None:
         # Saboteur 2: a Swap your hats on the observer (the public action came first and
@@ -208,48 +200,31 @@ class BayesDetector(Detector):
         self.assignments.fix(self.seat, self.own_role)
 
     def update(self, event) -> None:
-        if self._x:
-            self._update_x(event)
-            return
-        if event.visible_to is not None:
-            return  # the event model uses public events only
-        cat = self.tracker.categorize(event)
-        if cat is None:
-            return
-        a, c, tg = cat
-        if a == self.seat:
-            return  # own actions say what the observer believed, not what the others hold
-        ra = self._R[:, a]
-        self._logw = self._logw + self._logc[ra, CAT_INDEX[c]]
-        if c in self._logt and tg >= 0:
-            self._logw = self._logw + self._logt[c][ra, self._R[:, tg]]
-
-    def _update_x(self, event) -> None:
         A = self.assignments
-        if event.visible_to is not None:
-            if event.type == "inspection_result" and event.seat == self.seat:
+        if event.visible_to is not None:  # the event model uses public events only
+            if event.type == EventType.INSPECTION_RESULT and event.seat == self.seat:
                 A.fix(int(event.data["target"]), int(event.data["role"]))
             return
         cat = self.tracker.categorize(event)
+        # own actions say what the observer believed, not what the others hold
         if cat is not None and cat[0] != self.seat:
             a, c, tg = cat
-            A.factor(a, self._logc[:, X_CAT_INDEX[c]])
+            A.factor(a, self._logc[:, self._cat_index[c]])
             if c in self._logt and tg >= 0:
                 A.pair(a, tg, self._logt[c])
-        if event.type == "action_played" and event.data["card"] == "swap_hats":
+        if event.type == EventType.ACTION_PLAYED and event.data["card"] == "swap_hats":
             A.swap(int(event.data["target"]))
 
     def belief(self) -> np.ndarray:
-        if self._x:
-            b = self.assignments.marginals()
-            if b is None:  # no assignment fits the evidence (never with true events)
-                b = exact_prior(self.config, self.seat, self.own_role, self.held)
-            return b
-        return marginals(self._oh, self._logw, self.n)
+        b = self.assignments.marginals()
+        if b is None:  # no assignment fits the evidence (never with true events)
+            b = exact_prior(self.config, self.seat, self.own_role, self.held)
+        return b
 
     @classmethod
-    def fit(cls, samples: Sequence[tuple[int, int, int, int]], n_roles: int = N_ROLES,
-            smoothing: float = 1.0, name: str = "bayes-fit", **kwargs) -> BayesDetector:
+    def fit(cls, samples: Sequence[tuple[int, int, int, int]], n_roles: int | None = None,
+            smoothing: float = 1.0, name: str = "bayes-fit", *,
+            ruleset: Ruleset | str | None = None, **kwargs) -> BayesDetector:
         """Maximum-likelihood event model from training records.
 
         Args:
@@ -257,19 +232,27 @@ class BayesDetector(Detector):
                 public event, with the true roles at that moment (Saboteur 2: the roles held
                 when the event happened); ``base_role_mix`` is unused for untargeted events
                 (pass -1) and for targeted ones is the role of a target drawn uniformly from
-                the other players (the base rate).  Category indexes into
-                :data:`CATEGORIES` (base game, ``n_roles`` 2) or :data:`X_CATEGORIES`
-                (Saboteur 2, ``n_roles`` 6).
+                the other players (the base rate).  Category indexes into the ruleset's
+                :data:`~.categories.CATEGORY_TABLES` entry (:data:`CATEGORIES` in the base
+                game, :data:`X_CATEGORIES` in Saboteur 2).
+            n_roles: picks the ruleset with that many roles when ``ruleset`` is not given (2:
+                the base game, 6: Saboteur 2; neither given: the base game).
             smoothing: add-``smoothing`` (Laplace) counts.
+            ruleset: the :class:`~saboteur_env.engine.ruleset.Ruleset` (or its name) whose
+                roles and categories the samples use.
             kwargs: passed to the detector (``max_exact``, ``particles``, ``seed``,
                 ``moves``).
 
         ``P(c | role)`` is the (smoothed) maximum-likelihood categorical; the target factor
         ``f_c(a, b) = P(target role b | actor a, c) / P(role b of a random other player | a)``.
+
+        Raises:
+            ValueError: no ruleset has ``n_roles`` roles.
         """
-        expansion = n_roles != N_ROLES
-        cats = X_CATEGORIES if expansion else CATEGORIES
-        targeted = X_TARGETED if expansion else TARGETED
+        rules = _ruleset(ruleset, n_roles)
+        table = CATEGORY_TABLES[rules.name]
+        n_roles = rules.n_roles
+        cats, targeted = table.categories, table.targeted
         k = len(cats)
         cc = np.full((n_roles, k), smoothing)
         tc = {c: np.full((n_roles, n_roles), smoothing) for c in targeted}
@@ -287,3 +270,19 @@ class BayesDetector(Detector):
             pb = bc[c] / bc[c].sum(axis=1, keepdims=True)
             ratios[c] = pt / pb
         return cls(probs, ratios, name=name, **kwargs)
+
+
+def _ruleset(ruleset: Ruleset | str | None, n_roles: int | None) -> Ruleset:
+    """``ruleset`` (a name is looked up), else the ruleset with ``n_roles`` roles, else
+    :data:`~saboteur_env.engine.ruleset.BASE`."""
+    if isinstance(ruleset, Ruleset):
+        return ruleset
+    if ruleset is not None:
+        return RULESETS[ruleset]
+    if n_roles is None:
+        return BASE
+    for rules in RULESETS.values():
+        if rules.n_roles == n_roles:
+            return rules
+    raise ValueError(f"n_roles={n_roles}: no ruleset has that many roles "
+                     f"({', '.join(f'{r.name}: {r.n_roles}' for r in RULESETS.values())})")

@@ -4,6 +4,12 @@ The dwarf cards in play (:func:`role_deck`), every role assignment a shuffled de
 (:func:`enumerate_assignments`, :func:`count_assignments`), the exact prior conditioned on the
 observer's own role (:func:`exact_prior`), the chance of no saboteur (:func:`p_no_saboteur`) and
 the feasible role counts (:func:`feasible_count_bounds`).
+
+Roles, role decks, the saboteur and the gold-digger columns come from ``config.ruleset``
+(:class:`saboteur_env.engine.ruleset.Ruleset`).  Where a card can redeal a role mid-round
+(:func:`roles_change`: Swap your hats, RULES 6.5) the prior is counted from the deck, whose
+cards are exchangeable (no enumeration: 12 seats x 6 roles are too many assignments, and the
+observer's discarded cards condition it); otherwise it is exact by enumeration.
 """
 
 from __future__ import annotations
@@ -13,38 +19,30 @@ from math import lgamma
 
 import numpy as np
 
-from saboteur_env.engine.cards import (
-    EXPANSION_ROLES,
-    GOLD_DIGGER,
-    ROLE_TABLE_PUBLISHED,
-    ROLE_TABLE_SEED,
-    ROLES_S2,
-    SABOTEUR,
-    X_SABOTEUR,
-)
+from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.config import GameConfig
-
-ROLE_NAMES = ("gold-digger", "saboteur")
-N_ROLES = len(ROLE_NAMES)
 
 
 # --- role assignments (RULES 2.2) -----------------------------------------------------
 def role_deck(config: GameConfig) -> np.ndarray:
-    """The dwarf cards in play for ``config``: int64 ``(n_roles,)`` card counts per role.
+    """The dwarf cards in play for ``config``: int64 ``(n_roles,)`` card counts per role, the
+    ruleset's (``config.ruleset.role_deck``).
 
     Base game (RULES 2.2): ``role_table="published"`` uses one more card than players, the
     extra one set aside; ``"seed"`` exactly as many (10 players: 10 of the 11 cards).
-    Expansion (RULES 6.2): the 15 Saboteur 2 dwarf cards (4/4/1/1/2/3 in the order of
-    ``cards.EXPANSION_ROLES``), all used whatever the player count, one dealt to each player
+    Saboteur 2 (RULES 6.2): the 15 dwarf cards (4/4/1/1/2/3 in the order of
+    ``config.ruleset.roles``), all used whatever the player count, one dealt to each player
     and the rest set aside (drawn by Swap your hats).
     """
-    if getattr(config, "expansion", False):
-        return np.array([ROLES_S2[r] for r in range(len(EXPANSION_ROLES))], dtype=np.int64)
-    table = ROLE_TABLE_PUBLISHED if config.role_table == "published" else ROLE_TABLE_SEED
-    sab, dig = table[config.num_players]
-    counts = np.zeros(N_ROLES, dtype=np.int64)
-    counts[GOLD_DIGGER], counts[SABOTEUR] = dig, sab
-    return counts
+    return config.ruleset.role_deck(config.num_players, config.role_table)
+
+
+def roles_change(config: GameConfig) -> bool:
+    """Whether a role can change mid-round in ``config``'s game: its deck holds Swap your hats
+    cards (RULES 6.5; Saboteur 2, not the base game)."""
+    rules = config.ruleset
+    k = KIND_INDEX["swap_hats"]
+    return k < rules.n_kinds and bool(rules.deck[k] > 0)
 
 
 def enumerate_assignments(n: int, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,14 +114,15 @@ def marginals(R_onehot: np.ndarray, logw: np.ndarray, n: int) -> np.ndarray:
 
 
 def saboteur_index(config: GameConfig) -> int:
-    """Column of the saboteur role: 1 in the base game, 5 in the expansion."""
-    return X_SABOTEUR if getattr(config, "expansion", False) else SABOTEUR
+    """Column of the saboteur role (``config.ruleset.saboteur``): 1 in the base game, 5 in
+    Saboteur 2."""
+    return config.ruleset.saboteur
 
 
 def digger_roles(config: GameConfig) -> tuple[int, ...]:
-    """Columns of the gold-digger roles: (0,) in the base game, green and blue in the
-    expansion."""
-    return (0, 1) if getattr(config, "expansion", False) else (GOLD_DIGGER,)
+    """Columns of the gold-digger roles (``config.ruleset.diggers``): (0,) in the base game,
+    green and blue in Saboteur 2."""
+    return config.ruleset.diggers
 
 
 def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | None = None,
@@ -132,14 +131,15 @@ def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | Non
 
     ``seat``/``own_role`` ``None``: a spectator (no conditioning).
 
-    Expansion (RULES 6.2): no enumeration (12 seats x 6 roles is too many assignments); the
-    dwarf cards are exchangeable, so a spectator's marginal of every seat is the deck's counts
-    / 15, whatever Swap your hats did (a swapped-in card is one more uniformly drawn card).
+    Roles that change mid-round (:func:`roles_change`; Saboteur 2, RULES 6.2, 6.5): no
+    enumeration (12 seats x 6 roles is too many assignments); the dwarf cards are
+    exchangeable, so a spectator's marginal of every seat is the deck's counts / 15, whatever
+    Swap your hats did (a swapped-in card is one more uniformly drawn card).
     In-seat, every other seat's marginal is the deck less the cards the observer knows are not
     theirs: ``held`` (every role the observer held this round, the current one last; default
     ``[own_role]``; a Swap your hats on the observer discards its old card) over what is left.
     """
-    if getattr(config, "expansion", False):
+    if roles_change(config):
         counts = role_deck(config).astype(float)
         n = config.num_players
         if seat is None or own_role is None:
@@ -165,21 +165,22 @@ def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | N
     hypergeometric (no enumeration): ``C(12, n) / C(15, n)`` for a spectator, 0 for a saboteur
     observer, ``C(11, n - 1) / C(14, n - 1)`` for any other observer (before any Swap your
     hats)."""
-    if getattr(config, "expansion", False):
+    sab = config.ruleset.saboteur
+    if roles_change(config):
         from math import comb
         counts = role_deck(config)
         total, k = int(counts.sum()), config.num_players
         if seat is not None and own_role is not None:
-            if int(own_role) == X_SABOTEUR:
+            if int(own_role) == sab:
                 return 0.0
             total, k = total - 1, k - 1
-        return comb(total - int(counts[X_SABOTEUR]), k) / comb(total, k)
+        return comb(total - int(counts[sab]), k) / comb(total, k)
     R, logp, _ = _Assignments.get(config)
     if seat is not None and own_role is not None:
         logp = np.where(R[:, seat] == own_role, logp, -np.inf)
     w = np.exp(logp - logp.max())
     w /= w.sum()
-    return float(w[(R == SABOTEUR).sum(axis=1) == 0].sum())
+    return float(w[(R == sab).sum(axis=1) == 0].sum())
 
 
 def feasible_count_bounds(config: GameConfig, seat: int | None = None,
@@ -187,11 +188,12 @@ def feasible_count_bounds(config: GameConfig, seat: int | None = None,
     """Lowest and highest number of players holding each role over every possible assignment
     (conditioned on the observer's role): int ``(n_roles,)`` each.
 
-    Expansion: counted from the deck (the observer's seat holds ``own_role``, the other
-    ``n - 1`` seats take any of the other 14 cards); after a Swap your hats on the observer
-    these bounds are slightly looser than the exact ones (its discarded card is not removed).
+    Roles that change mid-round (:func:`roles_change`; Saboteur 2): counted from the deck
+    (the observer's seat holds ``own_role``, the other ``n - 1`` seats take any of the other
+    14 cards); after a Swap your hats on the observer these bounds are slightly looser than the
+    exact ones (its discarded card is not removed).
     """
-    if getattr(config, "expansion", False):
+    if roles_change(config):
         counts = role_deck(config)
         n, others = config.num_players, counts.copy()
         own = np.zeros_like(counts)
