@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from .pipeline import run
-from .populations import EXPANSION_POPULATIONS, POPULATIONS, usable_populations
+from .populations import POPULATIONS, usable_populations, variant
 from .records import MAX_GAMES, MIN_GAMES
 
 
@@ -26,21 +26,27 @@ def main(argv=None) -> dict:
     value named) found before anything is played or written."""
     from experiments.cli_args import at_least, check_config, check_output_dir
 
+    base, s2 = variant(False), variant(True)
+
+    def counts(v):
+        return ",".join(map(str, v.players))
+
     p = argparse.ArgumentParser(prog="saboteur bluff",
                                 description="The bluff-detection benchmark: calibrated role "
                                             "inference against deceivers (see the README).")
     p.add_argument("--expansion", action="store_true",
-                   help="Saboteur 2 track (defaults: --players 5 --games 40, the expansion "
-                        "populations below, --held-out heuristic-subtle, --out "
-                        "runs/bluff-expansion; no PPO: it is base-game only)")
+                   help=f"Saboteur 2 track (defaults: --players {counts(s2)} --games 40, the "
+                        f"expansion populations below, --held-out heuristic-subtle, --out "
+                        f"{s2.out}; no PPO: it is base-game only)")
     p.add_argument("--players", default=None,
-                   help="comma-separated player counts (3,5; expansion: 5)")
+                   help=f"comma-separated player counts ({counts(base)}; expansion: "
+                        f"{counts(s2)})")
     p.add_argument("--games", type=at_least(MIN_GAMES), default=None,
                    help="games per population and player count, 7 to 1000 (40: 16 train, "
                         "8 val, 16 test)")
     p.add_argument("--populations", default=None,
-                   help="comma-separated: " + ", ".join(POPULATIONS) + "; expansion: "
-                        + ", ".join(EXPANSION_POPULATIONS))
+                   help="comma-separated: " + ", ".join(base.populations) + "; expansion: "
+                        + ", ".join(s2.populations))
     p.add_argument("--held-out", default=None,
                    help="population never used to fit a detector, one of --populations "
                         "(default heuristic-subtle when it is among them; 'none': fit on every "
@@ -51,14 +57,15 @@ def main(argv=None) -> dict:
     p.add_argument("--threshold", type=_unit_interval, default=0.5,
                    help="P(saboteur) above which a target counts as accused")
     p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision")
-    p.add_argument("--out", default=None, help="runs/bluff (expansion: runs/bluff-expansion)")
+    p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--ppo", default=None,
                    help="PPO checkpoint for the ppo populations (default: the shipped one)")
     a = p.parse_args(argv)
     x = a.expansion
-    table = EXPANSION_POPULATIONS if x else POPULATIONS
-    players_text = a.players or ("5" if x else "3,5")
+    game = variant(x)
+    table = game.populations
+    players_text = a.players or counts(game)
     players = []
     for v in players_text.split(","):
         try:
@@ -92,7 +99,7 @@ def main(argv=None) -> dict:
                 f"nor 'none'")
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
-    out = a.out or ("runs/bluff-expansion" if x else "runs/bluff")
+    out = a.out or game.out
     check_output_dir(p, out, "--out")
     try:
         usable_populations(pops, held_out, players, x, a.ppo)

@@ -8,20 +8,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from saboteur_env.engine.config import GameConfig
-
 from .detectors import (
     AgentBeliefDetector,
     BayesDetector,
     LogisticDetector,
     PriorDetector,
     UniformDetector,
-    digger_roles,
-    role_deck,
-    saboteur_index,
 )
 from .harness import TRACKS, fit_detectors, score_record
-from .populations import EXPANSION_POPULATIONS, POPULATIONS, population_problem, usable_populations
+from .populations import population_problem, usable_populations, variant
 from .records import MAX_GAMES, MIN_GAMES, record_set, split_of
 from .report import (
     bluff_frontier,
@@ -38,17 +33,19 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
         out: str | Path = "runs/bluff", bootstrap: int = 1000, threshold: float = 0.5,
         stride: int = 1, plots: bool = True, quiet: bool = False, ppo: str | None = None,
         expansion: bool = False) -> dict:
-    """Run the whole benchmark (see the module docstring); returns the summary dict.
+    """Run the whole benchmark (see :mod:`experiments.bluff`); returns the summary dict.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
     the checkpoint shipped with the package, :mod:`agents.ppo`).
 
-    ``expansion``: the Saboteur 2 track (six roles, :data:`EXPANSION_POPULATIONS` by default,
-    records under ``<tag>_x<N>``): the labels are the target's role at that moment (Swap your
-    hats changes it), the exact prior is the 15-card deck's (conditioned in-seat on the roles
-    the observer held), the saboteur column is 5, the Bayes detectors use the Saboteur 2 event
-    model on exact or sampled role assignments (:class:`.detectors.BayesDetector`),
-    and populations with a PPO agent are skipped (base-game only)."""
+    ``expansion``: the Saboteur 2 track (its :data:`.populations.VARIANTS` entry:
+    :data:`.populations.EXPANSION_POPULATIONS` by default, records under ``<tag>_x<N>``; the
+    roles, the role deck and the saboteur column come from its ruleset): six roles, the labels
+    are the target's role at that moment (Swap your hats changes it, RULES 6.5), the exact
+    prior is the 15-card deck's (conditioned in-seat on the roles the observer held, RULES
+    6.2), the saboteur column is 5, the Bayes detectors use the Saboteur 2 event model on exact
+    or sampled role assignments (:class:`.detectors.BayesDetector`), and populations with a PPO
+    agent are skipped (base-game only)."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -58,13 +55,12 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
         raise ValueError(f"games={games}: {MIN_GAMES} to {MAX_GAMES} games per population "
                          f"(games i % 10 < 4 train, 4-5 validation, >= 6 test; distinct deal "
                          f"seeds for at most {MAX_GAMES})")
-    table = EXPANSION_POPULATIONS if expansion else POPULATIONS
-    pops = list(pops or table)
+    v = variant(expansion)
+    rules = v.ruleset
+    pops = list(pops or v.populations)
     specs, usable, skipped = usable_populations(pops, held_out, players, expansion, ppo)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    xcfg = GameConfig(num_players=players[0], expansion=expansion)
-    n_roles = int(role_deck(xcfg).size)
     log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     for pop, why in skipped.items():
         log(f"population {pop!r} skipped: {why}")
@@ -81,8 +77,7 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     val = [r for p in fit_pops for n in players
            for i, r in enumerate(recs[(p, n)]) if split_of(i) == "val"]
     with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
-        fitted = fit_detectors(train, val, n_roles=n_roles, seed=seed, progress=bar,
-                               expansion=expansion)
+        fitted = fit_detectors(train, val, ruleset=rules, seed=seed, progress=bar)
 
     heuristic_ok = population_problem("heuristic", players[0], expansion) is None
     skipped_dets: dict[str, str] = {}  # every detector runs on both games
@@ -121,7 +116,7 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
                     for name, _ in facs[track]:
                         sc = sink[(track, name)].arrays()
                         s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold,
-                                      sab=saboteur_index(xcfg), diggers=digger_roles(xcfg))
+                                      sab=rules.saboteur, diggers=rules.diggers)
                         cells.append({"track": track, "detector": name, "population": pop,
                                       "players": n, "held_out": pop == held_out, **s})
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)

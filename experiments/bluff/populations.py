@@ -3,16 +3,21 @@
 A population is an agent spec that every seat plays (:data:`POPULATIONS`, Saboteur 2
 :data:`EXPANSION_POPULATIONS`); :func:`usable_populations` says which of them can play here and
 why not the others (:func:`population_problem`), :func:`fingerprint` names the PPO checkpoint a
-spec loads so that a new checkpoint gets new records.
+spec loads so that a new checkpoint gets new records.  What the benchmark does differently
+per ruleset (its populations, record folders, defaults and labels) is data:
+:data:`VARIANTS`, keyed by ``Ruleset.name``.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
 #: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
@@ -46,6 +51,53 @@ EXPANSION_POPULATIONS = {
 }
 
 
+@dataclass(frozen=True)
+class Variant:
+    """What the benchmark does on one ruleset.
+
+    Attributes:
+        ruleset: the game (its roles, saboteur and gold-digger columns, role deck).
+        populations: the default populations, name -> agent spec.
+        folder: record sets live in ``records/<population>_<folder><N>``.
+        players: the default player counts (``--players``).
+        out: the default output folder (``--out``).
+        ppo: whether the PPO agent can play (its checkpoint has the base game's spaces).
+        heading: what the table titles start with.
+        rate: the frontier's name for the gold-diggers' rate.
+        rate_axis: the frontier plot's x-axis label.
+    """
+
+    ruleset: Ruleset
+    populations: Mapping[str, str]
+    folder: str
+    players: tuple[int, ...]
+    out: str
+    ppo: bool
+    heading: str
+    rate: str
+    rate_axis: str
+
+
+#: ruleset name -> the benchmark on that ruleset.  Saboteur 2's frontier rate is the share of
+#: rounds in which the gold is found (the saboteurs' loss; which digger team, the boss or the
+#: profiteer then wins depends on the doors, RULES 6.9).
+VARIANTS: Mapping[str, Variant] = MappingProxyType({
+    BASE.name: Variant(
+        BASE, POPULATIONS, "n", (3, 5), "runs/bluff", True, "", "digger win rate",
+        "drop of the gold-diggers' round win rate vs mimic saboteurs"),
+    SABOTEUR_2.name: Variant(
+        SABOTEUR_2, EXPANSION_POPULATIONS, "x", (5,), "runs/bluff-expansion", False,
+        "Saboteur 2, ", "gold found",
+        "drop of the share of rounds with the gold found vs mimic saboteurs"),
+})
+
+
+def variant(expansion: bool) -> Variant:
+    """The benchmark on the ruleset that ``GameConfig(expansion=expansion)`` selects (the
+    ``--expansion`` switch)."""
+    return VARIANTS[ruleset_of(expansion).name]
+
+
 def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int],
                        expansion: bool = False, ppo: str | None = None
                        ) -> tuple[dict[str, str], list[str], dict[str, str]]:
@@ -60,7 +112,7 @@ def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int
         ValueError: no population can play, or every usable one is ``held_out`` (nothing
             left to fit the detectors on).
     """
-    table = EXPANSION_POPULATIONS if expansion else POPULATIONS
+    table = variant(expansion).populations
     specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
     if ppo:
         specs.update({k: v for k, v in (("ppo", f"ppo:{ppo}"),
@@ -86,7 +138,7 @@ def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int
 def population_problem(spec: str, n_players: int, expansion: bool = False) -> str | None:
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
     parts = spec.removeprefix("rolesplit:").split("/")
-    if expansion and any(p.partition(":")[0] == "ppo" for p in parts):
+    if not variant(expansion).ppo and any(p.partition(":")[0] == "ppo" for p in parts):
         return ("the PPO agent is base-game only (its checkpoint has the base game's spaces; "
                 "no Saboteur 2 checkpoint is shipped)")
     try:

@@ -8,7 +8,7 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .populations import EXPANSION_POPULATIONS, POPULATIONS, SEED_ORDER, fingerprint
+from .populations import SEED_ORDER, fingerprint, variant
 
 SPLITS = ("train", "val", "test")
 
@@ -43,23 +43,25 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
                expansion: bool = False) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
-    ``spec``: the agent spec (default ``POPULATIONS[pop]``); a non-default spec, or one that
+    ``spec``: the agent spec (default: ``pop``'s in the ruleset's populations,
+    :data:`.populations.VARIANTS`); a non-default spec, or one that
     loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
     so a new checkpoint never reuses old records.  A game already on disk is never replayed or
     rewritten (its seed is in its file name, ``game_<seed>.jsonl``, or
     ``game_<seed>_r<rounds>.jsonl`` for games of other than 3 rounds); one whose header does
     not match the game asked for (player count, rounds, expansion, seed) raises
-    :class:`ValueError`.  ``expansion``: Saboteur 2 games, in ``<tag>_x<N>`` folders
-    (``<tag>_n<N>`` for the base game).
+    :class:`ValueError`.  ``expansion``: Saboteur 2 games; folders ``<tag>_<folder><N>``
+    with the ruleset's ``Variant.folder`` (``x`` for Saboteur 2, ``n`` for the base game).
     """
-    default = (EXPANSION_POPULATIONS if expansion else POPULATIONS).get(pop, pop)
+    v = variant(expansion)
+    default = v.populations.get(pop, pop)
     spec = spec or default
     from agents import make_agent
     from experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
 
     fp = fingerprint(spec)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
-    d = out / "records" / f"{tag}_{'x' if expansion else 'n'}{n_players}"
+    d = out / "records" / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n_games):
@@ -70,9 +72,8 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         else:
             agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
-            extra = {"expansion": True} if expansion else {}
             play_recorded(agents, s, tmp, meta={"population": pop, "spec": fp},
-                          num_rounds=rounds, **extra)
+                          num_rounds=rounds, expansion=expansion)
             tmp.replace(p)
         paths.append(p)
         if progress is not None:

@@ -11,19 +11,26 @@ from pathlib import Path
 
 import numpy as np
 
+from saboteur_env.engine.ruleset import BASE
+
 from . import metrics as M
 from .harness import TRACKS
-from .populations import FRONTIER
+from .populations import FRONTIER, variant
 
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
 
 
 def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
-              sab: int = 1, diggers: Sequence[int] = (0,)) -> dict:
-    """All metrics of one (track, detector, population, N) cell; ``prior`` holds the exact
-    prior's rows for the same points (same order).  ``sab``: the saboteur's column (5 in the
-    expansion); ``diggers``: the gold-digger columns (green and blue in the expansion)."""
-    SABOTEUR = sab
+              sab: int = BASE.saboteur, diggers: Sequence[int] = BASE.diggers) -> dict:
+    """All metrics of one (track, detector, population, N) cell (:mod:`.metrics`).
+
+    ``sc`` and ``prior``: :meth:`.harness.Scored.arrays` of the detector and of the exact prior
+    on the same points (same order).  ``sab``: the saboteur's column, ``diggers``: the
+    gold-digger columns (``Ruleset.saboteur`` and ``Ruleset.diggers``: 1 and (0,) in the base
+    game, 5 and green, blue in Saboteur 2).  Returns ``{}`` for no rows, else the metrics
+    (point values, or ``(value, lo, hi)`` 95% bootstrap intervals over games, ``B``
+    resamples seeded by ``seed``).
+    """
     P, y, w, g = sc["P"], sc["y"], None, sc["game"]
     if len(y) == 0:
         return {}
@@ -46,8 +53,8 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
         "ll_skill": boot(lambda s: 1 - s[..., 0] / s[..., 1]),
         "brier_skill": boot(lambda s: 1 - s[..., 2] / s[..., 3]),
     }
-    ps = P[:, SABOTEUR]
-    pos = y == SABOTEUR
+    ps = P[:, sab]
+    pos = y == sab
     out["auroc"] = M.auroc(ps, pos, w)
     dec = np.minimum((sc["progress"] * 10).astype(int), 9)
     out["auroc_by_decile"] = [M.auroc(ps[dec == k], pos[dec == k], w[dec == k])
@@ -79,7 +86,7 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     out["infeasible"] = float(1 - sc["feasible"].mean())
     # in-seat: skill as seen by gold-digger observers and by saboteur observers (who must find
     # their fellow saboteurs)
-    for r, label in ((tuple(diggers), "digger_observers"), ((SABOTEUR,), "saboteur_observers")):
+    for r, label in ((tuple(diggers), "digger_observers"), ((sab,), "saboteur_observers")):
         m = np.isin(sc["observer_role"], r)
         out[f"ll_skill_{label}"] = M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan")
     # skill on saboteur targets only (the deception measure)
@@ -198,9 +205,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
                     ls="--", color="grey", lw=0.8)
     ax.axhline(0, color="grey", lw=0.5)
     ax.axvline(0, color="grey", lw=0.5)
-    ax.set_xlabel("drop of the share of rounds with the gold found vs mimic saboteurs"
-                  if summary.get("expansion") else
-                  "drop of the gold-diggers' round win rate vs mimic saboteurs")
+    ax.set_xlabel(variant(bool(summary.get("expansion"))).rate_axis)
     ax.set_ylabel("panel log-loss skill on the saboteurs' seats (lower = better bluff)")
     ax.set_title("bluff frontier (heuristic gold-diggers, spectator panel)")
     fig.tight_layout()
@@ -331,7 +336,7 @@ def format_tables(summary: dict) -> str:
     players = summary["players"]
     for track in TRACKS:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
-        game = "Saboteur 2, " if summary.get("expansion") else ""
+        game = variant(bool(summary.get("expansion"))).heading
         lines.append(f"\n== {game}{track} track: log-loss skill vs the exact prior [95% CI], "
                      f"test games (held out: {summary['held_out']}) ==")
         head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
@@ -357,7 +362,7 @@ def format_tables(summary: dict) -> str:
             lines.append(row)
     lines.append("\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
                  "(spectator panel skill on the saboteurs' seats) ==")
-    rate = "gold found" if summary.get("expansion") else "digger win rate"
+    rate = variant(bool(summary.get("expansion"))).rate
     lines.append(f"{'population':<21}{'saboteurs':<19}{'N':>3}  {rate:<22}"
                  f"{'drop vs mimic':<24}{'panel skill':<22}")
     for pt in summary["frontier"]:
