@@ -1,4 +1,4 @@
-"""The bluff-detection harness and metrics (issue 6)."""
+"""The bluff-detection harness and metrics (experiments.bluff)."""
 
 from __future__ import annotations
 

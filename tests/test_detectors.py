@@ -1,4 +1,5 @@
-"""Detectors of the bluff benchmark (issue 6): the exact prior, enumeration, Bayes, classifier."""
+"""Detectors of the bluff benchmark (experiments.bluff.detectors): the exact prior, enumeration,
+Bayes, classifier."""
 
 from __future__ import annotations
 

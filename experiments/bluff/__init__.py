@@ -53,7 +53,7 @@ Saboteur 2 track (``--expansion``, RULES 6)
 
 The same pipeline on Saboteur 2 games (records under ``<population>_x<N>``, default 5 players,
 40 games per population, held out ``heuristic-subtle``), with six roles (columns in
-``cards.EXPANSION_ROLES`` order; the saboteur column is 5) and roles that change mid-round: the
+``SABOTEUR_2.roles`` order; the saboteur column is 5) and roles that change mid-round: the
 label is the role a target holds at that moment (Swap your hats, RULES 6.5).  The exact prior is
 the 15-card dwarf deck's (RULES 6.2), conditioned in-seat on every card the observer held.
 Populations (:data:`EXPANSION_POPULATIONS`): random; the heuristic in its default, blatant and

@@ -79,6 +79,8 @@ class RoleSplitAgent(Agent):
                 for e in events]
 
     def act(self, observation, action_mask, info=None) -> int:
+        """The sub-agent of the seat's current role (read from the observation's ``role``
+        view) chooses; a mimic saboteur's sub-agent sees the disguise role instead."""
         events = list((info or {}).get("events", []))
         for k in self.buffers:
             self.buffers[k].extend(self._disguise(events) if (k == SABOTEUR_POLICY and self.mimic)

@@ -84,10 +84,13 @@ class BoundDetector:
         self.det.reset(self.seat, self.config, self.own_role)
 
     def allowed(self, event) -> bool:
+        """Whether the track may see ``event``: public ones, and in-seat the seat's own."""
         return event.visible_to is None or (self.track == "in-seat"
                                             and event.visible_to == self.seat)
 
     def feed(self, event) -> None:
+        """Pass ``event`` to the detector (in-seat, a ``role_dealt`` also updates
+        ``own_role``); :class:`LeakError` if the track may not see it."""
         if not self.allowed(event):
             raise LeakError(f"{self.track} detector {self.det.name!r} (seat {self.seat}) may not "
                             f"see the private {str(event.type)!r} event of seat {event.visible_to}")
@@ -129,6 +132,10 @@ class Scored:
     observer_role: list = field(default_factory=list)
 
     def arrays(self) -> dict:
+        """The rows as arrays: int64 ``game``, ``round``, ``observer`` (-1: spectator),
+        ``target``, ``y`` (the target's true role) and ``observer_role`` (-1), float
+        ``progress`` (turn / the round's turns), bool ``feasible``, float ``P``
+        ``(rows, n_roles)``."""
         cat = {k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
                for k in ("game", "round", "observer", "target", "progress", "y", "feasible",
                          "observer_role")}

@@ -115,6 +115,9 @@ def _fmt2(ci) -> str:
 
 # --- plots -------------------------------------------------------------------------------------
 def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[str]) -> list:
+    """Write the plots of ``summary`` into ``out`` and return their paths: per track the skill
+    and AUROC by decile of round progress, the reliability diagrams and the detection survival
+    curves (all at 5 players if played, else the largest count), then the bluff frontier."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

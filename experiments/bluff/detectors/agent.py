@@ -35,6 +35,8 @@ class AgentBeliefDetector(Detector):
             self.agent.observe([event])
 
     def observe_turn(self, observation, action_mask, info) -> None:
+        """The seat's turn: the agent acts on its observation (float32), its action mask and
+        its ``info`` (the events since its last turn), which updates its belief."""
         self.agent.act(observation, action_mask, info)
 
     def belief(self) -> np.ndarray:

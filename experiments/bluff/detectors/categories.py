@@ -49,6 +49,7 @@ class Rule:
     turn: bool = True
 
     def apply(self, tracker: PublicTracker, event) -> Category:
+        """The category triple of ``event`` (updating ``tracker``'s maze cells if need be)."""
         raise NotImplementedError
 
 

@@ -76,6 +76,7 @@ class FeatureDetector(Detector):
         return self._off
 
     def features(self) -> np.ndarray:
+        """The feature matrix of this round so far (:func:`player_features`)."""
         return player_features(self.counts, self.recv, self.rel, self.tracker.turn, self.n,
                                self.seat, self.own_role, self.n_roles)
 
