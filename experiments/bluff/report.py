@@ -142,15 +142,9 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             axes[1][j].set_xlabel("round progress")
             axes[0][j].set_ylim(-1, 1)
             axes[1][j].set_ylim(0.3, 1)
-        axes[0][0].set_ylabel("log-loss skill vs prior")
-        axes[1][0].set_ylabel("AUROC (saboteur)")
-        axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{track}: skill and AUROC by decile of round progress")
-        fig.tight_layout()
-        f = out / f"skill_by_progress_{track}.png"
-        fig.savefig(f, dpi=90)
-        plt.close(fig)
-        files.append(f)
+        files.append(_finish(plt, fig, axes, ("log-loss skill vs prior", "AUROC (saboteur)"),
+                             f"{track}: skill and AUROC by decile of round progress",
+                             out / f"skill_by_progress_{track}.png"))
         # reliability
         fig, axes = plt.subplots(1, len(dets), figsize=(3.2 * len(dets), 3.2), squeeze=False)
         for ax, det in zip(axes[0], dets):
@@ -161,14 +155,9 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
             ax.set_title(det)
             ax.set_xlabel("P(saboteur)")
-        axes[0][0].set_ylabel("observed frequency")
-        axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{track}: reliability ({n_main}p)")
-        fig.tight_layout()
-        f = out / f"reliability_{track}.png"
-        fig.savefig(f, dpi=90)
-        plt.close(fig)
-        files.append(f)
+        files.append(_finish(plt, fig, axes, ("observed frequency",),
+                             f"{track}: reliability ({n_main}p)",
+                             out / f"reliability_{track}.png"))
         # survival
         fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
         for ax, pop in zip(axes[0], pops):
@@ -179,14 +168,9 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             ax.set_title(f"{pop} ({n_main}p)")
             ax.set_xlabel("round progress")
             ax.set_ylim(0, 1.02)
-        axes[0][0].set_ylabel("saboteurs not yet detected")
-        axes[0][-1].legend(fontsize=7)
-        fig.suptitle(f"{track}: detection survival (P(saboteur) > {summary['threshold']})")
-        fig.tight_layout()
-        f = out / f"survival_{track}.png"
-        fig.savefig(f, dpi=90)
-        plt.close(fig)
-        files.append(f)
+        files.append(_finish(plt, fig, axes, ("saboteurs not yet detected",),
+                             f"{track}: detection survival (P(saboteur) > "
+                             f"{summary['threshold']})", out / f"survival_{track}.png"))
     # bluff frontier
     fig, ax = plt.subplots(figsize=(6.5, 5))
     markers = "osD^v<>"
@@ -211,12 +195,26 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
     ax.set_xlabel(variant(bool(summary.get("expansion"))).rate_axis)
     ax.set_ylabel("panel log-loss skill on the saboteurs' seats (lower = better bluff)")
     ax.set_title("bluff frontier (heuristic gold-diggers, spectator panel)")
-    fig.tight_layout()
-    f = out / "bluff_frontier.png"
-    fig.savefig(f, dpi=90)
-    plt.close(fig)
-    files.append(f)
+    files.append(_save(plt, fig, out / "bluff_frontier.png"))
     return files
+
+
+def _finish(plt, fig, axes, ylabels: Sequence[str], title: str, path: Path) -> Path:
+    """A grid of panels done: ``ylabels`` on the first panel of each row, the legend on the
+    last panel of the first row, the title; saved to ``path`` (:func:`_save`)."""
+    for row, label in zip(axes, ylabels):
+        row[0].set_ylabel(label)
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(title)
+    return _save(plt, fig, path)
+
+
+def _save(plt, fig, path: Path) -> Path:
+    """Lay out ``fig``, write it to ``path`` (PNG, 90 dpi), close it; returns ``path``."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
 
 
 def _panel_skill(cells: list, pop: str, n: int, B: int, seed: int) -> tuple[float, ...]:
