@@ -97,24 +97,9 @@ def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed
 
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
-    """Play one game (agent ``i`` in seat ``i``, agent seeds ``seed * 1000 + seat`` as in
-    :func:`experiments.play.play_game`) and write its record with every event
-    (:func:`saboteur_env.record.write_record` ``events=True``)."""
-    import saboteur_env
-    from saboteur_env.record import write_record
+    """Play one game (agent ``i`` in seat ``i``, agent seeds ``seed * 1000 + seat``,
+    :func:`experiments.play.play_game`) and write its record to ``path`` with every event and
+    the header fields ``meta`` (:func:`saboteur_env.record.write_record` ``events=True``)."""
+    from experiments.play import play_game
 
-    n = len(agents)
-    env = saboteur_env.raw_env(num_players=n, **config)
-    env.reset(seed=seed)
-    seeds = [seed * 1000 + s for s in range(n)]
-    for s, a in enumerate(agents):
-        a.reset(s, env.config, seed=seeds[s])
-    for name in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
-                                                          obs["action_mask"], info))
-    write_record(str(path), env.game, seed, [a.name for a in agents], agent_seeds=seeds,
-                 meta=meta, events=True)
+    play_game(agents, seed, record=str(path), record_meta=meta, record_events=True, **config)
