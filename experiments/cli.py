@@ -86,7 +86,7 @@ def main(argv=None) -> None:
     commands["spaces"] = spaces
 
     def bluff(a):
-        from experiments.bluff import main as bluff_main
+        from experiments.bluff.cli import main as bluff_main
         bluff_main(a)
 
     commands["bluff"] = bluff

@@ -14,6 +14,7 @@ from saboteur_env.render import render_ansi
 
 def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
               out=None, agent_seeds: Sequence[int] | None = None, record=None,
+              record_meta: dict | None = None, record_events: bool = False,
               **config) -> dict:
     """Play one full game; agent ``i`` sits in seat ``i``.
 
@@ -26,6 +27,9 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
         out: a text stream for round results (``None``: print nothing).
         record: a path or text stream: write the game record there when the game ends
             (:mod:`saboteur_env.record`, JSON Lines; replay with ``saboteur replay``).
+        record_meta: extra header fields of the record.
+        record_events: also record every engine event with its visibility (record format
+            version 2 ``event`` lines).
         config: :class:`~saboteur_env.engine.config.GameConfig` options.
 
     Returns:
@@ -61,7 +65,8 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
         from saboteur_env.record import write_record
 
         write_record(record, game, seed, [a.name for a in agents], agent_seeds=[
-            agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)])
+            agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)],
+            meta=record_meta, events=record_events)
     return {
         "gold": game.gold.tolist(),
         "winners": game.winners(),

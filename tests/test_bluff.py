@@ -1,4 +1,4 @@
-"""The bluff-detection harness and metrics (issue 6)."""
+"""The bluff-detection harness and metrics (experiments.bluff)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import io
 import numpy as np
 import pytest
 
-from experiments import bluff_metrics as M
 from experiments.bluff import (
     BeliefError,
     BoundDetector,
@@ -18,7 +17,8 @@ from experiments.bluff import (
     score_record,
     summarize,
 )
-from experiments.detectors import Detector, OracleDetector, PriorDetector, UniformDetector
+from experiments.bluff import metrics as M
+from experiments.bluff.detectors import Detector, OracleDetector, PriorDetector, UniformDetector
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Event
 from saboteur_env.record import read_record, replay, write_record
@@ -206,7 +206,7 @@ def test_small_run_end_to_end(tmp_path):
 
 
 def test_rolesplit_mimic_plays_like_a_digger_and_pareto():
-    import experiments.bluff_actors  # noqa: F401
+    import experiments.bluff.actors  # noqa: F401
     from agents import make_agent
     from experiments.bluff import pareto
     from experiments.play import play_game
@@ -302,7 +302,7 @@ def test_round_ids_stay_unique_with_many_rounds(tmp_path):
 
 def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
     from agents import make_agent
-    from experiments.detectors import AgentBeliefDetector
+    from experiments.bluff.detectors import AgentBeliefDetector
 
     det = AgentBeliefDetector(lambda: make_agent("heuristic"))
     with pytest.raises(ValueError, match="in-seat"):

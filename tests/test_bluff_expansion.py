@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from experiments.bluff import BoundDetector, run, score_record
-from experiments.detectors import (
+from experiments.bluff.detectors import (
     LogisticDetector,
     PriorDetector,
     UniformDetector,
@@ -116,7 +116,7 @@ def test_expansion_skips_ppo_with_a_reason(tmp_path):
 def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
     """A detector given the true roles (following every Swap your hats) scores skill 1."""
     from experiments.bluff import record_set, summarize
-    from experiments.detectors import OracleDetector
+    from experiments.bluff.detectors import OracleDetector
     from saboteur_env.record import read_record, replay
 
     sink: dict = {}
@@ -153,7 +153,7 @@ def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
 def test_mimic_saboteur_plays_as_the_boss():
     """Saboteur 2 ``rolesplit:heuristic/mimic``: a saboteur's turns go to the digger policy
     shown the boss card (RULES 6.9: the boss digs for either team)."""
-    import experiments.bluff_actors  # noqa: F401
+    import experiments.bluff.actors  # noqa: F401
     from agents import make_agent
     from saboteur_env.engine.cards import BOSS
 
@@ -194,7 +194,7 @@ def test_every_named_population_gets_its_own_deals():
     expansion's ``heuristic`` once took the seeds of ``heuristic-randomsab``)."""
     from experiments.bluff import EXPANSION_POPULATIONS, POPULATIONS, record_seed
 
-    MAX_GAMES = 1000  # experiments.bluff.MAX_GAMES
+    MAX_GAMES = 1000  # experiments.bluff.records.MAX_GAMES
     names = list(dict.fromkeys([*POPULATIONS, *EXPANSION_POPULATIONS]))
     for n in (2, 5, 12):
         seeds = [record_seed(0, n, p, i) for p in names for i in (0, MAX_GAMES - 1)]

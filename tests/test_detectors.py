@@ -1,12 +1,13 @@
-"""Detectors of the bluff benchmark (issue 6): the exact prior, enumeration, Bayes, classifier."""
+"""Detectors of the bluff benchmark (experiments.bluff.detectors): the exact prior, enumeration,
+Bayes, classifier."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from experiments import bluff_metrics as M
-from experiments.detectors import (
+from experiments.bluff import metrics as M
+from experiments.bluff.detectors import (
     CAT_INDEX,
     CATEGORIES,
     BayesDetector,
@@ -175,7 +176,7 @@ def _swap_hats(actor, target):
 
 
 def test_count_assignments_matches_enumeration():
-    from experiments.detectors import count_assignments
+    from experiments.bluff.detectors import count_assignments
     for n in range(2, 7):
         R, _ = enumerate_assignments(n, np.array(X_DECK))
         assert count_assignments(n, np.array(X_DECK)) == len(R)
@@ -214,7 +215,7 @@ def _brute_force(events, n, observer=None, own=None):
 
 
 def test_expansion_bayes_exact_matches_brute_force():
-    from experiments.detectors import (
+    from experiments.bluff.detectors import (
         X_CAT_INDEX,
         X_DEFAULT_CATEGORY_PROBS,
         X_DEFAULT_TARGET_RATIOS,
@@ -259,7 +260,7 @@ def test_expansion_bayes_exact_matches_brute_force():
 def test_swap_your_hats_moves_probability_by_hand():
     """RULES 6.5, 7.21: after a Swap your hats the target holds a card drawn from those not
     dealt this round, its old card out."""
-    from experiments.detectors import X_CAT_INDEX, BayesDetector
+    from experiments.bluff.detectors import X_CAT_INDEX, BayesDetector
     # 1) in-seat, 3 players: the observer (seat 0, the boss) inspects seat 1, a saboteur, and
     # swaps its hat (its own action is no evidence).  The other 13 cards are 4/4/0/1/2/2; seat
     # 1's new card is any of the 12 left after seat 2's, so by symmetry one of the 13: 2/13
@@ -299,7 +300,7 @@ def test_swap_your_hats_moves_probability_by_hand():
 def test_expansion_bayes_flat_model_is_the_exact_prior():
     """With events that say nothing, the posterior is the exact prior of RULES 6.2, also after
     a Swap your hats on the observer (its old card out: ``held``)."""
-    from experiments.detectors import BayesDetector
+    from experiments.bluff.detectors import BayesDetector
     from saboteur_env.engine.cards import BOSS, GEOLOGIST
     flat = BayesDetector(np.full((6, 26), 1 / 26), {})
     flat.reset(2, _xcfg(5), BOSS)
@@ -341,7 +342,7 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
     posterior at every decision of a 5-player round (measured: 0.027; below 0.045 over whole
     3-round games).  This round has two Swaps your hats (seat 1 on seat 3, then seat 3 on seat
     0) and seat 3 inspects seat 0 first: in-seat, seat 3's own card changes."""
-    from experiments.detectors import BayesDetector
+    from experiments.bluff.detectors import BayesDetector
     cfg, events, points = _xgame_events(seed=34)
     kinds = [(e.type, e.seat, e.data.get("target")) for e in events
              if e.type == "inspection_result"
@@ -370,7 +371,7 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
 
 
 def test_expansion_bayes_beliefs_are_feasible_distributions():
-    from experiments.detectors import BayesDetector
+    from experiments.bluff.detectors import BayesDetector
     cfg, events, points = _xgame_events(n=5, seed=44)  # two Swaps your hats on seat 0
     dets = {s: BayesDetector() for s in range(5)}
     dets[None] = BayesDetector(max_exact=0, particles=512)
@@ -400,7 +401,7 @@ def test_expansion_bayes_beliefs_are_feasible_distributions():
 
 
 def test_expansion_bayes_fit_is_maximum_likelihood():
-    from experiments.detectors import X_CATEGORIES, X_TARGETED, BayesDetector
+    from experiments.bluff.detectors import X_CATEGORIES, X_TARGETED, BayesDetector
     rng = np.random.default_rng(0)
     k = len(X_CATEGORIES)
     true = rng.dirichlet(np.ones(k), size=6)

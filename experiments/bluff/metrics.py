@@ -43,6 +43,7 @@ def round_weights(round_ids: np.ndarray) -> np.ndarray:
 
 
 def wmean(x: np.ndarray, w: np.ndarray) -> float:
+    """The ``w``-weighted mean of ``x`` (float arrays of one shape)."""
     return float((x * w).sum() / w.sum())
 
 

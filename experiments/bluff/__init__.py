@@ -1,0 +1,131 @@
+"""The bluff-detection benchmark: ``saboteur bluff``.
+
+Pipeline
+========
+
+1. **Record sets.**  Every population of actors (:data:`POPULATIONS`: random; heuristic with
+   blatant saboteurs; heuristic with subtle saboteurs; the trained PPO agent) plays seeded games
+   at each player count; each game is written once as a game record
+   (:mod:`saboteur_env.record`, the project's one JSON Lines format) under
+   ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` (``<population>@<hash>`` for PPO
+   checkpoints, :func:`fingerprint`; ``game_<seed>_r<rounds>.jsonl`` for games of other than
+   3 rounds) with every event and its visibility (record format version
+   2) and read back from there afterwards, so a record set is frozen: a later run with the same
+   options reuses it.  Seeds are
+   ``seed * 10**6 + N * 10**4 + population index * 10**3 + i`` (:func:`record_seed`; no two
+   named populations share a deal).  Games ``i % 10 < 4`` are the training split, ``4, 5`` the
+   validation split, ``>= 6`` the test split.  The events of a game
+   (with their visibility) and the true roles of every round come from replaying its record
+   through the engine (:func:`saboteur_env.record.replay`; the replay checks every round result
+   against the record).
+2. **Fitting.**  Detectors with parameters are fitted on the training split (and calibrated on
+   the validation split) of every population except the held-out one (``--held-out``, default
+   ``heuristic-subtle``), which is never used to fit anything.
+3. **Scoring.**  The test split of every population is replayed; before every decision of a
+   round each detector is asked for its belief.  Two tracks:
+
+   * ``spectator``: one detector per game (``reset(None, config, None)``), fed public events
+     only; targets are all players.
+   * ``in-seat``: one detector per seat (``reset(seat, config, own_role)``), fed public events
+     and that seat's private events; targets are the other players (a saboteur must find its
+     fellow saboteurs too).
+
+   The harness (:class:`BoundDetector`) refuses to pass an event that the track may not see
+   (:class:`LeakError`), rejects a belief that is not a distribution (:class:`BeliefError`) and
+   records beliefs whose marginals no role assignment can produce (role counts outside what
+   the role deck allows, or an in-seat own row other than the own role).
+4. **Metrics** (:mod:`.metrics`): log loss and Brier score, their skill scores
+   against the exact prior, AUROC by decile of round progress, reliability and ECE, detection
+   survival and false-accusation rate; the label is the target's true role at that moment; every
+   round weighs the same; 95% intervals by bootstrap over whole games (seeded).
+5. **Deception.**  Each saboteur policy (random, heuristic blatant, heuristic subtle, PPO) also
+   plays beside the *same* heuristic gold-diggers (:mod:`.actors`), and
+   ``heuristic-mimic`` saboteurs play exactly like gold-diggers (no sabotage, nothing to
+   detect; Saboteur 2: like the boss).  The *bluff frontier* plots, per policy and player
+   count, the panel's (:data:`PANEL`, spectator track) mean log-loss skill on the saboteurs'
+   seats (lower: the policy hides better) against the drop of the gold-diggers' round win rate
+   below the mimic reference (higher: the policy sabotages more); both with 95% bootstrap
+   intervals.  A good bluffer sits low and to the right; the dashed line joins the
+   non-dominated policies.
+
+Saboteur 2 track (``--expansion``, RULES 6)
+===========================================
+
+The same pipeline on Saboteur 2 games (records under ``<population>_x<N>``, default 5 players,
+40 games per population, held out ``heuristic-subtle``), with six roles (columns in
+``SABOTEUR_2.roles`` order; the saboteur column is 5) and roles that change mid-round: the
+label is the role a target holds at that moment (Swap your hats, RULES 6.5).  The exact prior is
+the 15-card dwarf deck's (RULES 6.2), conditioned in-seat on every card the observer held.
+Populations (:data:`EXPANSION_POPULATIONS`): random; the heuristic in its default, blatant and
+subtle styles (their non-saboteur seats play alike); ``heuristic-mimic`` (saboteurs play as the
+boss would: dig for either team, no sabotage) and ``heuristic-randomsab`` (random saboteurs)
+beside the same heuristic non-saboteurs.  Every detector runs, the Bayes detectors on exact or
+sampled Saboteur 2 role assignments with their own event categories
+(:class:`.detectors.BayesDetector`).  The bluff frontier runs too, with one
+difference: the gold-diggers' "round win rate" is the share of rounds in which the gold is found
+(the saboteurs' loss; which digger team, the boss or the profiteer then wins depends on the
+doors, RULES 6.9).  No PPO: the PPO agent and its checkpoint are base-game only, so a ``ppo``
+population is skipped with that reason.
+
+Outputs under ``--out`` (default ``runs/bluff``): ``summary.csv`` (one row per track x detector
+x population x player count), ``summary.json`` (also the skill and AUROC by progress decile,
+reliability bins, survival curves, the frontier), ``skill_by_progress_<track>.png``,
+``reliability_<track>.png``, ``survival_<track>.png``, ``bluff_frontier.png``, and a table per
+track on the terminal.
+
+Modules, one per job: :mod:`.populations` (who plays), :mod:`.records` (record sets, seeds,
+splits), :mod:`.actors` (the ``rolesplit`` agents of the frontier populations),
+:mod:`.detectors` (the detector protocol and the baselines), :mod:`.harness` (binding,
+scoring, fitting), :mod:`.metrics`, :mod:`.report` (summaries, frontier, tables, plots, output
+files), :mod:`.pipeline` (:func:`run`, the whole benchmark) and :mod:`.cli` (``saboteur
+bluff``, :func:`main`).
+"""
+
+from .cli import main
+from .harness import (
+    TRACKS,
+    BeliefError,
+    BoundDetector,
+    LeakError,
+    Scored,
+    check_belief,
+    fit_detectors,
+    score_record,
+    training_data,
+)
+from .pipeline import run
+from .populations import (
+    EXPANSION_POPULATIONS,
+    FRONTIER,
+    POPULATIONS,
+    fingerprint,
+    population_problem,
+    usable_populations,
+)
+from .records import (
+    MAX_GAMES,
+    MIN_GAMES,
+    SPLITS,
+    play_recorded,
+    record_seed,
+    record_set,
+    split_of,
+)
+from .report import (
+    CSV_FIELDS,
+    PANEL,
+    bluff_frontier,
+    format_tables,
+    make_plots,
+    pareto,
+    summarize,
+)
+
+__all__ = [
+    "CSV_FIELDS", "EXPANSION_POPULATIONS", "FRONTIER", "MAX_GAMES", "MIN_GAMES", "PANEL",
+    "POPULATIONS", "SPLITS", "TRACKS", "BeliefError", "BoundDetector", "LeakError", "Scored",
+    "bluff_frontier", "check_belief", "fingerprint", "fit_detectors", "format_tables", "main",
+    "make_plots", "pareto", "play_recorded", "population_problem", "record_seed",
+    "record_set", "run", "score_record", "split_of", "summarize", "training_data",
+    "usable_populations",
+]

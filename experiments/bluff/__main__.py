@@ -1,0 +1,5 @@
+"""``python -m experiments.bluff``: the same as ``saboteur bluff``."""
+
+from .cli import main
+
+main()

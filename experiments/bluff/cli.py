@@ -1,0 +1,110 @@
+"""``saboteur bluff``: the command line of the bluff benchmark (:func:`main`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .pipeline import run
+from .populations import POPULATIONS, usable_populations, variant
+from .records import MAX_GAMES, MIN_GAMES
+
+
+def _unit_interval(text: str) -> float:
+    """An argparse ``type``: a float strictly between 0 and 1 (the accusation threshold)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid float value: {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {value}")
+    return value
+
+
+def main(argv=None) -> dict:
+    """``saboteur bluff``: every bad option is a usage error (exit code 2, the option and its
+    value named) found before anything is played or written."""
+    from experiments.cli_args import at_least, check_config, check_output_dir
+
+    base, s2 = variant(False), variant(True)
+
+    def counts(v):
+        return ",".join(map(str, v.players))
+
+    p = argparse.ArgumentParser(prog="saboteur bluff",
+                                description="The bluff-detection benchmark: calibrated role "
+                                            "inference against deceivers (see the README).")
+    p.add_argument("--expansion", action="store_true",
+                   help=f"Saboteur 2 track (defaults: --players {counts(s2)} --games 40, the "
+                        f"expansion populations below, --held-out heuristic-subtle, --out "
+                        f"{s2.out}; no PPO: it is base-game only)")
+    p.add_argument("--players", default=None,
+                   help=f"comma-separated player counts ({counts(base)}; expansion: "
+                        f"{counts(s2)})")
+    p.add_argument("--games", type=at_least(MIN_GAMES), default=None,
+                   help="games per population and player count, 7 to 1000 (40: 16 train, "
+                        "8 val, 16 test)")
+    p.add_argument("--populations", default=None,
+                   help="comma-separated: " + ", ".join(base.populations) + "; expansion: "
+                        + ", ".join(s2.populations))
+    p.add_argument("--held-out", default=None,
+                   help="population never used to fit a detector, one of --populations "
+                        "(default heuristic-subtle when it is among them; 'none': fit on every "
+                        "population)")
+    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--bootstrap", type=at_least(1), default=1000)
+    p.add_argument("--threshold", type=_unit_interval, default=0.5,
+                   help="P(saboteur) above which a target counts as accused")
+    p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision")
+    p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--ppo", default=None,
+                   help="PPO checkpoint for the ppo populations (default: the shipped one)")
+    a = p.parse_args(argv)
+    x = a.expansion
+    game = variant(x)
+    table = game.populations
+    players_text = a.players or counts(game)
+    players = []
+    for v in players_text.split(","):
+        try:
+            players.append(int(v))
+        except ValueError:
+            p.error(f"--players {players_text}: {v.strip()!r} is not a player count "
+                    f"(comma-separated integers, e.g. 3,5)")
+    for n in dict.fromkeys(players):
+        check_config(p, num_players=n, num_rounds=a.rounds, expansion=x)
+    if len(set(players)) != len(players):
+        p.error(f"--players {players_text}: a player count is repeated")
+    games = a.games if a.games is not None else 40
+    if games > MAX_GAMES:
+        p.error(f"argument --games: must be <= {MAX_GAMES}, got {games}")
+    pops = [v.strip() for v in (a.populations or ",".join(table)).split(",")]
+    if len(set(pops)) != len(pops) or "" in pops:
+        p.error(f"--populations {a.populations}: empty or repeated population")
+    known = {*table, *POPULATIONS}
+    for pop in pops:
+        if pop not in known:
+            from agents import make_agent
+            try:
+                make_agent(pop)  # any agent spec is a population of its own
+            except ValueError:
+                p.error(f"--populations: unknown population {pop!r}; known: "
+                        f"{', '.join(table)} (or any agent spec)")
+    # the default held-out population holds out nothing when it is not among --populations
+    held_out = a.held_out or "heuristic-subtle"
+    if a.held_out is not None and held_out != "none" and held_out not in pops:
+        p.error(f"--held-out {held_out}: not one of the populations ({', '.join(pops)}) "
+                f"nor 'none'")
+    if a.ppo is not None and not Path(a.ppo).is_file():
+        p.error(f"--ppo {a.ppo}: no such checkpoint file")
+    out = a.out or game.out
+    check_output_dir(p, out, "--out")
+    try:
+        usable_populations(pops, held_out, players, x, a.ppo)
+    except ValueError as err:
+        p.error(f"--populations {','.join(pops)}: {err}")
+    return run(players=players, games=games, pops=pops, held_out=held_out, rounds=a.rounds,
+               seed=a.seed, out=out, bootstrap=a.bootstrap, threshold=a.threshold,
+               stride=a.stride, plots=not a.no_plots, ppo=a.ppo, expansion=x)

@@ -1,0 +1,131 @@
+"""The detector protocol (:class:`Detector`) and the reference detectors: uniform, the exact
+prior and the oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
+
+from .priors import exact_prior
+
+
+class Detector:
+    """Base class of the detector protocol (see :mod:`experiments.bluff.detectors`).
+
+    After :meth:`reset` it holds ``seat``, ``config``, ``own_role``, ``n`` (players),
+    ``n_roles`` (``config.ruleset.n_roles``) and ``held`` (every role the observer held this
+    round).  :meth:`observe` handles the round starts and the observer's own ``role_dealt``
+    events (RULES 2.2, 6.5) and passes every other event to :meth:`update`.
+    """
+
+    name = "detector"
+    #: tracks it may run on: "spectator" (public events only) and/or "in-seat"
+    tracks: tuple[str, ...] = ("spectator", "in-seat")
+
+    def reset(self, seat: int | None, config: GameConfig, own_role: int | None) -> None:
+        """A new game: ``seat`` ``None`` for a spectator, else the observer's seat and its
+        role id ``own_role``."""
+        self.seat, self.config, self.own_role = seat, config, own_role
+        self.n = config.num_players
+        self.n_roles = config.ruleset.n_roles
+        #: every role the observer held this round (several after a Swap your hats on it)
+        self.held = [] if own_role is None else [int(own_role)]
+        self.new_round()
+
+    def new_round(self) -> None:
+        """A round starts (roles redealt): forget the evidence of the last round."""
+
+    def role_changed(self) -> None:
+        """Saboteur 2: a Swap your hats gave the observer a new role (``own_role``, also last in
+        ``held``) mid-round; the round's evidence stays (override to re-condition)."""
+
+    def observe(self, event) -> None:
+        """One event the track allows, in order."""
+        if event.type == EventType.ROUND_START:
+            self.held = []
+            self.new_round()
+        elif (event.type == EventType.ROLE_DEALT and self.seat is not None
+              and event.seat == self.seat):
+            self.own_role = int(event.data["role"])
+            if event.data.get("swapped"):
+                self.held.append(self.own_role)
+                self.role_changed()
+            else:
+                self.held = [self.own_role]
+                self.new_round()
+        else:
+            self.update(event)
+
+    def update(self, event) -> None:
+        """Any other event (override)."""
+
+    def belief(self) -> np.ndarray:
+        """float64 ``(n, n_roles)``: each player's role probabilities, rows summing to 1."""
+        raise NotImplementedError
+
+
+class UniformDetector(Detector):
+    """Every row uniform over the roles (the observer's own row too)."""
+
+    name = "uniform"
+
+    def belief(self) -> np.ndarray:
+        return np.full((self.n, self.n_roles), 1.0 / self.n_roles)
+
+
+class PriorDetector(Detector):
+    """The exact prior (RULES 2.2 role table with one card set aside, own role conditioned)."""
+
+    name = "prior"
+
+    def new_round(self) -> None:
+        self._b = exact_prior(self.config, self.seat, self.own_role, self.held)
+
+    def role_changed(self) -> None:
+        self.new_round()
+
+    def belief(self) -> np.ndarray:
+        return self._b.copy()
+
+
+class OracleDetector(Detector):
+    """Knows the true roles (for tests: it must score skill 1).
+
+    Args:
+        roles_by_round: the roles dealt in each round, ``(n_rounds, n)``.
+        swaps_by_round: Saboteur 2 only: per round, the ``(seat, new role)`` of every Swap your
+            hats in order (RULES 6.5); applied at each public ``action_played`` Swap your hats,
+            so the belief follows the roles held at every moment.
+    """
+
+    name = "oracle"
+
+    def __init__(self, roles_by_round: Sequence[Sequence[int]],
+                 swaps_by_round: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
+        self.roles_by_round = roles_by_round
+        self.swaps_by_round = swaps_by_round
+
+    def reset(self, seat, config, own_role) -> None:
+        self.round = -1
+        self.cur: list[int] | None = None
+        super().reset(seat, config, own_role)
+
+    def observe(self, event) -> None:
+        if event.type == EventType.ROUND_START:
+            self.round = int(event.data["round"])
+            if self.swaps_by_round is not None:
+                self.cur = list(self.roles_by_round[self.round])
+                self._swaps = list(self.swaps_by_round[self.round])
+        elif (self.cur is not None and event.type == EventType.ACTION_PLAYED
+              and event.data.get("card") == "swap_hats"):
+            t, r = self._swaps.pop(0)
+            self.cur[t] = r
+
+    def belief(self) -> np.ndarray:
+        r = np.asarray(self.cur if self.cur is not None
+                       else self.roles_by_round[max(self.round, 0)])
+        return np.eye(self.n_roles)[r]

@@ -1,0 +1,173 @@
+"""The populations of the bluff benchmark: who plays the recorded games.
+
+A population is an agent spec that every seat plays (:data:`POPULATIONS`, Saboteur 2
+:data:`EXPANSION_POPULATIONS`); :func:`usable_populations` says which of them can play here and
+why not the others (:func:`population_problem`), :func:`fingerprint` names the PPO checkpoint a
+spec loads so that a new checkpoint gets new records.  What the benchmark does differently
+per ruleset (its populations, record folders, defaults and labels) is data:
+:data:`VARIANTS`, keyed by ``Ruleset.name``.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
+
+#: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
+#: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
+#: they isolate the saboteur policy (:mod:`experiments.bluff.actors`): ``heuristic-mimic``
+#: saboteurs play exactly like gold-diggers (the zero-sabotage reference of the frontier).
+POPULATIONS = {
+    "random": "random",
+    "heuristic-blatant": "heuristic:blatant",
+    "heuristic-subtle": "heuristic:subtle",
+    "ppo": "ppo",
+    "heuristic-mimic": "rolesplit:heuristic/mimic",
+    "heuristic-randomsab": "rolesplit:heuristic/random",
+    "heuristic-pposab": "rolesplit:heuristic/ppo",
+}
+#: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
+FRONTIER = {"heuristic-mimic": "mimic (reference)", "heuristic-randomsab": "random",
+            "heuristic-blatant": "heuristic blatant", "heuristic-subtle": "heuristic subtle",
+            "heuristic-pposab": "ppo", "heuristic": "heuristic default"}
+#: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
+#: styles (the styles differ only in how saboteurs play, so the non-saboteur seats play alike),
+#: and the frontier's references with the same heuristic non-saboteurs (``rolesplit`` splits
+#: saboteur against every other role; a mimic saboteur plays as the boss would).  No PPO: the
+#: PPO agent and its checkpoint are base-game only.
+EXPANSION_POPULATIONS = {
+    "random": "random",
+    "heuristic": "heuristic",
+    "heuristic-blatant": "heuristic:blatant",
+    "heuristic-subtle": "heuristic:subtle",
+    "heuristic-mimic": "rolesplit:heuristic/mimic",
+    "heuristic-randomsab": "rolesplit:heuristic/random",
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """What the benchmark does on one ruleset.
+
+    Attributes:
+        ruleset: the game (its roles, saboteur and gold-digger columns, role deck).
+        populations: the default populations, name -> agent spec.
+        folder: record sets live in ``records/<population>_<folder><N>``.
+        players: the default player counts (``--players``).
+        out: the default output folder (``--out``).
+        ppo: whether the PPO agent can play (its checkpoint has the base game's spaces).
+        heading: what the table titles start with.
+        rate: the frontier's name for the gold-diggers' rate.
+        rate_axis: the frontier plot's x-axis label.
+    """
+
+    ruleset: Ruleset
+    populations: Mapping[str, str]
+    folder: str
+    players: tuple[int, ...]
+    out: str
+    ppo: bool
+    heading: str
+    rate: str
+    rate_axis: str
+
+
+#: ruleset name -> the benchmark on that ruleset.  Saboteur 2's frontier rate is the share of
+#: rounds in which the gold is found (the saboteurs' loss; which digger team, the boss or the
+#: profiteer then wins depends on the doors, RULES 6.9).
+VARIANTS: Mapping[str, Variant] = MappingProxyType({
+    BASE.name: Variant(
+        BASE, POPULATIONS, "n", (3, 5), "runs/bluff", True, "", "digger win rate",
+        "drop of the gold-diggers' round win rate vs mimic saboteurs"),
+    SABOTEUR_2.name: Variant(
+        SABOTEUR_2, EXPANSION_POPULATIONS, "x", (5,), "runs/bluff-expansion", False,
+        "Saboteur 2, ", "gold found",
+        "drop of the share of rounds with the gold found vs mimic saboteurs"),
+})
+
+
+def variant(expansion: bool) -> Variant:
+    """The benchmark on the ruleset that ``GameConfig(expansion=expansion)`` selects (the
+    ``--expansion`` switch)."""
+    return VARIANTS[ruleset_of(expansion).name]
+
+
+def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int],
+                       expansion: bool = False, ppo: str | None = None
+                       ) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    """The agent spec of every population, those that can play here and why the others
+    cannot (:func:`population_problem`, e.g. no torch for a PPO population).
+
+    Returns:
+        ``(specs, usable, skipped)``: population -> spec, the usable populations in order,
+        population -> reason.
+
+    Raises:
+        ValueError: no population can play, or every usable one is ``held_out`` (nothing
+            left to fit the detectors on).
+    """
+    table = variant(expansion).populations
+    specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
+    if ppo:
+        specs.update({k: v for k, v in (("ppo", f"ppo:{ppo}"),
+                                         ("heuristic-pposab", f"rolesplit:heuristic/ppo:{ppo}"))
+                      if k in specs})
+    skipped: dict[str, str] = {}
+    usable: list[str] = []
+    for pop in pops:
+        why = population_problem(specs[pop], players[0], expansion)
+        if why:
+            skipped[pop] = why
+        else:
+            usable.append(pop)
+    if not usable:
+        raise ValueError("no population can play: " + "; ".join(
+            f"{k}: {v}" for k, v in skipped.items()))
+    if not [p for p in usable if p != held_out]:
+        raise ValueError(f"every usable population is held out ({held_out}): nothing to fit "
+                         f"the detectors on")
+    return specs, usable, skipped
+
+
+def population_problem(spec: str, n_players: int, expansion: bool = False) -> str | None:
+    """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
+    parts = spec.removeprefix("rolesplit:").split("/")
+    if not variant(expansion).ppo and any(p.partition(":")[0] == "ppo" for p in parts):
+        return ("the PPO agent is base-game only (its checkpoint has the base game's spaces; "
+                "no Saboteur 2 checkpoint is shipped)")
+    try:
+        from agents import make_agent
+        from experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
+        a = make_agent(spec)
+        a.reset(0, GameConfig(num_players=n_players, expansion=expansion), seed=0)
+    except Exception as err:  # noqa: BLE001 - report any reason (missing torch, checkpoint)
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
+#: every named population, in the order of their seed index (:func:`record_seed`)
+SEED_ORDER = (*POPULATIONS, *(p for p in EXPANSION_POPULATIONS if p not in POPULATIONS))
+
+
+def fingerprint(spec: str) -> str:
+    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the shipped one)."""
+    name, _, opt = spec.partition(":")
+    if name == "rolesplit":
+        digger, _, saboteur = opt.partition("/")
+        return f"rolesplit:{fingerprint(digger)}/{fingerprint(saboteur)}"
+    if name != "ppo":
+        return spec
+    path = next((o for o in opt.split(",") if o and o != "greedy"), None)
+    if path is None:
+        from agents.ppo import DEFAULT_CHECKPOINT
+        path = DEFAULT_CHECKPOINT
+    try:
+        return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
+    except OSError:
+        return spec
