@@ -106,7 +106,7 @@ def test_record_round_trip_and_replay_identical(records):
         assert (g1.roles == g2.roles).all() and (g1.hands == g2.hands).all()
         assert (g1.board.var == g2.board.var).all()
     # the true roles of every round are in the record
-    assert [r["roles"] for r in rec.rounds] == [r["roles"] for r in final.round_results]
+    assert [r["roles"] for r in rec.rounds] == [r.roles for r in final.round_results]
 
 
 def test_spectator_refuses_private_events():

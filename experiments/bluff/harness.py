@@ -226,7 +226,7 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
     for step in steps:
         feed(step.events)
         if step.round_result is not None:
-            round_turns[step.round_result["round"]] = step.round_result["turns"]
+            round_turns[step.round_result.round] = step.round_result.turns
         if not game.game_over and not game.round_over:
             point()
     for key, d in buf.items():
@@ -244,7 +244,7 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
         sc.y.append(np.concatenate(d["y"]))
         sc.feasible.append(np.concatenate(d["feasible"]))
         sc.observer_role.append(np.concatenate(d["observer_role"]))
-    return {"rounds": [{k: r[k] for k in ("round", "gold_found", "roles", "turns")}
+    return {"rounds": [{k: getattr(r, k) for k in ("round", "gold_found", "roles", "turns")}
                        for r in game.round_results]}
 
 
