@@ -20,8 +20,9 @@ class Agent:
         self.config = config
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
-            ) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> int:
         """Choose a flat action index with ``action_mask[index] == 1``.
 
         Args:

@@ -69,8 +69,7 @@ def env_spec(config: GameConfig) -> dict:
         "variants": [int(v) for v in codec.variants],
         "board_window": list(config.board_window),
     }
-    spec["fingerprint"] = hashlib.sha256(
-        json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+    spec["fingerprint"] = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
     return spec
 
 
@@ -91,8 +90,9 @@ class PolicyValueNet(nn.Module):
     value (B,))``; the logits are *unmasked* (use :func:`masked_logits`).
     """
 
-    def __init__(self, spec: dict, channels: int = 32, hidden: int = 128,
-                 conv_layers: int = 3) -> None:
+    def __init__(
+        self, spec: dict, channels: int = 32, hidden: int = 128, conv_layers: int = 3
+    ) -> None:
         super().__init__()
         self.spec = spec
         self.hparams = {"channels": channels, "hidden": hidden, "conv_layers": conv_layers}
@@ -100,18 +100,18 @@ class PolicyValueNet(nn.Module):
         if unknown or list(spec["blocks"]) != list(KNOWN_BLOCKS):
             raise CheckpointMismatchError(
                 f"PolicyValueNet knows the action blocks {KNOWN_BLOCKS}, the environment has "
-                f"{list(spec['blocks'])}")
+                f"{list(spec['blocks'])}"
+            )
         views = {name: (tuple(shape), off) for name, shape, off in spec["views"]}
         self.board_shape, board_off = views["board"]
         c, h, w = self.board_shape
         self.board_slice = (board_off, board_off + c * h * w)
-        other = [(off, int(np.prod(shape))) for name, (shape, off) in views.items()
-                 if name != "board"]
+        other = [
+            (off, int(np.prod(shape))) for name, (shape, off) in views.items() if name != "board"
+        ]
         idx = np.concatenate([np.arange(o, o + s) for o, s in other])
-        self.register_buffer("other_idx", torch.as_tensor(idx, dtype=torch.long),
-                             persistent=False)
-        ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w),
-                                indexing="ij")
+        self.register_buffer("other_idx", torch.as_tensor(idx, dtype=torch.long), persistent=False)
+        ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w), indexing="ij")
         self.register_buffer("coords", torch.stack([ys, xs])[None], persistent=False)
         self.n_variants = len(spec["variants"])
         size = {name: s for name, (_, s) in spec["blocks"].items()}  # (offset, size) each
@@ -120,12 +120,14 @@ class PolicyValueNet(nn.Module):
         self.n_flat_head = size["map"] + size["tool"] + size["discard"]
         self.n_actions = spec["n_actions"]
 
-        self.mlp = nn.Sequential(nn.Linear(len(idx), hidden), nn.ReLU(),
-                                 nn.Linear(hidden, hidden), nn.ReLU())
+        self.mlp = nn.Sequential(
+            nn.Linear(len(idx), hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
+        )
         self.conv_in = nn.Conv2d(c + 2, channels, 3, padding=1)
         self.film = nn.Linear(hidden, channels)
-        self.convs = nn.ModuleList(nn.Conv2d(channels, channels, 3, padding=1)
-                                   for _ in range(conv_layers - 1))
+        self.convs = nn.ModuleList(
+            nn.Conv2d(channels, channels, 3, padding=1) for _ in range(conv_layers - 1)
+        )
         self.film_head = nn.Linear(hidden, channels)
         self.place_head = nn.Conv2d(channels, self.n_variants + 1, 1)  # + rockfall channel
         self.fuse = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
@@ -141,7 +143,7 @@ class PolicyValueNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         b = obs.shape[0]
         c, h, w = self.board_shape
-        board = obs[:, self.board_slice[0]:self.board_slice[1]].reshape(b, c, h, w)
+        board = obs[:, self.board_slice[0] : self.board_slice[1]].reshape(b, c, h, w)
         other = symlog(obs.index_select(1, self.other_idx))
         z = self.mlp(other)
         x = torch.cat([board, self.coords.expand(b, -1, -1, -1)], dim=1)
@@ -152,7 +154,7 @@ class PolicyValueNet(nn.Module):
         zz = self.fuse(torch.cat([z, pooled], dim=1))
         hx = F.relu(x + self.film_head(zz)[:, :, None, None])
         cells = self.place_head(hx).reshape(b, self.n_variants + 1, h * w)
-        place = cells[:, :self.n_variants].reshape(b, -1)
+        place = cells[:, : self.n_variants].reshape(b, -1)
         rockfall = cells[:, self.n_variants]
         logits = torch.cat([place, rockfall, self.flat_head(zz)], dim=1)
         return logits, self.value_head(zz).squeeze(1)
@@ -173,9 +175,12 @@ def masked_entropy(logp: torch.Tensor) -> torch.Tensor:
     return -(logp.exp() * logp).sum(-1)
 
 
-def sample_masked(logits: torch.Tensor, mask: torch.Tensor,
-                  generator: torch.Generator | None = None, greedy: bool = False
-                  ) -> tuple[torch.Tensor, torch.Tensor]:
+def sample_masked(
+    logits: torch.Tensor,
+    mask: torch.Tensor,
+    generator: torch.Generator | None = None,
+    greedy: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Sample one action per row among the legal ones (Gumbel-max restricted to the mask).
 
     Returns ``(actions (B,) int64, log-probabilities (B,))``.
@@ -198,8 +203,13 @@ def sample_masked(logits: torch.Tensor, mask: torch.Tensor,
 
 
 # --- checkpoints --------------------------------------------------------------------------
-def save_checkpoint(path: str | Path, net: PolicyValueNet, config: GameConfig | dict,
-                    train_config: dict | None = None, extra: dict | None = None) -> Path:
+def save_checkpoint(
+    path: str | Path,
+    net: PolicyValueNet,
+    config: GameConfig | dict,
+    train_config: dict | None = None,
+    extra: dict | None = None,
+) -> Path:
     """Write ``path`` (.pt: state dict + JSON metadata) and ``path`` with suffix ``.json``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -237,7 +247,8 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:
         raise CheckpointMismatchError(
-            f"{path}: cannot be read as a saboteur PPO checkpoint ({err})") from err
+            f"{path}: cannot be read as a saboteur PPO checkpoint ({err})"
+        ) from err
     if not isinstance(blob, dict) or "state_dict" not in blob or "meta" not in blob:
         raise CheckpointMismatchError(f"{path}: not a saboteur PPO checkpoint")
     try:
@@ -247,7 +258,8 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
     if not isinstance(meta, dict) or meta.get("format") != CHECKPOINT_FORMAT:
         meta = meta if isinstance(meta, dict) else {}
         raise CheckpointMismatchError(
-            f"{path}: checkpoint format {meta.get('format')}, this code reads {CHECKPOINT_FORMAT}")
+            f"{path}: checkpoint format {meta.get('format')}, this code reads {CHECKPOINT_FORMAT}"
+        )
     return blob["state_dict"], meta
 
 
@@ -265,12 +277,14 @@ def check_spec(meta_spec: dict, spec: dict, where: str = "checkpoint") -> None:
             diffs.append(f"{key}: {noun} has {a}, the environment has {b}")
     raise CheckpointMismatchError(
         f"the {where} does not match the environment's spaces (spec fingerprint "
-        f"{meta_spec.get('fingerprint')} != {spec['fingerprint']}): " + "; ".join(diffs or
-                                                                                  ["spec differs"]))
+        f"{meta_spec.get('fingerprint')} != {spec['fingerprint']}): "
+        + "; ".join(diffs or ["spec differs"])
+    )
 
 
-def load_checkpoint(path: str | Path, config: GameConfig | None = None
-                    ) -> tuple[PolicyValueNet, dict]:
+def load_checkpoint(
+    path: str | Path, config: GameConfig | None = None
+) -> tuple[PolicyValueNet, dict]:
     """Rebuild the network of a checkpoint.
 
     Args:

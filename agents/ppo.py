@@ -69,8 +69,12 @@ class PPOAgent(Agent):
         if net is None and not self.path.exists():
             raise FileNotFoundError(
                 f"PPO checkpoint {self.path} not found"
-                + (" (the shipped checkpoint is missing from this install)"
-                   if self.path == DEFAULT_CHECKPOINT else ""))
+                + (
+                    " (the shipped checkpoint is missing from this install)"
+                    if self.path == DEFAULT_CHECKPOINT
+                    else ""
+                )
+            )
 
     def __deepcopy__(self, memo):
         """A copy with its own state (seat, generator) that shares the network, which is only
@@ -93,8 +97,10 @@ class PPOAgent(Agent):
             check_spec(self.net.spec, spec, where="network")
         self._checked_spec = spec["fingerprint"]
         self.gen = self._torch.Generator().manual_seed(
-            int(np.random.SeedSequence(seed).generate_state(1)[0]) if seed is not None
-            else int(self.rng.integers(2**31)))
+            int(np.random.SeedSequence(seed).generate_state(1)[0])
+            if seed is not None
+            else int(self.rng.integers(2**31))
+        )
 
     def act(self, observation, action_mask, info=None) -> int:
         from .network import sample_masked
@@ -108,8 +114,7 @@ class PPOAgent(Agent):
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
             logits, _ = self.net(obs)
-            a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen,
-                                 greedy=self.greedy)
+            a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen, greedy=self.greedy)
         return int(a[0])
 
 

@@ -33,12 +33,28 @@ def main(seed: int = 2, at: int = 16) -> None:
     extent = board_extent(final.round_boards[0])
     mid = steps[at]
     seat = mid.game.current
-    save_png(render_rgb(mid.game, seat, extent=extent, names=rec.agents,
-                        caption=f"seat {seat}'s view, decision {at}"), HERE / "maze.png")
-    save_png(render_rgb(final, "spectator", board=final.round_boards[0], extent=extent,
-                        round_result=final.round_results[0], names=rec.agents,
-                        caption="end of the round, everything revealed"),
-             HERE / "round_end.png")
+    save_png(
+        render_rgb(
+            mid.game,
+            seat,
+            extent=extent,
+            names=rec.agents,
+            caption=f"seat {seat}'s view, decision {at}",
+        ),
+        HERE / "maze.png",
+    )
+    save_png(
+        render_rgb(
+            final,
+            "spectator",
+            board=final.round_boards[0],
+            extent=extent,
+            round_result=final.round_results[0],
+            names=rec.agents,
+            caption="end of the round, everything revealed",
+        ),
+        HERE / "round_end.png",
+    )
 
 
 if __name__ == "__main__":

@@ -15,21 +15,39 @@ def _play(argv) -> None:
     from experiments.cli_args import at_least, check_agents, check_config, check_output_file
     from experiments.play import play_game
 
-    p = argparse.ArgumentParser(prog="saboteur play",
-                                description="Play one full game with agents and print results.")
+    p = argparse.ArgumentParser(
+        prog="saboteur play", description="Play one full game with agents and print results."
+    )
     p.add_argument("--players", type=int, default=5)
     p.add_argument("--seed", type=at_least(0), default=1)
     p.add_argument("--rounds", type=at_least(1), default=3)
-    p.add_argument("--expansion", action="store_true",
-                   help="play Saboteur 2 (RULES 6), 2-12 players")
-    p.add_argument("--agents", default="random",
-                   help="comma-separated agent specs, cycled over the seats (default: random)")
-    p.add_argument("--render", choices=["ansi", "none"], default="none",
-                   help="ansi: draw each round's final maze")
-    p.add_argument("--human", type=int, default=None, metavar="SEAT",
-                   help="play this seat yourself in the terminal; the agents take the others")
-    p.add_argument("--record", default=None, metavar="PATH",
-                   help="write the game record (JSON Lines) for 'saboteur replay'")
+    p.add_argument(
+        "--expansion", action="store_true", help="play Saboteur 2 (RULES 6), 2-12 players"
+    )
+    p.add_argument(
+        "--agents",
+        default="random",
+        help="comma-separated agent specs, cycled over the seats (default: random)",
+    )
+    p.add_argument(
+        "--render",
+        choices=["ansi", "none"],
+        default="none",
+        help="ansi: draw each round's final maze",
+    )
+    p.add_argument(
+        "--human",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="play this seat yourself in the terminal; the agents take the others",
+    )
+    p.add_argument(
+        "--record",
+        default=None,
+        metavar="PATH",
+        help="write the game record (JSON Lines) for 'saboteur replay'",
+    )
     args = p.parse_args(argv)
     # every check before anything is played (a usage error, exit 2, names the option)
     check_config(p, num_players=args.players, num_rounds=args.rounds, expansion=args.expansion)
@@ -48,13 +66,25 @@ def _play(argv) -> None:
     if args.human is not None:
         from experiments.human import play_human
 
-        play_human(args.human, specs, players=args.players, seed=args.seed,
-                   rounds=args.rounds, record=args.record)
+        play_human(
+            args.human,
+            specs,
+            players=args.players,
+            seed=args.seed,
+            rounds=args.rounds,
+            record=args.record,
+        )
         return
     agents = [make_agent(specs[i % len(specs)]) for i in range(args.players)]
-    res = play_game(agents, args.seed, render=None if args.render == "none" else args.render,
-                    out=sys.stdout, num_rounds=args.rounds, record=args.record,
-                    expansion=args.expansion)
+    res = play_game(
+        agents,
+        args.seed,
+        render=None if args.render == "none" else args.render,
+        out=sys.stdout,
+        num_rounds=args.rounds,
+        record=args.record,
+        expansion=args.expansion,
+    )
     print("\nFinal gold:")
     print(f"{'seat':>4}  {'agent':<20}{'gold':>5}")
     for s, g in enumerate(res["gold"]):
@@ -69,36 +99,42 @@ def main(argv=None) -> None:
 
     def bench(a):
         from experiments.bench import main as bench_main
+
         bench_main(a)
 
     commands["bench"] = bench
 
     def replay(a):
         from experiments.replay import main as replay_main
+
         replay_main(a)
 
     commands["replay"] = replay
 
     def spaces(a):
         from saboteur_env.encoding.observation import describe_spaces
+
         print(describe_spaces())
 
     commands["spaces"] = spaces
 
     def bluff(a):
         from experiments.bluff.cli import main as bluff_main
+
         bluff_main(a)
 
     commands["bluff"] = bluff
 
     def train(a):
         from experiments.train import main as train_main
+
         train_main(a)
 
     commands["train"] = train
 
     def tournament(a):
         from experiments.tournament import main as tournament_main
+
         tournament_main(a)
 
     commands["tournament"] = tournament
@@ -106,16 +142,19 @@ def main(argv=None) -> None:
         help_ = bool(argv) and argv[0] in ("-h", "--help")
         if argv and not help_:
             print(f"saboteur: error: unknown command {argv[0]!r}", file=sys.stderr)
-        print("usage: saboteur {" + ",".join(commands) + "} [options]\n"
-              "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
-              "  bench  random-play speed benchmark\n"
-              "  spaces print the action and observation spaces (docs/spaces.md)\n"
-              "  replay step through a recorded game (RECORD --seat K | --spectator,"
-              " --out game.gif|folder/)\n"
-              "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
-              " --evaluate CHECKPOINT)\n"
-              "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
-              "  bluff  bluff-detection benchmark", file=sys.stdout if help_ else sys.stderr)
+        print(
+            "usage: saboteur {" + ",".join(commands) + "} [options]\n"
+            "  play   play one game with agents (--players 5 --seed 1 --render ansi)\n"
+            "  bench  random-play speed benchmark\n"
+            "  spaces print the action and observation spaces (docs/spaces.md)\n"
+            "  replay step through a recorded game (RECORD --seat K | --spectator,"
+            " --out game.gif|folder/)\n"
+            "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
+            " --evaluate CHECKPOINT)\n"
+            "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
+            "  bluff  bluff-detection benchmark",
+            file=sys.stdout if help_ else sys.stderr,
+        )
         sys.exit(0 if help_ else 2)
     from saboteur_env.engine.config import ConfigError
 

@@ -28,8 +28,9 @@ def at_least(lo: int):
     return parse
 
 
-def check_agents(p: argparse.ArgumentParser, specs: Iterable[str],
-                 option: str = "--agents") -> None:
+def check_agents(
+    p: argparse.ArgumentParser, specs: Iterable[str], option: str = "--agents"
+) -> None:
     """Build each agent spec once; an unknown or unusable one is a usage error."""
     from agents import make_agent
 

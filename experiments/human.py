@@ -78,8 +78,10 @@ def move_text(action, actor: int) -> str:
         tool = TOOLS[ALL_KINDS[action.kind].effect[1]]
         return f"break {_seat_pos(action.target, actor)} {tool}"
     if isinstance(action, Repair):
-        return (f"repair {_seat_pos(action.target, actor)} {TOOLS[action.tool]}"
-                f" (with {ALL_KINDS[action.kind].name})")
+        return (
+            f"repair {_seat_pos(action.target, actor)} {TOOLS[action.tool]}"
+            f" (with {ALL_KINDS[action.kind].name})"
+        )
     if isinstance(action, Rockfall):
         return f"rockfall: remove the card at ({action.x}, {action.y})"
     if isinstance(action, Map):
@@ -90,8 +92,9 @@ def move_text(action, actor: int) -> str:
     return repr(action)
 
 
-def event_text(e, viewer, names: Sequence[str] | None = None,
-               roles: Sequence[str] = BASE.roles) -> str | None:
+def event_text(
+    e, viewer, names: Sequence[str] | None = None, roles: Sequence[str] = BASE.roles
+) -> str | None:
     """What ``viewer`` (a seat, or ``"spectator"``) sees of event ``e``; ``None``: nothing to
     say (the event is private to someone else, or is shown another way).  ``roles``: the role
     names of the game's ruleset (``game.rules.roles``, RULES 1.5, 6.2)."""
@@ -108,8 +111,11 @@ def event_text(e, viewer, names: Sequence[str] | None = None,
     if t is EventType.ROUND_START:
         return f"--- Round {d['round'] + 1} begins; seat {d['first_player']} plays first ---"
     if t is EventType.ROLE_DEALT:
-        return f"{who} are a {roles[d['role']]}." if e.seat == me else \
-            f"{who} is a {roles[d['role']]}."
+        return (
+            f"{who} are a {roles[d['role']]}."
+            if e.seat == me
+            else f"{who} is a {roles[d['role']]}."
+        )
     if t is EventType.PATH_PLACED:
         a = PlacePath(d["kind"], d["x"], d["y"], bool(d["rotated"]))
         return f"{who}: {move_text(a, e.seat)}"
@@ -141,8 +147,12 @@ def event_text(e, viewer, names: Sequence[str] | None = None,
     return f"{t} {d}"
 
 
-def round_result_text(res: RoundResult, me: int | None = None, game_over: bool = False,
-                      roles: Sequence[str] = BASE.roles) -> str:
+def round_result_text(
+    res: RoundResult,
+    me: int | None = None,
+    game_over: bool = False,
+    roles: Sequence[str] = BASE.roles,
+) -> str:
     """The result of a round: winners, every seat's role (public at round end, RULES 5.1) and
     the gold received.
 
@@ -151,9 +161,11 @@ def round_result_text(res: RoundResult, me: int | None = None, game_over: bool =
     amount; the spectator, and everyone once the game is over, sees every amount.  ``roles``:
     the role names of the game's ruleset (``game.rules.roles``)."""
     side = "gold-diggers" if res.gold_found else "saboteurs"
-    lines = [f"=== Round {res.round + 1} is over: the {side} win after {res.turns} turns"
-             + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
-             + " ==="]
+    lines = [
+        f"=== Round {res.round + 1} is over: the {side} win after {res.turns} turns"
+        + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
+        + " ==="
+    ]
     public = me is None or game_over
     for s, r in enumerate(res.roles):
         you = "  <- you" if s == me else ""
@@ -164,8 +176,7 @@ def round_result_text(res: RoundResult, me: int | None = None, game_over: bool =
     return "\n".join(lines)
 
 
-def move_lines(moves: Sequence, actor: int, compact_over: int = 30,
-               width: int = 100) -> list[str]:
+def move_lines(moves: Sequence, actor: int, compact_over: int = 30, width: int = 100) -> list[str]:
     """The numbered list of ``moves`` (1-based), one move a line; when there are more than
     ``compact_over`` moves, placements of the same oriented card share a line
     (``place B05 T-junction N-E-S at:  3) (1, 0)   4) (2, -1)``)."""
@@ -211,8 +222,11 @@ def build_agents(specs: Sequence[str], players: int, human: int, out) -> list:
             missing.setdefault(spec, (err, []))[1].append(s)
             agents.append(make_agent("random"))
     for spec, (err, seats) in missing.items():
-        print(f"Agent {spec!r} is not available yet ({err}); seat(s) "
-              f"{', '.join(map(str, seats))} play 'random' instead.", file=out)
+        print(
+            f"Agent {spec!r} is not available yet ({err}); seat(s) "
+            f"{', '.join(map(str, seats))} play 'random' instead.",
+            file=out,
+        )
     return agents
 
 
@@ -240,8 +254,11 @@ def _ask(inp, out, n_moves: int) -> int | str:
         try:
             k = int(text)
         except ValueError:
-            print(f"'{line.strip()}' is not a move number: type a number from 1 to {n_moves}, "
-                  "or m, h, q.", file=out)
+            print(
+                f"'{line.strip()}' is not a move number: type a number from 1 to {n_moves}, "
+                "or m, h, q.",
+                file=out,
+            )
             continue
         if not 1 <= k <= n_moves:
             print(f"There is no move {k}: choose a number from 1 to {n_moves}.", file=out)
@@ -249,9 +266,18 @@ def _ask(inp, out, n_moves: int) -> int | str:
         return k - 1
 
 
-def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: int = 5,
-               seed: int = 1, rounds: int = 3, inp=None, out=None, record=None,
-               **config) -> dict:
+def play_human(
+    human: int = 0,
+    agents: Sequence[str] = ("random",),
+    *,
+    players: int = 5,
+    seed: int = 1,
+    rounds: int = 3,
+    inp=None,
+    out=None,
+    record=None,
+    **config,
+) -> dict:
     """Play one game in the terminal: a person at seat ``human``, agents at the others.
 
     Args:
@@ -280,9 +306,12 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
     for s, b in enumerate(bots):
         if b is not None:
             b.reset(s, env.config, seed=seed * 1000 + s)
-    print(f"Saboteur: you are seat {human} of {players}; "
-          + ", ".join(f"seat {s}: {n}" for s, n in enumerate(names) if s != human)
-          + f". {rounds} round(s). Type h for help.", file=out)
+    print(
+        f"Saboteur: you are seat {human} of {players}; "
+        + ", ".join(f"seat {s}: {n}" for s, n in enumerate(names) if s != human)
+        + f". {rounds} round(s). Type h for help.",
+        file=out,
+    )
     cursor = 0
     shown = 0
     quit_ = False
@@ -331,10 +360,18 @@ def play_human(human: int = 0, agents: Sequence[str] = ("random",), *, players: 
             mark = "  <- winner" if s in winners else ""
             print(f"  seat {s} {names[s]:<16} {int(game.gold[s]):>3}{mark}", file=out)
     else:  # gold stays secret until the game ends (RULES 5.3): only the person's own
-        print(f"\nFinal gold (game stopped early): your gold {int(game.gold[human])}; "
-              "the others' gold stays secret.", file=out)
-    return {"gold": game.gold.tolist(), "winners": winners, "rounds": game.round_results,
-            "decisions": decisions, "quit": quit_}
+        print(
+            f"\nFinal gold (game stopped early): your gold {int(game.gold[human])}; "
+            "the others' gold stays secret.",
+            file=out,
+        )
+    return {
+        "gold": game.gold.tolist(),
+        "winners": winners,
+        "rounds": game.round_results,
+        "decisions": decisions,
+        "quit": quit_,
+    }
 
 
 def _human_turn(env, game, human: int, mask, inp, out) -> int:
@@ -352,9 +389,11 @@ def _human_turn(env, game, human: int, mask, inp, out) -> int:
             broken = ", ".join(TOOLS[t] for t in range(3) if game.broken[human, t])
             print(f"Your broken tools: {broken} (you may not place path cards).", file=out)
         ident = game.board.goal_identity
-        known = [f"{GOAL_POS[g]}: {'gold' if ident[g] == GOAL_GOLD else 'stone'}"
-                 for g in range(3) if game.known_goals[human, g]
-                 and not game.board.goal_revealed[g]]
+        known = [
+            f"{GOAL_POS[g]}: {'gold' if ident[g] == GOAL_GOLD else 'stone'}"
+            for g in range(3)
+            if game.known_goals[human, g] and not game.board.goal_revealed[g]
+        ]
         if known:
             print("Goals you have seen: " + ", ".join(known), file=out)
         print(f"Your legal moves ({len(moves)}):", file=out)
@@ -375,9 +414,15 @@ def _human_turn(env, game, human: int, mask, inp, out) -> int:
 def _move_key(a) -> tuple:
     order = (PlacePath, BreakTool, Repair, Rockfall, Map, Discard)
     t = next(i for i, c in enumerate(order) if isinstance(a, c))
-    return (t, getattr(a, "kind", 0), bool(getattr(a, "rotated", False)),
-            getattr(a, "x", 0), getattr(a, "y", 0), getattr(a, "target", 0),
-            getattr(a, "goal", 0))
+    return (
+        t,
+        getattr(a, "kind", 0),
+        bool(getattr(a, "rotated", False)),
+        getattr(a, "x", 0),
+        getattr(a, "y", 0),
+        getattr(a, "target", 0),
+        getattr(a, "goal", 0),
+    )
 
 
 def main(argv=None) -> None:
@@ -386,8 +431,9 @@ def main(argv=None) -> None:
 
     from experiments.cli_args import at_least, check_agents, check_config, check_output_file
 
-    p = argparse.ArgumentParser(prog="saboteur play --human",
-                                description="Play one game in the terminal against agents.")
+    p = argparse.ArgumentParser(
+        prog="saboteur play --human", description="Play one game in the terminal against agents."
+    )
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
     p.add_argument("--players", type=int, default=5)
     p.add_argument("--seed", type=at_least(0), default=1)
@@ -402,8 +448,14 @@ def main(argv=None) -> None:
         p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
     if args.record is not None:
         check_output_file(p, args.record, "--record")
-    play_human(args.human, specs, players=args.players, seed=args.seed,
-               rounds=args.rounds, record=args.record)
+    play_human(
+        args.human,
+        specs,
+        players=args.players,
+        seed=args.seed,
+        rounds=args.rounds,
+        record=args.record,
+    )
 
 
 if __name__ == "__main__":

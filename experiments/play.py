@@ -12,10 +12,18 @@ from saboteur_env.engine.events import RoundResult
 from saboteur_env.render import render_ansi
 
 
-def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
-              out=None, agent_seeds: Sequence[int] | None = None, record=None,
-              record_meta: dict | None = None, record_events: bool = False,
-              **config) -> dict:
+def play_game(
+    agents: Sequence[Agent],
+    seed: int,
+    *,
+    render: str | None = None,
+    out=None,
+    agent_seeds: Sequence[int] | None = None,
+    record=None,
+    record_meta: dict | None = None,
+    record_events: bool = False,
+    **config,
+) -> dict:
     """Play one full game; agent ``i`` sits in seat ``i``.
 
     Args:
@@ -58,15 +66,22 @@ def play_game(agents: Sequence[Agent], seed: int, *, render: str | None = None,
             res = game.round_results[shown]
             shown += 1
             if render == "ansi":
-                print(render_ansi(game, "spectator", board=game.round_boards[shown - 1]),
-                      file=out)
+                print(render_ansi(game, "spectator", board=game.round_boards[shown - 1]), file=out)
             print(_round_text(res, game), file=out)
     if record is not None:
         from saboteur_env.record import write_record
 
-        write_record(record, game, seed, [a.name for a in agents], agent_seeds=[
-            agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)],
-            meta=record_meta, events=record_events)
+        write_record(
+            record,
+            game,
+            seed,
+            [a.name for a in agents],
+            agent_seeds=[
+                agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)
+            ],
+            meta=record_meta,
+            events=record_events,
+        )
     return {
         "gold": game.gold.tolist(),
         "winners": game.winners(),
@@ -85,11 +100,16 @@ def _round_text(res: RoundResult, game) -> str:
     side = _SIDE_TEXT.get(res.winning_side, res.winning_side)
     extra = ""
     if "thefts" in res.fields:  # a Saboteur 2 result (RULES 6.9)
-        extra = (f"\n  winners: {res.winners}  crystals: {res.crystals}"
-                 f"  thefts (thief, victim): {res.thefts}")
-    return (f"Round {res.round + 1}: the {side} win after {res.turns} turns"
-            + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
-            + f"\n  roles: {roles}\n  gold received: {res.received}" + extra)
+        extra = (
+            f"\n  winners: {res.winners}  crystals: {res.crystals}"
+            f"  thefts (thief, victim): {res.thefts}"
+        )
+    return (
+        f"Round {res.round + 1}: the {side} win after {res.turns} turns"
+        + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
+        + f"\n  roles: {roles}\n  gold received: {res.received}"
+        + extra
+    )
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:

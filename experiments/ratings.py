@@ -68,8 +68,9 @@ class OnlineRatings:
 
     def update(self, lineup: Sequence[str], gold: Sequence[float]) -> None:
         """Rate one game: ``lineup[seat]`` is the agent of each seat, ``gold`` its final gold."""
-        teams = [[self.model.rating(mu=self.ratings[a].mu, sigma=self.ratings[a].sigma)]
-                 for a in lineup]
+        teams = [
+            [self.model.rating(mu=self.ratings[a].mu, sigma=self.ratings[a].sigma)] for a in lineup
+        ]
         new = self.model.rate(teams, ranks=ranks_from_gold(gold))
         for a in set(lineup):
             seats = [s for s, b in enumerate(lineup) if b == a]
@@ -79,13 +80,16 @@ class OnlineRatings:
 
     def table(self) -> dict[str, dict]:
         """``{agent: {"mu", "sigma", "ordinal"}}`` (ordinal = mu - 3 sigma)."""
-        return {a: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma}
-                for a, r in self.ratings.items()}
+        return {
+            a: {"mu": r.mu, "sigma": r.sigma, "ordinal": r.mu - 3 * r.sigma}
+            for a, r in self.ratings.items()
+        }
 
 
 # --- batch Bradley-Terry ---------------------------------------------------------------
-def pair_results(lineups: Sequence[Sequence[str]], golds: Sequence[Sequence[float]],
-                 agents: Sequence[str]) -> np.ndarray:
+def pair_results(
+    lineups: Sequence[Sequence[str]], golds: Sequence[Sequence[float]], agents: Sequence[str]
+) -> np.ndarray:
     """Per-game pairwise results, float ``(games, k, k)``: ``[g, a, b]`` = weighted wins of
     agent ``a`` over agent ``b`` in game ``g`` (ties 1/2 each, weight ``1 / (n - 1)`` per pair
     of seats held by different agents)."""
@@ -107,8 +111,9 @@ def pair_results(lineups: Sequence[Sequence[str]], golds: Sequence[Sequence[floa
     return out
 
 
-def bradley_terry(wins: np.ndarray, prior: float = 1.0, tol: float = 1e-12,
-                  max_iter: int = 100) -> np.ndarray:
+def bradley_terry(
+    wins: np.ndarray, prior: float = 1.0, tol: float = 1e-12, max_iter: int = 100
+) -> np.ndarray:
     """Maximum-likelihood Bradley-Terry fit of a win matrix ``(k, k)`` (Newton's method on
     the log-strengths; the log-likelihood is concave).
 
@@ -136,8 +141,9 @@ def bradley_terry(wins: np.ndarray, prior: float = 1.0, tol: float = 1e-12,
     return r - r.mean()
 
 
-def bootstrap_bt(per_game: np.ndarray, n_boot: int = 200, seed: int = 0,
-                 prior: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def bootstrap_bt(
+    per_game: np.ndarray, n_boot: int = 200, seed: int = 0, prior: float = 1.0
+) -> tuple[np.ndarray, np.ndarray]:
     """95% percentile intervals of :func:`bradley_terry` by resampling whole games.
 
     Returns ``(lo, hi)`` arrays of shape ``(k,)``."""
@@ -165,8 +171,7 @@ def win_matrix(wins: np.ndarray) -> np.ndarray:
     return P
 
 
-def cycles(P: np.ndarray, names: Sequence[str] | None = None, margin: float = 0.0
-           ) -> list[tuple]:
+def cycles(P: np.ndarray, names: Sequence[str] | None = None, margin: float = 0.0) -> list[tuple]:
     """Non-transitive triples ``(a, b, c)``: a beats b, b beats c, c beats a (each > 0.5 +
     margin).  Each cycle is listed once, starting at its smallest index."""
     k = P.shape[0]

@@ -57,8 +57,13 @@ def _players(text: str) -> list[int]:
 
 def _rate(k: int, n: int) -> dict:
     lo, hi = wilson(k, n)
-    return {"wins": int(k), "n": int(n), "rate": k / n if n else float("nan"),
-            "lo": float(lo), "hi": float(hi)}
+    return {
+        "wins": int(k),
+        "n": int(n),
+        "rate": k / n if n else float("nan"),
+        "lo": float(lo),
+        "hi": float(hi),
+    }
 
 
 # --- legal actions per decision (a small loop of its own: play() does not see the masks) -----
@@ -82,8 +87,9 @@ def legal_counts(task: Task) -> tuple[int, int]:
             continue
         total += int(obs["action_mask"].sum())
         decisions += 1
-        env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
-                                                            obs["action_mask"], info))
+        env.step(
+            agents[env.agent_name_mapping[name]].act(obs["observation"], obs["action_mask"], info)
+        )
     return total, decisions
 
 
@@ -98,12 +104,19 @@ def _map(fn, items: Sequence, workers: int) -> list:
 
 
 # --- cells -----------------------------------------------------------------------------------
-def self_play_cell(spec: str, players: int, rounds: int, legal_games: int, seed: int,
-                   rules: Ruleset, workers: int) -> dict:
+def self_play_cell(
+    spec: str, players: int, rounds: int, legal_games: int, seed: int, rules: Ruleset, workers: int
+) -> dict:
     """All seats ``spec``; ``rounds`` one-round games under ``rules``."""
     t0 = time.perf_counter()
-    tasks = schedule([spec], players, rounds, seed=seed, num_rounds=1,
-                     config=None if rules is BASE else {"expansion": rules.expansion})
+    tasks = schedule(
+        [spec],
+        players,
+        rounds,
+        seed=seed,
+        num_rounds=1,
+        config=None if rules is BASE else {"expansion": rules.expansion},
+    )
     results = run(tasks, workers=workers, progress=False)
     sab_role = rules.saboteur
     sab_wins = not_found = 0
@@ -116,15 +129,20 @@ def self_play_cell(spec: str, players: int, rounds: int, legal_games: int, seed:
     lt = _map(legal_counts, tasks[:legal_games], workers)
     legal_sum, legal_dec = sum(a for a, _ in lt), sum(b for _, b in lt)
     d = np.array(decisions, dtype=float)
-    return {"agent": spec, "players": players, "expansion": rules.expansion,
-            "rounds": len(results),
-            "saboteur_win": _rate(sab_wins, len(results)),
-            "gold_not_found": _rate(not_found, len(results)),
-            "round_length": float(d.mean()),
-            "round_length_sd": float(d.std(ddof=1)) if len(d) > 1 else float("nan"),
-            "legal_per_decision": legal_sum / legal_dec if legal_dec else float("nan"),
-            "legal_games": len(lt), "legal_decisions": legal_dec,
-            "elapsed_s": time.perf_counter() - t0}
+    return {
+        "agent": spec,
+        "players": players,
+        "expansion": rules.expansion,
+        "rounds": len(results),
+        "saboteur_win": _rate(sab_wins, len(results)),
+        "gold_not_found": _rate(not_found, len(results)),
+        "round_length": float(d.mean()),
+        "round_length_sd": float(d.std(ddof=1)) if len(d) > 1 else float("nan"),
+        "legal_per_decision": legal_sum / legal_dec if legal_dec else float("nan"),
+        "legal_games": len(lt),
+        "legal_decisions": legal_dec,
+        "elapsed_s": time.perf_counter() - t0,
+    }
 
 
 def mixed_cell(players: int, deals: int, seed: int, workers: int) -> dict:
@@ -134,13 +152,15 @@ def mixed_cell(players: int, deals: int, seed: int, workers: int) -> dict:
     tasks = schedule(specs, players, deals, seed=seed, num_rounds=1)
     results = run(tasks, workers=workers, progress=False)
     summ = summarize(results, specs, n_boot=20, seed=seed)
-    out = {"players": players, "deals": deals, "games": len(results),
-           "elapsed_s": 0.0, "roles": {}}
+    out = {"players": players, "deals": deals, "games": len(results), "elapsed_s": 0.0, "roles": {}}
     for role in BASE.roles:
         h = summ["agents"]["heuristic"]["roles"][role]
         r = summ["agents"]["random"]["roles"][role]
-        out["roles"][role] = {"heuristic": h, "random": r,
-                              "overlap": bool(h["lo"] <= r["hi"] and r["lo"] <= h["hi"])}
+        out["roles"][role] = {
+            "heuristic": h,
+            "random": r,
+            "overlap": bool(h["lo"] <= r["hi"] and r["lo"] <= h["hi"]),
+        }
     out["elapsed_s"] = time.perf_counter() - t0
     return out
 
@@ -155,24 +175,39 @@ def self_play_table(cells: Sequence[dict]) -> str:
     head += ["decisions/round", "legal actions/decision (games)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in cells:
-        row = [str(c["players"]), c["agent"], str(c["rounds"]), _ci(c["saboteur_win"]),
-               _ci(c["gold_not_found"])]
+        row = [
+            str(c["players"]),
+            c["agent"],
+            str(c["rounds"]),
+            _ci(c["saboteur_win"]),
+            _ci(c["gold_not_found"]),
+        ]
         row += [f"{c['round_length']:.1f}", f"{c['legal_per_decision']:.1f} ({c['legal_games']})"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def mixed_table(cells: Sequence[dict]) -> str:
-    head = ["N", "deals x2", "digger: heuristic [95%]", "digger: random [95%]", "overlap",
-            "saboteur: heuristic [95%]", "saboteur: random [95%]", "overlap"]
+    head = [
+        "N",
+        "deals x2",
+        "digger: heuristic [95%]",
+        "digger: random [95%]",
+        "overlap",
+        "saboteur: heuristic [95%]",
+        "saboteur: random [95%]",
+        "overlap",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in cells:
         row = [str(c["players"]), str(c["deals"])]
         for role in BASE.roles:
             x = c["roles"][role]
-            row += [f"{_ci(x['heuristic'])} n={x['heuristic']['n']}",
-                    f"{_ci(x['random'])} n={x['random']['n']}",
-                    "yes" if x["overlap"] else "**no**"]
+            row += [
+                f"{_ci(x['heuristic'])} n={x['heuristic']['n']}",
+                f"{_ci(x['random'])} n={x['random']['n']}",
+                "yes" if x["overlap"] else "**no**",
+            ]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -191,32 +226,47 @@ def markdown(report: dict) -> str:
         "mean over all rounds of the cell; legal actions/decision: mean of "
         "`obs['action_mask'].sum()` over every decision of the first (games) deals of the cell. "
         "Saboteur win counts a round only when a saboteur is in play and wins it, so it can "
-        "sit below \"gold not found\" (base game, 3-4 players: possibly no saboteur dealt).",
+        'sit below "gold not found" (base game, 3-4 players: possibly no saboteur dealt).',
     ]
     if report["base"]:
         n = sorted({c["rounds"] for c in report["base"]})
-        parts += ["", f"## Base game (rounds per cell: {', '.join(map(str, n))})", "",
-                  self_play_table(report["base"])]
+        parts += [
+            "",
+            f"## Base game (rounds per cell: {', '.join(map(str, n))})",
+            "",
+            self_play_table(report["base"]),
+        ]
     if report["expansion"]:
         n = sorted({c["rounds"] for c in report["expansion"]})
-        parts += ["", f"## Saboteur 2 (rounds per cell: {', '.join(map(str, n))})", "",
-                  "Saboteur win: the round's winners include a saboteur (gold not found, or "
-                  "the both-doors rule without a Boss; trapped saboteurs and rounds without a "
-                  "saboteur in play do not count).", "",
-                  self_play_table(report["expansion"])]
+        parts += [
+            "",
+            f"## Saboteur 2 (rounds per cell: {', '.join(map(str, n))})",
+            "",
+            "Saboteur win: the round's winners include a saboteur (gold not found, or "
+            "the both-doors rule without a Boss; trapped saboteurs and rounds without a "
+            "saboteur in play do not count).",
+            "",
+            self_play_table(report["expansion"]),
+        ]
     if report["mixed"]:
-        parts += ["", "## Heuristic vs random, base game, mixed seating (duplicate deals)", "",
-                  "Each deal is played twice with the seats swapped between the agents; round "
-                  "win rate by role, Wilson 95%; overlap = the two 95% intervals overlap.", "",
-                  mixed_table(report["mixed"])]
+        parts += [
+            "",
+            "## Heuristic vs random, base game, mixed seating (duplicate deals)",
+            "",
+            "Each deal is played twice with the seats swapped between the agents; round "
+            "win rate by role, Wilson 95%; overlap = the two 95% intervals overlap.",
+            "",
+            mixed_table(report["mixed"]),
+        ]
     return "\n".join(parts) + "\n"
 
 
 # --- command line ----------------------------------------------------------------------------
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m experiments.reference",
-                                description="The reference table: saboteur win rates, "
-                                            "round length, branching.")
+    p = argparse.ArgumentParser(
+        prog="python -m experiments.reference",
+        description="The reference table: saboteur win rates, round length, branching.",
+    )
     p.add_argument("--out", default="runs/reference")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
@@ -225,8 +275,12 @@ def main(argv=None) -> dict:
     p.add_argument("--x-players", default="2-12", help="Saboteur 2 player counts")
     p.add_argument("--mixed-players", default="3-10")
     p.add_argument("--rounds-random", type=int, default=2000, help="rounds per random cell")
-    p.add_argument("--rounds-heuristic", type=int, default=2000,
-                   help="rounds per heuristic cell (and any other agent)")
+    p.add_argument(
+        "--rounds-heuristic",
+        type=int,
+        default=2000,
+        help="rounds per heuristic cell (and any other agent)",
+    )
     p.add_argument("--mixed-deals", type=int, default=300)
     p.add_argument("--legal-games", type=int, default=100)
     a = p.parse_args(argv)
@@ -234,9 +288,12 @@ def main(argv=None) -> dict:
     command = "python -m experiments.reference " + " ".join(shlex.quote(x) for x in argv_list)
     os.makedirs(a.out, exist_ok=True)
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
-    report = {"meta": {"command": command.strip(), "seed": a.seed, "workers": a.workers,
-                       "args": vars(a)},
-              "base": [], "expansion": [], "mixed": []}
+    report = {
+        "meta": {"command": command.strip(), "seed": a.seed, "workers": a.workers, "args": vars(a)},
+        "base": [],
+        "expansion": [],
+        "mixed": [],
+    }
     jpath = os.path.join(a.out, "reference.json")
 
     def save():
@@ -244,25 +301,35 @@ def main(argv=None) -> dict:
             json.dump(report, f, indent=2)
 
     t0 = time.perf_counter()
-    for key, players, rules in (("base", _players(a.base_players), BASE),
-                                ("mixed", _players(a.mixed_players), BASE),
-                                ("expansion", _players(a.x_players), SABOTEUR_2)):
+    for key, players, rules in (
+        ("base", _players(a.base_players), BASE),
+        ("mixed", _players(a.mixed_players), BASE),
+        ("expansion", _players(a.x_players), SABOTEUR_2),
+    ):
         for n in players:
             if key == "mixed":
                 c = mixed_cell(n, a.mixed_deals, a.seed, a.workers)
                 report["mixed"].append(c)
                 save()
-                print(f"[{time.perf_counter() - t0:6.0f}s] mixed N={n}: {c['games']} games, "
-                      f"{c['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"[{time.perf_counter() - t0:6.0f}s] mixed N={n}: {c['games']} games, "
+                    f"{c['elapsed_s']:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 continue
             for spec in specs:
                 rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
                 c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
                 report[key].append(c)
                 save()
-                print(f"[{time.perf_counter() - t0:6.0f}s] {key} N={n} {spec}: "
-                      f"{c['rounds']} rounds, saboteur win {_ci(c['saboteur_win'])}, "
-                      f"{c['elapsed_s']:.0f} s", file=sys.stderr, flush=True)
+                print(
+                    f"[{time.perf_counter() - t0:6.0f}s] {key} N={n} {spec}: "
+                    f"{c['rounds']} rounds, saboteur win {_ci(c['saboteur_win'])}, "
+                    f"{c['elapsed_s']:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
     report["meta"]["elapsed_s"] = time.perf_counter() - t0
     save()
     md = markdown(report)

@@ -41,11 +41,17 @@ def _print_round_end(g, res, viewer, out) -> None:
     maze = render_ansi(g, viewer, board=g.round_boards[res.round])
     print(f"The maze at the end of round {res.round + 1}:", file=out)
     print(maze.split("\n", 1)[1], end="", file=out)
-    print(round_result_text(res, viewer if isinstance(viewer, int) else None, g.game_over,
-                            g.rules.roles), file=out)
+    print(
+        round_result_text(
+            res, viewer if isinstance(viewer, int) else None, g.game_over, g.rules.roles
+        ),
+        file=out,
+    )
     if g.game_over:
-        print("Final gold: " + ", ".join(f"seat {s}: {int(x)}"
-                                         for s, x in enumerate(g.gold)), file=out)
+        print(
+            "Final gold: " + ", ".join(f"seat {s}: {int(x)}" for s, x in enumerate(g.gold)),
+            file=out,
+        )
 
 
 def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> int:
@@ -55,9 +61,11 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
     names = rec.agents
     total = len(rec.decisions)
     who = "spectator (everything revealed)" if viewer == "spectator" else f"seat {viewer}"
-    print(f"Replay: {rec.config.num_players} players, seed {rec.seed}, {total} decisions; "
-          f"agents {', '.join(f'{s}: {n}' for s, n in enumerate(names))}; view: {who}",
-          file=out)
+    print(
+        f"Replay: {rec.config.num_players} players, seed {rec.seed}, {total} decisions; "
+        f"agents {', '.join(f'{s}: {n}' for s, n in enumerate(names))}; view: {who}",
+        file=out,
+    )
     shown = 0
     for step in replay(rec, copy=False):
         g = step.game
@@ -105,8 +113,16 @@ def replay_frames(record, viewer, *, cell: int = 40):
         cap = _caption(step, viewer, names)
         if step.round_result is not None:
             res = step.round_result
-            yield render_rgb(g, viewer, board=g.round_boards[res.round], extent=extent,
-                             cell=cell, caption=cap, round_result=res, names=names)
+            yield render_rgb(
+                g,
+                viewer,
+                board=g.round_boards[res.round],
+                extent=extent,
+                cell=cell,
+                caption=cap,
+                round_result=res,
+                names=names,
+            )
             if g.game_over:
                 continue
             cap = f"{step.index}: round {res.round + 2} is dealt"
@@ -131,19 +147,29 @@ def write_images(record, viewer, dest, *, cell: int = 40, duration_ms: int = 700
 def main(argv=None, *, inp=None, out=None) -> None:
     p = argparse.ArgumentParser(
         prog="saboteur replay",
-        description="Step through a recorded game (JSON Lines from play --record).")
+        description="Step through a recorded game (JSON Lines from play --record).",
+    )
     p.add_argument("record", help="the game record (.jsonl)")
     view = p.add_mutually_exclusive_group()
     view.add_argument("--seat", type=int, default=0, help="whose view to show (default 0)")
-    view.add_argument("--spectator", action="store_true",
-                      help="show everything: roles, hands, every goal")
-    p.add_argument("--out", default=None,
-                   help="write images instead: game.gif (needs Pillow) or a folder of PNGs")
-    p.add_argument("--cell", type=at_least(24), default=40,
-                   help="cell size in pixels (images; default 40, at least 24)")
+    view.add_argument(
+        "--spectator", action="store_true", help="show everything: roles, hands, every goal"
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        help="write images instead: game.gif (needs Pillow) or a folder of PNGs",
+    )
+    p.add_argument(
+        "--cell",
+        type=at_least(24),
+        default=40,
+        help="cell size in pixels (images; default 40, at least 24)",
+    )
     p.add_argument("--duration", type=at_least(1), default=700, help="ms per GIF frame")
-    p.add_argument("--no-pause", action="store_true",
-                   help="print every state without waiting for Enter")
+    p.add_argument(
+        "--no-pause", action="store_true", help="print every state without waiting for Enter"
+    )
     args = p.parse_args(argv)
     out = sys.stdout if out is None else out
     try:
@@ -153,8 +179,11 @@ def main(argv=None, *, inp=None, out=None) -> None:
         sys.exit(2)
     viewer = "spectator" if args.spectator else args.seat
     if viewer != "spectator" and not 0 <= viewer < rec.config.num_players:
-        print(f"saboteur replay: --seat {viewer} is not a seat of this "
-              f"{rec.config.num_players}-player game", file=sys.stderr)
+        print(
+            f"saboteur replay: --seat {viewer} is not a seat of this "
+            f"{rec.config.num_players}-player game",
+            file=sys.stderr,
+        )
         sys.exit(2)
     if args.out:
         if str(args.out).lower().endswith(".gif"):
@@ -170,8 +199,9 @@ def main(argv=None, *, inp=None, out=None) -> None:
         return
     stdin = sys.stdin if inp is None else inp
     pause = not args.no_pause and inp is None and stdin.isatty()
-    replay_text(rec, viewer, out=out, inp=stdin, pause=pause or (inp is not None
-                                                                  and not args.no_pause))
+    replay_text(
+        rec, viewer, out=out, inp=stdin, pause=pause or (inp is not None and not args.no_pause)
+    )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,9 @@ class SingleAgentSaboteur(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, opponents: Sequence[str | Agent] = ("random",), seat: int | None = None,
-                 **config) -> None:
+    def __init__(
+        self, opponents: Sequence[str | Agent] = ("random",), seat: int | None = None, **config
+    ) -> None:
         super().__init__()
         config = {"num_players": 5, "num_rounds": 1, "reward": "win", **config}
         self.env = saboteur_env.raw_env(**config)
@@ -92,8 +93,9 @@ class SingleAgentSaboteur(gymnasium.Env):
                 return reward, False
             seat = env.agent_name_mapping[agent]
             o = env.observe(agent)
-            env.step(self._opponents[seat].act(o["observation"], o["action_mask"],
-                                               env.infos[agent]))
+            env.step(
+                self._opponents[seat].act(o["observation"], o["action_mask"], env.infos[agent])
+            )
             reward += float(env.rewards[me])
         self._obs = env.observe(me)["observation"]
         self._mask = np.zeros(self.action_space.n, dtype=bool)
@@ -109,13 +111,13 @@ class SingleAgentSaboteur(gymnasium.Env):
             self.illegal_actions += 1
             raise IllegalActionError(
                 f"SingleAgentSaboteur: action {action} is masked for seat {self.seat} "
-                f"(illegal action #{self.illegal_actions}); use the maskable policy/evaluator")
+                f"(illegal action #{self.illegal_actions}); use the maskable policy/evaluator"
+            )
         me = f"player_{self.seat}"
         self.env.step(action)
         reward = float(self.env.rewards[me])
         r2, done = self._advance()
-        truncated = all(self.env.truncations.values()) and not all(
-            self.env.terminations.values())
+        truncated = all(self.env.truncations.values()) and not all(self.env.terminations.values())
         return self._obs, reward + r2, done and not truncated, truncated, {}
 
 
@@ -127,14 +129,20 @@ def main(argv=None) -> dict:
 
     from experiments.cli_args import at_least, check_agents
 
-    p = argparse.ArgumentParser(description="MaskablePPO on single-agent Saboteur (case P14)",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        description="MaskablePPO on single-agent Saboteur (case P14)",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("--steps", type=at_least(1), default=10_000, help="training timesteps")
     p.add_argument("--opponents", default="random", help="comma-separated agent specs")
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--eval-episodes", type=at_least(1), default=20)
-    p.add_argument("--n-steps", type=at_least(2), default=512,
-                   help="rollout length per update (advantages are normalised over it)")
+    p.add_argument(
+        "--n-steps",
+        type=at_least(2),
+        default=512,
+        help="rollout length per update (advantages are normalised over it)",
+    )
     args = p.parse_args(argv)
     opponents = [s.strip() for s in args.opponents.split(",")]
     check_agents(p, opponents, "--opponents")
@@ -143,19 +151,35 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     base, eval_base = SingleAgentSaboteur(opponents), SingleAgentSaboteur(opponents)
     env, eval_env = Monitor(base), Monitor(eval_base)
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps,
-                        batch_size=min(64, args.n_steps), seed=args.seed, verbose=0)
-    callback = MaskableEvalCallback(eval_env, n_eval_episodes=max(1, args.eval_episodes // 4),
-                                    eval_freq=max(args.n_steps, args.steps // 4), verbose=0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=args.n_steps,
+        batch_size=min(64, args.n_steps),
+        seed=args.seed,
+        verbose=0,
+    )
+    callback = MaskableEvalCallback(
+        eval_env,
+        n_eval_episodes=max(1, args.eval_episodes // 4),
+        eval_freq=max(args.n_steps, args.steps // 4),
+        verbose=0,
+    )
     model.learn(total_timesteps=args.steps, callback=callback)
-    mean, std = evaluate_policy(model, eval_env, n_eval_episodes=args.eval_episodes,
-                                use_masking=True)
-    res = {"mean_reward": float(mean), "std_reward": float(std),
-           "illegal_actions_train": base.illegal_actions,
-           "illegal_actions_eval": eval_base.illegal_actions}
-    print(f"MaskablePPO after {args.steps} steps vs {opponents}: mean reward {mean:.3f} "
-          f"+- {std:.3f}; illegal actions: train {base.illegal_actions}, "
-          f"eval {eval_base.illegal_actions}")
+    mean, std = evaluate_policy(
+        model, eval_env, n_eval_episodes=args.eval_episodes, use_masking=True
+    )
+    res = {
+        "mean_reward": float(mean),
+        "std_reward": float(std),
+        "illegal_actions_train": base.illegal_actions,
+        "illegal_actions_eval": eval_base.illegal_actions,
+    }
+    print(
+        f"MaskablePPO after {args.steps} steps vs {opponents}: mean reward {mean:.3f} "
+        f"+- {std:.3f}; illegal actions: train {base.illegal_actions}, "
+        f"eval {eval_base.illegal_actions}"
+    )
     return res
 
 

@@ -106,9 +106,16 @@ def lineup(specs: Sequence[str], players: int, offset: int) -> tuple[str, ...]:
     return tuple(specs[(s + offset) % k] for s in range(players))
 
 
-def schedule(specs: Sequence[str], players: int, deals: int, seed: int = 0,
-             num_rounds: int = 3, role_override: str = "none", config: dict | None = None,
-             record_dir: str = "") -> list[Task]:
+def schedule(
+    specs: Sequence[str],
+    players: int,
+    deals: int,
+    seed: int = 0,
+    num_rounds: int = 3,
+    role_override: str = "none",
+    config: dict | None = None,
+    record_dir: str = "",
+) -> list[Task]:
     """Every game of a tournament, in game-id order (see the module docstring)."""
     if not specs:
         raise ValueError("at least one agent spec is needed")
@@ -120,9 +127,20 @@ def schedule(specs: Sequence[str], players: int, deals: int, seed: int = 0,
     for d in range(deals):
         ds = deal_seed(seed, d)
         for o in range(k):
-            tasks.append(Task(len(tasks), d, ds, o, lineup(specs, players, o),
-                              tuple(agent_seed(seed, d, o, s) for s in range(players)),
-                              num_rounds, role_override, cfg, record_dir))
+            tasks.append(
+                Task(
+                    len(tasks),
+                    d,
+                    ds,
+                    o,
+                    lineup(specs, players, o),
+                    tuple(agent_seed(seed, d, o, s) for s in range(players)),
+                    num_rounds,
+                    role_override,
+                    cfg,
+                    record_dir,
+                )
+            )
     return tasks
 
 
@@ -163,26 +181,46 @@ def play(task: Task) -> dict:
     if task.record_dir and not override:  # overridden roles cannot be replayed by the rules
         from saboteur_env.record import write_record
 
-        write_record(os.path.join(task.record_dir, f"game_{task.game_id:06d}.jsonl"), game,
-                     task.deal_seed, list(task.lineup), agent_seeds=task.agent_seeds,
-                     meta={"tournament_deal": task.deal, "offset": task.offset})
-    rounds = [{"round": r.round, "gold_found": bool(r.gold_found),
-               "winners": list(r.winners), "roles": list(r.roles),
-               "received": list(r.received), "turns": int(r.turns),
-               "connector": r.connector, "paid": list(r.paid)}
-              for r in game.round_results]
-    return {"game_id": task.game_id, "deal": task.deal, "deal_seed": task.deal_seed,
-            "offset": task.offset, "lineup": list(task.lineup),
-            "gold": game.gold.tolist(), "winners": game.winners(), "rounds": rounds,
-            "decisions": decisions, "ruleset": env.config.ruleset.name}
+        write_record(
+            os.path.join(task.record_dir, f"game_{task.game_id:06d}.jsonl"),
+            game,
+            task.deal_seed,
+            list(task.lineup),
+            agent_seeds=task.agent_seeds,
+            meta={"tournament_deal": task.deal, "offset": task.offset},
+        )
+    rounds = [
+        {
+            "round": r.round,
+            "gold_found": bool(r.gold_found),
+            "winners": list(r.winners),
+            "roles": list(r.roles),
+            "received": list(r.received),
+            "turns": int(r.turns),
+            "connector": r.connector,
+            "paid": list(r.paid),
+        }
+        for r in game.round_results
+    ]
+    return {
+        "game_id": task.game_id,
+        "deal": task.deal,
+        "deal_seed": task.deal_seed,
+        "offset": task.offset,
+        "lineup": list(task.lineup),
+        "gold": game.gold.tolist(),
+        "winners": game.winners(),
+        "rounds": rounds,
+        "decisions": decisions,
+        "ruleset": env.config.ruleset.name,
+    }
 
 
 def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[dict]:
     """Play every task, in parallel when ``workers > 1``; results sorted by game id."""
     from tqdm import tqdm
 
-    bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress,
-               file=sys.stderr)
+    bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, file=sys.stderr)
     results = []
     if workers <= 1:
         for t in tasks:
@@ -206,8 +244,7 @@ def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[
 # --- statistics ------------------------------------------------------------------------
 def _rate(k, n) -> dict:
     lo, hi = wilson(k, n)
-    return {"wins": int(k), "n": int(n), "rate": (k / n) if n else float("nan"),
-            "lo": lo, "hi": hi}
+    return {"wins": int(k), "n": int(n), "rate": (k / n) if n else float("nan"), "lo": lo, "hi": hi}
 
 
 def ruleset_of(result: dict) -> Ruleset:
@@ -230,8 +267,9 @@ def role_labels(rules: Ruleset) -> list[str]:
     return initials if len(set(initials)) == len(initials) else list(rules.roles)
 
 
-def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
-              seed: int = 0) -> dict:
+def summarize(
+    results: Sequence[dict], specs: Sequence[str], n_boot: int = 200, seed: int = 0
+) -> dict:
     """All statistics of a tournament (see the module docstring) as a JSON-ready dict."""
     agents = list(dict.fromkeys(specs))
     k = len(agents)
@@ -272,8 +310,7 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
                 seat_sab[s] += role == sab
                 seat_rounds[s] += 1
         online.update(lu, r["gold"])
-    per_game = pair_results([r["lineup"] for r in results], [r["gold"] for r in results],
-                            agents)
+    per_game = pair_results([r["lineup"] for r in results], [r["gold"] for r in results], agents)
     wins = per_game.sum(axis=0)
     bt = bradley_terry(wins)
     lo, hi = bootstrap_bt(per_game, n_boot=n_boot, seed=seed)
@@ -283,8 +320,10 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
     if rounds_total:
         for i, name in enumerate(("gold-diggers", "saboteurs")):
             if side[i] / rounds_total > 0.99:
-                warn.append(f"the {name} won {side[i] / rounds_total:.1%} of {int(rounds_total)}"
-                            " rounds (> 99%): check the rules engine and the agents (case T9)")
+                warn.append(
+                    f"the {name} won {side[i] / rounds_total:.1%} of {int(rounds_total)}"
+                    " rounds (> 99%): check the rules engine and the agents (case T9)"
+                )
     online_t = online.table()
     agents_out = {}
     for i, a in enumerate(agents):
@@ -294,34 +333,50 @@ def summarize(results: Sequence[dict], specs: Sequence[str], n_boot: int = 200,
             "games": len(g),
             "mean_gold": float(g.mean()) if len(g) else float("nan"),
             "mean_gold_ci": [float(g.mean() - 1.96 * sem), float(g.mean() + 1.96 * sem)]
-            if len(g) > 1 else [float("nan")] * 2,
+            if len(g) > 1
+            else [float("nan")] * 2,
             "game_win": _rate(*game_w[a]),
-            "roles": {role_names[role]: _rate(role_w[a][role, 0], role_w[a][role, 1])
-                      for role in range(nr)},
+            "roles": {
+                role_names[role]: _rate(role_w[a][role, 0], role_w[a][role, 1])
+                for role in range(nr)
+            },
             "openskill": online_t[a],
-            "bt_elo": float(bt[i]), "bt_elo_ci": [float(lo[i]), float(hi[i])],
+            "bt_elo": float(bt[i]),
+            "bt_elo_ci": [float(lo[i]), float(hi[i])],
         }
-    seats = [{"seat": s, "games": int(seat_games[s]), "win": _rate(seat_w[s], seat_games[s]),
-              "mean_gold": float(seat_gold[s] / seat_games[s]) if seat_games[s] else None,
-              "saboteur_share": float(seat_sab[s] / seat_rounds[s]) if seat_rounds[s] else None,
-              "agent_games": {a: int(seat_agent[s, j]) for j, a in enumerate(agents)}}
-             for s in range(n)]
+    seats = [
+        {
+            "seat": s,
+            "games": int(seat_games[s]),
+            "win": _rate(seat_w[s], seat_games[s]),
+            "mean_gold": float(seat_gold[s] / seat_games[s]) if seat_games[s] else None,
+            "saboteur_share": float(seat_sab[s] / seat_rounds[s]) if seat_rounds[s] else None,
+            "agent_games": {a: int(seat_agent[s, j]) for j, a in enumerate(agents)},
+        }
+        for s in range(n)
+    ]
     return {
         "expansion": rules.expansion,
         "role_names": list(role_names),
         "agents": agents_out,
         "seats": seats,
-        "sides": {"gold-digger": _rate(side[0], rounds_total),
-                  "saboteur": _rate(side[1], rounds_total)},
-        "pairwise": {"agents": agents,
-                     "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P]},
+        "sides": {
+            "gold-digger": _rate(side[0], rounds_total),
+            "saboteur": _rate(side[1], rounds_total),
+        },
+        "pairwise": {
+            "agents": agents,
+            "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P],
+        },
         "cycles": [list(c) for c in cycles(P, agents)],
         "games": len(results),
         "rounds": int(rounds_total),
         "warnings": warn,
-        "rating_notes": ("openskill: Plackett-Luce, online in game-id order (order-dependent); "
-                         "bt_elo: batch Bradley-Terry MLE on pairwise gold comparisons, "
-                         "order-independent, bootstrap 95% over whole games"),
+        "rating_notes": (
+            "openskill: Plackett-Luce, online in game-id order (order-dependent); "
+            "bt_elo: batch Bradley-Terry MLE on pairwise gold comparisons, "
+            "order-independent, bootstrap 95% over whole games"
+        ),
     }
 
 
@@ -345,10 +400,14 @@ def format_summary(summary: dict) -> str:
     lines = []
     rules = _summary_ruleset(summary)
     w = max([len(a) for a in summary["agents"]] + [5])
-    lines.append(f"{summary['games']} games, {summary['rounds']} rounds"
-                 + ("" if rules is BASE else f" ({rules.title})"))
-    lines.append(f"{'agent':<{w}}  {'BT elo [95%]':>22}  {'OS mu±sd':>12}  {'gold':>5}  "
-                 f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}")
+    lines.append(
+        f"{summary['games']} games, {summary['rounds']} rounds"
+        + ("" if rules is BASE else f" ({rules.title})")
+    )
+    lines.append(
+        f"{'agent':<{w}}  {'BT elo [95%]':>22}  {'OS mu±sd':>12}  {'gold':>5}  "
+        f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}"
+    )
     for a, s in summary["agents"].items():
         d, b = _digger_rate(s["roles"]), s["roles"]["saboteur"]
         lo, hi = s["bt_elo_ci"]
@@ -357,26 +416,34 @@ def format_summary(summary: dict) -> str:
             f"{s['openskill']['mu']:>5.1f}±{s['openskill']['sigma']:<4.1f}  "
             f"{s['mean_gold']:>5.2f}  {s['game_win']['rate']:>8.1%}  "
             f"{d['rate']:>6.1%} [{d['lo']:.1%},{d['hi']:.1%}]  "
-            f"{b['rate']:>6.1%} [{b['lo']:.1%},{b['hi']:.1%}]")
+            f"{b['rate']:>6.1%} [{b['lo']:.1%},{b['hi']:.1%}]"
+        )
     sd = summary["sides"]
-    lines.append(f"side win rates: gold-diggers {sd['gold-digger']['rate']:.1%} "
-                 f"[{sd['gold-digger']['lo']:.1%},{sd['gold-digger']['hi']:.1%}], "
-                 f"saboteurs {sd['saboteur']['rate']:.1%}")
+    lines.append(
+        f"side win rates: gold-diggers {sd['gold-digger']['rate']:.1%} "
+        f"[{sd['gold-digger']['lo']:.1%},{sd['gold-digger']['hi']:.1%}], "
+        f"saboteurs {sd['saboteur']['rate']:.1%}"
+    )
     lines.append("seat  win rate [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
-        lines.append(f"{s['seat']:>4}  {s['win']['rate']:>6.1%} [{s['win']['lo']:.1%},"
-                     f"{s['win']['hi']:.1%}]   {s['mean_gold']:>9.2f}  "
-                     f"{s['saboteur_share']:>14.1%}")
+        lines.append(
+            f"{s['seat']:>4}  {s['win']['rate']:>6.1%} [{s['win']['lo']:.1%},"
+            f"{s['win']['hi']:.1%}]   {s['mean_gold']:>9.2f}  "
+            f"{s['saboteur_share']:>14.1%}"
+        )
     pw = summary["pairwise"]
     if len(pw["agents"]) > 1:
         lines.append("pairwise P(row has more gold than column), ties 1/2:")
         lines.append(" " * (w + 2) + "".join(f"{a[:10]:>11}" for a in pw["agents"]))
         for a, row in zip(pw["agents"], pw["p_win"]):
-            lines.append(f"{a:<{w}}  " + "".join(
-                f"{'-':>11}" if x is None else f"{x:>11.3f}" for x in row))
+            lines.append(
+                f"{a:<{w}}  " + "".join(f"{'-':>11}" if x is None else f"{x:>11.3f}" for x in row)
+            )
     if summary["cycles"]:
-        lines.append("NON-TRANSITIVE cycles (a beats b beats c beats a): " +
-                     "; ".join(" > ".join(c) for c in summary["cycles"]))
+        lines.append(
+            "NON-TRANSITIVE cycles (a beats b beats c beats a): "
+            + "; ".join(" > ".join(c) for c in summary["cycles"])
+        )
     roles = list(rules.roles)
     if len(roles) > 2:  # more roles than the digger and saboteur columns above
         note = f" ({PAID_ROLE}: paid > 0)" if PAID_ROLE in roles else ""
@@ -385,8 +452,11 @@ def format_summary(summary: dict) -> str:
             cells = []
             for role in roles:
                 r = s["roles"][role]
-                cells.append(f"{role} {r['rate']:.1%} [{r['lo']:.1%},{r['hi']:.1%}] n={r['n']}"
-                             if r["n"] else f"{role} - n=0")
+                cells.append(
+                    f"{role} {r['rate']:.1%} [{r['lo']:.1%},{r['hi']:.1%}] n={r['n']}"
+                    if r["n"]
+                    else f"{role} - n=0"
+                )
             lines.append(f"{a:<{w}}  " + "; ".join(cells))
     for msg in summary["warnings"]:
         lines.append("WARNING: " + msg)
@@ -394,38 +464,85 @@ def format_summary(summary: dict) -> str:
 
 
 # --- outputs ---------------------------------------------------------------------------
-def write_outputs(results: Sequence[dict], summary: dict, out: str, meta: dict,
-                  plots: bool = True) -> list[str]:
+def write_outputs(
+    results: Sequence[dict], summary: dict, out: str, meta: dict, plots: bool = True
+) -> list[str]:
     """Write games.csv, rounds.csv, summary.json and the PNG plots; returns the paths."""
     os.makedirs(out, exist_ok=True)
     paths = []
     p = os.path.join(out, "games.csv")
     with open(p, "w", newline="") as f:
         wr = csv.writer(f)
-        wr.writerow(["game_id", "deal", "deal_seed", "offset", "seat", "agent", "gold",
-                     "winner", "roles", "rounds_won", "decisions"])
+        wr.writerow(
+            [
+                "game_id",
+                "deal",
+                "deal_seed",
+                "offset",
+                "seat",
+                "agent",
+                "gold",
+                "winner",
+                "roles",
+                "rounds_won",
+                "decisions",
+            ]
+        )
         for r in results:
             rules = ruleset_of(r)
             labels = role_labels(rules)
             for s, a in enumerate(r["lineup"]):
-                wr.writerow([r["game_id"], r["deal"], r["deal_seed"], r["offset"], s, a,
-                             r["gold"][s], int(s in r["winners"]),
-                             "|".join(labels[rd["roles"][s]] for rd in r["rounds"]),
-                             sum(role_won(rd, s, rules) for rd in r["rounds"]),
-                             r["decisions"]])
+                wr.writerow(
+                    [
+                        r["game_id"],
+                        r["deal"],
+                        r["deal_seed"],
+                        r["offset"],
+                        s,
+                        a,
+                        r["gold"][s],
+                        int(s in r["winners"]),
+                        "|".join(labels[rd["roles"][s]] for rd in r["rounds"]),
+                        sum(role_won(rd, s, rules) for rd in r["rounds"]),
+                        r["decisions"],
+                    ]
+                )
     paths.append(p)
     p = os.path.join(out, "rounds.csv")
     with open(p, "w", newline="") as f:
         wr = csv.writer(f)
-        wr.writerow(["game_id", "deal", "round", "seat", "agent", "role", "won", "received",
-                     "gold_found", "turns"])
+        wr.writerow(
+            [
+                "game_id",
+                "deal",
+                "round",
+                "seat",
+                "agent",
+                "role",
+                "won",
+                "received",
+                "gold_found",
+                "turns",
+            ]
+        )
         for r in results:
             rules = ruleset_of(r)
             for rd in r["rounds"]:
                 for s, a in enumerate(r["lineup"]):
-                    wr.writerow([r["game_id"], r["deal"], rd["round"], s, a,
-                                 rules.roles[rd["roles"][s]], int(role_won(rd, s, rules)),
-                                 rd["received"][s], int(rd["gold_found"]), rd["turns"]])
+                    wr.writerow(
+                        [
+                            r["game_id"],
+                            r["deal"],
+                            rd["round"],
+                            s,
+                            a,
+                            rules.roles[rd["roles"][s]],
+                            int(role_won(rd, s, rules)),
+                            rd["received"][s],
+                            int(rd["gold_found"]),
+                            rd["turns"],
+                        ]
+                    )
     paths.append(p)
     p = os.path.join(out, "summary.json")
     with open(p, "w") as f:
@@ -470,8 +587,14 @@ def _plots(summary: dict, out: str) -> list[str]:
         lo = np.array([ag[a]["roles"][role]["lo"] for a in names])
         hi = np.array([ag[a]["roles"][role]["hi"] for a in names])
         rates_plot = np.nan_to_num(rates)
-        ax.bar(x + (j - (len(roles) - 1) / 2) * width, rates_plot, width, label=role,
-               yerr=[np.maximum(rates_plot - lo, 0), np.maximum(hi - rates_plot, 0)], capsize=4)
+        ax.bar(
+            x + (j - (len(roles) - 1) / 2) * width,
+            rates_plot,
+            width,
+            label=role,
+            yerr=[np.maximum(rates_plot - lo, 0), np.maximum(hi - rates_plot, 0)],
+            capsize=4,
+        )
     ax.set_xticks(x, names, rotation=20)
     ax.set_ylim(0, 1)
     ax.set_ylabel("round win rate (Wilson 95%)")
@@ -512,9 +635,16 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
     if opts.records:
         record_dir = os.path.join(opts.out, "records")
         os.makedirs(record_dir, exist_ok=True)
-    tasks = schedule(opts.agents, opts.players, opts.deals, opts.seed, opts.rounds,
-                     opts.role_override, config={"expansion": True} if opts.expansion else None,
-                     record_dir=record_dir)
+    tasks = schedule(
+        opts.agents,
+        opts.players,
+        opts.deals,
+        opts.seed,
+        opts.rounds,
+        opts.role_override,
+        config={"expansion": True} if opts.expansion else None,
+        record_dir=record_dir,
+    )
     workers = opts.workers or os.cpu_count() or 1
     results = run(tasks, workers=workers, progress=opts.progress)
     summary = summarize(results, opts.agents, n_boot=opts.bootstrap, seed=opts.seed)
@@ -524,28 +654,45 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
 
 
 def main(argv=None) -> None:
-    p = argparse.ArgumentParser(prog="saboteur tournament",
-                                description="Duplicate-deal tournament between agents.")
-    p.add_argument("--agents", default="random,heuristic",
-                   help="comma-separated agent specs (default: random,heuristic)")
+    p = argparse.ArgumentParser(
+        prog="saboteur tournament", description="Duplicate-deal tournament between agents."
+    )
+    p.add_argument(
+        "--agents",
+        default="random,heuristic",
+        help="comma-separated agent specs (default: random,heuristic)",
+    )
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--deals", type=at_least(1), default=Options.deals,
-                   help="deals; each is played once per agent spec (default 100)")
+    p.add_argument(
+        "--deals",
+        type=at_least(1),
+        default=Options.deals,
+        help="deals; each is played once per agent spec (default 100)",
+    )
     p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument("--seed", type=at_least(0), default=0)
-    p.add_argument("--workers", type=at_least(0), default=0,
-                   help="processes (default: all cores)")
+    p.add_argument("--workers", type=at_least(0), default=0, help="processes (default: all cores)")
     p.add_argument("--out", default="runs/tournament")
-    p.add_argument("--role-override", choices=ROLE_OVERRIDES, default="none",
-                   help="all-digger: every player is a gold-digger (sanity check, case T9)")
+    p.add_argument(
+        "--role-override",
+        choices=ROLE_OVERRIDES,
+        default="none",
+        help="all-digger: every player is a gold-digger (sanity check, case T9)",
+    )
     p.add_argument("--bootstrap", type=at_least(1), default=200, help="bootstrap resamples")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--records", action="store_true",
-                   help="write every game's record to OUT/records/ (saboteur_env.record; "
-                        "replay with saboteur replay)")
-    p.add_argument("--expansion", action="store_true",
-                   help="Saboteur 2 (RULES 6; 2-12 players): win rates per Saboteur 2 role")
+    p.add_argument(
+        "--records",
+        action="store_true",
+        help="write every game's record to OUT/records/ (saboteur_env.record; "
+        "replay with saboteur replay)",
+    )
+    p.add_argument(
+        "--expansion",
+        action="store_true",
+        help="Saboteur 2 (RULES 6; 2-12 players): win rates per Saboteur 2 role",
+    )
     a = p.parse_args(argv)
     # every check before the progress bar is drawn (usage errors, exit 2)
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
@@ -554,16 +701,29 @@ def main(argv=None) -> None:
     check_agents(p, specs)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_output_dir(p, a.out, "--out")
-    opts = Options(agents=specs,
-                   players=a.players, deals=a.deals, rounds=a.rounds, seed=a.seed,
-                   workers=a.workers, out=a.out, role_override=a.role_override,
-                   bootstrap=a.bootstrap, plots=not a.no_plots, progress=not a.no_progress,
-                   records=a.records, expansion=a.expansion)
+    opts = Options(
+        agents=specs,
+        players=a.players,
+        deals=a.deals,
+        rounds=a.rounds,
+        seed=a.seed,
+        workers=a.workers,
+        out=a.out,
+        role_override=a.role_override,
+        bootstrap=a.bootstrap,
+        plots=not a.no_plots,
+        progress=not a.no_progress,
+        records=a.records,
+        expansion=a.expansion,
+    )
     t0 = time.perf_counter()
     results, summary = tournament(opts)
     elapsed = time.perf_counter() - t0
-    meta = {**asdict(opts), "elapsed_s": elapsed,
-            "workers_used": opts.workers or os.cpu_count() or 1}
+    meta = {
+        **asdict(opts),
+        "elapsed_s": elapsed,
+        "workers_used": opts.workers or os.cpu_count() or 1,
+    }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(format_summary(summary))
     print(f"\n{len(results)} games in {elapsed:.1f} s; wrote " + ", ".join(paths))

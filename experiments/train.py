@@ -78,9 +78,9 @@ class TrainConfig:
     reward: str = "win"
     num_envs: int = 16
     steps_per_iter: int = 2048
-    iterations: int = 0            # 0 = no limit (use minutes / total_decisions)
-    minutes: float = 0.0           # wall-clock budget, 0 = none
-    total_decisions: int = 0       # learning decisions budget, 0 = none
+    iterations: int = 0  # 0 = no limit (use minutes / total_decisions)
+    minutes: float = 0.0  # wall-clock budget, 0 = none
+    total_decisions: int = 0  # learning decisions budget, 0 = none
     epochs: int = 3
     minibatch: int = 256
     lr: float = 3e-4
@@ -99,22 +99,23 @@ class TrainConfig:
     pool_random: float = 0.3
     snapshot_every: int = 10
     max_snapshots: int = 8
-    shaping: float = 1.0           # potential-based shaping coefficient (0 = off)
-    bc_decisions: int = 30000      # warm start: imitate this many heuristic decisions (0=off)
+    shaping: float = 1.0  # potential-based shaping coefficient (0 = off)
+    bc_decisions: int = 30000  # warm start: imitate this many heuristic decisions (0=off)
     bc_epochs: int = 3
     bc_lr: float = 1e-3
-    eval_every: int = 40           # iterations between evaluations (and at the end), 0 = never
+    eval_every: int = 40  # iterations between evaluations (and at the end), 0 = never
     eval_deals: int = 10
     checkpoint_every: int = 25
     seed: int = 0
     threads: int = 1
     out: str = "runs/ppo"
     progress: bool = True
-    init: str = ""                 # checkpoint to start from
+    init: str = ""  # checkpoint to start from
 
     def game_config(self) -> GameConfig:
-        return GameConfig(num_players=self.num_players, num_rounds=self.num_rounds,
-                          reward=self.reward)
+        return GameConfig(
+            num_players=self.num_players, num_rounds=self.num_rounds, reward=self.reward
+        )
 
     def problems(self) -> list[str]:
         """Every unusable option as ``"--option value: why"`` (empty when the config is
@@ -130,15 +131,41 @@ class TrainConfig:
             v = getattr(self, name)
             return v if isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
 
-        for name in ("num_envs", "steps_per_iter", "epochs", "bc_epochs", "channels", "hidden",
-                     "conv_layers", "eval_deals", "threads"):
+        for name in (
+            "num_envs",
+            "steps_per_iter",
+            "epochs",
+            "bc_epochs",
+            "channels",
+            "hidden",
+            "conv_layers",
+            "eval_deals",
+            "threads",
+        ):
             need(number(name) >= 1, name, "must be >= 1")
-        need(number("minibatch") >= 2, "minibatch",
-             "must be >= 2 (advantages are normalised per minibatch)")
-        for name in ("iterations", "total_decisions", "snapshot_every", "max_snapshots",
-                     "bc_decisions", "eval_every", "checkpoint_every", "seed", "minutes",
-                     "ent_coef", "vf_coef", "shaping", "pool_current", "pool_snapshots",
-                     "pool_heuristic", "pool_random"):
+        need(
+            number("minibatch") >= 2,
+            "minibatch",
+            "must be >= 2 (advantages are normalised per minibatch)",
+        )
+        for name in (
+            "iterations",
+            "total_decisions",
+            "snapshot_every",
+            "max_snapshots",
+            "bc_decisions",
+            "eval_every",
+            "checkpoint_every",
+            "seed",
+            "minutes",
+            "ent_coef",
+            "vf_coef",
+            "shaping",
+            "pool_current",
+            "pool_snapshots",
+            "pool_heuristic",
+            "pool_random",
+        ):
             need(number(name) >= 0, name, "must be a number >= 0")
         for name in ("lr", "bc_lr", "clip", "max_grad_norm"):
             need(number(name) > 0, name, "must be a number > 0")
@@ -150,8 +177,9 @@ class TrainConfig:
         try:
             self.game_config()
         except ValueError as err:  # ConfigError
-            field = next((f for f in ("num_players", "num_rounds", "reward")
-                          if f"{f}=" in str(err)), None)
+            field = next(
+                (f for f in ("num_players", "num_rounds", "reward") if f"{f}=" in str(err)), None
+            )
             out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
         return out
 
@@ -169,7 +197,7 @@ HELP = {
     "num_envs": "games stepped together (batched inference)",
     "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
     "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
-                  "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
+    "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
     "minutes": "stop after this wall-clock budget, warm start included (0 = none)",
     "total_decisions": "stop after this many learning decisions (0 = none)",
     "epochs": "PPO passes over each batch",
@@ -192,11 +220,11 @@ HELP = {
     "max_snapshots": "snapshots kept (oldest dropped)",
     "shaping": "potential-based progress shaping coefficient (0 = off)",
     "bc_decisions": "warm start: heuristic decisions imitated before PPO (0 = off; skipped "
-                    "with --init)",
+    "with --init)",
     "bc_epochs": "warm start epochs",
     "bc_lr": "warm start learning rate",
     "eval_every": "iterations between duplicate-deal evaluations against random and the "
-                  "heuristic, and at the end (0 = never)",
+    "heuristic, and at the end (0 = never)",
     "eval_deals": "deals per evaluation (x 2 games per baseline)",
     "checkpoint_every": "iterations between checkpoints/iter_XXXX.pt (0 = only final.pt)",
     "seed": "random seed",
@@ -204,7 +232,7 @@ HELP = {
     "out": "output folder",
     "progress": "progress bar on stderr",
     "init": "start from this checkpoint (its network shape; no warm start; a fresh optimizer "
-            "and iteration count)",
+    "and iteration count)",
 }
 
 
@@ -219,12 +247,18 @@ class OpponentPool:
     weights; :meth:`probabilities` shows the effective distribution.
     """
 
-    def __init__(self, weights: dict[str, float], max_snapshots: int = 8,
-                 heuristic_available: bool | None = None) -> None:
+    def __init__(
+        self,
+        weights: dict[str, float],
+        max_snapshots: int = 8,
+        heuristic_available: bool | None = None,
+    ) -> None:
         bad = set(weights) - {"current", "snapshots", "heuristic", "random"}
         if bad or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ValueError(f"pool weights {weights}: keys current/snapshots/heuristic/random, "
-                             "non-negative, not all zero")
+            raise ValueError(
+                f"pool weights {weights}: keys current/snapshots/heuristic/random, "
+                "non-negative, not all zero"
+            )
         self.weights = dict(weights)
         self.max_snapshots = max_snapshots
         self.snapshots: list[tuple[str, PolicyValueNet]] = []
@@ -309,8 +343,9 @@ class SeatTrajectories:
                 self.uncredited += 1
 
 
-def gae(rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
-        ) -> tuple[np.ndarray, np.ndarray]:
+def gae(
+    rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Advantages and returns of one finished trajectory (terminal after the last step)."""
     n = len(rewards)
     adv = np.zeros(n, dtype=np.float32)
@@ -352,9 +387,9 @@ class ProgressPotential:
 
     def __call__(self, obs: np.ndarray) -> float:
         v = self.board
-        board = obs[v.offset:v.offset + v.size].reshape(v.shape)
+        board = obs[v.offset : v.offset + v.size].reshape(v.shape)
         C = BoardChannel
-        conn = board[C.CONN_N:C.CONN_W + 1].max(axis=0) > 0
+        conn = board[C.CONN_N : C.CONN_W + 1].max(axis=0) > 0
         if not conn.any():
             return 0.0
         best = 0.0
@@ -369,31 +404,41 @@ class ProgressPotential:
 class Collector:
     """Steps ``num_envs`` games together; see the module docstring."""
 
-    def __init__(self, cfg: TrainConfig, net: PolicyValueNet, pool: OpponentPool,
-                 rng: np.random.Generator, generator: torch.Generator) -> None:
+    def __init__(
+        self,
+        cfg: TrainConfig,
+        net: PolicyValueNet,
+        pool: OpponentPool,
+        rng: np.random.Generator,
+        generator: torch.Generator,
+    ) -> None:
         self.cfg = cfg
         self.net = net
         self.pool = pool
         self.rng = rng
         self.gen = generator
-        self.envs = [saboteur_env.raw_env(num_players=cfg.num_players,
-                                          num_rounds=cfg.num_rounds, reward=cfg.reward)
-                     for _ in range(cfg.num_envs)]
+        self.envs = [
+            saboteur_env.raw_env(
+                num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
+            )
+            for _ in range(cfg.num_envs)
+        ]
         self.players: list[list[str]] = [[] for _ in self.envs]
         self.agents: list[dict[int, Agent]] = [{} for _ in self.envs]
         self.trajs: list[SeatTrajectories | None] = [None] * len(self.envs)
         self.finished: list[list[Step]] = []
-        self.results: list[dict] = []        # per finished round of a learning seat
-        self.decisions = 0                   # every seat's decisions
+        self.results: list[dict] = []  # per finished round of a learning seat
+        self.decisions = 0  # every seat's decisions
         self.learning_decisions = 0
-        self.uncredited = 0                  # rewards that arrived before a seat's 1st decision
+        self.uncredited = 0  # rewards that arrived before a seat's 1st decision
         self.timers = {"env": 0.0, "inference": 0.0, "agents": 0.0}
         self.potential = ProgressPotential(cfg.game_config()) if cfg.shaping else None
         for i in range(len(self.envs)):
             self.start_game(i)
 
-    def start_game(self, i: int, game: saboteur_env.Game | None = None,
-                   players: list[str] | None = None) -> None:
+    def start_game(
+        self, i: int, game: saboteur_env.Game | None = None, players: list[str] | None = None
+    ) -> None:
         """New game in copy ``i`` (``game``: a hand-built position, for tests)."""
         env = self.envs[i]
         env.reset(seed=int(self.rng.integers(2**31)))
@@ -436,7 +481,8 @@ class Collector:
                     env = self.envs[i]
                     seat = env.game.current
                     actions[i] = self.agents[i][seat].act(
-                        obs_l[i], mask_l[i], env.infos[env.agent_selection])
+                        obs_l[i], mask_l[i], env.infos[env.agent_selection]
+                    )
                 t_agents += time.perf_counter() - ta
                 continue
             net = self.net if key == "current" else self.pool.net(key)
@@ -453,8 +499,17 @@ class Collector:
                 for j, i in enumerate(idx):
                     seat = self.envs[i].game.current
                     phi = self.potential(obs_l[i]) if self.potential is not None else 0.0
-                    self.trajs[i].record(seat, Step(obs_l[i], mask_l[i].astype(bool), act_l[j],
-                                                    logp_l[j], value_l[j], potential=phi))
+                    self.trajs[i].record(
+                        seat,
+                        Step(
+                            obs_l[i],
+                            mask_l[i].astype(bool),
+                            act_l[j],
+                            logp_l[j],
+                            value_l[j],
+                            potential=phi,
+                        ),
+                    )
                 learned += len(idx)
         t2 = time.perf_counter()
         for i in range(len(self.envs)):
@@ -487,8 +542,9 @@ class Collector:
         for res in env.game.round_results:
             for seat in traj.learning:
                 role = int(res.roles[seat])
-                self.results.append({"role": role, "win": int(seat in res.winners),
-                                     "gold": res.received[seat]})
+                self.results.append(
+                    {"role": role, "win": int(seat in res.winners), "gold": res.received[seat]}
+                )
         self.uncredited += traj.uncredited
         self.start_game(i)
 
@@ -501,8 +557,9 @@ class Collector:
 
 
 # --- PPO ----------------------------------------------------------------------------------
-def make_batch(trajs: list[list[Step]], gamma: float, lam: float, shaping: float = 0.0
-               ) -> dict[str, torch.Tensor]:
+def make_batch(
+    trajs: list[list[Step]], gamma: float, lam: float, shaping: float = 0.0
+) -> dict[str, torch.Tensor]:
     """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
     plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
     obs, mask, act, logp, adv, ret, val = [], [], [], [], [], [], []
@@ -532,17 +589,23 @@ def make_batch(trajs: list[list[Step]], gamma: float, lam: float, shaping: float
     }
 
 
-def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
-               cfg: TrainConfig, rng: np.random.Generator) -> dict[str, float]:
+def ppo_update(
+    net: PolicyValueNet,
+    opt: torch.optim.Optimizer,
+    batch: dict,
+    cfg: TrainConfig,
+    rng: np.random.Generator,
+) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats."""
     n = len(batch["action"])
-    stats: dict[str, list[float]] = {k: [] for k in (
-        "policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")}
+    stats: dict[str, list[float]] = {
+        k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
+    }
     net.train()
     for _ in range(cfg.epochs):
         perm = torch.from_numpy(rng.permutation(n))
         for start in range(0, n, cfg.minibatch):
-            mb = perm[start:start + cfg.minibatch]
+            mb = perm[start : start + cfg.minibatch]
             if len(mb) < 2:
                 continue
             logits, value = net(batch["obs"][mb])
@@ -552,8 +615,7 @@ def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
             adv = batch["adv"][mb]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             ratio = torch.exp(logp - batch["logp"][mb])
-            pg = -torch.min(ratio * adv,
-                            ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
+            pg = -torch.min(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
             vloss = F.mse_loss(value, batch["ret"][mb])
             loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
             opt.zero_grad()
@@ -572,21 +634,23 @@ def ppo_update(net: PolicyValueNet, opt: torch.optim.Optimizer, batch: dict,
 
 
 # --- warm start: behaviour cloning of the heuristic ---------------------------------------
-def collect_demonstrations(n_decisions: int, cfg: TrainConfig, seed: int,
-                           teacher: str = "heuristic") -> dict[str, np.ndarray]:
+def collect_demonstrations(
+    n_decisions: int, cfg: TrainConfig, seed: int, teacher: str = "heuristic"
+) -> dict[str, np.ndarray]:
     """Every decision of ``teacher`` agents in all-``teacher`` games: observations (int8: every
     observation value is a small integer), packed masks, actions, and each decision's return
     (the rewards its seat receives from then on to the end of the game)."""
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets = [], [], [], []
     while len(acts) < n_decisions:
-        env = saboteur_env.raw_env(num_players=cfg.num_players, num_rounds=cfg.num_rounds,
-                                   reward=cfg.reward)
+        env = saboteur_env.raw_env(
+            num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
+        )
         env.reset(seed=int(rng.integers(2**31)))
         agents = [make_agent(teacher) for _ in range(cfg.num_players)]
         for s, a in enumerate(agents):
             a.reset(s, env.config, seed=int(rng.integers(2**31)))
-        mine: list[list[int]] = [[] for _ in agents]   # decision indexes per seat
+        mine: list[list[int]] = [[] for _ in agents]  # decision indexes per seat
         while not all(env.terminations.values()) and not all(env.truncations.values()):
             ag = env.agent_selection
             seat = env.agent_name_mapping[ag]
@@ -602,12 +666,17 @@ def collect_demonstrations(n_decisions: int, cfg: TrainConfig, seed: int,
                 if r:
                     for i in mine[env.agent_name_mapping[other]]:
                         rets[i] += float(r)
-    return {"obs": np.stack(obs), "mask": np.stack(masks), "action": np.array(acts),
-            "ret": np.array(rets, dtype=np.float32)}
+    return {
+        "obs": np.stack(obs),
+        "mask": np.stack(masks),
+        "action": np.array(acts),
+        "ret": np.array(rets, dtype=np.float32),
+    }
 
 
-def behaviour_cloning(net: PolicyValueNet, data: dict, cfg: TrainConfig,
-                      rng: np.random.Generator) -> dict[str, float]:
+def behaviour_cloning(
+    net: PolicyValueNet, data: dict, cfg: TrainConfig, rng: np.random.Generator
+) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value to their
     returns; returns the last epoch's mean losses and the accuracy."""
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_lr)
@@ -619,7 +688,7 @@ def behaviour_cloning(net: PolicyValueNet, data: dict, cfg: TrainConfig,
         ce_l, v_l, acc_l = [], [], []
         perm = rng.permutation(n)
         for start in range(0, n, cfg.minibatch):
-            mb = np.sort(perm[start:start + cfg.minibatch])
+            mb = np.sort(perm[start : start + cfg.minibatch])
             obs = torch.from_numpy(data["obs"][mb].astype(np.float32))
             mask = torch.from_numpy(np.unpackbits(data["mask"][mb], axis=1, count=n_act))
             act = torch.from_numpy(data["action"][mb])
@@ -635,8 +704,11 @@ def behaviour_cloning(net: PolicyValueNet, data: dict, cfg: TrainConfig,
             ce_l.append(float(ce.detach()))
             v_l.append(float(vl.detach()))
             acc_l.append(float((logp.argmax(1) == act).float().mean()))
-        stats = {"bc_ce": float(np.mean(ce_l)), "bc_value_loss": float(np.mean(v_l)),
-                 "bc_accuracy": float(np.mean(acc_l))}
+        stats = {
+            "bc_ce": float(np.mean(ce_l)),
+            "bc_value_loss": float(np.mean(v_l)),
+            "bc_accuracy": float(np.mean(acc_l)),
+        }
     net.eval()
     return stats
 
@@ -704,11 +776,18 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     k = max(1, len(rows) // 50)  # moving average: a training batch holds ~100-200 rounds
     for role in ROLE_NAMES:
         y = np.array([r.get(f"win_{role}", float("nan")) for r in rows], float)
-        ys = np.convolve(np.nan_to_num(y, nan=np.nanmean(y) if np.isfinite(y).any() else 0),
-                         np.ones(k) / k, mode="valid")  # trailing mean, no edge effects
+        ys = np.convolve(
+            np.nan_to_num(y, nan=np.nanmean(y) if np.isfinite(y).any() else 0),
+            np.ones(k) / k,
+            mode="valid",
+        )  # trailing mean, no edge effects
         ax.plot(x, y, alpha=0.25)
-        ax.plot(x[k - 1:], ys, label=f"{role} (mean of last {k} iterations)",
-                color=ax.lines[-1].get_color())
+        ax.plot(
+            x[k - 1 :],
+            ys,
+            label=f"{role} (mean of last {k} iterations)",
+            color=ax.lines[-1].get_color(),
+        )
     ax.set_xlabel("learning decisions")
     ax.set_ylabel("win rate")
     ax.set_ylim(0, 1)
@@ -724,8 +803,14 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
                 ey = np.array([100 * e[key] for e in ev])
                 lo = np.array([100 * e.get(f"{base}_lo_{role}", e[key]) for e in ev])
                 hi = np.array([100 * e.get(f"{base}_hi_{role}", e[key]) for e in ev])
-                ax.errorbar(ex, ey, yerr=[ey - lo, hi - ey], fmt="o--", capsize=3,
-                            label=f"vs {base}: {role}")
+                ax.errorbar(
+                    ex,
+                    ey,
+                    yerr=[ey - lo, hi - ey],
+                    fmt="o--",
+                    capsize=3,
+                    label=f"vs {base}: {role}",
+                )
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xlabel("learning decisions")
     ax.set_ylabel("win-rate difference, points (95% interval)")
@@ -747,8 +832,15 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     return path
 
 
-def _pair_rows(candidate: str, baseline: str, deals: int, seed: int, num_players: int,
-               num_rounds: int, workers: int = 1) -> list[tuple[int, str, int, int]]:
+def _pair_rows(
+    candidate: str,
+    baseline: str,
+    deals: int,
+    seed: int,
+    num_players: int,
+    num_rounds: int,
+    workers: int = 1,
+) -> list[tuple[int, str, int, int]]:
     """Play the two-agent duplicate-deal tournament; one row per (deal, seat, round):
     ``(role, opposed_by, candidate won, baseline won)``.
 
@@ -769,17 +861,34 @@ def _pair_rows(candidate: str, baseline: str, deals: int, seed: int, num_players
             gc, gb = (g0, g1) if g0["lineup"][seat] == candidate else (g1, g0)
             for rc, rb in zip(gc["rounds"], gb["rounds"]):
                 role = int(rc["roles"][seat])
-                who = {gc["lineup"][s] == candidate for s in range(num_players)
-                       if int(rc["roles"][s]) != role}
-                opp = ("none" if not who else "both" if len(who) == 2
-                       else "candidate" if True in who else "baseline")
+                who = {
+                    gc["lineup"][s] == candidate
+                    for s in range(num_players)
+                    if int(rc["roles"][s]) != role
+                }
+                opp = (
+                    "none"
+                    if not who
+                    else "both"
+                    if len(who) == 2
+                    else "candidate"
+                    if True in who
+                    else "baseline"
+                )
                 rows.append((role, opp, int(seat in rc["winners"]), int(seat in rb["winners"])))
     return rows
 
 
-def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
-                    num_players: int = 5, num_rounds: int = 1, workers: int = 1,
-                    breakdown: bool = False) -> dict:
+def tournament_eval(
+    candidate: str,
+    baseline: str,
+    deals: int,
+    seed: int = 0,
+    num_players: int = 5,
+    num_rounds: int = 1,
+    workers: int = 1,
+    breakdown: bool = False,
+) -> dict:
     """A two-agent duplicate-deal tournament (:mod:`experiments.tournament`) of agent spec
     ``candidate`` against ``baseline``, with paired win-rate differences.
 
@@ -799,8 +908,10 @@ def tournament_eval(candidate: str, baseline: str, deals: int, seed: int = 0,
         parts: dict[tuple[int, str], list[tuple[int, int]]] = {}
         for role, opp, cw, bw in rows:
             parts.setdefault((role, opp), []).append((cw, bw))
-        out["breakdown"] = {f"{ROLE_NAMES[r]} vs {opp}": _paired({r: pr})[ROLE_NAMES[r]]
-                            for (r, opp), pr in sorted(parts.items())}
+        out["breakdown"] = {
+            f"{ROLE_NAMES[r]} vs {opp}": _paired({r: pr})[ROLE_NAMES[r]]
+            for (r, opp), pr in sorted(parts.items())
+        }
     return out
 
 
@@ -813,15 +924,19 @@ def _paired(pairs: dict[int, list[tuple[int, int]]]) -> dict:
         diff = a[:, 0] - a[:, 1]
         half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
         out[ROLE_NAMES[role]] = {
-            "n": len(pr), "candidate": float(a[:, 0].mean()),
-            "baseline": float(a[:, 1].mean()), "diff": float(diff.mean()),
+            "n": len(pr),
+            "candidate": float(a[:, 0].mean()),
+            "baseline": float(a[:, 1].mean()),
+            "diff": float(diff.mean()),
             "lo": max(-1.0, float(diff.mean() - half)),
-            "hi": min(1.0, float(diff.mean() + half))}
+            "hi": min(1.0, float(diff.mean() + half)),
+        }
     return out
 
 
-def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
-             path: Path | None = None) -> dict:
+def evaluate(
+    net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int, path: Path | None = None
+) -> dict:
     """Duplicate-deal tournaments of the current policy against random and the heuristic
     (through :mod:`experiments.tournament`; the network is saved to ``path`` first)."""
     out: dict[str, float] = {}
@@ -830,8 +945,10 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
     bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
     threads = torch.get_num_threads()
     try:
-        results = {base: tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players,
-                                         cfg.num_rounds) for base in bases}
+        results = {
+            base: tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players, cfg.num_rounds)
+            for base in bases
+        }
     finally:  # building a PPO agent limits torch to one thread; training keeps --threads
         torch.set_num_threads(threads)
     for base, res in results.items():
@@ -844,9 +961,14 @@ def evaluate(net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int,
     return out
 
 
-def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
-                        baselines: Sequence[str] = ("random", "heuristic"),
-                        workers: int = 1, num_rounds: int | None = None) -> dict:
+def evaluate_checkpoint(
+    path: str | Path,
+    deals: int = 500,
+    seed: int = 1,
+    baselines: Sequence[str] = ("random", "heuristic"),
+    workers: int = 1,
+    num_rounds: int | None = None,
+) -> dict:
     """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): a
     duplicate-deal tournament against each baseline, with the paired per-role differences
     and their breakdown (:func:`tournament_eval`), at the checkpoint's player count and, unless
@@ -862,12 +984,18 @@ def evaluate_checkpoint(path: str | Path, deals: int = 500, seed: int = 1,
     players = int(meta.get("game_config", {}).get("num_players", 5))
     if num_rounds is None:
         num_rounds = int(meta.get("game_config", {}).get("num_rounds", 1))
-    out: dict = {"checkpoint": str(path), "deals": deals, "seed": seed,
-                 "num_players": players, "num_rounds": num_rounds}
+    out: dict = {
+        "checkpoint": str(path),
+        "deals": deals,
+        "seed": seed,
+        "num_players": players,
+        "num_rounds": num_rounds,
+    }
     t0 = time.perf_counter()
     for base in baselines:
-        out[base] = tournament_eval(f"ppo:{path}", base, deals, seed, players, num_rounds,
-                                    workers=workers, breakdown=True)
+        out[base] = tournament_eval(
+            f"ppo:{path}", base, deals, seed, players, num_rounds, workers=workers, breakdown=True
+        )
     out["seconds"] = time.perf_counter() - t0
     return out
 
@@ -876,15 +1004,19 @@ def _print_evaluation(res: dict) -> None:
     for key, val in res.items():
         if not isinstance(val, dict):
             continue
-        print(f"against {key} ({res['deals']} deals x 2 games, {res['num_players']} players, "
-              f"{res['num_rounds']} round(s) per game, paired difference in the same seat and "
-              "role, 95% interval):")
+        print(
+            f"against {key} ({res['deals']} deals x 2 games, {res['num_players']} players, "
+            f"{res['num_rounds']} round(s) per game, paired difference in the same seat and "
+            "role, 95% interval):"
+        )
         rows = [(role, r) for role, r in val.items() if role != "breakdown"]
         rows += [("  " + k, r) for k, r in val.get("breakdown", {}).items()]
         for name, r in rows:
-            print(f"  {name:<28} n={r['n']:>5}  ppo {100 * r['candidate']:5.1f}%  "
-                  f"{key} {100 * r['baseline']:5.1f}%  diff {100 * r['diff']:+6.1f} "
-                  f"[{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]")
+            print(
+                f"  {name:<28} n={r['n']:>5}  ppo {100 * r['candidate']:5.1f}%  "
+                f"{key} {100 * r['baseline']:5.1f}%  diff {100 * r['diff']:+6.1f} "
+                f"[{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]"
+            )
 
 
 def train(cfg: TrainConfig) -> dict:
@@ -915,23 +1047,35 @@ def train(cfg: TrainConfig) -> dict:
         net, _ = load_checkpoint(cfg.init, game_config)
         cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
     else:
-        net = PolicyValueNet(spec, channels=cfg.channels, hidden=cfg.hidden,
-                             conv_layers=cfg.conv_layers)
+        net = PolicyValueNet(
+            spec, channels=cfg.channels, hidden=cfg.hidden, conv_layers=cfg.conv_layers
+        )
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    pool = OpponentPool({"current": cfg.pool_current, "snapshots": cfg.pool_snapshots,
-                         "heuristic": cfg.pool_heuristic, "random": cfg.pool_random},
-                        cfg.max_snapshots)
+    pool = OpponentPool(
+        {
+            "current": cfg.pool_current,
+            "snapshots": cfg.pool_snapshots,
+            "heuristic": cfg.pool_heuristic,
+            "random": cfg.pool_random,
+        },
+        cfg.max_snapshots,
+    )
     t_start = time.perf_counter()
     bc_stats: dict = {}
     if cfg.bc_decisions and not cfg.init:
         data = collect_demonstrations(cfg.bc_decisions, cfg, seed=cfg.seed + 7919)
         t_demo = time.perf_counter() - t_start
         bc_stats = behaviour_cloning(net, data, cfg, rng)
-        bc_stats.update({"bc_decisions": len(data["action"]), "bc_demo_s": t_demo,
-                         "bc_s": time.perf_counter() - t_start})
+        bc_stats.update(
+            {
+                "bc_decisions": len(data["action"]),
+                "bc_demo_s": t_demo,
+                "bc_s": time.perf_counter() - t_start,
+            }
+        )
         (out / "bc.json").write_text(json.dumps(bc_stats, indent=2) + "\n")
         del data
         if cfg.progress:
@@ -955,21 +1099,27 @@ def train(cfg: TrainConfig) -> dict:
             t2 = time.perf_counter()
             update_time += t2 - t1
             results, collector.results = collector.results, []
-            row = {"iteration": it, "learning_decisions": collector.learning_decisions,
-                   "decisions": collector.decisions, "batch": len(batch["action"]),
-                   "episodes": len(trajs), **stats,
-                   "explained_var": _explained_var(batch["value"], batch["ret"]),
-                   "mean_return": float(batch["ret"].mean()),
-                   "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
-                   "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
-                   "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
-                   "collect_s": t1 - t0, "update_s": t2 - t1,
-                   "env_s_total": collector.timers["env"],
-                   "inference_s_total": collector.timers["inference"],
-                   "update_s_total": update_time,
-                   "snapshots": len(pool.snapshots),
-                   "uncredited_rewards": collector.uncredited,
-                   "elapsed_s": t2 - t_start}
+            row = {
+                "iteration": it,
+                "learning_decisions": collector.learning_decisions,
+                "decisions": collector.decisions,
+                "batch": len(batch["action"]),
+                "episodes": len(trajs),
+                **stats,
+                "explained_var": _explained_var(batch["value"], batch["ret"]),
+                "mean_return": float(batch["ret"].mean()),
+                "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
+                "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
+                "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
+                "collect_s": t1 - t0,
+                "update_s": t2 - t1,
+                "env_s_total": collector.timers["env"],
+                "inference_s_total": collector.timers["inference"],
+                "update_s_total": update_time,
+                "snapshots": len(pool.snapshots),
+                "uncredited_rewards": collector.uncredited,
+                "elapsed_s": t2 - t_start,
+            }
             for role in range(len(ROLE_NAMES)):
                 rr = [r["win"] for r in results if r["role"] == role]
                 row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
@@ -978,20 +1128,32 @@ def train(cfg: TrainConfig) -> dict:
                 raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
             if cfg.snapshot_every and it % cfg.snapshot_every == 0:
                 pool.add_snapshot(f"iter_{it}", net)
-            done = ((cfg.iterations and it >= cfg.iterations)
-                    or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
-                    or (cfg.total_decisions
-                        and collector.learning_decisions >= cfg.total_decisions))
+            done = (
+                (cfg.iterations and it >= cfg.iterations)
+                or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
+                or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions)
+            )
             if cfg.eval_every and (it % cfg.eval_every == 0 or done):
                 ev = evaluate(net, cfg, cfg.eval_deals, seed=10_000_000 + cfg.seed)
-                logs.log_eval({"iteration": it, "learning_decisions": collector.learning_decisions,
-                               **ev})
-                row.update({f"eval_{k}": v for k, v in ev.items() if "_lo_" not in k
-                            and "_hi_" not in k and "_base_" not in k})
+                logs.log_eval(
+                    {"iteration": it, "learning_decisions": collector.learning_decisions, **ev}
+                )
+                row.update(
+                    {
+                        f"eval_{k}": v
+                        for k, v in ev.items()
+                        if "_lo_" not in k and "_hi_" not in k and "_base_" not in k
+                    }
+                )
             logs.log(row)
             if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
-                save_checkpoint(out / "checkpoints" / f"iter_{it:04d}.pt", net, game_config,
-                                asdict(cfg), {"iteration": it})
+                save_checkpoint(
+                    out / "checkpoints" / f"iter_{it:04d}.pt",
+                    net,
+                    game_config,
+                    asdict(cfg),
+                    {"iteration": it},
+                )
                 plot_learning_curve(out, logs.rows, logs.evals)
             bar(row)
             summary = row
@@ -1000,17 +1162,28 @@ def train(cfg: TrainConfig) -> dict:
     except KeyboardInterrupt:  # Ctrl-C: keep what was learned
         interrupted = True
         net.eval()
-        print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}",
-              file=sys.stderr)
-    final = save_checkpoint(out / "final.pt", net, game_config, asdict(cfg),
-                            {"iteration": summary.get("iteration", 0),
-                             "learning_decisions": collector.learning_decisions,
-                             **({"interrupted": True} if interrupted else {})})
+        print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}", file=sys.stderr)
+    final = save_checkpoint(
+        out / "final.pt",
+        net,
+        game_config,
+        asdict(cfg),
+        {
+            "iteration": summary.get("iteration", 0),
+            "learning_decisions": collector.learning_decisions,
+            **({"interrupted": True} if interrupted else {}),
+        },
+    )
     plot_learning_curve(out, logs.rows, logs.evals)
     logs.close()
     bar(None)
-    return {"checkpoint": str(final), "out": str(out), "last": summary,
-            "interrupted": interrupted, "timers": dict(collector.timers, update=update_time)}
+    return {
+        "checkpoint": str(final),
+        "out": str(out),
+        "last": summary,
+        "interrupted": interrupted,
+        "timers": dict(collector.timers, update=update_time),
+    }
 
 
 def _explained_var(v: torch.Tensor, r: torch.Tensor) -> float:
@@ -1020,16 +1193,14 @@ def _explained_var(v: torch.Tensor, r: torch.Tensor) -> float:
 
 def _progress(cfg: TrainConfig):
     """A progress callback: tqdm over the budget when available, else one line per row."""
-    total = cfg.total_decisions or (cfg.iterations * cfg.steps_per_iter if cfg.iterations
-                                    else 0)
+    total = cfg.total_decisions or (cfg.iterations * cfg.steps_per_iter if cfg.iterations else 0)
     bar = None
     if cfg.progress:
         try:
             from tqdm import tqdm
 
             if cfg.minutes and not total:
-                bar = tqdm(total=int(cfg.minutes * 60), unit="s", desc="train",
-                           file=sys.stderr)
+                bar = tqdm(total=int(cfg.minutes * 60), unit="s", desc="train", file=sys.stderr)
             else:
                 bar = tqdm(total=total or None, unit="dec", desc="train", file=sys.stderr)
         except ImportError:
@@ -1048,14 +1219,20 @@ def _progress(cfg: TrainConfig):
                 pos = row["learning_decisions"]
             bar.update(max(0, pos - state["last"]))
             state["last"] = pos
-            bar.set_postfix(it=row["iteration"], ent=f"{row['entropy']:.2f}",
-                            dig=f"{row['win_gold-digger']:.2f}",
-                            sab=f"{row['win_saboteur']:.2f}",
-                            dps=f"{row['decisions_per_s']:.0f}")
+            bar.set_postfix(
+                it=row["iteration"],
+                ent=f"{row['entropy']:.2f}",
+                dig=f"{row['win_gold-digger']:.2f}",
+                sab=f"{row['win_saboteur']:.2f}",
+                dps=f"{row['decisions_per_s']:.0f}",
+            )
         elif cfg.progress:
-            print(f"it {row['iteration']}: {row['learning_decisions']} decisions, "
-                  f"entropy {row['entropy']:.2f}, win digger {row['win_gold-digger']:.2f} "
-                  f"saboteur {row['win_saboteur']:.2f}", file=sys.stderr)
+            print(
+                f"it {row['iteration']}: {row['learning_decisions']} decisions, "
+                f"entropy {row['entropy']:.2f}, win digger {row['win_gold-digger']:.2f} "
+                f"saboteur {row['win_saboteur']:.2f}",
+                file=sys.stderr,
+            )
 
     return update
 
@@ -1066,17 +1243,20 @@ def parse_args(argv=None) -> TrainConfig:
     from experiments.cli_args import check_output_dir
 
     p = argparse.ArgumentParser(
-        prog="saboteur train", description="PPO self-play training against a pool.",
+        prog="saboteur train",
+        description="PPO self-play training against a pool.",
         epilog="saboteur train --evaluate CHECKPOINT [--deals N] evaluates a checkpoint "
-               "instead (see saboteur train --evaluate CHECKPOINT --help).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        "instead (see saboteur train --evaluate CHECKPOINT --help).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     defaults = TrainConfig()
     for f in fields(TrainConfig):
         val = getattr(defaults, f.name)
         flag = _flag(f.name)
         if isinstance(val, bool):
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=val,
-                           help=HELP.get(f.name))
+            p.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=val, help=HELP.get(f.name)
+            )
         else:
             p.add_argument(flag, type=type(val), default=val, help=HELP.get(f.name))
     ns = p.parse_args(argv)
@@ -1105,14 +1285,19 @@ def main(argv=None) -> None:
         p = argparse.ArgumentParser(
             prog="saboteur train --evaluate",
             description="Evaluate a checkpoint: duplicate-deal tournaments against random "
-                        "and the heuristic, paired per-role win-rate differences.",
-            formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+            "and the heuristic, paired per-role win-rate differences.",
+            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        )
         p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
         p.add_argument("--deals", type=at_least(1), default=500)
         p.add_argument("--seed", type=at_least(0), default=1)
         p.add_argument("--workers", type=at_least(1), default=1)
-        p.add_argument("--rounds", type=at_least(1), default=None,
-                       help="rounds per game (default: the checkpoint's training games)")
+        p.add_argument(
+            "--rounds",
+            type=at_least(1),
+            default=None,
+            help="rounds per game (default: the checkpoint's training games)",
+        )
         p.add_argument("--json", default="", help="also write the result to this file")
         a = p.parse_args(argv)
         if not Path(a.evaluate).is_file():
@@ -1120,8 +1305,9 @@ def main(argv=None) -> None:
         if a.json:
             check_output_file(p, a.json, "--json")
         try:
-            res = evaluate_checkpoint(a.evaluate, a.deals, a.seed, workers=a.workers,
-                                      num_rounds=a.rounds)
+            res = evaluate_checkpoint(
+                a.evaluate, a.deals, a.seed, workers=a.workers, num_rounds=a.rounds
+            )
         except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
             p.error(f"--evaluate {a.evaluate!r}: {err}")
         _print_evaluation(res)
@@ -1133,12 +1319,16 @@ def main(argv=None) -> None:
     last = res["last"]
     print(f"checkpoint: {res['checkpoint']}" + (" (interrupted)" if res["interrupted"] else ""))
     if last:
-        print(f"iterations {last['iteration']}, learning decisions "
-              f"{last['learning_decisions']}, decisions {last['decisions']}, "
-              f"{last['elapsed_s']:.0f} s")
+        print(
+            f"iterations {last['iteration']}, learning decisions "
+            f"{last['learning_decisions']}, decisions {last['decisions']}, "
+            f"{last['elapsed_s']:.0f} s"
+        )
     t = res["timers"]
-    print(f"time: env {t['env']:.0f} s, inference {t['inference']:.0f} s, "
-          f"update {t['update']:.0f} s, other agents {t['agents']:.0f} s")
+    print(
+        f"time: env {t['env']:.0f} s, inference {t['inference']:.0f} s, "
+        f"update {t['update']:.0f} s, other agents {t['agents']:.0f} s"
+    )
 
 
 if __name__ == "__main__":

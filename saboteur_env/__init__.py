@@ -30,9 +30,25 @@ from .engine import (
 
 __version__ = "0.1.0"
 
-__all__ = ["BASE", "SABOTEUR_2", "Codec", "ConfigError", "EventType", "Game", "GameConfig",
-           "IllegalActionError", "ObservationEncoder", "Phase", "RoundResult", "Ruleset",
-           "build_state", "env", "raw_env", "saboteur_v0", "__version__"]
+__all__ = [
+    "BASE",
+    "SABOTEUR_2",
+    "Codec",
+    "ConfigError",
+    "EventType",
+    "Game",
+    "GameConfig",
+    "IllegalActionError",
+    "ObservationEncoder",
+    "Phase",
+    "RoundResult",
+    "Ruleset",
+    "build_state",
+    "env",
+    "raw_env",
+    "saboteur_v0",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> object:

@@ -76,15 +76,19 @@ class raw_env(AECEnv):
         saboteur_env.engine.config.ConfigError: an invalid or unknown option.
     """
 
-    metadata = {"name": "saboteur_v0", "render_modes": ["ansi", "rgb_array", "human"],
-                "is_parallelizable": False}
+    metadata = {
+        "name": "saboteur_v0",
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "is_parallelizable": False,
+    }
 
     def __init__(self, render_mode: str | None = None, render_seat=None, **config) -> None:
         super().__init__()
         self.config = GameConfig.from_kwargs(**config)
         if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ValueError(f"render_mode={render_mode!r}; valid: "
-                             f"{[None, *self.metadata['render_modes']]}")
+            raise ValueError(
+                f"render_mode={render_mode!r}; valid: {[None, *self.metadata['render_modes']]}"
+            )
         self.render_mode = render_mode
         self.render_seat = render_seat
         self.codec = Codec(self.config)
@@ -92,10 +96,12 @@ class raw_env(AECEnv):
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
-            "action_mask": spaces.Box(0, 1, (self.codec.n,), dtype=np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(self.encoder.low, self.encoder.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.n,), dtype=np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
         self.game: Game | None = None
@@ -115,8 +121,7 @@ class raw_env(AECEnv):
         Raises:
             TypeError / ValueError: a seed of another type or a negative seed.
         """
-        if seed is not None and (not isinstance(seed, (int, np.integer))
-                                 or isinstance(seed, bool)):
+        if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)):
             raise TypeError(f"seed must be None or a non-negative int, not {type(seed).__name__}")
         if seed is not None and seed < 0:
             raise ValueError(f"seed must be non-negative, got {seed}")
@@ -175,17 +180,21 @@ class raw_env(AECEnv):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:
-            raise IllegalActionError("the game is over and every agent is done: "
-                                     "call reset() to start a new game")
+            raise IllegalActionError(
+                "the game is over and every agent is done: call reset() to start a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise IllegalActionError(
-                    f"{agent} is done (terminated or truncated): the only valid action is None")
+                    f"{agent} is done (terminated or truncated): the only valid action is None"
+                )
             return
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int index into Discrete({self.codec.n}), "
-                            f"not {type(action).__name__}")
+            raise TypeError(
+                f"action must be an int index into Discrete({self.codec.n}), "
+                f"not {type(action).__name__}"
+            )
         if not 0 <= action < self.codec.n:
             raise IllegalActionError(f"action {action} is outside Discrete({self.codec.n})")
 
@@ -212,8 +221,9 @@ class raw_env(AECEnv):
         try:
             events = g.apply(a)  # the engine verifies: its legal set is the mask
         except IllegalActionError as err:
-            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {err}"
-                                     ) from None
+            raise IllegalActionError(
+                f"{agent} may not play action {action} ({a!r}): {err}"
+            ) from None
         self._mask_cache = None
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []
@@ -229,8 +239,11 @@ class raw_env(AECEnv):
                     else:
                         self.rewards[ag] = res.received[i]
                     self.infos[ag]["round_result"] = {
-                        "round": res.round, "winning_side": res.winning_side,
-                        "roles": res.roles, "gold_found": res.gold_found}
+                        "round": res.round,
+                        "winning_side": res.winning_side,
+                        "roles": res.roles,
+                        "gold_found": res.gold_found,
+                    }
         if g.game_over:
             self.terminations = {ag: True for ag in self.agents}
         elif self.config.max_cycles is not None and g.decisions >= self.config.max_cycles:
@@ -249,11 +262,15 @@ class raw_env(AECEnv):
         where one can open, else prints the text.  Rendering never changes the game.
         """
         if args or kwargs:
-            raise TypeError("render() takes no arguments; choose the mode with "
-                            "render_mode=... when the environment is created")
+            raise TypeError(
+                "render() takes no arguments; choose the mode with "
+                "render_mode=... when the environment is created"
+            )
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "create the environment with render_mode='ansi'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; "
+                "create the environment with render_mode='ansi'"
+            )
             return None
         if self.game is None:
             raise RuntimeError("call reset() before render()")

@@ -121,13 +121,25 @@ def _plain(x):
 
 
 def _event_line(after: int, e: Event) -> dict:
-    return {"type": "event", "after": after, "event": e.type, "seat": _plain(e.seat),
-            "data": _plain(e.data), "visible_to": _plain(e.visible_to)}
+    return {
+        "type": "event",
+        "after": after,
+        "event": e.type,
+        "seat": _plain(e.seat),
+        "data": _plain(e.data),
+        "visible_to": _plain(e.visible_to),
+    }
 
 
-def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
-                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None,
-                 events: bool = False) -> list[dict]:
+def record_lines(
+    game: Game,
+    seed: int,
+    agents: Sequence[str] | None = None,
+    *,
+    agent_seeds: Sequence[int] | None = None,
+    meta: dict | None = None,
+    events: bool = False,
+) -> list[dict]:
     """The record of ``game`` (dealt by ``Game(game.config, seed)`` and played from its start)
     as a list of JSON-ready dicts, header first.
 
@@ -141,9 +153,15 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
     names = list(agents) if agents is not None else [f"seat_{s}" for s in range(game.n)]
     if len(names) != game.n:
         raise RecordError(f"{len(names)} agent names for {game.n} seats")
-    header = {"type": "header", "format": FORMAT, "version": FORMAT_VERSION,
-              "engine": _engine_version(), "config": config_dict(cfg), "seed": seed,
-              "agents": names}
+    header = {
+        "type": "header",
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "engine": _engine_version(),
+        "config": config_dict(cfg),
+        "seed": seed,
+        "agents": names,
+    }
     if agent_seeds is not None:
         header["agent_seeds"] = [int(s) for s in agent_seeds]
     if meta:
@@ -158,8 +176,17 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
         g = Game(cfg, seed)
         lines += [_event_line(0, e) for e in g.events]
         for seat, a in actions_from_events(game.events):
-            lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,
-                          "action": codec.encode(a, seat, game.n), "text": describe_action(a)})
+            lines.append(
+                {
+                    "type": "decision",
+                    "i": i,
+                    "round": rnd,
+                    "turn": turn,
+                    "seat": seat,
+                    "action": codec.encode(a, seat, game.n),
+                    "text": describe_action(a),
+                }
+            )
             i += 1
             turn += 1
             for e in g.apply(a):
@@ -169,8 +196,11 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
                 elif e.type is EventType.ROUND_START:
                     rnd, turn = e.data["round"], 0
         game_end = {"gold": game.gold.tolist(), "winners": game.winners()}
-        lines.append({"type": "game_end", **game_end, "decisions": i} if game.game_over
-                     else {"type": "truncated", "decisions": i})
+        lines.append(
+            {"type": "game_end", **game_end, "decisions": i}
+            if game.game_over
+            else {"type": "truncated", "decisions": i}
+        )
         return lines
     for e in game.events:
         if e.type is EventType.ROUND_START:
@@ -178,32 +208,57 @@ def record_lines(game: Game, seed: int, agents: Sequence[str] | None = None, *,
         act = actions_from_events([e])
         if act:
             seat, a = act[0]
-            lines.append({"type": "decision", "i": i, "round": rnd, "turn": turn, "seat": seat,
-                          "action": codec.encode(a, seat, game.n), "text": describe_action(a)})
+            lines.append(
+                {
+                    "type": "decision",
+                    "i": i,
+                    "round": rnd,
+                    "turn": turn,
+                    "seat": seat,
+                    "action": codec.encode(a, seat, game.n),
+                    "text": describe_action(a),
+                }
+            )
             i += 1
             turn += 1
         elif e.type is EventType.ROUND_END:
             lines.append({"type": "round_end", **results[e.data["round"]]})
     if game.game_over:
-        lines.append({"type": "game_end", "gold": game.gold.tolist(),
-                      "winners": game.winners(), "decisions": i})
+        lines.append(
+            {
+                "type": "game_end",
+                "gold": game.gold.tolist(),
+                "winners": game.winners(),
+                "decisions": i,
+            }
+        )
     else:
         lines.append({"type": "truncated", "decisions": i})
     return lines
 
 
-def write_record(dest, game: Game, seed: int, agents: Sequence[str] | None = None, *,
-                 agent_seeds: Sequence[int] | None = None, meta: dict | None = None,
-                 events: bool = False) -> None:
+def write_record(
+    dest,
+    game: Game,
+    seed: int,
+    agents: Sequence[str] | None = None,
+    *,
+    agent_seeds: Sequence[int] | None = None,
+    meta: dict | None = None,
+    events: bool = False,
+) -> None:
     """Write the record of ``game`` to ``dest`` (a path or a text stream), JSON Lines;
     ``events=True`` adds every engine event with its visibility (version 2 ``event`` lines).
 
     ``game`` must have been created as ``Game(config, seed)`` (what ``env.reset(seed=seed)``
     does) and played from its start; the decisions are recovered from ``game.events``.
     """
-    text = "".join(json.dumps(line, separators=(",", ":")) + "\n"
-                   for line in record_lines(game, seed, agents, agent_seeds=agent_seeds,
-                                            meta=meta, events=events))
+    text = "".join(
+        json.dumps(line, separators=(",", ":")) + "\n"
+        for line in record_lines(
+            game, seed, agents, agent_seeds=agent_seeds, meta=meta, events=events
+        )
+    )
     if isinstance(dest, (str, os.PathLike)):
         with open(dest, "w", encoding="utf-8") as f:
             f.write(text)
@@ -214,6 +269,7 @@ def write_record(dest, game: Game, seed: int, agents: Sequence[str] | None = Non
 def _engine_version() -> str:
     try:
         from . import __version__
+
         return __version__
     except ImportError:  # pragma: no cover
         return "unknown"
@@ -251,8 +307,9 @@ def read_record(src) -> Record:
         raise RecordError(f"format {h.get('format')!r} is not {FORMAT!r}")
     version = h.get("version")
     if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
-        raise RecordError(f"format version {version!r} is not supported "
-                          f"(this reader knows 1..{FORMAT_VERSION})")
+        raise RecordError(
+            f"format version {version!r} is not supported (this reader knows 1..{FORMAT_VERSION})"
+        )
     try:
         cfg = dict(h["config"])
         cfg["board_window"] = tuple(cfg["board_window"])
@@ -272,9 +329,17 @@ def read_record(src) -> Record:
             rec.end = obj
         elif t == "event":
             try:
-                rec.events.append((int(obj["after"]), Event(
-                    EventType(obj["event"]), obj.get("seat"), obj.get("data") or {},
-                    obj.get("visible_to"))))
+                rec.events.append(
+                    (
+                        int(obj["after"]),
+                        Event(
+                            EventType(obj["event"]),
+                            obj.get("seat"),
+                            obj.get("data") or {},
+                            obj.get("visible_to"),
+                        ),
+                    )
+                )
             except (KeyError, TypeError, ValueError) as err:
                 raise RecordError(f"line {n}: bad event line ({err})") from err
     return rec
@@ -328,10 +393,12 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
         recorded.setdefault(after, []).append(e)
 
     def check_events(k: int, events) -> None:
-        if rec.events and [_event_line(k, e) for e in events] != \
-                [_event_line(k, e) for e in recorded.get(k, [])]:
-            raise RecordError(f"after decision {k}: the replayed events differ from the "
-                              "recorded ones")
+        if rec.events and [_event_line(k, e) for e in events] != [
+            _event_line(k, e) for e in recorded.get(k, [])
+        ]:
+            raise RecordError(
+                f"after decision {k}: the replayed events differ from the recorded ones"
+            )
 
     check_events(0, game.events)
     yield ReplayStep(0, game.copy() if copy else game, events=list(game.events))
@@ -340,8 +407,10 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
         if game.game_over:
             raise RecordError(f"decision {k}: the game is already over")
         if seat != game.current:
-            raise RecordError(f"decision {k}: seat {seat} acted, but it is seat "
-                              f"{game.current}'s turn in the replay")
+            raise RecordError(
+                f"decision {k}: seat {seat} acted, but it is seat "
+                f"{game.current}'s turn in the replay"
+            )
         try:
             a = codec.decode(d["action"], seat, game.n)
             n_results = len(game.round_results)
@@ -357,11 +426,20 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
                 want = {key: rec.rounds[i][key] for key in fields if key in rec.rounds[i]}
                 got = {key: fields[key] for key in want}
                 if json.loads(json.dumps(got)) != want:
-                    raise RecordError(f"round {i + 1}: the replay gives {got}, "
-                                      f"the record says {want}")
+                    raise RecordError(
+                        f"round {i + 1}: the replay gives {got}, the record says {want}"
+                    )
         check_events(k + 1, events)
-        yield ReplayStep(k + 1, game.copy() if copy else game, seat, d["action"], a,
-                         describe_action(a), events, result)
+        yield ReplayStep(
+            k + 1,
+            game.copy() if copy else game,
+            seat,
+            d["action"],
+            a,
+            describe_action(a),
+            events,
+            result,
+        )
 
 
 def replay_game(record: Record | str) -> Game:
@@ -372,6 +450,17 @@ def replay_game(record: Record | str) -> Game:
     return last.game
 
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "Record", "RecordError", "ReplayStep",
-           "actions_from_events", "config_dict", "read_record", "record_lines", "replay",
-           "replay_game", "write_record"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "Record",
+    "RecordError",
+    "ReplayStep",
+    "actions_from_events",
+    "config_dict",
+    "read_record",
+    "record_lines",
+    "replay",
+    "replay_game",
+    "write_record",
+]

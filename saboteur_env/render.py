@@ -32,8 +32,9 @@ def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
         # a seat's map results belong to the current round: never apply them to a past maze
-        knows = seat == "spectator" or (isinstance(seat, int) and b is game.board
-                                        and game.known_goals[seat, slot])
+        knows = seat == "spectator" or (
+            isinstance(seat, int) and b is game.board and game.known_goals[seat, slot]
+        )
         c = ("g" if ident == GOAL_GOLD else "o") if knows else "?"
         return ("   ", f"[{c}]", "   ")
     var = VARIANTS[v]
@@ -97,8 +98,9 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         )
     else:  # a past round's maze: the header must not describe the current round
         past = [i for i, pb in enumerate(game.round_boards) if pb is board]
-        lines.append(f"round {past[0] + 1}/{game.config.num_rounds}: final maze" if past
-                     else "a past maze")
+        lines.append(
+            f"round {past[0] + 1}/{game.config.num_rounds}: final maze" if past else "a past maze"
+        )
     lines.append("     " + "".join(f"{x:^3d}" for x in range(x0, x1 + 1)))
     for y in range(y0, y1 + 1):
         arts = [_cell_art(game, b, x, y, seat) for x in range(x0, x1 + 1)]
@@ -114,9 +116,11 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         tools = ",".join(TOOLS[t] for t in range(3) if game.broken[s, t]) or "-"
         mark = ">" if s == game.current and not game.game_over else " "
         # Trapped! and Theft in front of a player (Saboteur 2, RULES 6.5)
-        extra = ("  TRAPPED" if game.xfront[s, 0] else "") + \
-            ("  theft" if game.xfront[s, 1] else "") + \
-            ("  has gold" if gold_public and game.gold[s] > 0 else "")
+        extra = (
+            ("  TRAPPED" if game.xfront[s, 0] else "")
+            + ("  theft" if game.xfront[s, 1] else "")
+            + ("  has gold" if gold_public and game.gold[s] > 0 else "")
+        )
         lines.append(f"{mark} seat {s}: hand {game.hand_size(s)}  broken {tools}{extra}")
     if game.phase is not Phase.TURN:  # a Saboteur 2 pass, removal or theft (RULES 6.7, 6.9)
         lines.append(f"phase: {game.phase}")
@@ -125,6 +129,8 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         lines.append("gold: " + ", ".join(str(g) for g in game.gold.tolist()))
     elif isinstance(seat, int):
         hand = ", ".join(ALL_KINDS[k].id for k in game.hand_kinds(seat))
-        lines.append(f"you are seat {seat}, a {names[int(game.roles[seat])]}; "
-                     f"gold {int(game.gold[seat])}; hand: {hand}")
+        lines.append(
+            f"you are seat {seat}, a {names[int(game.roles[seat])]}; "
+            f"gold {int(game.gold[seat])}; hand: {hand}"
+        )
     return "\n".join(lines) + "\n"

@@ -79,10 +79,17 @@ def _role_name(game, role: int) -> str:
 
 
 SHORT_NAMES = {
-    "break_pick": "BREAK-P", "break_lantern": "BREAK-L", "break_cart": "BREAK-C",
-    "repair_pick": "FIX-P", "repair_lantern": "FIX-L", "repair_cart": "FIX-C",
-    "repair_pick_lantern": "FIX-P/L", "repair_pick_cart": "FIX-P/C",
-    "repair_lantern_cart": "FIX-L/C", "rockfall": "ROCKFALL", "map": "MAP",
+    "break_pick": "BREAK-P",
+    "break_lantern": "BREAK-L",
+    "break_cart": "BREAK-C",
+    "repair_pick": "FIX-P",
+    "repair_lantern": "FIX-L",
+    "repair_cart": "FIX-C",
+    "repair_pick_lantern": "FIX-P/L",
+    "repair_pick_cart": "FIX-P/C",
+    "repair_lantern_cart": "FIX-L/C",
+    "rockfall": "ROCKFALL",
+    "map": "MAP",
 }
 
 # --- a 5x7 pixel font -------------------------------------------------------------------
@@ -169,8 +176,7 @@ def text_size(text: str, scale: int = 2) -> tuple[int, int]:
     return 7 * scale, max(len(text) * 6 * scale - scale, 0)
 
 
-def draw_text(img: np.ndarray, text: str, top: int, left: int, color=TEXT,
-              scale: int = 2) -> int:
+def draw_text(img: np.ndarray, text: str, top: int, left: int, color=TEXT, scale: int = 2) -> int:
     """Write ``text`` (upper-cased; unknown characters as ``?``) with its top-left corner at
     pixel (top, left), clipped to the image.  Returns the x pixel just after the text."""
     h, w = img.shape[:2]
@@ -182,7 +188,7 @@ def draw_text(img: np.ndarray, text: str, top: int, left: int, color=TEXT,
         r0, c0 = max(top, 0), max(x, 0)
         r1, c1 = min(top + gh, h), min(x + gw, w)
         if r1 > r0 and c1 > c0:
-            sub = g[r0 - top:r1 - top, c0 - x:c1 - x]
+            sub = g[r0 - top : r1 - top, c0 - x : c1 - x]
             img[r0:r1, c0:c1][sub] = col
         x += 6 * scale
     return x
@@ -206,7 +212,7 @@ def _disc(img, cy, cx, radius, color) -> None:
     r0, r1 = int(cy - radius), int(cy + radius) + 1
     c0, c1 = int(cx - radius), int(cx + radius) + 1
     yy, xx = np.mgrid[r0:r1, c0:c1]
-    m = (yy - cy) ** 2 + (xx - cx) ** 2 <= radius ** 2
+    m = (yy - cy) ** 2 + (xx - cx) ** 2 <= radius**2
     h, w = img.shape[:2]
     ok = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w) & m
     img[yy[ok], xx[ok]] = color
@@ -263,8 +269,12 @@ def board_extent(*boards) -> tuple[int, int, int, int]:
         for x, y, _ in b.cards():
             xs.append(x)
             ys.append(y)
-    return (max(min(xs) - 1, window[0]), min(max(xs) + 1, window[1]),
-            max(min(ys) - 1, window[2]), min(max(ys) + 1, window[3]))
+    return (
+        max(min(xs) - 1, window[0]),
+        min(max(xs) + 1, window[1]),
+        max(min(ys) - 1, window[2]),
+        min(max(ys) + 1, window[3]),
+    )
 
 
 LABEL_TOP = 22
@@ -377,8 +387,11 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat) -> None:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
         knows = seat == "spectator" or (
-            isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
-            and board_is_current(game, b) and bool(game.known_goals[seat, slot]))
+            isinstance(seat, (int, np.integer))
+            and not isinstance(seat, bool)
+            and board_is_current(game, b)
+            and bool(game.known_goals[seat, slot])
+        )
         _draw_goal_back(img, cy, cx, cell, ident if knows else None)
         return
     r, c = b.rc(x, y)
@@ -391,13 +404,27 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat) -> None:
         draw_text(img, "S", cy - th // 2, cx - tw // 2, TEXT, 2)
     elif kid == "G_GOLD":
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
-        _frame(img, cy - cell // 2 + 1, cx - cell // 2 + 1, cy + cell // 2 - 1,
-               cx + cell // 2 - 1, GOLD, 2)
+        _frame(
+            img,
+            cy - cell // 2 + 1,
+            cx - cell // 2 + 1,
+            cy + cell // 2 - 1,
+            cx + cell // 2 - 1,
+            GOLD,
+            2,
+        )
         _diamond(img, cy, cx, cell // 4, GOLD)
     elif kid.startswith("G_"):
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
-        _frame(img, cy - cell // 2 + 1, cx - cell // 2 + 1, cy + cell // 2 - 1,
-               cx + cell // 2 - 1, STONE, 2)
+        _frame(
+            img,
+            cy - cell // 2 + 1,
+            cx - cell // 2 + 1,
+            cy + cell // 2 - 1,
+            cx + cell // 2 - 1,
+            STONE,
+            2,
+        )
         _disc(img, cy, cx, cell // 5, STONE)
     else:
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
@@ -450,12 +477,16 @@ def _panel_lines(game, seat, round_result, names):
         for s, r in enumerate(round_result.roles):
             name = f" {names[s]}" if names else ""
             # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
-            own = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) \
-                and s == seat
+            own = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and s == seat
             public = seat == "spectator" or getattr(game, "game_over", False)
             got = f"+{round_result.received[s]}" if public or own else ""
-            rows.append(("text", f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}{got}",
-                         GOLD if r == 0 else SABOTEUR_RED))
+            rows.append(
+                (
+                    "text",
+                    f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}{got}",
+                    GOLD if r == 0 else SABOTEUR_RED,
+                )
+            )
     rows.append(("gap",))
     if seat == "spectator":
         if round_result is None:
@@ -473,8 +504,7 @@ def _panel_lines(game, seat, round_result, names):
             hand = [_card_short(k) for k in game.hand_kinds(seat)]
             rows.append(("text", "HAND:", TEXT_DIM))
             for i in range(0, len(hand), 3):
-                rows.append(("text", " ".join(f"{h:<8}" for h in hand[i:i + 3]).rstrip(),
-                             TEXT))
+                rows.append(("text", " ".join(f"{h:<8}" for h in hand[i : i + 3]).rstrip(), TEXT))
     return rows
 
 
@@ -512,9 +542,17 @@ def _panel_height(game, seat, round_result, names) -> int:
 
 
 # --- the image --------------------------------------------------------------------------
-def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: int = 48,
-               caption: str | None = None, round_result: RoundResult | None = None,
-               names=None) -> np.ndarray:
+def render_rgb(
+    game,
+    seat: int | str | None,
+    board=None,
+    *,
+    extent=None,
+    cell: int = 48,
+    caption: str | None = None,
+    round_result: RoundResult | None = None,
+    names=None,
+) -> np.ndarray:
     """The maze and the public state as an RGB image, from ``seat``'s view.
 
     Args:
@@ -539,8 +577,11 @@ def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: i
         raise ValueError(f"cell={cell}: at least 24 pixels are needed to draw a card")
     if isinstance(seat, str) and seat != "spectator":
         raise ValueError(f"seat={seat!r}: use an int seat, None or 'spectator'")
-    if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) \
-            and not 0 <= seat < game.n:
+    if (
+        isinstance(seat, (int, np.integer))
+        and not isinstance(seat, bool)
+        and not 0 <= seat < game.n
+    ):
         raise ValueError(f"seat={seat} is not in play (0..{game.n - 1})")
     b = game.board if board is None else board
     lay = layout(b, extent, cell)
@@ -562,8 +603,8 @@ def render_rgb(game, seat: int | str | None, board=None, *, extent=None, cell: i
         lbl = str(y)
         th, tw = text_size(lbl, 2)
         draw_text(img, lbl, r0 + (cell - th) // 2, lay.left - tw - 6, TEXT_DIM, 2)
-    img[lay.top:lay.top + mh + 1, lay.left:lay.left + mw + 1:cell] = GRID
-    img[lay.top:lay.top + mh + 1:cell, lay.left:lay.left + mw + 1] = GRID
+    img[lay.top : lay.top + mh + 1, lay.left : lay.left + mw + 1 : cell] = GRID
+    img[lay.top : lay.top + mh + 1 : cell, lay.left : lay.left + mw + 1] = GRID
     for x, y, _ in b.cards():
         if lay.x0 <= x <= lay.x1 and lay.y0 <= y <= lay.y1:
             _draw_cell(img, lay, game if board is None else None, b, x, y, seat)
@@ -584,13 +625,19 @@ def png_bytes(img: np.ndarray) -> bytes:
     raw = np.concatenate([np.zeros((h, 1), dtype=np.uint8), img.reshape(h, w * 3)], axis=1)
 
     def chunk(tag: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + tag + data
-                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+        return (
+            struct.pack(">I", len(data))
+            + tag
+            + data
+            + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+        )
 
-    return (b"\x89PNG\r\n\x1a\n"
-            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def save_png(img: np.ndarray, path) -> None:
@@ -610,7 +657,7 @@ def pad_frames(frames) -> list[np.ndarray]:
             continue
         g = np.empty((h, w, 3), dtype=np.uint8)
         g[:] = BACKGROUND
-        g[:f.shape[0], :f.shape[1]] = f
+        g[: f.shape[0], : f.shape[1]] = f
         out.append(g)
     return out
 
@@ -624,14 +671,17 @@ def save_gif(frames, path, duration_ms: int = 700) -> None:
     try:
         from PIL import Image
     except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("writing a GIF needs Pillow: pip install pillow "
-                          "(or write PNG frames to a folder instead)") from err
+        raise ImportError(
+            "writing a GIF needs Pillow: pip install pillow "
+            "(or write PNG frames to a folder instead)"
+        ) from err
     frames = pad_frames(list(frames))
     if not frames:
         raise ValueError("no frames to write")
     ims = [Image.fromarray(f) for f in frames]
-    ims[0].save(path, save_all=True, append_images=ims[1:], duration=duration_ms, loop=0,
-                optimize=False)
+    ims[0].save(
+        path, save_all=True, append_images=ims[1:], duration=duration_ms, loop=0, optimize=False
+    )
 
 
 # --- a window for render_mode="human" ---------------------------------------------------
@@ -645,8 +695,7 @@ def _interactive_backend() -> bool:
     import matplotlib
 
     backend = str(matplotlib.get_backend()).lower()
-    if backend in ("agg", "pdf", "ps", "svg", "pgf", "cairo", "template") \
-            or "inline" in backend:
+    if backend in ("agg", "pdf", "ps", "svg", "pgf", "cairo", "template") or "inline" in backend:
         return False
     return True
 
@@ -694,5 +743,16 @@ def close_window(window) -> None:
     plt.close(window[0])
 
 
-__all__ = ["Layout", "board_extent", "draw_text", "layout", "pad_frames", "png_bytes",
-           "render_rgb", "save_gif", "save_png", "show_human", "close_window"]
+__all__ = [
+    "Layout",
+    "board_extent",
+    "draw_text",
+    "layout",
+    "pad_frames",
+    "png_bytes",
+    "render_rgb",
+    "save_gif",
+    "save_png",
+    "show_human",
+    "close_window",
+]

@@ -29,8 +29,12 @@ GAMES = [
     ("s2_2_random", {"num_players": 2, "expansion": True}, ["random"] * 2, (1, 2)),
     ("s2_5_random", {"num_players": 5, "expansion": True}, ["random"] * 5, (1, 2)),
     ("s2_12_random", {"num_players": 12, "expansion": True}, ["random"] * 12, (1,)),
-    ("s2_5_heuristic", {"num_players": 5, "expansion": True},
-     ["heuristic", "random", "heuristic", "heuristic", "random"], (1, 2)),
+    (
+        "s2_5_heuristic",
+        {"num_players": 5, "expansion": True},
+        ["heuristic", "random", "heuristic", "heuristic", "random"],
+        (1, 2),
+    ),
 ]
 
 PATH = Path(__file__).parent / "data" / "golden.json"
@@ -56,8 +60,12 @@ def _plain(v):
 
 def event_row(e) -> dict:
     t = e.type
-    return {"type": getattr(t, "value", t), "seat": e.seat, "data": _plain(dict(e.data)),
-            "visible_to": e.visible_to}
+    return {
+        "type": getattr(t, "value", t),
+        "seat": e.seat,
+        "data": _plain(dict(e.data)),
+        "visible_to": e.visible_to,
+    }
 
 
 def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
@@ -90,9 +98,18 @@ def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
             action = int(agents[seat].act(o, m, info))
         h_act.update(action.to_bytes(4, "little"))
         if dump is not None:
-            dump.write(json.dumps({"decision": decisions, "seat": seat, "action": action,
-                                   "obs": hashlib.sha256(o.tobytes()).hexdigest()[:12],
-                                   "mask": np.flatnonzero(m).tolist()}) + "\n")
+            dump.write(
+                json.dumps(
+                    {
+                        "decision": decisions,
+                        "seat": seat,
+                        "action": action,
+                        "obs": hashlib.sha256(o.tobytes()).hexdigest()[:12],
+                        "mask": np.flatnonzero(m).tolist(),
+                    }
+                )
+                + "\n"
+            )
         env.step(action)
         decisions += 1
     for s in range(n):  # the final view of every seat
@@ -102,17 +119,25 @@ def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
         for r in events:
             dump.write(json.dumps(r, sort_keys=True) + "\n")
     ev = hashlib.sha256(json.dumps(events, sort_keys=True).encode()).hexdigest()
-    return {"decisions": decisions, "events": len(events), "event_digest": ev,
-            "obs_digest": h_obs.hexdigest(), "mask_digest": h_mask.hexdigest(),
-            "action_digest": h_act.hexdigest(), "gold": env.game.gold.tolist()}
+    return {
+        "decisions": decisions,
+        "events": len(events),
+        "event_digest": ev,
+        "obs_digest": h_obs.hexdigest(),
+        "mask_digest": h_mask.hexdigest(),
+        "action_digest": h_act.hexdigest(),
+        "gold": env.game.gold.tolist(),
+    }
 
 
 def spec_fingerprints() -> dict:
     from agents.network import env_spec
     from saboteur_env import GameConfig
 
-    return {f"{p}p{'_s2' if x else ''}": env_spec(GameConfig(num_players=p, expansion=x))[
-        "fingerprint"] for p, x in ((5, False), (3, False), (10, False), (5, True), (12, True))}
+    return {
+        f"{p}p{'_s2' if x else ''}": env_spec(GameConfig(num_players=p, expansion=x))["fingerprint"]
+        for p, x in ((5, False), (3, False), (10, False), (5, True), (12, True))
+    }
 
 
 def record(dump_dir: Path | None = None) -> dict:
@@ -143,8 +168,9 @@ def main() -> None:
         for k, v in res["games"].items():
             same = old["games"].get(k) == v
             print(f"{k}: {'same' if same else 'DIFFERENT'}")
-        print("spec:", "same" if old["spec_fingerprints"] == res["spec_fingerprints"]
-              else "DIFFERENT")
+        print(
+            "spec:", "same" if old["spec_fingerprints"] == res["spec_fingerprints"] else "DIFFERENT"
+        )
 
 
 if __name__ == "__main__":

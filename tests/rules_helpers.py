@@ -60,8 +60,7 @@ def sides_text(mask: int) -> str:
 
 def canonical_shape(segments) -> str:
     """Shape text of a variant's segments in the README's canonical order."""
-    segs = sorted((s & 15 for s in segments), key=lambda m: [ORDER.index(c) for c in
-                                                            sides_text(m)])
+    segs = sorted((s & 15 for s in segments), key=lambda m: [ORDER.index(c) for c in sides_text(m)])
     return "/".join(sides_text(m) for m in segs)
 
 
@@ -133,8 +132,9 @@ def make(cells=(), *, n=3, hands=None, roles=None, config=None, broken=None, **k
     if kw.get("deck") is not None:
         kw["deck"] = hand_kinds(kw["deck"])
     cards = list(board_cards(cells))
-    g = build_state(config, roles=roles, hands=hands, board=cards, broken=broken,
-                    check_counts=False, **kw)
+    g = build_state(
+        config, roles=roles, hands=hands, board=cards, broken=broken, check_counts=False, **kw
+    )
     left = deck_counts(False).copy()
     for tools in broken or ():
         for t in tools:
@@ -174,8 +174,9 @@ def legal(game, seat=None) -> list:
 
 def placements(game) -> set[tuple[str, int, int]]:
     """``{(shape, x, y)}`` of legal path placements per the mask."""
-    return {(shape_of(a.kind, a.rotated), a.x, a.y) for a in legal(game)
-            if isinstance(a, PlacePath)}
+    return {
+        (shape_of(a.kind, a.rotated), a.x, a.y) for a in legal(game) if isinstance(a, PlacePath)
+    }
 
 
 def placements_of(game, shape: str) -> set[tuple[int, int]]:

@@ -28,20 +28,46 @@ def snapshot(e) -> tuple:
     """Everything an agent loop sees, plus the game's generator and full event history."""
     raw = e.unwrapped
     g = raw.game
-    obs = tuple((raw.observe(a)["observation"].tobytes(), raw.observe(a)["action_mask"].tobytes())
-                for a in raw.agents)
-    return (list(raw.agents), raw.agent_selection, dict(raw._cumulative_rewards),
-            dict(raw.terminations), dict(raw.truncations), repr(raw.infos), obs,
-            repr(g.rng.bit_generator.state), g.hands.tobytes(), g.deck.tobytes(),
-            g.nuggets.tobytes(), g.roles.tobytes(), g.board.var.tobytes(), g.decisions,
-            len(g.events))
+    obs = tuple(
+        (raw.observe(a)["observation"].tobytes(), raw.observe(a)["action_mask"].tobytes())
+        for a in raw.agents
+    )
+    return (
+        list(raw.agents),
+        raw.agent_selection,
+        dict(raw._cumulative_rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        repr(raw.infos),
+        obs,
+        repr(g.rng.bit_generator.state),
+        g.hands.tobytes(),
+        g.deck.tobytes(),
+        g.nuggets.tobytes(),
+        g.roles.tobytes(),
+        g.board.var.tobytes(),
+        g.decisions,
+        len(g.events),
+    )
 
 
 def game_snapshot(g: Game) -> tuple:
-    return (g.hands.tobytes(), g.deck.tobytes(), g.discards.tobytes(), g.broken.tobytes(),
-            g.board.var.tobytes(), g.board.conn.tobytes(), g.known_goals.tobytes(),
-            g.nuggets.tobytes(), g.gold.tobytes(), g.current, g.turn, g.decisions,
-            len(g.events), repr(g.rng.bit_generator.state))
+    return (
+        g.hands.tobytes(),
+        g.deck.tobytes(),
+        g.discards.tobytes(),
+        g.broken.tobytes(),
+        g.board.var.tobytes(),
+        g.board.conn.tobytes(),
+        g.known_goals.tobytes(),
+        g.nuggets.tobytes(),
+        g.gold.tobytes(),
+        g.current,
+        g.turn,
+        g.decisions,
+        len(g.events),
+        repr(g.rng.bit_generator.state),
+    )
 
 
 def started(kind: str, n: int = 4, seed: int = 3, steps: int = 7, **kw):
@@ -94,9 +120,11 @@ def test_masked_index_raises_naming_the_rule_and_changes_nothing(kind):
 @pytest.mark.parametrize("kind", MAKERS)
 def test_masked_tool_action_names_the_rule(kind):
     """A broken tool on a seat that already has that tool broken: RULES 3.2 named."""
-    g = build_state(roles=["gold-digger", "saboteur", "gold-digger"],
-                    hands=[["break_pick", "B02"], ["B01"], ["B03"]],
-                    broken=[(), ("pick",), ()])
+    g = build_state(
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[["break_pick", "B02"], ["B01"], ["B03"]],
+        broken=[(), ("pick",), ()],
+    )
     e = MAKERS[kind](num_players=3)
     e.reset(seed=0)
     raw = e.unwrapped
@@ -113,6 +141,7 @@ def test_masked_tool_action_names_the_rule(kind):
 
 def _kind(name):
     from saboteur_env.engine.cards import KIND_INDEX
+
     return KIND_INDEX[name]
 
 
@@ -128,10 +157,18 @@ def test_out_of_range_index(kind, action):
 
 
 @pytest.mark.parametrize("kind", MAKERS)
-@pytest.mark.parametrize("action, typename", [
-    (3.0, "float"), ("3", "str"), (None, "NoneType"), (np.bool_(True), "bool"), (True, "bool"),
-    (np.float32(2), "float32"), ([3], "list"),
-])
+@pytest.mark.parametrize(
+    "action, typename",
+    [
+        (3.0, "float"),
+        ("3", "str"),
+        (None, "NoneType"),
+        (np.bool_(True), "bool"),
+        (True, "bool"),
+        (np.float32(2), "float32"),
+        ([3], "list"),
+    ],
+)
 def test_wrong_type(kind, action, typename):
     """A float, a str, None for a live agent, a numpy or Python bool: TypeError naming the
     type; nothing changes."""
@@ -207,14 +244,17 @@ def test_step_before_reset(kind):
 
 # --- bad seeds ------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", MAKERS)
-@pytest.mark.parametrize("seed, exc, words", [
-    (-1, ValueError, "non-negative"),
-    (1.5, TypeError, "float"),
-    (2.0, TypeError, "float"),
-    ("7", TypeError, "str"),
-    (True, TypeError, "bool"),
-    ([1], TypeError, "list"),
-])
+@pytest.mark.parametrize(
+    "seed, exc, words",
+    [
+        (-1, ValueError, "non-negative"),
+        (1.5, TypeError, "float"),
+        (2.0, TypeError, "float"),
+        ("7", TypeError, "str"),
+        (True, TypeError, "bool"),
+        ([1], TypeError, "list"),
+    ],
+)
 def test_bad_seed_raises_and_keeps_the_game(kind, seed, exc, words):
     e = started(kind)
     before = snapshot(e)
@@ -235,32 +275,35 @@ def test_numpy_and_none_seeds_are_accepted(kind):
 
 # --- bad configs ----------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", MAKERS)
-@pytest.mark.parametrize("options, words", [
-    ({"num_players": 2}, r"num_players=2.*3 to 10"),
-    ({"num_players": 11}, r"num_players=11.*3 to 10"),
-    ({"num_players": 0}, r"num_players=0"),
-    ({"num_players": "5"}, r"num_players='5'.*int"),
-    ({"num_players": 5.0}, r"num_players=5.0.*int"),
-    ({"num_players": True}, r"num_players=True.*int"),
-    ({"num_rounds": 0}, r"num_rounds=0.*positive"),
-    ({"num_rounds": -2}, r"num_rounds=-2.*positive"),
-    ({"num_rounds": 1.5}, r"num_rounds=1.5"),
-    ({"role_table": "official"}, r"role_table='official'.*'published' or 'seed'"),
-    ({"role_table": None}, r"role_table=None"),
-    ({"expansion": True, "num_players": 13}, r"num_players=13.*expansion.*2 to 12"),
-    ({"expansion": True, "num_players": 1}, r"num_players=1.*2 to 12"),
-    ({"expansion": "yes"}, r"expansion='yes'.*bool"),
-    ({"self_sabotage": 1}, r"self_sabotage=1.*bool"),
-    ({"first_player": 7, "num_players": 4}, r"first_player=7"),
-    ({"first_player": "youngest"}, r"first_player='youngest'"),
-    ({"reward": "points"}, r"reward='points'"),
-    ({"max_cycles": 0}, r"max_cycles=0"),
-    ({"board_window": (1, 14, -8, 8)}, r"board_window.*start"),
-    ({"board_window": (0, 8, -2)}, r"board_window.*four ints"),
-    ({"both_doors_rule": "x"}, r"both_doors_rule='x'"),
-    ({"foo": 1}, r"unknown GameConfig option\(s\) \['foo'\]"),
-    ({"players": 5}, r"unknown GameConfig option\(s\) \['players'\]"),
-])
+@pytest.mark.parametrize(
+    "options, words",
+    [
+        ({"num_players": 2}, r"num_players=2.*3 to 10"),
+        ({"num_players": 11}, r"num_players=11.*3 to 10"),
+        ({"num_players": 0}, r"num_players=0"),
+        ({"num_players": "5"}, r"num_players='5'.*int"),
+        ({"num_players": 5.0}, r"num_players=5.0.*int"),
+        ({"num_players": True}, r"num_players=True.*int"),
+        ({"num_rounds": 0}, r"num_rounds=0.*positive"),
+        ({"num_rounds": -2}, r"num_rounds=-2.*positive"),
+        ({"num_rounds": 1.5}, r"num_rounds=1.5"),
+        ({"role_table": "official"}, r"role_table='official'.*'published' or 'seed'"),
+        ({"role_table": None}, r"role_table=None"),
+        ({"expansion": True, "num_players": 13}, r"num_players=13.*expansion.*2 to 12"),
+        ({"expansion": True, "num_players": 1}, r"num_players=1.*2 to 12"),
+        ({"expansion": "yes"}, r"expansion='yes'.*bool"),
+        ({"self_sabotage": 1}, r"self_sabotage=1.*bool"),
+        ({"first_player": 7, "num_players": 4}, r"first_player=7"),
+        ({"first_player": "youngest"}, r"first_player='youngest'"),
+        ({"reward": "points"}, r"reward='points'"),
+        ({"max_cycles": 0}, r"max_cycles=0"),
+        ({"board_window": (1, 14, -8, 8)}, r"board_window.*start"),
+        ({"board_window": (0, 8, -2)}, r"board_window.*four ints"),
+        ({"both_doors_rule": "x"}, r"both_doors_rule='x'"),
+        ({"foo": 1}, r"unknown GameConfig option\(s\) \['foo'\]"),
+        ({"players": 5}, r"unknown GameConfig option\(s\) \['players'\]"),
+    ],
+)
 def test_bad_config_names_the_option(kind, options, words):
     """RULES 10: a clear ConfigError (a ValueError) naming the option and its bad value."""
     with pytest.raises(ConfigError, match=words):
@@ -275,9 +318,17 @@ def test_bad_render_mode(kind):
         MAKERS[kind](render_mode="rgb")
 
 
-@pytest.mark.parametrize("options", [{"num_players": 3}, {"num_players": 10},
-                                     {"num_rounds": 1}, {"role_table": "seed"},
-                                     {"first_player": "random"}, {"max_cycles": 5}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"num_players": 3},
+        {"num_players": 10},
+        {"num_rounds": 1},
+        {"role_table": "seed"},
+        {"first_player": "random"},
+        {"max_cycles": 5},
+    ],
+)
 def test_good_configs_are_accepted(options):
     e = saboteur_env.env(**options)
     e.reset(seed=0)
@@ -290,16 +341,17 @@ def test_game_apply_illegal_actions_name_the_rule_and_change_nothing():
     state untouched (DESIGN 2)."""
     g = build_state(
         roles=["gold-digger", "saboteur", "gold-digger"],
-        hands=[["B02", "B10", "break_pick", "repair_lantern", "map", "rockfall"], ["B01"],
-               ["B03"]],
-        board=[(1, 0, "B07", False)], revealed=[(1, False)], goals=(1, 2, 0),
+        hands=[["B02", "B10", "break_pick", "repair_lantern", "map", "rockfall"], ["B01"], ["B03"]],
+        board=[(1, 0, "B07", False)],
+        revealed=[(1, False)],
+        goals=(1, 2, 0),
         broken=[(), ("pick",), ()],
     )
     cases = [
-        (PlacePath(_kind("B02"), 5, 0), "RULES 3.1"),          # not touching the maze
-        (PlacePath(_kind("B02"), 1, 0), "not empty"),          # occupied cell
-        (PlacePath(_kind("B02"), 2, 0, True), "symmetric"),    # duplicate orientation
-        (PlacePath(_kind("B01"), 2, 0), "holds no B01"),       # card not in hand
+        (PlacePath(_kind("B02"), 5, 0), "RULES 3.1"),  # not touching the maze
+        (PlacePath(_kind("B02"), 1, 0), "not empty"),  # occupied cell
+        (PlacePath(_kind("B02"), 2, 0, True), "symmetric"),  # duplicate orientation
+        (PlacePath(_kind("B01"), 2, 0), "holds no B01"),  # card not in hand
         (PlacePath(_kind("B02"), 40, 0), "outside the board window"),
         (BreakTool(_kind("break_pick"), 1), "already has a broken pick"),
         (BreakTool(_kind("break_pick"), 7), "target seat 7"),

@@ -49,7 +49,8 @@ def test_auroc_by_hand():
     assert M.auroc(np.array([0.5, 0.5]), np.array([0, 1])) == 0.5  # ties count one half
     # weights act like repeated rows
     assert M.auroc(s, y, np.array([1, 1, 2, 1])) == pytest.approx(
-        M.auroc(np.r_[s, 0.35], np.r_[y, 1]))
+        M.auroc(np.r_[s, 0.35], np.r_[y, 1])
+    )
     assert np.isnan(M.auroc(s, np.zeros(4)))
 
 
@@ -135,8 +136,7 @@ class _Spy(Detector):
 
 def test_harness_routes_only_visible_events(records):
     _Spy.seen = []
-    score_record(records[0], 0, {"spectator": [("spy", _Spy)], "in-seat": [("spy", _Spy)]},
-                 {})
+    score_record(records[0], 0, {"spectator": [("spy", _Spy)], "in-seat": [("spy", _Spy)]}, {})
     spect = [v for s, v in _Spy.seen if s is None]
     assert spect and all(v is None for v in spect)
     seat = [(s, v) for s, v in _Spy.seen if s is not None]
@@ -163,11 +163,21 @@ def test_oracle_scores_skill_one_and_prior_zero(records):
     sink: dict = {}
     for i, rec in enumerate(records):
         oracle = [r["roles"] for r in rec.rounds]
-        score_record(rec, i, {"spectator": [("prior", PriorDetector),
-                                            ("oracle", lambda o=oracle: OracleDetector(o))],
-                              "in-seat": [("prior", PriorDetector),
-                                          ("oracle", lambda o=oracle: OracleDetector(o))]},
-                     sink)
+        score_record(
+            rec,
+            i,
+            {
+                "spectator": [
+                    ("prior", PriorDetector),
+                    ("oracle", lambda o=oracle: OracleDetector(o)),
+                ],
+                "in-seat": [
+                    ("prior", PriorDetector),
+                    ("oracle", lambda o=oracle: OracleDetector(o)),
+                ],
+            },
+            sink,
+        )
     for track in ("spectator", "in-seat"):
         prior = sink[(track, "prior")].arrays()
         s_or = summarize(sink[(track, "oracle")].arrays(), prior, B=100, seed=0, threshold=0.5)
@@ -192,16 +202,32 @@ def test_scored_rows_label_is_true_role_at_that_time(records):
 
 
 def test_small_run_end_to_end(tmp_path):
-    s = run(players=[3], games=10, pops=["random"], held_out="none", out=tmp_path,
-            bootstrap=100, plots=False, quiet=True)
+    s = run(
+        players=[3],
+        games=10,
+        pops=["random"],
+        held_out="none",
+        out=tmp_path,
+        bootstrap=100,
+        plots=False,
+        quiet=True,
+    )
     cells = {(c["track"], c["detector"]): c for c in s["cells"]}
     assert cells[("spectator", "prior")]["ll_skill"][0] == pytest.approx(0.0)
     assert (tmp_path / "summary.csv").exists() and (tmp_path / "summary.json").exists()
     # frozen record sets: a second run reuses the same files
     files = sorted((tmp_path / "records").rglob("*.jsonl"))
     mtimes = [f.stat().st_mtime for f in files]
-    run(players=[3], games=10, pops=["random"], held_out="none", out=tmp_path,
-        bootstrap=100, plots=False, quiet=True)
+    run(
+        players=[3],
+        games=10,
+        pops=["random"],
+        held_out="none",
+        out=tmp_path,
+        bootstrap=100,
+        plots=False,
+        quiet=True,
+    )
     assert [f.stat().st_mtime for f in files] == mtimes
 
 
@@ -215,11 +241,12 @@ def test_rolesplit_mimic_plays_like_a_digger_and_pareto():
     assert res["decisions"] > 0
     with pytest.raises(ValueError):
         make_agent("rolesplit:heuristic")
-    pts = [{"win_rate_drop": (x,), "panel_skill": (y,)} for x, y in
-           [(0.0, 0.0), (0.2, 0.9), (0.3, 0.3), (0.1, 0.5)]]
+    pts = [
+        {"win_rate_drop": (x,), "panel_skill": (y,)}
+        for x, y in [(0.0, 0.0), (0.2, 0.9), (0.3, 0.3), (0.1, 0.5)]
+    ]
     front = pareto(pts)
-    assert [(p["win_rate_drop"][0], p["panel_skill"][0]) for p in front] == [(0.0, 0.0),
-                                                                            (0.3, 0.3)]
+    assert [(p["win_rate_drop"][0], p["panel_skill"][0]) for p in front] == [(0.0, 0.0), (0.3, 0.3)]
 
 
 def test_records_hold_every_event_with_visibility_and_roles(records):
@@ -245,15 +272,26 @@ def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
 
 
 # --- the command line: bad options are usage errors (exit 2) before anything is written -----
-@pytest.mark.parametrize("args,named", [
-    (["--players", "x"], "'x'"), (["--players", "3,,5"], "''"), (["--players", "11"], "11"),
-    (["--players", "3,3"], "repeated"), (["--games", "5"], "5"), (["--games", "0"], "0"),
-    (["--populations", "nope"], "'nope'"), (["--held-out", "nope"], "nope"),
-    (["--rounds", "0"], "0"), (["--stride", "0"], "0"), (["--threshold", "2"], "2"),
-    (["--bootstrap", "0"], "0"), (["--seed", "-1"], "-1"),
-    (["--ppo", "/nonexistent/x.pt"], "/nonexistent/x.pt"),
-    (["--populations", "random", "--held-out", "random"], "held out"),
-])
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["--players", "x"], "'x'"),
+        (["--players", "3,,5"], "''"),
+        (["--players", "11"], "11"),
+        (["--players", "3,3"], "repeated"),
+        (["--games", "5"], "5"),
+        (["--games", "0"], "0"),
+        (["--populations", "nope"], "'nope'"),
+        (["--held-out", "nope"], "nope"),
+        (["--rounds", "0"], "0"),
+        (["--stride", "0"], "0"),
+        (["--threshold", "2"], "2"),
+        (["--bootstrap", "0"], "0"),
+        (["--seed", "-1"], "-1"),
+        (["--ppo", "/nonexistent/x.pt"], "/nonexistent/x.pt"),
+        (["--populations", "random", "--held-out", "random"], "held out"),
+    ],
+)
 def test_bluff_cli_bad_options_are_usage_errors(tmp_path, capsys, args, named):
     from experiments.bluff import main
 
@@ -307,8 +345,13 @@ def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
     det = AgentBeliefDetector(lambda: make_agent("heuristic"))
     with pytest.raises(ValueError, match="in-seat"):
         BoundDetector(det, "spectator", None, GameConfig(num_players=5))
-    b = BoundDetector(AgentBeliefDetector(lambda: make_agent("heuristic")), "in-seat", 2,
-                      GameConfig(num_players=5), 0)
+    b = BoundDetector(
+        AgentBeliefDetector(lambda: make_agent("heuristic")),
+        "in-seat",
+        2,
+        GameConfig(num_players=5),
+        0,
+    )
     assert b.belief()[0].shape == (5, 2)
 
 
@@ -316,6 +359,21 @@ def test_bluff_cli_default_held_out_is_optional(tmp_path):
     """Populations without the default held-out one run (nothing held out), as before."""
     from experiments.bluff import main
 
-    s = main(["--players", "3", "--games", "7", "--populations", "random", "--rounds", "1",
-              "--bootstrap", "20", "--no-plots", "--out", str(tmp_path)])
+    s = main(
+        [
+            "--players",
+            "3",
+            "--games",
+            "7",
+            "--populations",
+            "random",
+            "--rounds",
+            "1",
+            "--bootstrap",
+            "20",
+            "--no-plots",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert s["fit_populations"] == ["random"] and s["games"] == 7

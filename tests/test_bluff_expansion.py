@@ -79,9 +79,19 @@ def test_hat_swap_reconditions_prior_without_forgetting_the_round():
 def test_tiny_expansion_run_end_to_end(tmp_path):
     """A small Saboteur 2 run with every detector, the Bayes ones included, a held-out
     population and the frontier (mimic reference)."""
-    s = run(players=[5], games=7, pops=["random", "heuristic-blatant", "heuristic-mimic"],
-            held_out="heuristic-blatant", out=tmp_path, rounds=1, stride=2, bootstrap=50,
-            plots=False, quiet=True, expansion=True)
+    s = run(
+        players=[5],
+        games=7,
+        pops=["random", "heuristic-blatant", "heuristic-mimic"],
+        held_out="heuristic-blatant",
+        out=tmp_path,
+        rounds=1,
+        stride=2,
+        bootstrap=50,
+        plots=False,
+        quiet=True,
+        expansion=True,
+    )
     assert s["expansion"] and not s["skipped_detectors"]
     assert s["fit_populations"] == ["random", "heuristic-mimic"]
     cells = {(c["track"], c["detector"], c["population"]): c for c in s["cells"]}
@@ -102,11 +112,15 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
     assert front["heuristic-blatant"]["on_frontier"]
     assert (tmp_path / "summary.csv").exists()
     assert {p.name for p in (tmp_path / "records").iterdir()} == {
-        "random_x5", "heuristic-blatant_x5", "heuristic-mimic_x5"}
+        "random_x5",
+        "heuristic-blatant_x5",
+        "heuristic-mimic_x5",
+    }
 
 
 def test_expansion_skips_ppo_with_a_reason(tmp_path):
     from experiments.bluff import population_problem
+
     why = population_problem("ppo", 5, expansion=True)
     assert why and "base-game only" in why
     assert "base-game only" in population_problem("rolesplit:heuristic/ppo", 5, expansion=True)
@@ -138,13 +152,25 @@ def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
 
         def oracle(d=deal, w=swaps):
             return OracleDetector(d, w)
-        score_record(rec, gi, {t: [("prior", PriorDetector), ("oracle", oracle)]
-                               for t in ("spectator", "in-seat")}, sink)
+
+        score_record(
+            rec,
+            gi,
+            {t: [("prior", PriorDetector), ("oracle", oracle)] for t in ("spectator", "in-seat")},
+            sink,
+        )
     assert swapped > 0  # the labels change mid-round in these games
     for track in ("spectator", "in-seat"):
         prior = sink[(track, "prior")].arrays()
-        s = summarize(sink[(track, "oracle")].arrays(), prior, B=50, seed=0, threshold=0.5,
-                      sab=5, diggers=(0, 1))
+        s = summarize(
+            sink[(track, "oracle")].arrays(),
+            prior,
+            B=50,
+            seed=0,
+            threshold=0.5,
+            sab=5,
+            diggers=(0, 1),
+        )
         assert s["ll_skill"][0] == pytest.approx(1.0)
         assert s["brier_skill"][0] == pytest.approx(1.0)
         assert s["false_accusation"] == 0.0
@@ -160,8 +186,10 @@ def test_mimic_saboteur_plays_as_the_boss():
     a = make_agent("rolesplit:heuristic/mimic")
     a.reset(0, cfg(), seed=0)
     assert (a.sab, a.n_roles, a.disguise) == (X_SABOTEUR, 6, BOSS)
-    ev = [Event("role_dealt", 0, EventData({"role": X_SABOTEUR}), 0),
-          Event("role_dealt", 0, EventData({"role": GEOLOGIST, "swapped": True}), 0)]
+    ev = [
+        Event("role_dealt", 0, EventData({"role": X_SABOTEUR}), 0),
+        Event("role_dealt", 0, EventData({"role": GEOLOGIST, "swapped": True}), 0),
+    ]
     assert [e.data["role"] for e in a._disguise(ev)] == [BOSS, GEOLOGIST]
 
 
@@ -174,8 +202,12 @@ def test_expansion_labels_follow_hat_swaps(tmp_path):
     found = False
     for gi, p in enumerate(paths):
         rec = read_record(p)
-        swaps = [(st.index, e.seat, e.data["role"]) for st in replay(rec, copy=False)
-                 for e in st.events if e.type == "role_dealt" and e.data.get("swapped")]
+        swaps = [
+            (st.index, e.seat, e.data["role"])
+            for st in replay(rec, copy=False)
+            for e in st.events
+            if e.type == "role_dealt" and e.data.get("swapped")
+        ]
         if not swaps:
             continue
         sink: dict = {}
@@ -199,8 +231,9 @@ def test_every_named_population_gets_its_own_deals():
     for n in (2, 5, 12):
         seeds = [record_seed(0, n, p, i) for p in names for i in (0, MAX_GAMES - 1)]
         assert len(set(seeds)) == len(seeds)
-        ranges = sorted((record_seed(0, n, p, 0), record_seed(0, n, p, MAX_GAMES - 1))
-                        for p in names)
+        ranges = sorted(
+            (record_seed(0, n, p, 0), record_seed(0, n, p, MAX_GAMES - 1)) for p in names
+        )
         assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
     assert record_seed(0, 5, "heuristic", 0) != record_seed(0, 5, "heuristic-randomsab", 0)
     with pytest.raises(ValueError, match="1000"):

@@ -15,13 +15,16 @@ ROLES = ["gold-digger", "saboteur", "gold-digger"]
 HANDS = [["B07"], ["B02"], ["map"]]
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"goals": (0, 0, 0)}, "one gold"),
-    ({"nuggets": [7]}, "worth 1, 2 or 3"),
-    ({"current": 5}, "must be a seat 0..2"),
-    ({"broken": [["hammer"], [], []]}, "broken tool 'hammer'"),
-    ({"hands": [["B07"], [], ["map"]], "current": 1}, "seat 1 is to act but holds no card"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"goals": (0, 0, 0)}, "one gold"),
+        ({"nuggets": [7]}, "worth 1, 2 or 3"),
+        ({"current": 5}, "must be a seat 0..2"),
+        ({"broken": [["hammer"], [], []]}, "broken tool 'hammer'"),
+        ({"hands": [["B07"], [], ["map"]], "current": 1}, "seat 1 is to act but holds no card"),
+    ],
+)
 def test_build_state_rejects_inconsistent_positions(kwargs, match):
     """RULES 1.2 (goals), 1.4 (nugget values), 1.3 (tools), 5.1 (nobody can act)."""
     args = {"roles": ROLES, "hands": HANDS, **kwargs}
@@ -31,8 +34,9 @@ def test_build_state_rejects_inconsistent_positions(kwargs, match):
 
 def test_double_repair_error_names_the_tool():
     """RULES 3.3: the message names the tool, not its index."""
-    g = build_state(roles=ROLES, hands=[["repair_pick_lantern"], ["B02"], ["map"]],
-                    broken=[["cart"], [], []])
+    g = build_state(
+        roles=ROLES, hands=[["repair_pick_lantern"], ["B02"], ["map"]], broken=[["cart"], [], []]
+    )
     assert g.check(Repair(22, 2, 0)) == "repair_pick_lantern cannot repair a cart (RULES 3.3)"
 
 
@@ -40,8 +44,15 @@ def test_last_placed_channel_tracks_the_last_placement_and_its_removal():
     """DESIGN 4: channel ``last_placed`` marks the most recent path card still in the maze,
     however many other actions came after it (RULES 3.1, 3.4)."""
     cfg = GameConfig(num_players=3)
-    g = build_state(cfg, roles=ROLES, hands=[["B02", "rockfall", "repair_pick", "repair_cart",
-                                              "repair_lantern"], ["map"] * 3, ["map"] * 3])
+    g = build_state(
+        cfg,
+        roles=ROLES,
+        hands=[
+            ["B02", "rockfall", "repair_pick", "repair_cart", "repair_lantern"],
+            ["map"] * 3,
+            ["map"] * 3,
+        ],
+    )
     enc = ObservationEncoder(cfg)
     codec = Codec(cfg)
     ch = [n for n, _ in BOARD_CHANNELS].index("last_placed")
@@ -98,8 +109,17 @@ def test_ansi_draws_saboteur_2_cards_by_their_data():
     def centre(kid):
         return _centre(VARIANTS[VARIANT_OF[(KIND_INDEX[kid], False)]])
 
-    assert [centre(k) for k in ("B07", "B16", "X05", "X01", "X02", "X09", "X11", "X25",
-                                "X19")] == ["+", "x", "H", "&", "&", "=", "#", "*", "*"]
+    assert [centre(k) for k in ("B07", "B16", "X05", "X01", "X02", "X09", "X11", "X25", "X19")] == [
+        "+",
+        "x",
+        "H",
+        "&",
+        "&",
+        "=",
+        "#",
+        "*",
+        "*",
+    ]
 
 
 def test_check_counts_false_loads_more_copies_than_the_deck_holds():
@@ -114,8 +134,9 @@ def test_check_counts_false_loads_more_copies_than_the_deck_holds():
     cells = [(x, 0, "B07", False) for x in range(1, copies + 1)]
     with pytest.raises(ValueError, match="check_counts=False"):
         build_state(GameConfig(num_players=3), roles=ROLES, hands=[["map"]] * 3, board=cells)
-    g = build_state(GameConfig(num_players=3), roles=ROLES, hands=[["map"]] * 3, board=cells,
-                    check_counts=False)
+    g = build_state(
+        GameConfig(num_players=3), roles=ROLES, hands=[["map"]] * 3, board=cells, check_counts=False
+    )
     assert g.board.path_cards_on_board() == copies
     assert g.hands[:, k].sum() == 0 and (g.deck != k).all()
     assert g.board.connected_openings(copies, 0) != 0  # connectivity computed

@@ -44,8 +44,24 @@ from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 
 D, S = "gold-digger", "saboteur"
-PATH_HAND = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B09", "B10", "B11",
-             "B12", "B13", "B14", "B15", "B16"]
+PATH_HAND = [
+    "B01",
+    "B02",
+    "B03",
+    "B04",
+    "B05",
+    "B06",
+    "B07",
+    "B08",
+    "B09",
+    "B10",
+    "B11",
+    "B12",
+    "B13",
+    "B14",
+    "B15",
+    "B16",
+]
 
 
 def shapes_at(game, x, y) -> set[str]:
@@ -62,8 +78,13 @@ def test_r1_stone_goal_that_cannot_fit_all_neighbours():
     """Case R1, RULES 4.2 (goal-card exception): G_M = stone bend W-N; (8,-1) shows it a wall.
     X[E,W] at (7,0) is legal, reveals G_M publicly as stone oriented W-N despite the N
     mismatch, the round continues, no exception."""
-    g = make(r1_cells(), roles=[D, S, D], hands=[["EW"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), deck=["map"])
+    g = make(
+        r1_cells(),
+        roles=[D, S, D],
+        hands=[["EW"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
+        deck=["map"],
+    )
     assert can(g, place("EW", 7, 0))
     ev = g.apply(place("EW", 7, 0))
     rev = [e for e in ev if e.type == "goal_revealed"]
@@ -80,8 +101,12 @@ def test_r1_no_connectivity_leak_through_mismatched_side():
     """Case R1, RULES 4.1: with the row y=-1 NOT connected to the start, revealing G_M (W-N)
     does not connect (8,-1) through the stone's N opening (the wall at (8,-1) S blocks it):
     (8,-1) stays unconnected and nothing can be built on the island."""
-    g = make(r1_cells(connected_row_m1=False), roles=[D, S, D],
-             hands=[["EW"], PATH_HAND, ["map"]], goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A))
+    g = make(
+        r1_cells(connected_row_m1=False),
+        roles=[D, S, D],
+        hands=[["EW"], PATH_HAND, ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
+    )
     g.apply(place("EW", 7, 0))
     assert g.board.goal_revealed[1]
     assert sides_text(g.board.connected_openings(8, 0)) == "NW"
@@ -97,8 +122,13 @@ def test_r3_tunnel_continues_through_revealed_stone():
     is legal (connected through G_M's tunnel) and reveals G_T in the same step.  At (8,-1)
     exactly the shapes with an S opening fit (G_M is an ordinary connected card); nothing fits
     at (9,0) (the stone's E side is closed) or (8,1) (its S side is closed)."""
-    g = make(row0(1, 7), roles=[D, S, D], hands=[PATH_HAND, ["map"], ["map"]],
-             goals=(GOAL_STONE_A, GOAL_STONE_B, GOAL_GOLD), revealed=[(1, False)])
+    g = make(
+        row0(1, 7),
+        roles=[D, S, D],
+        hands=[PATH_HAND, ["map"], ["map"]],
+        goals=(GOAL_STONE_A, GOAL_STONE_B, GOAL_GOLD),
+        revealed=[(1, False)],
+    )
     assert shapes_at(g, 8, -1) == {s for s in ALL_SHAPES if "S" in s}
     assert shapes_at(g, 9, 0) == set() and shapes_at(g, 8, 1) == set()
     ev = g.apply(place("NS", 8, -1))
@@ -108,8 +138,13 @@ def test_r3_tunnel_continues_through_revealed_stone():
     assert sides_text(VARIANTS[g.board.variant_at(8, -2)].openings) == "SW"
     assert not g.round_over
     # with the gold at G_T the same move finds the gold
-    g = make(row0(1, 7), roles=[D, S, D], hands=[["NS"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), revealed=[(1, False)])
+    g = make(
+        row0(1, 7),
+        roles=[D, S, D],
+        hands=[["NS"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
+        revealed=[(1, False)],
+    )
     g.apply(place("NS", 8, -1))
     assert g.round_results[0].gold_found is True
 
@@ -121,14 +156,24 @@ def test_r3_east_of_stone_only_if_connected_otherwise():
     connected N opening, (9,0) takes exactly the shapes with S and without W (a wall against
     the stone's E side)."""
     goals = (GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD)
-    g = make(row0(1, 7) + [("NE", 8, 1)], roles=[D, S, D], hands=[PATH_HAND, ["map"], ["map"]],
-             goals=goals, revealed=[(1, True)])
+    g = make(
+        row0(1, 7) + [("NE", 8, 1)],
+        roles=[D, S, D],
+        hands=[PATH_HAND, ["map"], ["map"]],
+        goals=goals,
+        revealed=[(1, True)],
+    )
     assert sides_text(g.board.connected_openings(8, 0)) == "SW"
     assert sides_text(g.board.connected_openings(8, 1)) == "NE"
     assert shapes_at(g, 9, 0) == set()
     assert shapes_at(g, 9, 1) == {s for s in ALL_SHAPES if "W" in s}
-    g = make(row0(1, 7) + [("NE", 8, 1), ("NW", 9, 1)], roles=[D, S, D],
-             hands=[PATH_HAND, ["map"], ["map"]], goals=goals, revealed=[(1, True)])
+    g = make(
+        row0(1, 7) + [("NE", 8, 1), ("NW", 9, 1)],
+        roles=[D, S, D],
+        hands=[PATH_HAND, ["map"], ["map"]],
+        goals=goals,
+        revealed=[(1, True)],
+    )
     assert shapes_at(g, 9, 0) == {s for s in ALL_SHAPES if "S" in s and "W" not in s}
 
 
@@ -137,8 +182,14 @@ def test_r4_rockfall_disconnects_downstream_cards():
     """Case R4, RULES 3.4/3.1.5: row0(1..5); Rockfall on (3,0): (3,0) empty; (4,0), (5,0) stay
     on the board, disconnected; every placement at (6,0) is masked; X[E,W] at (3,0) is legal
     and reconnects the island; then (6,0) is legal again.  A revealed goal stays revealed."""
-    g = make(row0(1, 5), roles=[D, S, D], hands=[["rockfall"], PATH_HAND, PATH_HAND],
-             goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B), revealed=[(2, False)], deck=[])
+    g = make(
+        row0(1, 5),
+        roles=[D, S, D],
+        hands=[["rockfall"], PATH_HAND, PATH_HAND],
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        revealed=[(2, False)],
+        deck=[],
+    )
     g.apply(Rockfall(3, 0))
     b = g.board
     assert b.variant_at(3, 0) == -1
@@ -166,12 +217,14 @@ def test_r5a_fresh_round_no_rockfall_target():
     """Case R5 (a), RULES 3.4 [RULING]: at the start of a round nothing can be removed: every
     rockfall action is masked; discarding the rockfall is legal.  Checked on a hand-built
     hand and on real deals where seat 0 holds a rockfall."""
-    g = make(roles=[D, S, D], hands=[["rockfall", "EW", "NS", "map", "break_pick", "B07"],
-                                     ["map"], ["map"]])
+    g = make(
+        roles=[D, S, D],
+        hands=[["rockfall", "EW", "NS", "map", "break_pick", "B07"], ["map"], ["map"]],
+    )
     c = codec(g)
     off, size = c.blocks["rockfall"]
     m = c.mask(g)
-    assert m[off:off + size].sum() == 0
+    assert m[off : off + size].sum() == 0
     assert m[c.encode(Discard(K("rockfall")), 0, 3)] == 1
     from saboteur_env.engine.state import Game
 
@@ -183,7 +236,7 @@ def test_r5a_fresh_round_no_rockfall_target():
             cc = codec(gg)
             mm = cc.mask(gg)
             o, sz = cc.blocks["rockfall"]
-            assert mm[o:o + sz].sum() == 0
+            assert mm[o : o + sz].sum() == 0
             assert mm[cc.encode(Discard(K("rockfall")), gg.current, 5)] == 1
     assert found > 0
 
@@ -199,8 +252,12 @@ def test_r5b_exactly_two_targets():
 def test_r5c_never_start_or_goal():
     """Case R5 (c), RULES 3.4: with G_M revealed as stone, no rockfall action targets (0,0) or
     any goal cell, revealed or not."""
-    g = make(row0(1, 7), hands=[["rockfall"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B), revealed=[(1, True)])
+    g = make(
+        row0(1, 7),
+        hands=[["rockfall"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        revealed=[(1, True)],
+    )
     t = rockfall_targets(g)
     assert t == {(x, 0) for x in range(1, 8)}
     for cell in ((0, 0), (8, -2), (8, 0), (8, 2)):
@@ -240,12 +297,18 @@ def test_r8_map_on_revealed_goal_masked():
     """Case R8, RULES 3.5 [RULING]: G_M revealed stone, G_T/G_B hidden: map actions on G_M are
     masked, on G_T and G_B legal; playing a map changes nothing on the board, the result is
     only in P's own (private) events, the map card goes to the discard pile."""
-    g = make(row0(1, 7), roles=[D, S, D], hands=[["map"], ["map"], ["map"]],
-             goals=(GOAL_STONE_A, GOAL_STONE_B, GOAL_GOLD), revealed=[(1, False)], deck=[])
+    g = make(
+        row0(1, 7),
+        roles=[D, S, D],
+        hands=[["map"], ["map"], ["map"]],
+        goals=(GOAL_STONE_A, GOAL_STONE_B, GOAL_GOLD),
+        revealed=[(1, False)],
+        deck=[],
+    )
     c = codec(g)
     m = c.mask(g)
     off = c.blocks["map"][0]
-    assert m[off:off + 3].tolist() == [1, 0, 1]
+    assert m[off : off + 3].tolist() == [1, 0, 1]
     assert map_targets(g) == {0, 2}
     var0, d0 = g.board.var.copy(), g.discards.copy()
     ev = g.apply(Map(0))
@@ -253,11 +316,15 @@ def test_r8_map_on_revealed_goal_masked():
     assert (g.discards - d0).tolist() == [1 if k == K("map") else 0 for k in range(27)]
     private = [e for e in ev if e.visible_to is not None]
     public = [e for e in ev if e.visible_to is None]
-    assert [(e.type, e.visible_to, e.data) for e in private] == \
-        [("map_result", 0, {"goal": 0, "identity": GOAL_STONE_A})]
+    assert [(e.type, e.visible_to, e.data) for e in private] == [
+        ("map_result", 0, {"goal": 0, "identity": GOAL_STONE_A})
+    ]
     assert [(e.type, e.data) for e in public] == [("map_played", {"goal": 0})]
-    assert g.known_goals.tolist() == [[True, True, False], [False, True, False],
-                                      [False, True, False]]
+    assert g.known_goals.tolist() == [
+        [True, True, False],
+        [False, True, False],
+        [False, True, False],
+    ]
 
 
 # --- R9 ------------------------------------------------------------------------------------
@@ -265,8 +332,11 @@ def test_r9_broken_tool_on_already_broken():
     """Case R9, RULES 3.2: B (seat 1) has a broken pickaxe, C (seat 2) none; A holds Broken
     Pickaxe and Broken Lantern: pick->B = 0, lantern->B = 1, pick->C = 1.  B cannot place path
     cards but may play actions or discard."""
-    g = make(roles=[D, S, D], hands=[["break_pick", "break_lantern"], ["EW", "map"], ["map"]],
-             broken=[[], ["pick"], []])
+    g = make(
+        roles=[D, S, D],
+        hands=[["break_pick", "break_lantern"], ["EW", "map"], ["map"]],
+        broken=[[], ["pick"], []],
+    )
     c = codec(g)
     m = c.mask(g)
     assert m[c.encode(BreakTool(K("break_pick"), 1), 0, 3)] == 0
@@ -284,8 +354,12 @@ def test_r10_repair_legality():
     """Case R10, RULES 3.3: A (seat 0) has a broken lantern, B none; A holds Repair Lantern and
     Repair Pickaxe: repair lantern -> A legal and removes it (both cards discarded); repair
     lantern -> B masked; repair pickaxe -> anyone masked (no broken pickaxe anywhere)."""
-    g = make(roles=[D, S, D], hands=[["repair_lantern", "repair_pick"], ["map"], ["map"]],
-             broken=[["lantern"], [], []], deck=[])
+    g = make(
+        roles=[D, S, D],
+        hands=[["repair_lantern", "repair_pick"], ["map"], ["map"]],
+        broken=[["lantern"], [], []],
+        deck=[],
+    )
     c = codec(g)
     m = c.mask(g)
     assert m[c.encode(Repair(K("repair_lantern"), LANTERN, 0), 0, 3)] == 1
@@ -306,8 +380,11 @@ def test_r11_double_repair_fixes_one():
     """Case R11, RULES 3.3: B has a broken lantern and pickaxe; A holds Repair Lantern/Pickaxe:
     (B, lantern) = 1, (B, pickaxe) = 1, (B, cart) = 0 (not even an action of this card).  After
     A repairs the lantern, B still has the broken pickaxe and cannot place path cards."""
-    g = make(roles=[D, S, D], hands=[["repair_pick_lantern"], ["EW", "NS"], ["map"]],
-             broken=[[], ["lantern", "pick"], []])
+    g = make(
+        roles=[D, S, D],
+        hands=[["repair_pick_lantern"], ["EW", "NS"], ["map"]],
+        broken=[[], ["lantern", "pick"], []],
+    )
     c = codec(g)
     m = c.mask(g)
     k = K("repair_pick_lantern")
@@ -348,9 +425,13 @@ def test_r13_deck_exhausted_only_discards():
 
     Every player already has a broken cart, so the broken-cart cards in hand have no target;
     that needs 6 broken carts (the deck has 3): the surplus goes through the looser path."""
-    g = make(enclosed_start(), roles=[D, S, D],
-             hands=[["EW", "break_cart"], ["NESW", "break_cart"], ["break_cart", "NS"]],
-             broken=[["cart"], ["cart"], ["cart"]], deck=[])
+    g = make(
+        enclosed_start(),
+        roles=[D, S, D],
+        hands=[["EW", "break_cart"], ["NESW", "break_cart"], ["break_cart", "NS"]],
+        broken=[["cart"], ["cart"], ["cart"]],
+        deck=[],
+    )
     res = run_discards_only(g, 6)
     assert res.gold_found is False and res.winning_side == "saboteur"
     assert res.winners == [1] and res.turns == 6
@@ -359,8 +440,12 @@ def test_r13_deck_exhausted_only_discards():
 def test_r13_deck_consistent_variant():
     """Case R13 with deck-consistent cards: the start enclosed by stubs, no broken tools, each
     player holds two path cards: only discards, 6 turns, saboteurs' win."""
-    g = make(enclosed_start(), roles=[D, S, S],
-             hands=[["EW", "NS"], ["NESW", "B05"], ["B03", "B06"]], deck=[])
+    g = make(
+        enclosed_start(),
+        roles=[D, S, S],
+        hands=[["EW", "NS"], ["NESW", "B05"], ["B03", "B06"]],
+        deck=[],
+    )
     assert not placements(g)
     res = run_discards_only(g, 6)
     assert res.winners == [1, 2]
@@ -398,14 +483,26 @@ def test_r15_full_deck_payouts(k, each):
 
 # --- R26 -----------------------------------------------------------------------------------
 def round3_gold(roles=(D, S, D)):
-    return make(row0(1, 6), roles=list(roles), hands=[["EW"], ["map"], ["map"]],
-                goals=(GOAL_STONE_A, GOAL_GOLD, GOAL_STONE_B), round=2, gold=[2, 3, 4],
-                nuggets=[3, 2, 1, 1])
+    return make(
+        row0(1, 6),
+        roles=list(roles),
+        hands=[["EW"], ["map"], ["map"]],
+        goals=(GOAL_STONE_A, GOAL_GOLD, GOAL_STONE_B),
+        round=2,
+        gold=[2, 3, 4],
+        nuggets=[3, 2, 1, 1],
+    )
 
 
 def round3_saboteurs(roles=(D, S, D)):
-    return make(roles=list(roles), hands=[["map"], [], []], round=2, gold=[2, 3, 4],
-                nuggets=[3, 2, 1, 1], deck=[])
+    return make(
+        roles=list(roles),
+        hands=[["map"], [], []],
+        round=2,
+        gold=[2, 3, 4],
+        nuggets=[3, 2, 1, 1],
+        deck=[],
+    )
 
 
 def test_r26_round_three_ends_the_game_engine():
@@ -498,9 +595,15 @@ def test_r18_to_r25_expansion_cases_exist():
     import test_expansion_rules as x
 
     assert GameConfig(expansion=True).max_players == 12
-    for name in ("test_ladder_placement_rule", "test_ladder_reconnects_island",
-                 "test_ladder_reveals_goal_far_away", "test_bridge_only_one_segment_connected",
-                 "test_geologists_count_every_visible_crystal",
-                 "test_theft_order_hands_off_and_victims", "test_swap_hand_full_and_empty_pile",
-                 "test_case_r25_shares", "test_both_doors_rule_options"):
+    for name in (
+        "test_ladder_placement_rule",
+        "test_ladder_reconnects_island",
+        "test_ladder_reveals_goal_far_away",
+        "test_bridge_only_one_segment_connected",
+        "test_geologists_count_every_visible_crystal",
+        "test_theft_order_hands_off_and_victims",
+        "test_swap_hand_full_and_empty_pile",
+        "test_case_r25_shares",
+        "test_both_doors_rule_options",
+    ):
         assert callable(getattr(x, name))

@@ -21,8 +21,9 @@ def run(capsys, argv) -> str:
 
 def test_play_prints_three_rounds_and_a_consistent_gold_table(capsys):
     out = run(capsys, ARGV)
-    rounds = re.findall(r"^Round (\d): the (gold-diggers|saboteurs) win after (\d+) turns",
-                        out, re.M)
+    rounds = re.findall(
+        r"^Round (\d): the (gold-diggers|saboteurs) win after (\d+) turns", out, re.M
+    )
     assert [r[0] for r in rounds] == ["1", "2", "3"]
     assert all(1 <= int(r[2]) <= 67 for r in rounds)
     received = [ast.literal_eval(x) for x in re.findall(r"^  gold received: (\[.*\])$", out, re.M)]
@@ -31,14 +32,17 @@ def test_play_prints_three_rounds_and_a_consistent_gold_table(capsys):
     assert all(len(r) == 5 for r in received)
     # each round's gold went to the winning side only (RULES 5.2, 5.3)
     for (_, side, _), rec, role_line in zip(rounds, received, roles):
-        winners = {int(s) for s, r in re.findall(r"seat (\d): ([a-z-]+)", role_line)
-                   if (r == "gold-digger") == (side == "gold-diggers")}
+        winners = {
+            int(s)
+            for s, r in re.findall(r"seat (\d): ([a-z-]+)", role_line)
+            if (r == "gold-digger") == (side == "gold-diggers")
+        }
         assert all(g == 0 for s, g in enumerate(rec) if s not in winners)
     # the three mazes (ansi render) come before their round results
     assert out.count("S") >= 3 and out.count("round 1/3") >= 1
     assert out.index("round 1/3") < out.index("Round 1:")
     # the final gold table: one row per seat, gold = sum of the rounds, winners marked
-    table = out[out.index("Final gold:"):]
+    table = out[out.index("Final gold:") :]
     rows = re.findall(r"^\s+(\d)\s+(\S+)\s+(\d+)(\s+<- winner)?$", table, re.M)
     assert [int(r[0]) for r in rows] == [0, 1, 2, 3, 4]
     gold = [int(r[2]) for r in rows]

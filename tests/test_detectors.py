@@ -45,8 +45,9 @@ def expected_prior_scores(n: int, seat: int = 0, role: int = GOLD_DIGGER):
     return M.wmean(M.log_loss_rows(P, y), w), M.wmean(M.brier_rows(P, y), w)
 
 
-@pytest.mark.parametrize("n,ll,br", [(3, 0.637, 0.222), (4, 0.562, 0.188), (5, 0.673, 0.240),
-                                     (10, 0.673, 0.240)])
+@pytest.mark.parametrize(
+    "n,ll,br", [(3, 0.637, 0.222), (4, 0.562, 0.188), (5, 0.673, 0.240), (10, 0.673, 0.240)]
+)
 def test_prior_reference_values(n, ll, br):
     got_ll, got_br = expected_prior_scores(n)
     assert round(got_ll, 3) == ll
@@ -103,8 +104,13 @@ def test_bayes_detector_updates_on_a_broken_tool_and_stays_feasible():
     d = BayesDetector()
     d.reset(None, cfg, None)
     prior = d.belief()
-    d.observe(Event("path_placed", 1, {"kind": _dead_end_kind(), "x": 1, "y": 0,
-                                       "rotated": False, "variant": 0}))
+    d.observe(
+        Event(
+            "path_placed",
+            1,
+            {"kind": _dead_end_kind(), "x": 1, "y": 0, "rotated": False, "variant": 0},
+        )
+    )
     b = d.belief()
     assert b[1, SABOTEUR] > prior[1, SABOTEUR]
     assert np.allclose(b.sum(axis=1), 1)
@@ -118,13 +124,18 @@ def test_bayes_detector_updates_on_a_broken_tool_and_stays_feasible():
 
 def _dead_end_kind() -> int:
     from saboteur_env.engine.cards import CARD_KINDS
+
     return next(k for k, c in enumerate(CARD_KINDS) if c.is_dead_end)
 
 
 def test_bayes_fit_is_maximum_likelihood():
     rng = np.random.default_rng(0)
-    true = np.array([[0.5, 0.1, 0.0, 0.1, 0.0, 0.1, 0.1, 0.1, 0.0, 0.0],
-                     [0.1, 0.1, 0.3, 0.0, 0.1, 0.1, 0.1, 0.2, 0.0, 0.0]])
+    true = np.array(
+        [
+            [0.5, 0.1, 0.0, 0.1, 0.0, 0.1, 0.1, 0.1, 0.0, 0.0],
+            [0.1, 0.1, 0.3, 0.0, 0.1, 0.1, 0.1, 0.2, 0.0, 0.0],
+        ]
+    )
     samples = []
     for _ in range(20000):
         r = int(rng.integers(2))
@@ -162,21 +173,25 @@ def _xcfg(n):
 
 def _ev(type_, seat, data, visible_to=None):
     from saboteur_env.engine.state import EventData
+
     return Event(type_, seat, EventData(data), visible_to)
 
 
 def _kind(kid):
     from saboteur_env.engine.cards import KIND_INDEX
+
     return KIND_INDEX[kid]
 
 
 def _swap_hats(actor, target):
-    return _ev("action_played", actor, {"kind": _kind("swap_hats"), "card": "swap_hats",
-                                        "target": target})
+    return _ev(
+        "action_played", actor, {"kind": _kind("swap_hats"), "card": "swap_hats", "target": target}
+    )
 
 
 def test_count_assignments_matches_enumeration():
     from experiments.bluff.detectors import count_assignments
+
     for n in range(2, 7):
         R, _ = enumerate_assignments(n, np.array(X_DECK))
         assert count_assignments(n, np.array(X_DECK)) == len(R)
@@ -191,6 +206,7 @@ def _brute_force(events, n, observer=None, own=None):
     ``events``: ("factor", seat, vector over roles), ("pair", a, t, matrix), ("swap", t) and
     ("fix", seat, role) (an Inspection result)."""
     import itertools
+
     deck = [r for r, c in enumerate(X_DECK) for _ in range(c)]
     swaps = sum(e[0] == "swap" for e in events)
     out = np.zeros((n, 6))
@@ -221,21 +237,30 @@ def test_expansion_bayes_exact_matches_brute_force():
         X_DEFAULT_TARGET_RATIOS,
         BayesDetector,
     )
+
     P, T = X_DEFAULT_CATEGORY_PROBS, X_DEFAULT_TARGET_RATIOS
     col = {c: P[:, X_CAT_INDEX[c]] for c in X_CAT_INDEX}
     # seat 1 plays a dead end; seat 2 breaks seat 0's pick; seat 0 swaps seat 1's hat; seat 1
     # then plays a green door (RULES 6.3) with its new role
     events = [
-        _ev("path_placed", 1, {"kind": _kind("B08"), "x": 1, "y": 0, "rotated": False,
-                               "variant": 0}),
+        _ev(
+            "path_placed", 1, {"kind": _kind("B08"), "x": 1, "y": 0, "rotated": False, "variant": 0}
+        ),
         _ev("tool_broken", 2, {"kind": _kind("break_pick"), "target": 0, "tool": 0}),
         _swap_hats(0, 1),
-        _ev("path_placed", 1, {"kind": _kind("X08"), "x": 2, "y": 0, "rotated": False,
-                               "variant": 0}),
+        _ev(
+            "path_placed", 1, {"kind": _kind("X08"), "x": 2, "y": 0, "rotated": False, "variant": 0}
+        ),
     ]
-    model = [("factor", 1, col["path_dead_end"]), ("factor", 2, col["break"]),
-             ("pair", 2, 0, T["break"]), ("factor", 0, col["swap_hats_other"]),
-             ("pair", 0, 1, T["swap_hats_other"]), ("swap", 1), ("factor", 1, col["door_green"])]
+    model = [
+        ("factor", 1, col["path_dead_end"]),
+        ("factor", 2, col["break"]),
+        ("pair", 2, 0, T["break"]),
+        ("factor", 0, col["swap_hats_other"]),
+        ("pair", 0, 1, T["swap_hats_other"]),
+        ("swap", 1),
+        ("factor", 1, col["door_green"]),
+    ]
     d = BayesDetector()
     d.reset(None, _xcfg(3), None)
     assert d.assignments.exact and d.assignments.size == 183
@@ -261,6 +286,7 @@ def test_swap_your_hats_moves_probability_by_hand():
     """RULES 6.5, 7.21: after a Swap your hats the target holds a card drawn from those not
     dealt this round, its old card out."""
     from experiments.bluff.detectors import X_CAT_INDEX, BayesDetector
+
     # 1) in-seat, 3 players: the observer (seat 0, the boss) inspects seat 1, a saboteur, and
     # swaps its hat (its own action is no evidence).  The other 13 cards are 4/4/0/1/2/2; seat
     # 1's new card is any of the 12 left after seat 2's, so by symmetry one of the 13: 2/13
@@ -286,8 +312,11 @@ def test_swap_your_hats_moves_probability_by_hand():
     assert np.allclose(P.sum(axis=1), 1) and (P > 0).all()
     d = BayesDetector(P, {})
     d.reset(None, _xcfg(3), None)
-    d.observe(_ev("path_placed", 1, {"kind": _kind("B08"), "x": 1, "y": 0, "rotated": False,
-                                     "variant": 0}))
+    d.observe(
+        _ev(
+            "path_placed", 1, {"kind": _kind("B08"), "x": 1, "y": 0, "rotated": False, "variant": 0}
+        )
+    )
     q = d.belief()[1]
     np.testing.assert_allclose(q, np.array([4, 4, 1, 1, 2, 12]) / 24)
     d.observe(_swap_hats(0, 1))
@@ -302,6 +331,7 @@ def test_expansion_bayes_flat_model_is_the_exact_prior():
     a Swap your hats on the observer (its old card out: ``held``)."""
     from experiments.bluff.detectors import BayesDetector
     from saboteur_env.engine.cards import BOSS, GEOLOGIST
+
     flat = BayesDetector(np.full((6, 26), 1 / 26), {})
     flat.reset(2, _xcfg(5), BOSS)
     flat.observe(_ev("discarded", 0, {}))
@@ -310,8 +340,9 @@ def test_expansion_bayes_flat_model_is_the_exact_prior():
     flat.observe(_swap_hats(1, 2))
     flat.observe(_ev("role_dealt", 2, {"role": GEOLOGIST, "swapped": True}, visible_to=2))
     np.testing.assert_allclose(flat.belief()[0], np.array([4, 4, 0, 1, 1, 3]) / 13)
-    np.testing.assert_allclose(flat.belief(), exact_prior(_xcfg(5), 2, GEOLOGIST,
-                                                          [BOSS, GEOLOGIST]), atol=1e-12)
+    np.testing.assert_allclose(
+        flat.belief(), exact_prior(_xcfg(5), 2, GEOLOGIST, [BOSS, GEOLOGIST]), atol=1e-12
+    )
 
 
 def _xgame_events(n=5, seed=3):
@@ -332,8 +363,9 @@ def _xgame_events(n=5, seed=3):
             continue
         g = env.game
         points.append((len(g.events), g.roles.copy()))
-        env.step(agents[env.agent_name_mapping[name]].act(obs["observation"],
-                                                          obs["action_mask"], info))
+        env.step(
+            agents[env.agent_name_mapping[name]].act(obs["observation"], obs["action_mask"], info)
+        )
     return env.config, list(env.game.events), points
 
 
@@ -343,15 +375,23 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
     3-round games).  This round has two Swaps your hats (seat 1 on seat 3, then seat 3 on seat
     0) and seat 3 inspects seat 0 first: in-seat, seat 3's own card changes."""
     from experiments.bluff.detectors import BayesDetector
+
     cfg, events, points = _xgame_events(seed=34)
-    kinds = [(e.type, e.seat, e.data.get("target")) for e in events
-             if e.type == "inspection_result"
-             or (e.type == "action_played" and e.data["card"] == "swap_hats")]
-    assert kinds == [("inspection_result", 3, 0), ("action_played", 1, 3),
-                     ("action_played", 3, 0)]
+    kinds = [
+        (e.type, e.seat, e.data.get("target"))
+        for e in events
+        if e.type == "inspection_result"
+        or (e.type == "action_played" and e.data["card"] == "swap_hats")
+    ]
+    assert kinds == [("inspection_result", 3, 0), ("action_played", 1, 3), ("action_played", 3, 0)]
     for seat in (None, 3):
-        own = None if seat is None else int(next(e.data["role"] for e in events
-                                                  if e.type == "role_dealt" and e.seat == seat))
+        own = (
+            None
+            if seat is None
+            else int(
+                next(e.data["role"] for e in events if e.type == "role_dealt" and e.seat == seat)
+            )
+        )
         ex, sm = BayesDetector(), BayesDetector(max_exact=0, particles=4096, seed=0)
         for d in (ex, sm):
             d.reset(seat, cfg, own)
@@ -372,12 +412,16 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
 
 def test_expansion_bayes_beliefs_are_feasible_distributions():
     from experiments.bluff.detectors import BayesDetector
+
     cfg, events, points = _xgame_events(n=5, seed=44)  # two Swaps your hats on seat 0
     dets = {s: BayesDetector() for s in range(5)}
     dets[None] = BayesDetector(max_exact=0, particles=512)
     for s, d in dets.items():
-        own = None if s is None else int(next(e.data["role"] for e in events
-                                              if e.type == "role_dealt" and e.seat == s))
+        own = (
+            None
+            if s is None
+            else int(next(e.data["role"] for e in events if e.type == "role_dealt" and e.seat == s))
+        )
         d.reset(s, cfg, own)
     i = 0
     for k, roles in points:
@@ -402,6 +446,7 @@ def test_expansion_bayes_beliefs_are_feasible_distributions():
 
 def test_expansion_bayes_fit_is_maximum_likelihood():
     from experiments.bluff.detectors import X_CATEGORIES, X_TARGETED, BayesDetector
+
     rng = np.random.default_rng(0)
     k = len(X_CATEGORIES)
     true = rng.dirichlet(np.ones(k), size=6)
@@ -426,6 +471,7 @@ def test_p_no_saboteur_on_the_expansion_is_hypergeometric():
     """Saboteur 2 (RULES 6.2): no saboteur among the dealt cards of the 15-card deck, checked
     against the enumerated deals; the saboteur column is 5 (column 1 is the blue digger)."""
     from math import comb
+
     for n in (2, 3, 4):
         cfg = _xcfg(n)
         R, logp = enumerate_assignments(n, np.array(X_DECK))
@@ -447,8 +493,13 @@ def test_hand_set_bayes_detector_can_be_reset_for_either_game():
     d.reset(None, GameConfig(num_players=5), None)
     fresh.reset(None, GameConfig(num_players=5), None)
     for det in (d, fresh):
-        det.observe(Event("path_placed", 1, {"kind": _dead_end_kind(), "x": 1, "y": 0,
-                                             "rotated": False, "variant": 0}))
+        det.observe(
+            Event(
+                "path_placed",
+                1,
+                {"kind": _dead_end_kind(), "x": 1, "y": 0, "rotated": False, "variant": 0},
+            )
+        )
     np.testing.assert_allclose(d.belief(), fresh.belief())
     d.reset(None, _xcfg(5), None)
     assert d.category_probs.shape == (6, 26)
@@ -460,6 +511,7 @@ def test_contradictory_evidence_falls_back_to_the_prior(max_exact):
     that another seat holds the only boss card) empties the set, exact or sampled; the belief
     falls back to the exact prior instead of crashing, also after a Swap your hats."""
     from saboteur_env.engine.cards import BOSS
+
     n = 4 if max_exact else 12
     d = BayesDetector(max_exact=max_exact, particles=256)
     d.reset(0, _xcfg(n), BOSS)

@@ -50,10 +50,14 @@ def test_determinize_pools_other_players_face_down_discards():
     from saboteur_env.engine import Discard, build_state
 
     cfg = GameConfig(num_players=3)
-    g = build_state(cfg, roles=["gold-digger", "saboteur", "gold-digger"],
-                    hands=[["B02", "map"], ["B05", "B07"], ["B09", "B11"]], current=0)
-    g.apply(Discard(KIND_MAP))      # seat 0 discards its map face down
-    g.apply(Discard(KIND_B05))      # seat 1 discards a B05 face down
+    g = build_state(
+        cfg,
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[["B02", "map"], ["B05", "B07"], ["B09", "B11"]],
+        current=0,
+    )
+    g.apply(Discard(KIND_MAP))  # seat 0 discards its map face down
+    g.apply(Discard(KIND_B05))  # seat 1 discards a B05 face down
     assert g.secret_discards[1, KIND_B05] == 1
     kinds_seen = set()
     for seed in range(40):

@@ -32,10 +32,30 @@ EXPECTED_API_WARNINGS = (
 )
 
 GAME_FIELDS = (
-    "round", "game_over", "round_over", "round_results", "roles", "set_aside", "hands", "deck",
-    "discards", "broken", "broken_kind", "known_goals", "nuggets", "gold", "gold_cards",
-    "current", "first_player", "turn", "last_card_seat", "decisions", "secret_discards",
-    "removed", "xfront", "phase",
+    "round",
+    "game_over",
+    "round_over",
+    "round_results",
+    "roles",
+    "set_aside",
+    "hands",
+    "deck",
+    "discards",
+    "broken",
+    "broken_kind",
+    "known_goals",
+    "nuggets",
+    "gold",
+    "gold_cards",
+    "current",
+    "first_player",
+    "turn",
+    "last_card_seat",
+    "decisions",
+    "secret_discards",
+    "removed",
+    "xfront",
+    "phase",
 )
 BOARD_FIELDS = ("var", "opn", "reached", "conn", "goal_identity", "goal_revealed", "window")
 
@@ -94,8 +114,11 @@ def test_api_test_passes(n, wrapped):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         api_test(make(num_players=n), num_cycles=1000, verbose_progress=False)
-    unexpected = [str(w.message) for w in caught
-                  if not any(x in str(w.message) for x in EXPECTED_API_WARNINGS)]
+    unexpected = [
+        str(w.message)
+        for w in caught
+        if not any(x in str(w.message) for x in EXPECTED_API_WARNINGS)
+    ]
     assert unexpected == []
 
 
@@ -117,8 +140,9 @@ def test_same_seed_same_game_different_seed_different_game(n):
         return e.unwrapped.game.events
 
     a, b, c = trajectory(4), trajectory(4), trajectory(5)
-    assert [(x.type, x.seat, repr(x.data), x.visible_to) for x in a] == \
-        [(x.type, x.seat, repr(x.data), x.visible_to) for x in b]
+    assert [(x.type, x.seat, repr(x.data), x.visible_to) for x in a] == [
+        (x.type, x.seat, repr(x.data), x.visible_to) for x in b
+    ]
     assert [repr(x.data) for x in a] != [repr(x.data) for x in c]
 
 
@@ -167,7 +191,8 @@ def test_p8_copies_continue_identically(how, render_mode):
         assert env_snapshot(c) != before
         if render_mode == "ansi":
             assert c.render() == saboteur_env.render.render_ansi(
-                c.unwrapped.game, c.unwrapped.agent_name_mapping[c.unwrapped.agent_selection])
+                c.unwrapped.game, c.unwrapped.agent_name_mapping[c.unwrapped.agent_selection]
+            )
 
 
 @pytest.mark.parametrize("how", ["deepcopy", "pickle"])

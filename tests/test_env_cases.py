@@ -56,11 +56,21 @@ def one_step_from_gold(round_index, num_rounds=3, reward="gold"):
     which is the gold (RULES 4.2).  Seat 1 is the saboteur, seat 2 a gold-digger."""
     cfg = GameConfig(num_players=3, num_rounds=num_rounds, reward=reward)
     return build_state(
-        cfg, roles=["gold-digger", "saboteur", "gold-digger"],
+        cfg,
+        roles=["gold-digger", "saboteur", "gold-digger"],
         hands=[["B02", "map", "B01"], ["B03", "B04"], ["B05", "B06"]],
-        board=[(1, 0, "B07", False), (2, 0, "B07", False), (3, 0, "B07", False),
-               (4, 0, "B02", False), (5, 0, "B02", False), (6, 0, "B06", False)],
-        goals=(1, 0, 2), nuggets=NUGGETS, round=round_index, seed=4,
+        board=[
+            (1, 0, "B07", False),
+            (2, 0, "B07", False),
+            (3, 0, "B07", False),
+            (4, 0, "B02", False),
+            (5, 0, "B02", False),
+            (6, 0, "B06", False),
+        ],
+        goals=(1, 0, 2),
+        nuggets=NUGGETS,
+        round=round_index,
+        seed=4,
     )
 
 
@@ -96,8 +106,12 @@ def test_p1_final_round_ends_with_one_dead_step_per_agent(wrapped):
             continue
         selected.append(agent)
         assert reward == {"player_0": 4, "player_1": 0, "player_2": 2}[agent]
-        assert info["round_result"] == {"round": 2, "winning_side": "gold-digger",
-                                        "roles": [0, 1, 0], "gold_found": True}
+        assert info["round_result"] == {
+            "round": 2,
+            "winning_side": "gold-digger",
+            "roles": [0, 1, 0],
+            "gold_found": True,
+        }
         assert not obs["action_mask"].any()
         with pytest.raises(IllegalActionError, match="the only valid action is None"):
             e.step(0)
@@ -279,8 +293,7 @@ def test_p10_turn_based_parallel_wrapper():
     """Case P10: turn_based_aec_to_parallel passes parallel_api_test and completes a game; only
     the active agent's action is applied (the others get an index that would be illegal for
     them), infos name the active agent, and steps after the end return only empty dicts."""
-    parallel_api_test(turn_based_aec_to_parallel(saboteur_env.env(num_players=4)),
-                      num_cycles=1000)
+    parallel_api_test(turn_based_aec_to_parallel(saboteur_env.env(num_players=4)), num_cycles=1000)
     p = turn_based_aec_to_parallel(saboteur_env.env(num_players=4))
     obs, infos = p.reset(seed=8)
     rng = np.random.default_rng(0)
@@ -363,8 +376,11 @@ def test_p11_render_changes_nothing():
                     e.render()
                 e.step(None if term or trunc else random_action(obs, rng))
         g = e.game
-        return (repr(g.rng.bit_generator.state), [(x.type, repr(x.data)) for x in g.events],
-                g.gold.tolist())
+        return (
+            repr(g.rng.bit_generator.state),
+            [(x.type, repr(x.data)) for x in g.events],
+            g.gold.tolist(),
+        )
 
     base = run(None)
     assert run("ansi") == base
@@ -421,8 +437,9 @@ def test_p12_turns_per_round_bounded():
 def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles):
     """Case P12: with max_cycles=k every agent gets truncation=True in the step of the k-th
     decision, none gets termination, each gets one dead step, and the loop ends cleanly."""
-    e = (saboteur_env.env if wrapped else saboteur_env.raw_env)(num_players=5,
-                                                                 max_cycles=max_cycles)
+    e = (saboteur_env.env if wrapped else saboteur_env.raw_env)(
+        num_players=5, max_cycles=max_cycles
+    )
     e.reset(seed=6)
     rng = np.random.default_rng(6)
     live, dead = 0, []
@@ -457,9 +474,15 @@ def test_p12_max_cycles_larger_than_the_game_never_truncates():
 
 # --- P15 ---------------------------------------------------------------------------------
 def _successor_key(g: Game) -> tuple:
-    return (g.board.var.tobytes(), g.hands.tobytes(), g.broken.tobytes(), g.discards.tobytes(),
-            g.known_goals.tobytes(), g.board.goal_revealed.tobytes(),
-            repr(round_history(g.events, g.n).recent))
+    return (
+        g.board.var.tobytes(),
+        g.hands.tobytes(),
+        g.broken.tobytes(),
+        g.discards.tobytes(),
+        g.known_goals.tobytes(),
+        g.board.goal_revealed.tobytes(),
+        repr(round_history(g.events, g.n).recent),
+    )
 
 
 def test_p15_legal_indices_decode_to_distinct_actions_and_successors():
@@ -498,15 +521,25 @@ def test_p15_legal_indices_decode_to_distinct_actions_and_successors():
 def test_p15_action_equality_and_hash_over_all_fields():
     """Case P15: every action class compares and hashes over all of its fields (frozen
     dataclasses), and actions of different classes never compare equal."""
-    examples = [PlacePath(3, 2, -1, True), BreakTool(16, 2), Repair(22, 1, 0), Rockfall(4, 1),
-                Map(2), Discard(5)]
+    examples = [
+        PlacePath(3, 2, -1, True),
+        BreakTool(16, 2),
+        Repair(22, 1, 0),
+        Rockfall(4, 1),
+        Map(2),
+        Discard(5),
+    ]
     for a in examples:
         same = type(a)(*[getattr(a, f.name) for f in fields(a)])
         assert a == same and hash(a) == hash(same)
         for f in fields(a):
             v = getattr(a, f.name)
-            other = type(a)(**{**{g.name: getattr(a, g.name) for g in fields(a)},
-                               f.name: (not v) if isinstance(v, bool) else v + 1})
+            other = type(a)(
+                **{
+                    **{g.name: getattr(a, g.name) for g in fields(a)},
+                    f.name: (not v) if isinstance(v, bool) else v + 1,
+                }
+            )
             assert a != other, (a, f.name)
         with pytest.raises(AttributeError):
             setattr(a, fields(a)[0].name, 0)

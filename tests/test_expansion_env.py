@@ -33,8 +33,7 @@ def _random_games(n, games, seed0, check):
             m = codec.mask(g)
             check(g, m)
             legal = np.flatnonzero(m.view(bool))
-            g.apply(codec.decode(int(legal[rng.integers(len(legal))]),
-                                            g.current, g.n))
+            g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
         check(g, None)
 
 
@@ -96,9 +95,13 @@ def test_seed_test():
 def test_same_spaces_for_every_count_and_role():
     """DESIGN 3-4: one action and observation space for every player count of the expansion
     (sized for 12 players); the base game's spaces are not changed by the expansion."""
-    sizes = {(saboteur_env.raw_env(expansion=True, num_players=n).codec.n,
-              saboteur_env.raw_env(expansion=True, num_players=n).encoder.size)
-             for n in range(2, 13)}
+    sizes = {
+        (
+            saboteur_env.raw_env(expansion=True, num_players=n).codec.n,
+            saboteur_env.raw_env(expansion=True, num_players=n).encoder.size,
+        )
+        for n in range(2, 13)
+    }
     assert len(sizes) == 1
     base = saboteur_env.raw_env(num_players=5)
     assert "xaction" not in base.codec.blocks and "xplayers" not in base.encoder._views
@@ -130,8 +133,7 @@ def test_hidden_information_invariance_random_states():
                 if g.game_over:
                     break
                 legal = np.flatnonzero(codec.mask(g))
-                g.apply(codec.decode(int(legal[rng.integers(len(legal))]),
-                                                g.current, g.n))
+                g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
             if g.game_over:
                 continue
             for seat in range(n):
@@ -149,10 +151,19 @@ def test_hidden_information_inspection_hats_and_hands():
     a swapped hat is seen only by its owner; after Swap your hand the others see only hand
     sizes; swapping other players' hidden roles changes nothing for an observer."""
     roles = ["green-digger", "saboteur", "boss", "blue-digger"]
-    hands = [["inspection", "B01"], ["swap_hats", "B02"], ["swap_hand", "B03", "B04"],
-             ["map", "B05"]]
-    g = build_state(GameConfig(num_players=4, expansion=True, num_rounds=1), roles=roles,
-                    hands=hands, set_aside=["geologist", "profiteer"], seed=3)
+    hands = [
+        ["inspection", "B01"],
+        ["swap_hats", "B02"],
+        ["swap_hand", "B03", "B04"],
+        ["map", "B05"],
+    ]
+    g = build_state(
+        GameConfig(num_players=4, expansion=True, num_rounds=1),
+        roles=roles,
+        hands=hands,
+        set_aside=["geologist", "profiteer"],
+        seed=3,
+    )
     g.apply(PlayCard(K["inspection"], 1))
     enc = ObservationEncoder(g.config)
     views = [enc.views(enc.encode(g, s)) for s in range(4)]
@@ -218,8 +229,9 @@ def test_deepcopy_and_pickle_in_theft_phase():
     for c in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
         for env in (e, c):
             m = env.observe(env.agent_selection)["action_mask"]
-        assert np.array_equal(e.observe(e.agent_selection)["action_mask"],
-                              c.observe(c.agent_selection)["action_mask"])
+        assert np.array_equal(
+            e.observe(e.agent_selection)["action_mask"], c.observe(c.agent_selection)["action_mask"]
+        )
         a = int(np.flatnonzero(m)[0])
         c.step(a)
         assert c.game.decisions == e.game.decisions + 1
@@ -234,8 +246,7 @@ def test_game_record_replays_expansion_games():
 
     for seed in range(6):
         buf = io.StringIO()
-        res = play_game([RandomAgent() for _ in range(5)], seed=seed, expansion=True,
-                        record=buf)
+        res = play_game([RandomAgent() for _ in range(5)], seed=seed, expansion=True, record=buf)
         g = replay_game(buf.getvalue())
         assert g.game_over and g.gold.tolist() == res["gold"]
         assert len(actions_from_events(g.events)) == res["decisions"]

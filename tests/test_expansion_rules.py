@@ -128,8 +128,11 @@ def _row_minus1():
     """(0,-1) bend S-E, (1..6,-1) T-junctions N-E-W (S closed), (7,-1) bend W-S: connected from
     the start."""
     kinds = ["B06", "B06", "B06", "X21", "X21", "X21"]
-    return ([(0, -1, "B04", True)] + [(x, -1, kinds[x - 1], False) for x in range(1, 7)]
-            + [(7, -1, "B03", True)])
+    return (
+        [(0, -1, "B04", True)]
+        + [(x, -1, kinds[x - 1], False) for x in range(1, 7)]
+        + [(7, -1, "B03", True)]
+    )
 
 
 #: y=0 row under _row_minus1: N closed everywhere
@@ -139,9 +142,13 @@ ROW0_UNDER = ["B02", "B02", "B06", "B06", "X26"]
 def test_bridge_only_one_segment_connected():
     """RULES 6.4, case R19: a bridge is legal when one tunnel is connected; the other tunnel
     stays unconnected (no reveal, no placement beside it) until connected on its own."""
-    g = build_state(cfg(3), roles=["green-digger", "blue-digger", "saboteur"],
-                    hands=[["X01"], ["B02"], ["B01"]], board=_row_minus1(),
-                    goals=(GOLD, STONE_A, STONE_B))
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "blue-digger", "saboteur"],
+        hands=[["X01"], ["B02"], ["B01"]],
+        board=_row_minus1(),
+        goals=(GOLD, STONE_A, STONE_B),
+    )
     assert legal_place(g, "X01", 7, 0)
     ev = g.apply(PlacePath(K["X01"], 7, 0))
     assert not any(e.type == "goal_revealed" for e in ev)
@@ -150,10 +157,14 @@ def test_bridge_only_one_segment_connected():
     assert g.check(PlacePath(K["B02"], 6, 0)) is not None  # touches only the dead tunnel
     assert not legal_place(g, "B02", 6, 0)
     under = [(x, 0, k, x in (3, 4)) for x, k in zip(range(1, 6), ROW0_UNDER)]
-    g2 = build_state(cfg(3), roles=["green-digger", "blue-digger", "saboteur"],
-                     hands=[[], ["B02"], ["B01"]],
-                     board=_row_minus1() + [(7, 0, "X01", False)] + under,
-                     goals=(GOLD, STONE_A, STONE_B), current=1)
+    g2 = build_state(
+        cfg(3),
+        roles=["green-digger", "blue-digger", "saboteur"],
+        hands=[[], ["B02"], ["B01"]],
+        board=_row_minus1() + [(7, 0, "X01", False)] + under,
+        goals=(GOLD, STONE_A, STONE_B),
+        current=1,
+    )
     assert g2.board.connected_openings(7, 0) == N | S
     ev = g2.apply(PlacePath(K["B02"], 6, 0))
     rev = [e.data for e in ev if e.type == "goal_revealed"]
@@ -179,8 +190,9 @@ def test_ladder_placement_rule():
     Note: case R18(a) names (7,-1) as 'next to G_T', but (7,-1) touches G_T (8,-2) only at a
     corner; RULES 7.25 counts orthogonal adjacency only.  Here the cells orthogonally beside
     goals, (7,-2), (8,-1) and (7,0), are checked."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["X05", "X04"], [], []],
-                    board=_row_minus1())
+    g = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["X05", "X04"], [], []], board=_row_minus1()
+    )
     codec = Codec(g.config)
     m = codec.mask(g)
     for x, y in ((7, -2), (8, -1), (7, 0), (7, -3)):  # beside a goal, or touching no card
@@ -192,14 +204,21 @@ def test_ladder_placement_rule():
     assert legal_place(g, "X04", 6, 0, rotated=True)  # S,L: touches (6,-1), edges match
     assert not legal_place(g, "X04", 6, 0)  # its N would face (6,-1)'s closed S
     # a ladder touching only an unconnected island is legal (no connection needed)
-    g2 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["X05"], [], []],
-                     board=[(3, 3, "B02", False)])
+    g2 = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["X05"], [], []], board=[(3, 3, "B02", False)]
+    )
     assert g2.board.connected_openings(3, 3) == 0
     assert legal_place(g2, "X05", 2, 3)  # E meets the island's W
     assert not legal_place(g2, "B02", 2, 3)  # an ordinary card there is not connected
     # a revealed goal also forbids a ladder beside it
-    g3 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["X05"], [], []],
-                     board=row0(1, 7), revealed=[(1, False)], goals=(GOLD, STONE_A, STONE_B))
+    g3 = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["X05"], [], []],
+        board=row0(1, 7),
+        revealed=[(1, False)],
+        goals=(GOLD, STONE_A, STONE_B),
+    )
     assert g3.board.goal_revealed[1]
     assert not legal_place(g3, "X05", 8, 1, rotated=True)
     assert not legal_place(g3, "X05", 8, 1)
@@ -208,8 +227,9 @@ def test_ladder_placement_rule():
 def test_ladder_reconnects_island():
     """RULES 6.4, case R18(b): after a rockfall leaves an island, a ladder touching the island
     connects it (ladder nodes are roots); new placements beside it become legal."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3,
-                    hands=[["rockfall"], ["X05"], ["B01"]], board=row0(1, 5))
+    g = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["rockfall"], ["X05"], ["B01"]], board=row0(1, 5)
+    )
     g.apply(Rockfall(3, 0))
     assert g.board.variant_at(3, 0) == EMPTY
     assert g.board.connected_openings(5, 0) == 0
@@ -223,13 +243,18 @@ def test_ladder_reconnects_island():
 def test_ladder_reveals_goal_far_away():
     """RULES 4.2, 6.4, case R18(c): a ladder connecting an existing bridge tunnel turns over
     the goal that tunnel faces, although the ladder is not next to it; gold ends the round."""
-    g = build_state(cfg(3), roles=["green-digger", "blue-digger", "saboteur"],
-                    hands=[["X05"], ["B02"], ["B02"]], board=[(7, 0, "X01", False)],
-                    goals=(STONE_A, GOLD, STONE_B))
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "blue-digger", "saboteur"],
+        hands=[["X05"], ["B02"], ["B02"]],
+        board=[(7, 0, "X01", False)],
+        goals=(STONE_A, GOLD, STONE_B),
+    )
     assert g.board.connected_openings(7, 0) == 0
     ev = g.apply(PlacePath(K["X05"], 6, 0))  # E opening meets the bridge's W end
-    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
-        [(1, GOLD)]
+    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == [
+        (1, GOLD)
+    ]
     res = g.round_results[0]
     assert res.gold_found and res.connector == 0
     assert res.winning_side == "green"  # a green connector, no doors
@@ -237,8 +262,13 @@ def test_ladder_reveals_goal_far_away():
 
 def test_doors_never_restrict_placement_or_reveal():
     """RULES 6.4, 7.26: a door card is placed and turns over the goal like any tunnel."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["X12"], [], []],
-                    board=row0(1, 6), goals=(STONE_A, STONE_B, GOLD))
+    g = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["X12"], [], []],
+        board=row0(1, 6),
+        goals=(STONE_A, STONE_B, GOLD),
+    )
     assert legal_place(g, "X12", 7, 0)
     ev = g.apply(PlacePath(K["X12"], 7, 0))
     assert [e.data["goal"] for e in ev if e.type == "goal_revealed"] == [1]
@@ -275,16 +305,26 @@ def _door_game(pattern_cells, conn_role, extra_board=(), rule="seed", boss=True,
     roles = [conn_role] + others
     n = len(roles)
     taken = {(x, y) for x, y, _, _ in pattern_cells}
-    board = [c for c in row0(1, 6) if (c[0], c[1]) not in taken] + list(pattern_cells) \
+    board = (
+        [c for c in row0(1, 6) if (c[0], c[1]) not in taken]
+        + list(pattern_cells)
         + list(extra_board)
-    return build_state(cfg(n, both_doors_rule=rule), roles=roles,
-                       hands=[["B07"]] + [[] for _ in range(n - 1)], board=board,
-                       goals=(STONE_A, GOLD, STONE_B), deck=[], trapped=trapped), roles
+    )
+    return build_state(
+        cfg(n, both_doors_rule=rule),
+        roles=roles,
+        hands=[["B07"]] + [[] for _ in range(n - 1)],
+        board=board,
+        goals=(STONE_A, GOLD, STONE_B),
+        deck=[],
+        trapped=trapped,
+    ), roles
 
 
 @pytest.mark.parametrize("pattern", list(PATTERNS))
-@pytest.mark.parametrize("conn", [GREEN_DIGGER, BLUE_DIGGER, BOSS, PROFITEER, GEOLOGIST,
-                                  X_SABOTEUR])
+@pytest.mark.parametrize(
+    "conn", [GREEN_DIGGER, BLUE_DIGGER, BOSS, PROFITEER, GEOLOGIST, X_SABOTEUR]
+)
 def test_door_evaluation_every_row(pattern, conn):
     """RULES 6.9 door evaluation, one route: every connector role x door pattern (none, green,
     blue, both colours).  Winners are the winning team(s) + Boss + Profiteer; both colours:
@@ -295,10 +335,17 @@ def test_door_evaluation_every_row(pattern, conn):
     assert res.gold_found
     side = _side(pattern, conn)
     assert res.winning_side == side
-    teams = {"green": [GREEN_DIGGER], "blue": [BLUE_DIGGER],
-             "blue+green": [GREEN_DIGGER, BLUE_DIGGER], "boss": []}[side]
-    expected = [s for s, r in enumerate(roles)
-                if r in teams or r == BOSS or (r == PROFITEER and side != "boss")]
+    teams = {
+        "green": [GREEN_DIGGER],
+        "blue": [BLUE_DIGGER],
+        "blue+green": [GREEN_DIGGER, BLUE_DIGGER],
+        "boss": [],
+    }[side]
+    expected = [
+        s
+        for s, r in enumerate(roles)
+        if r in teams or r == BOSS or (r == PROFITEER and side != "boss")
+    ]
     assert res.winners == expected
     assert res.pass_blue == (pattern in ("none", "blue"))
     assert res.pass_green == (pattern in ("none", "green"))
@@ -320,8 +367,12 @@ def test_door_outcome_formula_rows():
 def _second_route(doors=()):
     """Route B: start N -> (0,-1) -> (0,-2) bend S-E -> (1..6,-2) -> (7,-2) bend W-S ->
     (7,-1) -> the crossroads at (7,0); ``doors``: cards replacing cells of route B."""
-    cells = [(0, -1, "B01", False), (0, -2, "B04", True), (7, -2, "B03", True),
-             (7, -1, "B01", False)]
+    cells = [
+        (0, -1, "B01", False),
+        (0, -2, "B04", True),
+        (7, -2, "B03", True),
+        (7, -1, "B01", False),
+    ]
     cells += [(x, -2, "B06" if x < 6 else "X16", False) for x in range(1, 7)]
     for d in doors:
         cells = [c for c in cells if (c[0], c[1]) != (d[0], d[1])] + [d]
@@ -338,23 +389,26 @@ def test_two_routes_only_one_blocked():
     res = g.round_results[0]
     assert (res.pass_blue, res.pass_green) == (True, True)
     assert res.winning_side == "blue"
-    assert res.winners == [s for s, r in enumerate(roles) if r in (BLUE_DIGGER, BOSS,
-                                                                        PROFITEER)]
-    g, roles = _door_game(PATTERNS["green"], BOSS, extra_board=_second_route([(3, -2, "X12",
-                                                                                False)]))
+    assert res.winners == [s for s, r in enumerate(roles) if r in (BLUE_DIGGER, BOSS, PROFITEER)]
+    g, roles = _door_game(
+        PATTERNS["green"], BOSS, extra_board=_second_route([(3, -2, "X12", False)])
+    )
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
     assert (res.pass_blue, res.pass_green) == (True, True)
     assert res.winning_side == "blue+green"
     # the same without the door on route A: a green connector's team alone
-    g, roles = _door_game(PATTERNS["none"], GREEN_DIGGER,
-                          extra_board=_second_route([(3, -2, "X12", False)]))
+    g, roles = _door_game(
+        PATTERNS["none"], GREEN_DIGGER, extra_board=_second_route([(3, -2, "X12", False)])
+    )
     g.apply(PlacePath(K["B07"], 7, 0))
     assert g.round_results[0].winning_side == "green"
     # both routes carry both colours -> the both-doors case
-    g, roles = _door_game(PATTERNS["both"], GREEN_DIGGER,
-                          extra_board=_second_route([(0, -1, "X10", False),
-                                                     (7, -1, "X11", False)]))
+    g, roles = _door_game(
+        PATTERNS["both"],
+        GREEN_DIGGER,
+        extra_board=_second_route([(0, -1, "X10", False), (7, -1, "X11", False)]),
+    )
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
     assert (res.pass_blue, res.pass_green) == (False, False)
@@ -409,14 +463,26 @@ def test_case_r25_shares():
     """Case R25 (a), (b): winners B1, B2, Boss, Profiteer -> 2, 2, 1, 0 (geologist paid apart);
     winners B1, B2, Boss -> 3, 3, 2."""
     roles = ["blue-digger", "blue-digger", "boss", "profiteer", "geologist"]
-    g = build_state(cfg(5), roles=roles, hands=[["B07"], [], [], [], []],
-                    board=row0(1, 6), goals=(STONE_A, GOLD, STONE_B), deck=[])
+    g = build_state(
+        cfg(5),
+        roles=roles,
+        hands=[["B07"], [], [], [], []],
+        board=row0(1, 6),
+        goals=(STONE_A, GOLD, STONE_B),
+        deck=[],
+    )
     g.apply(PlacePath(K["B07"], 7, 0))
     assert g.round_results[0].winners == [0, 1, 2, 3]
     assert g.round_results[0].received == [2, 2, 1, 0, 0]
     roles = ["blue-digger", "blue-digger", "boss", "geologist", "saboteur"]
-    g = build_state(cfg(5), roles=roles, hands=[["B07"], [], [], [], []],
-                    board=row0(1, 6), goals=(STONE_A, GOLD, STONE_B), deck=[])
+    g = build_state(
+        cfg(5),
+        roles=roles,
+        hands=[["B07"], [], [], [], []],
+        board=row0(1, 6),
+        goals=(STONE_A, GOLD, STONE_B),
+        deck=[],
+    )
     g.apply(PlacePath(K["B07"], 7, 0))
     assert g.round_results[0].received == [3, 3, 2, 0, 0]
 
@@ -427,13 +493,32 @@ def test_trapped_winner_geologist_and_thief():
     trapped thief's Theft does not work."""
     # seats: 0 blue (connector), 1 blue (trapped), 2 boss, 3 geologist (trapped), 4 geologist,
     # 5 green (thief, trapped), 6 saboteur with gold to steal
-    roles = ["blue-digger", "blue-digger", "boss", "geologist", "geologist", "green-digger",
-             "saboteur"]
-    board = [c for c in row0(1, 6) if c[0] != 3] + [(3, 0, "X12", False), (1, -2, "X21", True),
-                                                    (2, 2, "X21", False), (4, 2, "X25", False)]
-    g = build_state(cfg(7), roles=roles, hands=[["B07"]] + [[]] * 6, board=board,
-                    goals=(STONE_A, GOLD, STONE_B), deck=[], trapped=[1, 3, 5], theft=[5],
-                    gold=[0, 0, 0, 0, 0, 0, 3])
+    roles = [
+        "blue-digger",
+        "blue-digger",
+        "boss",
+        "geologist",
+        "geologist",
+        "green-digger",
+        "saboteur",
+    ]
+    board = [c for c in row0(1, 6) if c[0] != 3] + [
+        (3, 0, "X12", False),
+        (1, -2, "X21", True),
+        (2, 2, "X21", False),
+        (4, 2, "X25", False),
+    ]
+    g = build_state(
+        cfg(7),
+        roles=roles,
+        hands=[["B07"]] + [[]] * 6,
+        board=board,
+        goals=(STONE_A, GOLD, STONE_B),
+        deck=[],
+        trapped=[1, 3, 5],
+        theft=[5],
+        gold=[0, 0, 0, 0, 0, 0, 3],
+    )
     assert g.board.crystals() == 3
     g.apply(PlacePath(K["B07"], 7, 0))
     res = g.round_results[0]
@@ -448,14 +533,21 @@ def test_geologists_count_every_visible_crystal():
     """RULES 6.9, 7.30, case R20: crystals on the table at round end, connected or not; a card
     removed by a rockfall no longer counts; two geologists split rounded down; geologists are
     not winners."""
-    board = [(1, 0, "X25", False), (1, -1, "X21", True), (1, 1, "X23", False),
-             (2, 0, "B02", False), (3, 0, "B02", False), (4, 0, "X26", False)]
+    board = [
+        (1, 0, "X25", False),
+        (1, -1, "X21", True),
+        (1, 1, "X23", False),
+        (2, 0, "B02", False),
+        (3, 0, "B02", False),
+        (4, 0, "X26", False),
+    ]
     for roles, expect in (
         (["geologist", "geologist", "saboteur"], [1, 1, 5]),
         (["geologist", "saboteur", "profiteer"], [3, 4, 2]),
     ):
-        g = build_state(cfg(3), roles=roles, hands=[["rockfall"], ["rockfall"], []],
-                        board=board, deck=[])
+        g = build_state(
+            cfg(3), roles=roles, hands=[["rockfall"], ["rockfall"], []], board=board, deck=[]
+        )
         assert g.board.crystals() == 4
         g.apply(Rockfall(3, 0))  # c2 at (4,0) is now on an island
         assert g.board.connected_openings(4, 0) == 0
@@ -472,8 +564,15 @@ def test_theft_order_hands_off_and_victims():
     Totals after awards A 0, B 1, C 2, D 5.  C (most recent working theft) steals first, then
     A (clockwise from C); a player with no gold is never a legal victim; nobody goes below 0."""
     roles = ["green-digger", "green-digger", "blue-digger", "blue-digger", "green-digger"]
-    g = build_state(cfg(5), roles=roles, hands=[[], [], [], [], ["hands_off"]], deck=[],
-                    theft=[0, 2, 3], gold=[0, 1, 2, 5, 0], current=4)
+    g = build_state(
+        cfg(5),
+        roles=roles,
+        hands=[[], [], [], [], ["hands_off"]],
+        deck=[],
+        theft=[0, 2, 3],
+        gold=[0, 1, 2, 5, 0],
+        current=4,
+    )
     assert g.check(PlayCard(K["hands_off"], 1)) is not None  # seat 1 has no Theft
     g.apply(PlayCard(K["hands_off"], 3))
     assert not g.xfront[3, 1]
@@ -481,7 +580,7 @@ def test_theft_order_hands_off_and_victims():
     codec = Codec(g.config)
     m = codec.mask(g)
     o = codec.blocks["steal"][0]
-    legal = {(2 + r) % 5 for r in np.flatnonzero(m[o:o + 12])}
+    legal = {(2 + r) % 5 for r in np.flatnonzero(m[o : o + 12])}
     assert legal == {1, 3}  # B and D hold gold; A has none; never oneself
     assert np.flatnonzero(m).min() >= o  # only steal actions
     assert g.check(Steal(0)) is not None
@@ -495,8 +594,9 @@ def test_theft_order_hands_off_and_victims():
     res = g.round_results[0]
     assert res.thefts == [(2, 1), (0, 3)]
     assert res.received == [1, -1, 1, -1, 0]
-    assert theft_order([0, 1, 2, -1, -1], [True, False, True, True, False],
-                       [False, False, False, True, False]) == [2, 0]
+    assert theft_order(
+        [0, 1, 2, -1, -1], [True, False, True, True, False], [False, False, False, True, False]
+    ) == [2, 0]
 
 
 def test_theft_order_starts_from_the_latest_thief_even_when_trapped():
@@ -504,11 +604,19 @@ def test_theft_order_starts_from_the_latest_thief_even_when_trapped():
     trapped thieves are skipped.  Seat 2 played the last Theft but is trapped: the order starts
     from seat 2, so seat 3 robs first, then seat 4 (fix: it used to start from the latest
     working thief, seat 4)."""
-    assert theft_order([-1, -1, 9, 1, 5], [False, False, True, True, True],
-                       [False, False, True, False, False]) == [3, 4]
+    assert theft_order(
+        [-1, -1, 9, 1, 5], [False, False, True, True, True], [False, False, True, False, False]
+    ) == [3, 4]
     roles = ["green-digger", "green-digger", "blue-digger", "blue-digger", "geologist"]
-    g = build_state(cfg(5), roles=roles, hands=[["B02"], [], [], [], []], deck=[],
-                    theft=[3, 4, 2], trapped=[2], gold=[2, 2, 2, 2, 2])
+    g = build_state(
+        cfg(5),
+        roles=roles,
+        hands=[["B02"], [], [], [], []],
+        deck=[],
+        theft=[3, 4, 2],
+        trapped=[2],
+        gold=[2, 2, 2, 2, 2],
+    )
     g.apply(Discard(K["B02"]))
     assert g.phase == "theft" and g.current == 3
     g.apply(Steal(0))
@@ -519,15 +627,25 @@ def test_theft_order_starts_from_the_latest_thief_even_when_trapped():
 
 def test_theft_without_victim_is_skipped():
     """RULES 6.9: a thief finds nobody with gold: nothing happens, no decision is asked."""
-    g = build_state(cfg(3), roles=["green-digger", "saboteur", "blue-digger"],
-                    hands=[["B02"], [], []], deck=[], theft=[0])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "saboteur", "blue-digger"],
+        hands=[["B02"], [], []],
+        deck=[],
+        theft=[0],
+    )
     g.apply(Discard(K["B02"]))
     # the saboteur wins 5 (|W| = 1) before the theft: seat 0 must rob him
     assert g.phase == "theft" and g.current == 0
     g.apply(Steal(1))
     assert g.gold.tolist() == [1, 4, 0]
-    g = build_state(cfg(3), roles=["green-digger", "blue-digger", "blue-digger"],
-                    hands=[["B02"], [], []], deck=[], theft=[0])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "blue-digger", "blue-digger"],
+        hands=[["B02"], [], []],
+        deck=[],
+        theft=[0],
+    )
     ev = g.apply(Discard(K["B02"]))
     assert g.game_over and g.gold.tolist() == [0, 0, 0]
     assert [e.seat for e in ev if e.type == "theft_skipped"] == [0]
@@ -537,8 +655,11 @@ def test_theft_and_trapped_targets_and_limit():
     """RULES 6.5: Theft only on yourself and one at most; Trapped! only on another player,
     one at most; Free at last! / Hands off! need the matching card; Trapped! blocks path
     placement; Free at last! lifts it."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3,
-                    hands=[["theft", "trapped", "B02"], ["free_at_last", "B02"], ["B01"]])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["theft", "trapped", "B02"], ["free_at_last", "B02"], ["B01"]],
+    )
     assert g.check(PlayCard(K["theft"], 1)) is not None
     assert g.check(PlayCard(K["trapped"], 0)) is not None
     assert g.check(PlayCard(K["free_at_last"], 1), seat=0) is not None  # not seat 0's turn
@@ -548,18 +669,16 @@ def test_theft_and_trapped_targets_and_limit():
     assert g.check(PlacePath(K["B02"], 1, 0)) is not None
     codec = Codec(g.config)
     m = codec.mask(g)
-    assert m[:codec.blocks["place"][1]].sum() == 0
+    assert m[: codec.blocks["place"][1]].sum() == 0
     assert g.check(PlayCard(K["free_at_last"], 0)) is not None  # seat 0 is not trapped
     before = g.discards.copy()
     g.apply(PlayCard(K["free_at_last"], 1))
     assert not g.xfront[1, 0] and g.can_place_paths(1)
     assert (g.discards - before)[K["trapped"]] == 1
     assert (g.discards - before)[K["free_at_last"]] == 1
-    g2 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["theft"], [], []],
-                     theft=[0])
+    g2 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["theft"], [], []], theft=[0])
     assert g2.check(PlayCard(K["theft"], 0)) is not None  # one Theft at most
-    g3 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["trapped"], [], []],
-                     trapped=[1])
+    g3 = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["trapped"], [], []], trapped=[1])
     assert g3.check(PlayCard(K["trapped"], 1)) is not None  # one Trapped! at most
     assert g3.check(PlayCard(K["trapped"], 2)) is None
 
@@ -569,16 +688,21 @@ def test_discard_two_to_remove():
     """RULES 6.7 option 3, 7.28: choose the card in front of yourself, discard two cards (one
     decision each, same seat), the card goes to the discard pile, draw only one; needs >= 2
     cards; works on your own Theft too."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3,
-                    hands=[["B02", "B03", "map"], [], ["B01"]], broken=[["pick"], [], []],
-                    deck=["B07", "B05"])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["B02", "B03", "map"], [], ["B01"]],
+        broken=[["pick"], [], []],
+        deck=["B07", "B05"],
+    )
     assert g.check(RemoveFront(1)) is not None  # no broken lantern
     g.apply(RemoveFront(0))
     assert g.phase == "remove" and g.current == 0
     codec = Codec(g.config)
     m = codec.mask(g)
-    assert set(np.flatnonzero(m)) == {codec.encode(Discard(K[k]), 0, 3)
-                                      for k in ("B02", "B03", "map")}
+    assert set(np.flatnonzero(m)) == {
+        codec.encode(Discard(K[k]), 0, 3) for k in ("B02", "B03", "map")
+    }
     assert g.check(EndPass()) is not None
     g.apply(Discard(K["map"]))
     assert g.current == 0 and g.broken[0, 0]
@@ -588,11 +712,13 @@ def test_discard_two_to_remove():
     assert g.hands[0].sum() == 2 and g.hands[0, K["B07"]] == 1  # drew exactly one
     assert g.current == 2 and g.phase == "turn"
     assert g.cards_accounted() == 118
-    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["B02"], ["B01"], []],
-                    broken=[["cart"], [], []])
+    g = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["B02"], ["B01"], []], broken=[["cart"], [], []]
+    )
     assert g.check(RemoveFront(2)) is not None  # one card in hand only
-    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["B02", "B01"], ["B01"], []],
-                    theft=[0], deck=[])
+    g = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["B02", "B01"], ["B01"], []], theft=[0], deck=[]
+    )
     g.apply(RemoveFront(4))
     g.apply(Discard(K["B02"]))
     thefts = g.discards[K["theft"]]
@@ -603,22 +729,27 @@ def test_discard_two_to_remove():
 def test_pass_one_to_three_with_pile_running_out():
     """RULES 6.7 option 4: discard 1-3 cards one decision at a time ('done' after 1 or 2; the
     pass ends by itself after the third), then draw as many as the pile allows."""
-    g = build_state(cfg(3), roles=["green-digger"] * 3,
-                    hands=[["B02", "B03", "B04", "map"], ["B01"], []], deck=["B07", "B05"])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["B02", "B03", "B04", "map"], ["B01"], []],
+        deck=["B07", "B05"],
+    )
     codec = Codec(g.config)
     assert g.check(EndPass()) is not None  # a pass discards at least one card
     g.apply(Discard(K["B02"]))
     assert g.phase == "pass" and g.current == 0
     m = codec.mask(g)
     assert m[codec.blocks["done"][0]] == 1
-    assert m[:codec.blocks["discard"][0]].sum() == 0
+    assert m[: codec.blocks["discard"][0]].sum() == 0
     g.apply(Discard(K["B03"]))
     g.apply(Discard(K["B04"]))  # third card: the pass ends by itself
     assert g.phase == "turn" and g.current == 1
     assert len(g.deck) == 0  # the pile ran out mid-pass: 2 drawn, not 3
     assert g.hands[0].tolist()[K["B07"]] == 1 and g.hand_size(0) == 3
-    g = build_state(cfg(3), roles=["green-digger"] * 3,
-                    hands=[["B02", "B03"], ["B01"], []], deck=["B07", "B05"])
+    g = build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["B02", "B03"], ["B01"], []], deck=["B07", "B05"]
+    )
     g.apply(Discard(K["B02"]))
     g.apply(EndPass())
     assert g.hand_size(0) == 2 and len(g.deck) == 1 and g.current == 1
@@ -630,8 +761,12 @@ def test_pass_one_to_three_with_pile_running_out():
 def test_empty_pile_every_player_gives_up_a_card():
     """RULES 6.7: with an empty pile every legal turn removes at least one card from the hand;
     players without cards are skipped; the round ends when all hands are empty."""
-    g = build_state(cfg(3), roles=["green-digger", "blue-digger", "saboteur"],
-                    hands=[["B02", "map"], [], ["B01"]], deck=[])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "blue-digger", "saboteur"],
+        hands=[["B02", "map"], [], ["B01"]],
+        deck=[],
+    )
     codec = Codec(g.config)
     while not g.game_over:
         s, before = g.current, g.hand_size(g.current)
@@ -651,8 +786,9 @@ def test_swap_hand_full_and_empty_pile():
     a_hand = ["swap_hand", "B01", "B02", "B03", "B04", "B05"]
     b_hand = ["map", "map", "B07", "X01"]
     for deck, b_size in ((["B06", "B06"], 6), ([], 5)):
-        g = build_state(cfg(3), roles=["green-digger"] * 3,
-                        hands=[a_hand, b_hand, ["B01"]], deck=deck)
+        g = build_state(
+            cfg(3), roles=["green-digger"] * 3, hands=[a_hand, b_hand, ["B01"]], deck=deck
+        )
         a_cards = g.hands[0].copy()
         b_cards = g.hands[1].copy()
         assert g.check(PlayCard(K["swap_hand"], 0)) is not None  # another player only
@@ -673,9 +809,12 @@ def test_swap_hand_full_and_empty_pile():
 def test_inspection_private_and_stays_as_seen():
     """RULES 6.5: the inspector alone learns the role; a later Swap your hats does not update
     what he saw."""
-    g = build_state(cfg(3), roles=["green-digger", "saboteur", "boss"],
-                    hands=[["inspection", "B01"], ["swap_hats", "B01"], ["B01"]],
-                    set_aside=["geologist"])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "saboteur", "boss"],
+        hands=[["inspection", "B01"], ["swap_hats", "B01"], ["B01"]],
+        set_aside=["geologist"],
+    )
     ev = g.apply(PlayCard(K["inspection"], 1))
     private = [e for e in ev if e.type == "inspection_result"]
     assert len(private) == 1 and private[0].visible_to == 0
@@ -690,9 +829,12 @@ def test_swap_hats_self_other_and_none_left():
     """RULES 6.5, 7.21: the target's dwarf card is discarded (out for the round) and replaced
     from the cards aside; the new role is private to its owner; with no dwarf card left the
     card cannot be played."""
-    g = build_state(cfg(3), roles=["green-digger", "saboteur", "boss"],
-                    hands=[["swap_hats", "B01"], ["swap_hats", "B01"], ["B01"]],
-                    set_aside=["geologist", "profiteer"])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "saboteur", "boss"],
+        hands=[["swap_hats", "B01"], ["swap_hats", "B01"], ["B01"]],
+        set_aside=["geologist", "profiteer"],
+    )
     ev = g.apply(PlayCard(K["swap_hats"], 2))  # on another player
     assert g.roles.tolist() == [GREEN_DIGGER, X_SABOTEUR, GEOLOGIST]
     assert g.set_aside == [PROFITEER] and g.hats_discarded == [BOSS]
@@ -701,36 +843,50 @@ def test_swap_hats_self_other_and_none_left():
     g.apply(PlayCard(K["swap_hats"], 1))  # on himself
     assert g.roles[1] == PROFITEER and g.set_aside == []
     assert g.cards_accounted() == 118
-    g = build_state(cfg(3), roles=["green-digger", "saboteur", "boss"],
-                    hands=[["swap_hats", "B01"], [], []], set_aside=[])
+    g = build_state(
+        cfg(3),
+        roles=["green-digger", "saboteur", "boss"],
+        hands=[["swap_hats", "B01"], [], []],
+        set_aside=[],
+    )
     assert g.check(PlayCard(K["swap_hats"], 0)) is not None
     assert g.check(PlayCard(K["swap_hats"], 1)) is not None
     m = mask_of(g)
     codec = Codec(g.config)
     o = codec.blocks["xaction"][0] + codec.x_pos[K["swap_hats"]] * 12
-    assert m[o:o + 12].sum() == 0
+    assert m[o : o + 12].sum() == 0
 
 
 def test_extra_rockfall_and_trapped_blocks_only_paths():
     """RULES 6.5: the 21st expansion card is a Rockfall identical to the base one; a trapped
     player may still play action cards and pass."""
     assert ALL_KINDS[K["rockfall"]].count_base + ALL_KINDS[K["rockfall"]].count_expansion == 4
-    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["B02", "map", "rockfall"],
-                                                                [], []],
-                    trapped=[0], board=row0(1, 2))
+    g = build_state(
+        cfg(3),
+        roles=["green-digger"] * 3,
+        hands=[["B02", "map", "rockfall"], [], []],
+        trapped=[0],
+        board=row0(1, 2),
+    )
     codec = Codec(g.config)
     m = codec.mask(g)
-    assert m[:codec.blocks["place"][1]].sum() == 0
-    assert m[codec.blocks["map"][0]:codec.blocks["map"][0] + 3].sum() == 3
+    assert m[: codec.blocks["place"][1]].sum() == 0
+    assert m[codec.blocks["map"][0] : codec.blocks["map"][0] + 3].sum() == 3
     o = codec.blocks["rockfall"][0]
-    assert m[o:o + codec.n_cells].sum() == 2
+    assert m[o : o + codec.n_cells].sum() == 2
     assert m[codec.encode(RemoveFront(3), 0, 3)] == 1
 
 
 def test_roles_names():
     """RULES 6.2: the six Saboteur 2 roles in one-hot order."""
-    assert EXPANSION_ROLES == ("green-digger", "blue-digger", "boss", "profiteer", "geologist",
-                               "saboteur")
+    assert EXPANSION_ROLES == (
+        "green-digger",
+        "blue-digger",
+        "boss",
+        "profiteer",
+        "geologist",
+        "saboteur",
+    )
 
 
 def test_illegal_actions_raise_and_leave_state():

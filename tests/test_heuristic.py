@@ -122,9 +122,12 @@ def test_belief_moves_with_evidence():
     """A player who breaks a gold-digger's tools becomes more suspect to that digger."""
     n = 5
     env = saboteur_env.raw_env(num_players=n, self_sabotage=True)
-    game = build_state(env.config, roles=["gold-digger"] * 4 + ["saboteur"],
-                       hands=[["B07"] * 2, ["B01"], ["B02"], ["break_pick"], ["B03"]],
-                       current=3)
+    game = build_state(
+        env.config,
+        roles=["gold-digger"] * 4 + ["saboteur"],
+        hands=[["B07"] * 2, ["B01"], ["B02"], ["break_pick"], ["B03"]],
+        current=3,
+    )
     codec = Codec(env.config)
     enc = ObservationEncoder(env.config)
     agent = make_agent("heuristic")
@@ -134,8 +137,7 @@ def test_belief_moves_with_evidence():
     events = game.apply(BreakTool(game.hands[3].nonzero()[0][0].item(), 0))
     game.current = 0
     obs = enc.encode(game, 0)
-    agent.act(obs, codec.mask(game), {"events": [e for e in events
-                                                  if e.visible_to in (None, 0)]})
+    agent.act(obs, codec.mask(game), {"events": [e for e in events if e.visible_to in (None, 0)]})
     assert agent.belief()[3, 1] > before + 0.1
 
 
@@ -147,14 +149,22 @@ def test_same_view_same_action():
     codec, enc = Codec(cfg), ObservationEncoder(cfg)
     board = [(1, 0, "B02", False), (2, 0, "B07", False), (3, 0, "B02", False)]
     common = dict(board=board, current=0, known_goals=[(), (), (), (), ()])
-    g1 = build_state(cfg, roles=["gold-digger", "saboteur", "gold-digger", "gold-digger",
-                                 "saboteur"],
-                     hands=[["B07", "B03", "map", "break_cart"], ["B01"], ["B05"], ["B06"],
-                            ["rockfall"]], goals=(0, 1, 2), seed=1, **common)
-    g2 = build_state(cfg, roles=["gold-digger", "gold-digger", "saboteur", "saboteur",
-                                 "gold-digger"],
-                     hands=[["B07", "B03", "map", "break_cart"], ["map"], ["B16"], ["B14"],
-                            ["repair_pick"]], goals=(2, 0, 1), seed=2, **common)
+    g1 = build_state(
+        cfg,
+        roles=["gold-digger", "saboteur", "gold-digger", "gold-digger", "saboteur"],
+        hands=[["B07", "B03", "map", "break_cart"], ["B01"], ["B05"], ["B06"], ["rockfall"]],
+        goals=(0, 1, 2),
+        seed=1,
+        **common,
+    )
+    g2 = build_state(
+        cfg,
+        roles=["gold-digger", "gold-digger", "saboteur", "saboteur", "gold-digger"],
+        hands=[["B07", "B03", "map", "break_cart"], ["map"], ["B16"], ["B14"], ["repair_pick"]],
+        goals=(2, 0, 1),
+        seed=2,
+        **common,
+    )
     o1, o2 = enc.encode(g1, 0), enc.encode(g2, 0)
     assert np.array_equal(o1, o2)
     m1, m2 = codec.mask(g1), codec.mask(g2)
@@ -241,11 +251,14 @@ ROW = [(x, 0, k, False) for x, k in zip(range(1, 6), ("B02", "B07", "B02", "B07"
 def test_digger_extends_towards_known_gold():
     board = ROW + [(6, 0, "B02", False)]
     for gold_slot in (0, 2):
-        g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                        hands=[["B03", "B04", "B16"], ["B01"], ["B01"], ["B01"]],
-                        board=board, goals=[0 if i == gold_slot else (1 if i == 1 else 2)
-                                            for i in range(3)],
-                        known_goals=[(gold_slot,), (), (), ()])
+        g = build_state(
+            GameConfig(num_players=4),
+            roles=["gold-digger"] * 3 + ["saboteur"],
+            hands=[["B03", "B04", "B16"], ["B01"], ["B01"], ["B01"]],
+            board=board,
+            goals=[0 if i == gold_slot else (1 if i == 1 else 2) for i in range(3)],
+            known_goals=[(gold_slot,), (), (), ()],
+        )
         a, _ = _decide(g)
         assert isinstance(a, PlacePath) and (a.x, a.y) == (7, 0)
         opn = VARIANTS[VARIANT_OF[(a.kind, a.rotated)]].openings
@@ -254,37 +267,54 @@ def test_digger_extends_towards_known_gold():
 
 
 def test_digger_uses_map_early_and_discards_dead_ends():
-    g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                    hands=[["map", "B16", "B11"], ["B01"], ["B01"], ["B01"]])
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["gold-digger"] * 3 + ["saboteur"],
+        hands=[["map", "B16", "B11"], ["B01"], ["B01"], ["B01"]],
+    )
     a, _ = _decide(g)
     assert a.__class__.__name__ == "Map"
-    g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                    hands=[["B16", "B11", "B12"], ["B01"], ["B01"], ["B01"]],
-                    board=ROW)
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["gold-digger"] * 3 + ["saboteur"],
+        hands=[["B16", "B11", "B12"], ["B01"], ["B01"], ["B01"]],
+        board=ROW,
+    )
     a, _ = _decide(g)
     assert isinstance(a, Discard)
 
 
 def test_digger_repairs_itself():
-    g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                    hands=[["repair_pick", "B02", "B16"], ["B01"], ["B01"], ["B01"]],
-                    board=ROW, broken=[("pick",), (), (), ()])
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["gold-digger"] * 3 + ["saboteur"],
+        hands=[["repair_pick", "B02", "B16"], ["B01"], ["B01"], ["B01"]],
+        board=ROW,
+        broken=[("pick",), (), (), ()],
+    )
     a, _ = _decide(g)
     assert isinstance(a, Repair) and a.target == 0
 
 
 def test_digger_rockfalls_a_blocking_dead_end():
     board = ROW + [(6, 0, "B09", True)]  # dead end W stub at the front: blocks (6, 0)
-    g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                    hands=[["rockfall", "B16", "B11"], ["B01"], ["B01"], ["B01"]],
-                    board=board)
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["gold-digger"] * 3 + ["saboteur"],
+        hands=[["rockfall", "B16", "B11"], ["B01"], ["B01"], ["B01"]],
+        board=board,
+    )
     a, _ = _decide(g)
     assert isinstance(a, Rockfall) and (a.x, a.y) == (6, 0)
 
 
 def test_digger_breaks_a_suspect():
-    g = build_state(GameConfig(num_players=4), roles=["gold-digger"] * 3 + ["saboteur"],
-                    hands=[["break_pick", "B16"], ["B01"], ["B01"], ["B01"]], board=ROW)
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["gold-digger"] * 3 + ["saboteur"],
+        hands=[["break_pick", "B16"], ["B01"], ["B01"], ["B01"]],
+        board=ROW,
+    )
     cfg = g.config
     codec, enc = Codec(cfg), ObservationEncoder(cfg)
     agent = make_agent("heuristic")
@@ -296,9 +326,12 @@ def test_digger_breaks_a_suspect():
 
 def test_saboteur_blocks_the_front_near_the_goal():
     board = ROW + [(6, 0, "B06", False)]
-    g = build_state(GameConfig(num_players=4), roles=["saboteur"] + ["gold-digger"] * 3,
-                    hands=[["B15", "B02", "B07"], ["B01"], ["B01"], ["B01"]],
-                    board=board)
+    g = build_state(
+        GameConfig(num_players=4),
+        roles=["saboteur"] + ["gold-digger"] * 3,
+        hands=[["B15", "B02", "B07"], ["B01"], ["B01"], ["B01"]],
+        board=board,
+    )
     a, _ = _decide(g, spec="heuristic:blatant")
     assert isinstance(a, (PlacePath, Discard))
     if isinstance(a, PlacePath):
@@ -314,8 +347,10 @@ def test_saboteur_blocks_the_front_near_the_goal():
 
 def test_styles_and_unknown_style():
     assert make_agent("heuristic").style_name == ""
-    assert make_agent("heuristic:subtle").style.honest_turns > \
-        make_agent("heuristic").style.honest_turns
+    assert (
+        make_agent("heuristic:subtle").style.honest_turns
+        > make_agent("heuristic").style.honest_turns
+    )
     assert make_agent("heuristic:blatant").style.suspicion_weight == 0
     with pytest.raises(ValueError, match="unknown heuristic style"):
         make_agent("heuristic:sneaky")

@@ -115,6 +115,7 @@ def test_belief_moves_with_evidence_and_inspection():
 
 def test_maze_connections_match_the_engine():
     """The agent's segment/ladder-aware connectivity equals the engine's conn channels."""
+
     def check(agent, obs):
         V = agent.encoder.views(np.asarray(obs))
         c = V["board"][4:8].astype(np.int64)
@@ -157,9 +158,19 @@ def test_switches_between_base_and_expansion():
 def test_tournament_expansion_reports_per_role_win_rates():
     from experiments.tournament import X_ROLE_NAMES, Options, format_summary, tournament
 
-    results, summary = tournament(Options(agents=["random", "heuristic"], players=5, deals=4,
-                                          rounds=1, workers=1, progress=False, bootstrap=10,
-                                          plots=False, expansion=True))
+    results, summary = tournament(
+        Options(
+            agents=["random", "heuristic"],
+            players=5,
+            deals=4,
+            rounds=1,
+            workers=1,
+            progress=False,
+            bootstrap=10,
+            plots=False,
+            expansion=True,
+        )
+    )
     assert summary["expansion"] and summary["role_names"] == list(X_ROLE_NAMES)
     assert list(X_ROLE_NAMES) == list(EXPANSION_ROLES)
     for a in ("random", "heuristic"):
@@ -180,7 +191,17 @@ def test_tournament_expansion_reports_per_role_win_rates():
 def test_tournament_expansion_any_player_count(n):
     from experiments.tournament import Options, tournament
 
-    _, summary = tournament(Options(agents=["heuristic"], players=n, deals=2, rounds=1,
-                                    workers=1, progress=False, bootstrap=5, plots=False,
-                                    expansion=True))
+    _, summary = tournament(
+        Options(
+            agents=["heuristic"],
+            players=n,
+            deals=2,
+            rounds=1,
+            workers=1,
+            progress=False,
+            bootstrap=5,
+            plots=False,
+            expansion=True,
+        )
+    )
     assert summary["rounds"] == 2

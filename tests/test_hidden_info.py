@@ -32,8 +32,11 @@ CH = {name: i for i, (name, _) in enumerate(BOARD_CHANNELS)}
 
 
 def events_seen(events, s) -> list:
-    return [(e.type, e.seat, repr(e.data), e.visible_to) for e in events
-            if e.visible_to is None or e.visible_to == s]
+    return [
+        (e.type, e.seat, repr(e.data), e.visible_to)
+        for e in events
+        if e.visible_to is None or e.visible_to == s
+    ]
 
 
 def seen_by(g: Game, s: int, enc: ObservationEncoder, codec: Codec) -> dict:
@@ -54,8 +57,9 @@ def scramble(g: Game, s: int, rng: np.random.Generator, keep_deck: bool = False)
     others = [t for t in range(n) if t != s]
     # cards: other hands, the draw pile, the kinds others passed face down this round (RULES 3.6)
     start = max(i for i, e in enumerate(h.events) if e.type == "round_start")
-    passed = [e.data["kind"] for e in h.events[start:]
-              if e.type == "discarded_card" and e.visible_to != s]
+    passed = [
+        e.data["kind"] for e in h.events[start:] if e.type == "discarded_card" and e.visible_to != s
+    ]
     sizes = [h.hand_size(t) for t in others]
     parts = [np.repeat(np.arange(h.n_kinds), h.hands[t]) for t in others]
     parts.append(np.array(passed, dtype=np.int64))
@@ -64,32 +68,34 @@ def scramble(g: Game, s: int, rng: np.random.Generator, keep_deck: bool = False)
     pool = rng.permutation(np.concatenate(parts)).astype(np.int16)
     pos = 0
     for t, size in zip(others, sizes):
-        h.hands[t] = np.bincount(pool[pos:pos + size], minlength=h.n_kinds)
+        h.hands[t] = np.bincount(pool[pos : pos + size], minlength=h.n_kinds)
         pos += size
-    new_passed = pool[pos:pos + len(passed)]
+    new_passed = pool[pos : pos + len(passed)]
     pos += len(passed)
     if not keep_deck:
         h.deck = pool[pos:]
-    h.discards = (h.discards - np.bincount(np.array(passed, dtype=np.int64),
-                                           minlength=h.n_kinds)
-                  + np.bincount(new_passed, minlength=h.n_kinds))
+    h.discards = (
+        h.discards
+        - np.bincount(np.array(passed, dtype=np.int64), minlength=h.n_kinds)
+        + np.bincount(new_passed, minlength=h.n_kinds)
+    )
     assert (h.discards >= 0).all()
     # roles: the others' and the set-aside dwarf card(s) (RULES 2.2)
-    roles = rng.permutation(np.array([h.roles[t] for t in others] + list(h.set_aside),
-                                     dtype=np.int8))
-    h.roles[others] = roles[:len(others)]
-    h.set_aside = roles[len(others):].tolist()
+    roles = rng.permutation(
+        np.array([h.roles[t] for t in others] + list(h.set_aside), dtype=np.int8)
+    )
+    h.roles[others] = roles[: len(others)]
+    h.set_aside = roles[len(others) :].tolist()
     # goals s has not seen (others keep which slots they looked at: that is public)
     unknown = [sl for sl in range(3) if not h.known_goals[s, sl]]
     h.board.goal_identity[unknown] = rng.permutation(h.board.goal_identity[unknown])
     # gold: others' gold cards and the supply (RULES 5.3: gold is kept secret)
-    values = [h.nuggets.astype(np.int64)] + [np.repeat([1, 2, 3], h.gold_cards[t])
-                                             for t in others]
+    values = [h.nuggets.astype(np.int64)] + [np.repeat([1, 2, 3], h.gold_cards[t]) for t in others]
     counts = [int(h.gold_cards[t].sum()) for t in others]
     vpool = rng.permutation(np.concatenate(values))
     pos = 0
     for t, c in zip(others, counts):
-        got = vpool[pos:pos + c]
+        got = vpool[pos : pos + c]
         pos += c
         h.gold_cards[t] = [int((got == v).sum()) for v in (1, 2, 3)]
         h.gold[t] = int(got.sum())
@@ -125,8 +131,10 @@ def test_scrambled_hidden_parts_of_random_play_states_are_invisible():
             base = seen_by(g, s, enc, codec)
             for h in (scramble(g, s, rng), g.determinize(s, rng)):
                 assert seen_by(h, s, enc, codec) == base, (g.n, g.round, g.turn, s)
-                changed += any(not np.array_equal(getattr(g, k), getattr(h, k))
-                               for k in ("hands", "roles", "deck"))
+                changed += any(
+                    not np.array_equal(getattr(g, k), getattr(h, k))
+                    for k in ("hands", "roles", "deck")
+                )
                 checked += 1
     assert checked > 300 and changed > 0.9 * checked
 
@@ -141,8 +149,10 @@ def test_scrambles_are_visible_to_the_others():
             continue
         h = scramble(g, 0, rng)
         total += 1
-        differs += any(seen_by(g, t, enc, codec)["observation"]
-                       != seen_by(h, t, enc, codec)["observation"] for t in range(1, g.n))
+        differs += any(
+            seen_by(g, t, enc, codec)["observation"] != seen_by(h, t, enc, codec)["observation"]
+            for t in range(1, g.n)
+        )
     assert total > 5 and differs == total
 
 
@@ -197,11 +207,12 @@ def test_env_views_stay_identical_while_others_act_on_hidden_cards(n, seed):
         if t == s:
             np.testing.assert_array_equal(me_e["action_mask"], me_f["action_mask"])
             m = me_e["action_mask"].copy()
-            m[map_off:map_off + 3] = 0  # a map would show s a (scrambled) unseen goal
+            m[map_off : map_off + 3] = 0  # a map would show s a (scrambled) unseen goal
             a = b = int(rng.choice(np.flatnonzero(m)))
         else:
-            both = np.flatnonzero(me_e["action_mask"][:discard_off]
-                                  & me_f["action_mask"][:discard_off])
+            both = np.flatnonzero(
+                me_e["action_mask"][:discard_off] & me_f["action_mask"][:discard_off]
+            )
             if len(both) and rng.random() < 0.6:
                 a = b = int(rng.choice(both))
             else:
@@ -210,7 +221,7 @@ def test_env_views_stay_identical_while_others_act_on_hidden_cards(n, seed):
         n_ev = len(e.game.events), len(f.game.events)
         e.step(a)
         f.step(b)
-        new = [x.type for x in e.game.events[n_ev[0]:] + f.game.events[n_ev[1]:]]
+        new = [x.type for x in e.game.events[n_ev[0] :] + f.game.events[n_ev[1] :]]
         if "goal_revealed" in new or "round_end" in new:
             break
         assert repr(e.infos[me]) == repr(f.infos[me])
@@ -231,21 +242,35 @@ def pair_4p():
     result, others' gold, the nugget supply and the generator seed."""
     common = dict(round=1, current=0, known_goals=[(), (), (0,), ()])
     a = build_state(
-        roles=["gold-digger", "saboteur", "gold-digger", "gold-digger"], set_aside=["gold-digger"],
-        hands=[["map", "B02", "B05", "B06", "B03", "B04"],
-               ["B07", "break_lantern", "B01", "B03", "rockfall", "B08"],
-               ["B04", "B09", "B10", "B11", "break_cart", "B03"],
-               ["map", "rockfall", "B05", "B06", "B07", "repair_lantern"]],
-        goals=(0, 1, 2), deck=["B07", "B01", "map", "repair_pick", "B05", "B06", "B04", "B02"],
-        gold=[2, 3, 0, 1], seed=1, **common)
+        roles=["gold-digger", "saboteur", "gold-digger", "gold-digger"],
+        set_aside=["gold-digger"],
+        hands=[
+            ["map", "B02", "B05", "B06", "B03", "B04"],
+            ["B07", "break_lantern", "B01", "B03", "rockfall", "B08"],
+            ["B04", "B09", "B10", "B11", "break_cart", "B03"],
+            ["map", "rockfall", "B05", "B06", "B07", "repair_lantern"],
+        ],
+        goals=(0, 1, 2),
+        deck=["B07", "B01", "map", "repair_pick", "B05", "B06", "B04", "B02"],
+        gold=[2, 3, 0, 1],
+        seed=1,
+        **common,
+    )
     b = build_state(
-        roles=["gold-digger"] * 4, set_aside=["saboteur"],
-        hands=[["map", "B02", "B05", "B06", "B03", "B04"],
-               ["B07", "break_lantern", "B12", "repair_cart", "B05", "map"],
-               ["break_cart", "B13", "B14", "B01", "B01", "repair_pick"],
-               ["map", "rockfall", "B15", "B16", "B02", "B03"]],
-        goals=(2, 1, 0), deck=["B07", "B06", "B03", "B04", "B05", "B01", "B06", "B02"],
-        gold=[2, 0, 4, 0], seed=2, **common)
+        roles=["gold-digger"] * 4,
+        set_aside=["saboteur"],
+        hands=[
+            ["map", "B02", "B05", "B06", "B03", "B04"],
+            ["B07", "break_lantern", "B12", "repair_cart", "B05", "map"],
+            ["break_cart", "B13", "B14", "B01", "B01", "repair_pick"],
+            ["map", "rockfall", "B15", "B16", "B02", "B03"],
+        ],
+        goals=(2, 1, 0),
+        deck=["B07", "B06", "B03", "B04", "B05", "B01", "B06", "B02"],
+        gold=[2, 0, 4, 0],
+        seed=2,
+        **common,
+    )
     return a, b
 
 
@@ -253,10 +278,10 @@ def script_4p():
     """(seat, action in A, action in B) for nine turns: maps, placements, a broken tool, a
     rockfall, and face-down discards of different cards."""
     return [
-        (0, Map(1), Map(1)),                                  # slot 1 is stone A in both
+        (0, Map(1), Map(1)),  # slot 1 is stone A in both
         (1, PlacePath(K["B07"], 1, 0), PlacePath(K["B07"], 1, 0)),
         (2, Discard(K["B04"]), Discard(K["B13"])),
-        (3, Map(2), Map(2)),                                  # stone B in A, gold in B
+        (3, Map(2), Map(2)),  # stone B in A, gold in B
         (0, PlacePath(K["B02"], 2, 0), PlacePath(K["B02"], 2, 0)),
         (1, BreakTool(K["break_lantern"], 3), BreakTool(K["break_lantern"], 3)),
         (2, Discard(K["B09"]), Discard(K["B14"])),
@@ -283,8 +308,10 @@ def test_build_state_pair_identical_for_seat_0_through_a_scripted_round():
     observation, mask and render are identical in A and B, while seats 2 and 3 see different
     things (their hands / map results differ)."""
     a, b = pair_4p()
-    ea, eb = _env_for(a, render_mode="ansi", render_seat=0), _env_for(b, render_mode="ansi",
-                                                                       render_seat=0)
+    ea, eb = (
+        _env_for(a, render_mode="ansi", render_seat=0),
+        _env_for(b, render_mode="ansi", render_seat=0),
+    )
     enc, codec = ea.encoder, ea.codec
     assert seen_by(a, 0, enc, codec) == seen_by(b, 0, enc, codec)
     for seat, act_a, act_b in script_4p():
@@ -298,18 +325,23 @@ def test_build_state_pair_identical_for_seat_0_through_a_scripted_round():
         assert ea.render() == eb.render()
         assert seen_by(a, 0, enc, codec) == seen_by(b, 0, enc, codec)
         for t in (2, 3):
-            assert seen_by(a, t, enc, codec)["observation"] != \
-                seen_by(b, t, enc, codec)["observation"]
+            assert (
+                seen_by(a, t, enc, codec)["observation"] != seen_by(b, t, enc, codec)["observation"]
+            )
     # seat 3's private map result differs; only seat 3 got it
     res = {g: [x for x in g.events if x.type == "map_result" and x.seat == 3] for g in (a, b)}
-    assert [x.data["identity"] for x in res[a]] == [2] and [x.data["identity"]
-                                                            for x in res[b]] == [0]
+    assert [x.data["identity"] for x in res[a]] == [2] and [x.data["identity"] for x in res[b]] == [
+        0
+    ]
     assert all(x.visible_to == 3 for x in res[a] + res[b])
     # the public history seat 0 saw: discards as bare "discarded" events
     seen = [x for x in ea.game.events if x.visible_to in (None, 0)]
     assert [x.data for x in seen if x.type == "discarded"] == [{}, {}, {}]
-    assert all(x.type != "discarded_card" or x.visible_to == 0 for x in ea.game.events
-               if x.visible_to in (None, 0))
+    assert all(
+        x.type != "discarded_card" or x.visible_to == 0
+        for x in ea.game.events
+        if x.visible_to in (None, 0)
+    )
 
 
 def test_build_state_pair_swapped_roles_and_set_aside():
@@ -339,9 +371,13 @@ def test_mapped_goal_identity_only_in_the_mappers_observation(target_gold):
     goals_1, goals_2 = (0, 1, 2), (2, 1, 0)
     games = []
     for goals in (goals_1, goals_2):
-        g = build_state(roles=["gold-digger", "saboteur", "gold-digger"],
-                        hands=[["B01", "B02"], ["map", "B03"], ["B04", "B05"]],
-                        goals=goals, current=1, seed=3)
+        g = build_state(
+            roles=["gold-digger", "saboteur", "gold-digger"],
+            hands=[["B01", "B02"], ["map", "B03"], ["B04", "B05"]],
+            goals=goals,
+            current=1,
+            seed=3,
+        )
         games.append(_env_for(g))
     for e in games:
         e.step(e.codec.encode(Map(0), 1, 3))
@@ -372,8 +408,9 @@ def test_mapped_goal_identity_only_in_the_mappers_observation(target_gold):
     o2 = enc.encode(e2.game, 1)
     diff = np.flatnonzero(o1 != o2)
     board = enc.views(np.arange(enc.size))["board"]
-    assert sorted(diff.tolist()) == sorted([int(board[CH["known_gold"]][rc]),
-                                            int(board[CH["known_stone"]][rc])])
+    assert sorted(diff.tolist()) == sorted(
+        [int(board[CH["known_gold"]][rc]), int(board[CH["known_stone"]][rc])]
+    )
 
 
 def test_past_round_maze_never_shows_a_seats_current_map_results():

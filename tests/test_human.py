@@ -17,8 +17,7 @@ from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair
 def test_scripted_game_with_invalid_inputs_completes_a_round():
     script = "hello\n0\n999\n\n-3\nh\nm\n" + "1\n" * 400
     out = io.StringIO()
-    res = play_human(0, ["random"], players=4, seed=5, rounds=1, inp=io.StringIO(script),
-                     out=out)
+    res = play_human(0, ["random"], players=4, seed=5, rounds=1, inp=io.StringIO(script), out=out)
     text = out.getvalue()
     assert not res["quit"] and len(res["rounds"]) == 1 and res["decisions"] > 4
     assert "'hello' is not a move number" in text
@@ -31,8 +30,7 @@ def test_scripted_game_with_invalid_inputs_completes_a_round():
 
 def test_the_person_sees_only_what_their_seat_may_know():
     out = io.StringIO()
-    play_human(2, ["random"], players=5, seed=8, rounds=1, inp=io.StringIO("1\n" * 400),
-               out=out)
+    play_human(2, ["random"], players=5, seed=8, rounds=1, inp=io.StringIO("1\n" * 400), out=out)
     before_end = out.getvalue().split("Round 1 is over")[0]
     for s in (0, 1, 3, 4):
         assert f"Seat {s} (random) draws" not in before_end
@@ -44,19 +42,18 @@ def test_the_person_sees_only_what_their_seat_may_know():
 
 def test_input_end_and_quit_stop_the_game():
     out = io.StringIO()
-    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("1\n"),
-                     out=out)
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("1\n"), out=out)
     assert res["quit"] and "Input ended" in out.getvalue()
     out = io.StringIO()
-    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"),
-                     out=out)
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"), out=out)
     assert res["quit"] and "game stopped early" in out.getvalue()
 
 
 def test_unknown_agent_falls_back_to_random_with_a_message():
     out = io.StringIO()
-    res = play_human(1, ["no_such_agent"], players=3, seed=2, rounds=1,
-                     inp=io.StringIO("1\n" * 300), out=out)
+    res = play_human(
+        1, ["no_such_agent"], players=3, seed=2, rounds=1, inp=io.StringIO("1\n" * 300), out=out
+    )
     text = out.getvalue()
     assert "Agent 'no_such_agent' is not available" in text and "play 'random'" in text
     assert not res["quit"]
@@ -66,8 +63,16 @@ def test_record_of_a_human_game_replays(tmp_path):
     from saboteur_env.record import read_record, replay_game
 
     path = tmp_path / "h.jsonl"
-    res = play_human(0, ["random"], players=3, seed=3, rounds=1, inp=io.StringIO("1\n" * 300),
-                     out=io.StringIO(), record=str(path))
+    res = play_human(
+        0,
+        ["random"],
+        players=3,
+        seed=3,
+        rounds=1,
+        inp=io.StringIO("1\n" * 300),
+        out=io.StringIO(),
+        record=str(path),
+    )
     rec = read_record(str(path))
     assert rec.agents[0] == "you"
     assert replay_game(rec).gold.tolist() == res["gold"]
@@ -75,14 +80,17 @@ def test_record_of_a_human_game_replays(tmp_path):
 
 def test_moves_in_words():
     b05 = KIND_INDEX["B05"]
-    assert move_text(PlacePath(b05, 3, -1, False), 0) == \
-        "place B05 T-junction N-E-S at (3, -1)"
-    assert move_text(PlacePath(b05, 3, -1, True), 0) == \
-        "place B05 T-junction N-E-S rotated (opens N-S-W) at (3, -1)"
+    assert move_text(PlacePath(b05, 3, -1, False), 0) == "place B05 T-junction N-E-S at (3, -1)"
+    assert (
+        move_text(PlacePath(b05, 3, -1, True), 0)
+        == "place B05 T-junction N-E-S rotated (opens N-S-W) at (3, -1)"
+    )
     assert move_text(BreakTool(KIND_INDEX["break_lantern"], 2), 0) == "break seat 2's lantern"
     assert move_text(BreakTool(KIND_INDEX["break_pick"], 0), 0) == "break your own pick"
-    assert move_text(Repair(KIND_INDEX["repair_pick_cart"], 2, 1), 0) == \
-        "repair seat 1's cart (with repair pick or cart)"
+    assert (
+        move_text(Repair(KIND_INDEX["repair_pick_cart"], 2, 1), 0)
+        == "repair seat 1's cart (with repair pick or cart)"
+    )
     assert move_text(Rockfall(2, 1), 0) == "rockfall: remove the card at (2, 1)"
     assert move_text(Map(0), 0) == "map: look at the top goal (8, -2)"
     assert move_text(Discard(KIND_INDEX["map"]), 0) == "pass, discarding map"
@@ -97,8 +105,21 @@ def test_cli_play_human(monkeypatch, capsys):
     from experiments.cli import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("x\n" + "1\n" * 300))
-    main(["play", "--human", "0", "--players", "3", "--rounds", "1", "--agents", "random",
-          "--seed", "4"])
+    main(
+        [
+            "play",
+            "--human",
+            "0",
+            "--players",
+            "3",
+            "--rounds",
+            "1",
+            "--agents",
+            "random",
+            "--seed",
+            "4",
+        ]
+    )
     text = capsys.readouterr().out
     assert "is not a move number" in text and "Final gold" in text
 
@@ -110,7 +131,7 @@ def test_bad_seat():
 
 def _result_block(text: str, rnd: int) -> str:
     """The seat lines under the "=== Round ``rnd`` is over" heading."""
-    lines = text[text.index(f"=== Round {rnd} is over"):].split("\n")[1:]
+    lines = text[text.index(f"=== Round {rnd} is over") :].split("\n")[1:]
     block = []
     for line in lines:
         if not line.startswith("  "):
@@ -124,9 +145,18 @@ def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
     amount at a round end that is not the end of the game, the spectator sees all."""
     from experiments.human import round_result_text
 
-    res = RoundResult(round=0, gold_found=True, winning_side="gold-digger", winners=[0, 2, 3],
-                      connector=2, roles=[0, 1, 0, 0, 1], received=[3, 0, 5, 2, 0],
-                      paid=[3, 0, 5, 2, 0], last_card_seat=2, turns=30)
+    res = RoundResult(
+        round=0,
+        gold_found=True,
+        winning_side="gold-digger",
+        winners=[0, 2, 3],
+        connector=2,
+        roles=[0, 1, 0, 0, 1],
+        received=[3, 0, 5, 2, 0],
+        paid=[3, 0, 5, 2, 0],
+        last_card_seat=2,
+        turns=30,
+    )
     seat = round_result_text(res, 2)
     assert re.search(r"seat 2: gold-digger\s+\+5 gold\s+<- you", seat)
     for s in (0, 1, 3, 4):
@@ -141,8 +171,9 @@ def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
 
 def test_human_game_hides_other_seats_gold_before_the_end():
     out = io.StringIO()
-    res = play_human(1, ["random"], players=4, seed=3, rounds=2,
-                     inp=io.StringIO("1\n" * 800), out=out)
+    res = play_human(
+        1, ["random"], players=4, seed=3, rounds=2, inp=io.StringIO("1\n" * 800), out=out
+    )
     text = out.getvalue()
     assert not res["quit"]
     first = _result_block(text, 1)
@@ -152,14 +183,14 @@ def test_human_game_hides_other_seats_gold_before_the_end():
     last = _result_block(text, 2)  # the game is over: every amount is public
     for s in range(4):
         assert re.search(rf"seat {s}: \S+\s+\+{res['rounds'][1].received[s]} gold", last)
-    assert re.findall(r"^  seat \d .* (\d+)(?:  <- winner)?$", text.split("Final gold:")[1],
-                      re.M) == [str(g) for g in res["gold"]]
+    assert re.findall(
+        r"^  seat \d .* (\d+)(?:  <- winner)?$", text.split("Final gold:")[1], re.M
+    ) == [str(g) for g in res["gold"]]
 
 
 def test_stopped_game_shows_only_own_gold():
     out = io.StringIO()
-    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"),
-                     out=out)
+    res = play_human(0, ["random"], players=3, seed=1, rounds=1, inp=io.StringIO("q\n"), out=out)
     tail = out.getvalue().split("game stopped early")[1]
     assert res["quit"] and "your gold 0" in tail
     assert "seat 1" not in tail and "seat 2" not in tail

@@ -44,7 +44,7 @@ def cards_by_kind(g: Game) -> np.ndarray:
         c[t] += 1
     var = g.board.var
     kinds = VARIANT_KIND[var[var >= 0]]  # face-up cards, start and goals included
-    c += np.bincount(kinds, minlength=len(ALL_KINDS))[:g.n_kinds]  # tunnel kinds only
+    c += np.bincount(kinds, minlength=len(ALL_KINDS))[: g.n_kinds]  # tunnel kinds only
     return c
 
 

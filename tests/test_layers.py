@@ -17,7 +17,9 @@ sys.meta_path.insert(0, Block())
 
 
 def test_engine_and_encoding_import_without_pettingzoo_or_gymnasium():
-    code = BLOCK + """
+    code = (
+        BLOCK
+        + """
 import saboteur_env.engine as E
 import saboteur_env.encoding as C
 g = E.Game(E.GameConfig(expansion=True, num_players=4), seed=1)
@@ -26,6 +28,7 @@ assert m.sum() > 0
 assert not any(k.split(".")[0] in ("pettingzoo", "gymnasium") for k in sys.modules)
 print("ok")
 """
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"

@@ -24,8 +24,12 @@ def test_quickstart_notebook_runs(monkeypatch):
     pytest.importorskip("matplotlib")
     nb = nbformat.read(NOTEBOOK, as_version=4)
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOK.parent.parent)}})
+    client = nbclient.NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(NOTEBOOK.parent.parent)}},
+    )
     client.execute()
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     assert not any(o.get("output_type") == "error" for o in outputs)

@@ -29,14 +29,24 @@ OPEN = ("open_n", "open_e", "open_s", "open_w")
 CONN = ("conn_n", "conn_e", "conn_s", "conn_w")
 
 
-@pytest.mark.parametrize("options", [{}, {"num_players": 3},
-                                     {"num_players": 10, "board_window": (-3, 10, -4, 5)}])
+@pytest.mark.parametrize(
+    "options", [{}, {"num_players": 3}, {"num_players": 10, "board_window": (-3, 10, -4, 5)}]
+)
 def test_spec_partitions_the_flat_tensor_and_matches_the_box(options):
     cfg = GameConfig(**options)
     enc = ObservationEncoder(cfg)
     spec = enc.spec()
-    assert [v.name for v in spec] == ["board", "hand", "role", "players", "history", "tools",
-                                      "recent", "game", "private"]
+    assert [v.name for v in spec] == [
+        "board",
+        "hand",
+        "role",
+        "players",
+        "history",
+        "tools",
+        "recent",
+        "game",
+        "private",
+    ]
     off = 0
     for v in spec:
         assert v.offset == off and v.size == int(np.prod(v.shape))
@@ -46,8 +56,8 @@ def test_spec_partitions_the_flat_tensor_and_matches_the_box(options):
     box = e.observation_space("player_0")["observation"]
     assert box.shape == (enc.size,) and box.dtype == np.float32
     for v in spec:
-        np.testing.assert_array_equal(box.low[v.offset:v.offset + v.size], v.low)
-        np.testing.assert_array_equal(box.high[v.offset:v.offset + v.size], v.high)
+        np.testing.assert_array_equal(box.low[v.offset : v.offset + v.size], v.low)
+        np.testing.assert_array_equal(box.high[v.offset : v.offset + v.size], v.high)
         assert v.low < v.high and v.meaning
     x0, x1, y0, y1 = cfg.board_window
     mp = cfg.max_players
@@ -100,10 +110,19 @@ def position() -> Game:
     return build_state(
         roles=["gold-digger", "saboteur", "gold-digger"],
         hands=[["B02", "map"], ["break_lantern", "B01", "B01"], ["B04"]],
-        board=[(0, -1, "B05", True), (0, 1, "B03", False), (1, 0, "B02", False),
-               (2, 0, "B11", False), (3, 0, "B02", False)],
-        goals=(1, 2, 0), revealed=[(1, False)], known_goals=[(2,), (0,), ()],
-        gold=[3, 1, 0], round=1, seed=5,
+        board=[
+            (0, -1, "B05", True),
+            (0, 1, "B03", False),
+            (1, 0, "B02", False),
+            (2, 0, "B11", False),
+            (3, 0, "B02", False),
+        ],
+        goals=(1, 2, 0),
+        revealed=[(1, False)],
+        known_goals=[(2,), (0,), ()],
+        gold=[3, 1, 0],
+        round=1,
+        seed=5,
     )
 
 
@@ -131,8 +150,9 @@ def test_board_channels_exact_values(seat):
     board, _ = board_of(g, seat)
     known = {0: {"gold": [(8, 2)]}, 1: {"stone": [(8, -2)]}, 2: {}}[seat]
     expected = {
-        (0, 0): expect(**sides("open", "NESW"), **sides("conn", "NESW"), through=1,
-                       occupied=1, start=1),
+        (0, 0): expect(
+            **sides("open", "NESW"), **sides("conn", "NESW"), through=1, occupied=1, start=1
+        ),
         (0, -1): expect(**sides("open", "NSW"), **sides("conn", "NSW"), through=1, occupied=1),
         (0, 1): expect(**sides("open", "NE"), **sides("conn", "NE"), through=1, occupied=1),
         (1, 0): expect(**sides("open", "EW"), **sides("conn", "EW"), through=1, occupied=1),
@@ -141,12 +161,19 @@ def test_board_channels_exact_values(seat):
         # behind the dead end: not connected (RULES 3.1.5 / 4.1)
         (3, 0): expect(**sides("open", "EW"), through=1, occupied=1),
         # the face-up stone B at 0 degrees opens N and W; nothing reaches it
-        (8, 0): expect(**sides("open", "NW"), through=1, occupied=1, goal_stone_revealed=1,
-                       known_stone=1),
-        (8, -2): expect(occupied=1, goal_hidden=1,
-                        **({"known_stone": 1} if (8, -2) in known.get("stone", []) else {})),
-        (8, 2): expect(occupied=1, goal_hidden=1,
-                       **({"known_gold": 1} if (8, 2) in known.get("gold", []) else {})),
+        (8, 0): expect(
+            **sides("open", "NW"), through=1, occupied=1, goal_stone_revealed=1, known_stone=1
+        ),
+        (8, -2): expect(
+            occupied=1,
+            goal_hidden=1,
+            **({"known_stone": 1} if (8, -2) in known.get("stone", []) else {}),
+        ),
+        (8, 2): expect(
+            occupied=1,
+            goal_hidden=1,
+            **({"known_gold": 1} if (8, 2) in known.get("gold", []) else {}),
+        ),
         (5, 5): expect(),
         (-1, 0): expect(),
         (1, 1): expect(),
@@ -172,8 +199,14 @@ def test_other_views_exact_values_and_hand_equals_the_actual_hand():
                 assert not rows[r].any()
                 continue
             s = (seat + r) % 3
-            want = [1, float(s == g.current), *g.broken[s].astype(float), g.hand_size(s),
-                    float(s == g.last_card_seat), float(s == g.first_player)]
+            want = [
+                1,
+                float(s == g.current),
+                *g.broken[s].astype(float),
+                g.hand_size(s),
+                float(s == g.last_card_seat),
+                float(s == g.first_player),
+            ]
             assert rows[r].tolist() == want, (seat, r)
         assert v["game"].tolist() == [1, 3, len(g.deck), g.discards.sum(), 0, 3, 5]
         assert v["private"].tolist() == [[3, 1, 0][seat], seat]
@@ -192,8 +225,9 @@ def test_public_history_views_after_two_turns():
     for seat in range(3):
         v = enc.views(enc.encode(g, seat))
         board = v["board"]
-        assert cell(g, board, -1, 0) == expect(**sides("open", "EW"), **sides("conn", "EW"),
-                                               through=1, occupied=1, last_placed=1)
+        assert cell(g, board, -1, 0) == expect(
+            **sides("open", "EW"), **sides("conn", "EW"), through=1, occupied=1, last_placed=1
+        )
         assert board[CH["last_placed"]].sum() == 1
         placer, breaker = (0 - seat) % 3, (1 - seat) % 3
         hist = np.zeros((mp, len(HISTORY_ACTOR)))
@@ -207,7 +241,7 @@ def test_public_history_views_after_two_turns():
         place = np.zeros(rec.shape[1])
         place[placer] = 1
         place[mp + RECENT_TYPES.index("place")] = 1
-        place[2 * mp + nt + 3:2 * mp + nt + 7] = [-1, 0, 0, 1]
+        place[2 * mp + nt + 3 : 2 * mp + nt + 7] = [-1, 0, 0, 1]
         np.testing.assert_array_equal(rec[6], place)
         brk = np.zeros(rec.shape[1])
         brk[breaker] = 1
@@ -219,8 +253,9 @@ def test_public_history_views_after_two_turns():
         players = v["players"]
         pf = {name: i for i, (name, _) in enumerate(PLAYER_FEATURES)}
         assert players[placer, pf["broken_lantern"]] == 1
-        assert players[:, pf["to_act"]].tolist() == [float(r == (2 - seat) % 3)
-                                                      for r in range(mp)]  # seat 2 acts
+        assert players[:, pf["to_act"]].tolist() == [
+            float(r == (2 - seat) % 3) for r in range(mp)
+        ]  # seat 2 acts
         gf = [name for name, _ in GAME_FEATURES]
         assert v["game"][gf.index("turn")] == 2
 
@@ -230,8 +265,9 @@ def test_goal_cells_of_the_spec():
     g = Game(GameConfig(num_players=4), 0)
     board, _ = board_of(g, 0)
     x0, _, y0, _ = g.config.board_window
-    marked = sorted((int(c) + x0, int(r) + y0)
-                    for r, c in zip(*np.nonzero(board[CH["goal_hidden"]])))
+    marked = sorted(
+        (int(c) + x0, int(r) + y0) for r, c in zip(*np.nonzero(board[CH["goal_hidden"]]))
+    )
     assert marked == sorted(GOAL_CELLS)
     assert board[CH["start"]].sum() == 1 and board[CH["start"], 0 - y0, 0 - x0] == 1
     assert board[CH["occupied"]].sum() == 4

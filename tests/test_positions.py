@@ -57,8 +57,11 @@ POSITIONS_FILE = Path(__file__).resolve().parent / "data" / "positions.jsonl"
 TOOL_OF = {"pickaxe": "pick", "lantern": "lantern", "cart": "cart"}
 TOOL_NAME = {TOOLS.index(v): k for k, v in TOOL_OF.items()}
 REPAIR_KIND = {
-    "pickaxe": "repair_pick", "lantern": "repair_lantern", "cart": "repair_cart",
-    "lantern+pickaxe": "repair_pick_lantern", "cart+pickaxe": "repair_pick_cart",
+    "pickaxe": "repair_pick",
+    "lantern": "repair_lantern",
+    "cart": "repair_cart",
+    "lantern+pickaxe": "repair_pick_lantern",
+    "cart+pickaxe": "repair_pick_cart",
     "cart+lantern": "repair_lantern_cart",
 }
 
@@ -85,8 +88,12 @@ def goal_identity(kind: str, openings: str) -> tuple[int, bool]:
     """``(identity, rotated)`` of a goal card given as it lies (RULES 1.2)."""
     if kind == "goal_gold":
         return GOAL_GOLD, False
-    return {"NE": (GOAL_STONE_A, False), "SW": (GOAL_STONE_A, True),
-            "NW": (GOAL_STONE_B, False), "ES": (GOAL_STONE_B, True)}[openings]
+    return {
+        "NE": (GOAL_STONE_A, False),
+        "SW": (GOAL_STONE_A, True),
+        "NW": (GOAL_STONE_B, False),
+        "ES": (GOAL_STONE_B, True),
+    }[openings]
 
 
 class Loaded:
@@ -99,8 +106,12 @@ class Loaded:
         xs = [c["x"] for c in cells]
         ys = [c["y"] for c in cells]
         x0, x1, y0, y1 = BASE.default_window
-        window = (min(x0, min(xs) - 1), max(x1, max(xs) + 1),
-                  min(y0, min(ys) - 1), max(y1, max(ys) + 1))
+        window = (
+            min(x0, min(xs) - 1),
+            max(x1, max(xs) + 1),
+            min(y0, min(ys) - 1),
+            max(y1, max(ys) + 1),
+        )
         self.enlarged = window != BASE.default_window
         cfg = GameConfig(num_players=n, board_window=window)
         goals = [0, 1, 2]
@@ -142,9 +153,19 @@ class Loaded:
             left[p[2]] -= 1
             if left[p[2]] < 0:
                 self.surplus.append(p)
-        g = build_state(cfg, roles=pos["roles"], hands=hands, board=paths, goals=goals,
-                        revealed=revealed, broken=broken, current=pos["current"],
-                        deck=[], seed=rec["id"], check_counts=False)
+        g = build_state(
+            cfg,
+            roles=pos["roles"],
+            hands=hands,
+            board=paths,
+            goals=goals,
+            revealed=revealed,
+            broken=broken,
+            current=pos["current"],
+            deck=[],
+            seed=rec["id"],
+            check_counts=False,
+        )
         self.game = g
         self.rec = rec
 
@@ -168,10 +189,12 @@ def engine_answers(ld: Loaded) -> dict:
     g = ld.game
     out: dict = {}
     out["placements"] = sorted(
-        [shape_of(a.kind, a.rotated), a.x, a.y] for a in legal(g) if isinstance(a, PlacePath))
+        [shape_of(a.kind, a.rotated), a.x, a.y] for a in legal(g) if isinstance(a, PlacePath)
+    )
     gi = ld.with_hand(g.hand_kinds(g.current), clear_broken=True)
     out["placements_ignoring_tools"] = sorted(
-        [shape_of(a.kind, a.rotated), a.x, a.y] for a in legal(gi) if isinstance(a, PlacePath))
+        [shape_of(a.kind, a.rotated), a.x, a.y] for a in legal(gi) if isinstance(a, PlacePath)
+    )
     ga = ld.with_hand(PATH_KINDS, clear_broken=True)
     per_shape: dict[str, list] = {s: [] for s in ALL_SHAPES}
     place_actions = [a for a in legal(ga) if isinstance(a, PlacePath)]
@@ -203,9 +226,13 @@ def engine_answers(ld: Loaded) -> dict:
                     if v >= 0:
                         assert sides_text(VARIANTS[v].openings) == opn
                 items.append({"kind": "goal_stone", "openings": opn, "x": x, "y": y})
-        reveals.append({"placement": [shape_of(a.kind, a.rotated), a.x, a.y],
-                        "revealed": sorted(items, key=lambda d: (d["x"], d["y"])),
-                        "gold_reached": gold})
+        reveals.append(
+            {
+                "placement": [shape_of(a.kind, a.rotated), a.x, a.y],
+                "revealed": sorted(items, key=lambda d: (d["x"], d["y"])),
+                "gold_reached": gold,
+            }
+        )
     out["reveals"] = sorted(reveals, key=lambda d: d["placement"])
     grf = ld.with_hand([KIND_INDEX["rockfall"]])
     out["rockfall_targets"] = sorted([a.x, a.y] for a in legal(grf) if isinstance(a, Rockfall))
@@ -217,8 +244,9 @@ def engine_answers(ld: Loaded) -> dict:
         act["break:" + tool] = sorted(a.target for a in legal(gb) if isinstance(a, BreakTool))
     for name, kid in REPAIR_KIND.items():
         gr = ld.with_hand([KIND_INDEX[kid]])
-        act["repair:" + name] = sorted([TOOL_NAME[a.tool], a.target] for a in legal(gr)
-                                       if isinstance(a, Repair))
+        act["repair:" + name] = sorted(
+            [TOOL_NAME[a.tool], a.target] for a in legal(gr) if isinstance(a, Repair)
+        )
     act["rockfall"] = out["rockfall_targets"]
     act["map"] = out["map_targets"]
     out["action_card_targets"] = act
@@ -230,8 +258,7 @@ def normalise(expected: dict) -> dict:
     e = json.loads(json.dumps(expected))
     for key in ("placements", "placements_ignoring_tools", "rockfall_targets", "map_targets"):
         e[key] = sorted(e[key])
-    e["placements_all_shapes"] = {s: sorted(v) for s, v in e["placements_all_shapes"].items()
-                                  if v}
+    e["placements_all_shapes"] = {s: sorted(v) for s, v in e["placements_all_shapes"].items() if v}
     for r in e["reveals"]:
         r["revealed"] = sorted(r["revealed"], key=lambda d: (d["x"], d["y"]))
     e["reveals"] = sorted(e["reveals"], key=lambda d: d["placement"])
@@ -264,8 +291,9 @@ def test_position(pid):
     for key in ("placements", "placements_ignoring_tools", "rockfall_targets", "map_targets"):
         assert got[key] == exp[key], (pid, key)
     for shape in ALL_SHAPES:
-        assert got["placements_all_shapes"].get(shape, []) == \
-            exp["placements_all_shapes"].get(shape, []), (pid, shape)
+        assert got["placements_all_shapes"].get(shape, []) == exp["placements_all_shapes"].get(
+            shape, []
+        ), (pid, shape)
     assert got["reveals"] == exp["reveals"], pid
     assert got["action_card_targets"] == exp["action_card_targets"], pid
 

@@ -29,8 +29,9 @@ torch.set_num_threads(1)
 
 def tiny_net(config=None, seed=0):
     torch.manual_seed(seed)
-    return PolicyValueNet(env_spec(config or GameConfig()), channels=8, hidden=32,
-                          conv_layers=2).eval()
+    return PolicyValueNet(
+        env_spec(config or GameConfig()), channels=8, hidden=32, conv_layers=2
+    ).eval()
 
 
 def random_positions(n=40, seed=0, players=5):
@@ -79,7 +80,7 @@ def test_never_samples_masked_action_and_no_nans():
         m[int(logits[i].argmin())] = 1
         masks.append(m)
     mask = torch.from_numpy(np.stack(masks))
-    big = logits.repeat(len(masks) // len(logits) + 1, 1)[:len(masks)] * 50  # sharp logits
+    big = logits.repeat(len(masks) // len(logits) + 1, 1)[: len(masks)] * 50  # sharp logits
     for _ in range(20):
         a, logp = sample_masked(big, mask, gen)
         assert bool(mask[torch.arange(len(a)), a].all())
@@ -144,8 +145,9 @@ def test_checkpoint_works_for_other_base_player_counts(tmp_path):
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
     from experiments.play import play_game
 
-    res = play_game([PPOAgent(path)] + [make_agent("random") for _ in range(2)], seed=2,
-                    num_rounds=1)
+    res = play_game(
+        [PPOAgent(path)] + [make_agent("random") for _ in range(2)], seed=2, num_rounds=1
+    )
     assert res["decisions"] > 0
 
 
@@ -166,8 +168,11 @@ def test_checkpoint_path_with_a_comma(tmp_path):
     config = GameConfig()
     folder = tmp_path / "run,1"
     path = save_checkpoint(folder / "c.pt", tiny_net(config), config)
-    for spec, greedy in ((f"ppo:{path}", False), (f"ppo:{path},greedy", True),
-                         (f"ppo:greedy,{path}", True)):
+    for spec, greedy in (
+        (f"ppo:{path}", False),
+        (f"ppo:{path},greedy", True),
+        (f"ppo:greedy,{path}", True),
+    ):
         agent = make_agent(spec)
         assert agent.path == path and agent.greedy is greedy
         agent.reset(0, config, seed=0)
@@ -182,10 +187,23 @@ def test_mismatched_checkpoint_is_a_usage_error_not_a_traceback(tmp_path, capsys
     from experiments.cli import main
 
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
-    for argv in (["play", "--agents", f"ppo:{path}", "--expansion", "--players", "5"],
-                 ["tournament", "--agents", f"ppo:{path},random", "--expansion", "--deals", "1",
-                  "--rounds", "1", "--no-progress", "--no-plots", "--out",
-                  str(tmp_path / "t")]):
+    for argv in (
+        ["play", "--agents", f"ppo:{path}", "--expansion", "--players", "5"],
+        [
+            "tournament",
+            "--agents",
+            f"ppo:{path},random",
+            "--expansion",
+            "--deals",
+            "1",
+            "--rounds",
+            "1",
+            "--no-progress",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "t"),
+        ],
+    ):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2

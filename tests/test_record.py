@@ -68,8 +68,13 @@ def test_replay_reproduces_every_state():
 
 def test_record_format_header_and_lines(tmp_path):
     path = tmp_path / "g.jsonl"
-    res = play_game([make_agent("random") for _ in range(4)], 9, record=str(path),
-                    num_rounds=1, self_sabotage=False)
+    res = play_game(
+        [make_agent("random") for _ in range(4)],
+        9,
+        record=str(path),
+        num_rounds=1,
+        self_sabotage=False,
+    )
     lines = [json.loads(x) for x in path.read_text().splitlines()]
     h = lines[0]
     assert h["type"] == "header" and h["format"] == "saboteur-record"
@@ -127,7 +132,7 @@ def test_bad_records_are_refused():
     end = [i for i, x in enumerate(lines) if '"round_end"' in x][0]
     r = json.loads(lines[end])
     r["received"] = [99] * 4
-    lines2 = lines[:end] + [json.dumps(r)] + lines[end + 1:]
+    lines2 = lines[:end] + [json.dumps(r)] + lines[end + 1 :]
     with pytest.raises(RecordError, match="round 1"):
         list(replay("\n".join(lines2) + "\n"))
 
@@ -194,8 +199,7 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
     assert files[0] == "0000.png"
     pytest.importorskip("PIL")
     gif = tmp_path / "game.gif"
-    replay_main([record_path, "--spectator", "--out", str(gif), "--cell", "24"],
-                out=io.StringIO())
+    replay_main([record_path, "--spectator", "--out", str(gif), "--cell", "24"], out=io.StringIO())
     from PIL import Image
 
     assert Image.open(gif).n_frames == len(files)
@@ -219,7 +223,7 @@ def test_replay_seat_view_hides_other_seats_gold_until_the_end(record_path):
     received = [r["received"] for r in rec.rounds]
 
     def block(text, rnd):
-        lines = text[text.index(f"=== Round {rnd} is over"):].split("\n")[1:]
+        lines = text[text.index(f"=== Round {rnd} is over") :].split("\n")[1:]
         return lines[:4]
 
     out = io.StringIO()

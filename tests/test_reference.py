@@ -13,13 +13,33 @@ def _rates_ok(r: dict) -> None:
 
 def test_reference_smoke(tmp_path, capsys):
     out = tmp_path / "ref"
-    report = main(["--out", str(out), "--base-players", "3", "--x-players", "4",
-                   "--mixed-players", "3", "--rounds-random", "4", "--rounds-heuristic", "3",
-                   "--mixed-deals", "2", "--legal-games", "2", "--workers", "1"])
-    assert [(c["players"], c["agent"]) for c in report["base"]] == [(3, "random"),
-                                                                    (3, "heuristic")]
-    assert [(c["players"], c["agent"]) for c in report["expansion"]] == [(4, "random"),
-                                                                         (4, "heuristic")]
+    report = main(
+        [
+            "--out",
+            str(out),
+            "--base-players",
+            "3",
+            "--x-players",
+            "4",
+            "--mixed-players",
+            "3",
+            "--rounds-random",
+            "4",
+            "--rounds-heuristic",
+            "3",
+            "--mixed-deals",
+            "2",
+            "--legal-games",
+            "2",
+            "--workers",
+            "1",
+        ]
+    )
+    assert [(c["players"], c["agent"]) for c in report["base"]] == [(3, "random"), (3, "heuristic")]
+    assert [(c["players"], c["agent"]) for c in report["expansion"]] == [
+        (4, "random"),
+        (4, "heuristic"),
+    ]
     assert [c["players"] for c in report["mixed"]] == [3]
     for c in report["base"] + report["expansion"]:
         assert c["rounds"] == (4 if c["agent"] == "random" else 3)

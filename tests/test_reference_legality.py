@@ -39,17 +39,37 @@ TURN_180 = {"N": "S", "S": "N", "E": "W", "W": "E"}
 
 # id -> segments at 0 degrees (a one-side segment is a stub: a dead end)
 CARD_TABLE = {
-    "B01": ["NS"], "B02": ["EW"], "B03": ["NE"], "B04": ["NW"], "B05": ["NES"],
-    "B06": ["NEW"], "B07": ["NESW"],
-    "B08": ["N"], "B09": ["E"], "B10": ["N", "S"], "B11": ["E", "W"], "B12": ["N", "E"],
-    "B13": ["N", "W"], "B14": ["N", "E", "S"], "B15": ["N", "E", "W"], "B16": ["N", "E", "S", "W"],
-    "START": ["NESW"], "G_GOLD": ["NESW"], "G_STONE_A": ["NE"], "G_STONE_B": ["NW"],
+    "B01": ["NS"],
+    "B02": ["EW"],
+    "B03": ["NE"],
+    "B04": ["NW"],
+    "B05": ["NES"],
+    "B06": ["NEW"],
+    "B07": ["NESW"],
+    "B08": ["N"],
+    "B09": ["E"],
+    "B10": ["N", "S"],
+    "B11": ["E", "W"],
+    "B12": ["N", "E"],
+    "B13": ["N", "W"],
+    "B14": ["N", "E", "S"],
+    "B15": ["N", "E", "W"],
+    "B16": ["N", "E", "S", "W"],
+    "START": ["NESW"],
+    "G_GOLD": ["NESW"],
+    "G_STONE_A": ["NE"],
+    "G_STONE_B": ["NW"],
 }
 TOOL_INDEX = {"pick": 0, "lantern": 1, "cart": 2}
 BREAK = {"break_pick": 0, "break_lantern": 1, "break_cart": 2}
-REPAIR = {"repair_pick": (0,), "repair_lantern": (1,), "repair_cart": (2,),
-          "repair_pick_lantern": (0, 1), "repair_pick_cart": (0, 2),
-          "repair_lantern_cart": (1, 2)}
+REPAIR = {
+    "repair_pick": (0,),
+    "repair_lantern": (1,),
+    "repair_cart": (2,),
+    "repair_pick_lantern": (0, 1),
+    "repair_pick_cart": (0, 2),
+    "repair_lantern_cart": (1, 2),
+}
 GOAL_SLOTS = [(8, -2), (8, 0), (8, 2)]
 
 
@@ -127,8 +147,11 @@ def connected_openings(face_up: dict) -> set[tuple[int, int, str]]:
 
 
 #: the 26 oriented tunnel cards: (kind index, turned, openings), from the table above
-FORMS = [(k, turned, openings(segments(CARD_KINDS[k].id, turned)))
-         for k in range(16) for turned in orientations(CARD_KINDS[k].id)]
+FORMS = [
+    (k, turned, openings(segments(CARD_KINDS[k].id, turned)))
+    for k in range(16)
+    for turned in orientations(CARD_KINDS[k].id)
+]
 
 
 def reference_placements(game, window) -> set[tuple[int, bool, int, int]]:
@@ -193,7 +216,7 @@ def reference_legal(game, places=None) -> set:
                     if broken[s][t]:
                         out.add(Repair(k, t, s))
         elif cid == "rockfall":
-            for (x, y) in face_up:
+            for x, y in face_up:
                 if (x, y) != (0, 0) and (x, y) not in GOAL_SLOTS:
                     out.add(Rockfall(x, y))
         elif cid == "map":
@@ -204,8 +227,9 @@ def reference_legal(game, places=None) -> set:
 
 
 # --- positions from seeded random play ---------------------------------------------------
-def random_positions(n_players: int, seed: int, max_states: int, path_bias: float = 0.85,
-                     east_bias: float = 0.75):
+def random_positions(
+    n_players: int, seed: int, max_states: int, path_bias: float = 0.85, east_bias: float = 0.75
+):
     """Yield game states (before each decision) of seeded random games; play favours path
     placements so that mazes grow, goals get revealed and rockfalls have targets."""
     rng = np.random.default_rng(seed)
@@ -273,8 +297,7 @@ def test_mask_equals_reference(n_players, seed, count):
         places = reference_placements(g, g.config.board_window)
         assert decoded_mask(g) == reference_legal(g, places), (n_players, seed, checked)
         ga = with_all_tunnels(g)
-        got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga)
-               if isinstance(a, PlacePath)}
+        got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga) if isinstance(a, PlacePath)}
         assert got == places
         check_connectivity_and_reveals(g)
         checked += 1
@@ -283,9 +306,13 @@ def test_mask_equals_reference(n_players, seed, count):
         broken_seen += bool(g.broken[g.current].any())
         face_up, _ = read_table(g)
         conn = connected_openings(face_up)
-        islands += any(not any((x, y, s) in conn for s in "NESW") and
-                       (x, y) not in GOAL_SLOTS and len(face_up[(x, y)]) == 1 and
-                       len(face_up[(x, y)][0]) > 1 for (x, y) in face_up)
+        islands += any(
+            not any((x, y, s) in conn for s in "NESW")
+            and (x, y) not in GOAL_SLOTS
+            and len(face_up[(x, y)]) == 1
+            and len(face_up[(x, y)][0]) > 1
+            for (x, y) in face_up
+        )
     assert checked == count
     # the positions cover what matters: revealed goals, rockfalls, broken tools, islands
     assert revealed_seen > 0 and rockfalls_seen > 0 and broken_seen > 0 and islands > 0
@@ -298,7 +325,7 @@ def check_connectivity_and_reveals(g) -> None:
     face_up, hidden = read_table(g)
     conn = connected_openings(face_up)
     bits = {"N": 1, "E": 2, "S": 4, "W": 8}
-    for (x, y) in face_up:
+    for x, y in face_up:
         want = sum(bits[s] for s in "NESW" if (x, y, s) in conn)
         assert g.board.connected_openings(x, y) == want, (x, y)
     for gx, gy in hidden:
@@ -318,14 +345,28 @@ def fingerprint(g, with_events: bool):
     was played by whom on what: a map on a goal the player already knows changes nothing else
     than the history, yet it is a different move from discarding that map)."""
     hist = round_history(g.events, g.n)
-    parts = [g.round, g.current, g.game_over, g.board.var.tobytes(), g.hands.tobytes(),
-             g.broken.tobytes(), g.discards.tobytes(), g.deck.tobytes(), g.known_goals.tobytes(),
-             g.gold.tobytes(), g.nuggets.tobytes(), g.board.goal_revealed.tobytes(),
-             tuple(b.var.tobytes() for b in g.round_boards), tuple(hist.recent),
-             hist.actor_counts.tobytes(), hist.tool_counts.tobytes()]
+    parts = [
+        g.round,
+        g.current,
+        g.game_over,
+        g.board.var.tobytes(),
+        g.hands.tobytes(),
+        g.broken.tobytes(),
+        g.discards.tobytes(),
+        g.deck.tobytes(),
+        g.known_goals.tobytes(),
+        g.gold.tobytes(),
+        g.nuggets.tobytes(),
+        g.board.goal_revealed.tobytes(),
+        tuple(b.var.tobytes() for b in g.round_boards),
+        tuple(hist.recent),
+        hist.actor_counts.tobytes(),
+        hist.tool_counts.tobytes(),
+    ]
     if with_events:
-        parts.append(tuple((e.type, e.seat, repr(sorted(e.data.items())), e.visible_to)
-                           for e in g.events))
+        parts.append(
+            tuple((e.type, e.seat, repr(sorted(e.data.items())), e.visible_to) for e in g.events)
+        )
     return tuple(parts)
 
 
@@ -387,10 +428,16 @@ def scrambled_board(rng, window):
         taken.add((x, y))
         cards.append((x, y, k, turned))
     # synthetic boards hold more copies of a shape than the deck has
-    return build_state(GameConfig(num_players=3, board_window=window),
-                       roles=["gold-digger"] * 3, hands=[["map"], ["map"], ["map"]],
-                       board=cards, goals=goals, revealed=revealed, seed=seed,
-                       check_counts=False)
+    return build_state(
+        GameConfig(num_players=3, board_window=window),
+        roles=["gold-digger"] * 3,
+        hands=[["map"], ["map"], ["map"]],
+        board=cards,
+        goals=goals,
+        revealed=revealed,
+        seed=seed,
+        check_counts=False,
+    )
 
 
 @pytest.mark.parametrize("window", [(-6, 14, -8, 8), (-3, 11, -4, 4)])
@@ -402,15 +449,15 @@ def test_mask_equals_reference_on_scrambled_boards(window):
     for _ in range(150):
         g = scrambled_board(rng, window)
         ga = with_all_tunnels(g)
-        got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga)
-               if isinstance(a, PlacePath)}
+        got = {(a.kind, a.rotated, a.x, a.y) for a in decoded_mask(ga) if isinstance(a, PlacePath)}
         assert got == reference_placements(ga, window)
         face_up, _ = read_table(g)
         conn = connected_openings(face_up)
         bits = {"N": 1, "E": 2, "S": 4, "W": 8}
-        for (x, y) in face_up:
-            assert g.board.connected_openings(x, y) == \
-                sum(bits[s] for s in "NESW" if (x, y, s) in conn)
+        for x, y in face_up:
+            assert g.board.connected_openings(x, y) == sum(
+                bits[s] for s in "NESW" if (x, y, s) in conn
+            )
 
 
 GOAL_CARD = {0: "G_GOLD", 1: "G_STONE_A", 2: "G_STONE_B"}
@@ -429,8 +476,11 @@ def reference_reveals(face_up: dict, hidden: set, identity, new_cell, new_segs):
         conn = connected_openings(face_up)
         wave = []
         for cell in sorted(hidden):
-            reach = {side for side, (dx, dy) in DELTA.items()
-                     if (cell[0] + dx, cell[1] + dy, OPPOSITE[side]) in conn}
+            reach = {
+                side
+                for side, (dx, dy) in DELTA.items()
+                if (cell[0] + dx, cell[1] + dy, OPPOSITE[side]) in conn
+            }
             if reach:
                 wave.append((cell, reach))
         if not wave:
@@ -464,8 +514,12 @@ def test_reveals_equal_reference():
 
     rng = np.random.default_rng(77)
     window = (-6, 14, -8, 8)
-    boards = [g.copy() for n, seed in ((3, 41), (5, 42), (10, 43))
-              for i, g in enumerate(random_positions(n, seed, 300)) if i % 5 == 0]
+    boards = [
+        g.copy()
+        for n, seed in ((3, 41), (5, 42), (10, 43))
+        for i, g in enumerate(random_positions(n, seed, 300))
+        if i % 5 == 0
+    ]
     boards += [scrambled_board(rng, window) for _ in range(30)]
     n_reveals = n_stone = 0
     for g in boards:
@@ -477,10 +531,13 @@ def test_reveals_equal_reference():
         sample = near + [places[i] for i in rng.permutation(len(places))[:5]]
         for k, turned, x, y in sample:
             b = g.board.copy()
-            got = {(slot, ident, bool(rot)) for slot, ident, rot in
-                   b.place(VARIANT_OF[(k, turned)], x, y)}
-            want = reference_reveals(face_up, hidden, g.board.goal_identity, (x, y),
-                                     segments(CARD_KINDS[k].id, turned))
+            got = {
+                (slot, ident, bool(rot))
+                for slot, ident, rot in b.place(VARIANT_OF[(k, turned)], x, y)
+            }
+            want = reference_reveals(
+                face_up, hidden, g.board.goal_identity, (x, y), segments(CARD_KINDS[k].id, turned)
+            )
             assert got == want, (k, turned, x, y)
             n_reveals += len(got)
             n_stone += sum(1 for _, ident, _ in got if ident != 0)

@@ -34,8 +34,12 @@ def _state(**kw):
     args = dict(
         roles=ROLES5,
         hands=[["map", "B07"], ["rockfall"], ["B01"], ["break_pick"], ["B03"]],
-        board=[(0, -1, "B01", False), (1, 0, "B02", False), (0, 1, "B08", False),
-               (2, 0, "B07", False)],
+        board=[
+            (0, -1, "B01", False),
+            (1, 0, "B02", False),
+            (0, 1, "B08", False),
+            (2, 0, "B07", False),
+        ],
         goals=(GOAL_STONE_A, GOAL_GOLD, GOAL_STONE_B),
         revealed=[(1, False)],
         known_goals=[[0], [], [], [], []],
@@ -109,8 +113,11 @@ def test_disconnected_tunnels_are_dimmer():
 
 
 def test_mapped_goal_marked_for_the_observer_only():
-    g = _state(goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B), revealed=[],
-               known_goals=[[0], [], [], [], []])
+    g = _state(
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        revealed=[],
+        known_goals=[[0], [], [], [], []],
+    )
     lay = layout(g.board)
     mine = render_rgb(g, 0)
     other = render_rgb(g, 1)
@@ -121,17 +128,28 @@ def test_mapped_goal_marked_for_the_observer_only():
 
 
 def test_identical_images_when_the_observer_cannot_tell_the_states_apart():
-    common = dict(board=[(0, -1, "B01", False), (1, 0, "B02", False)], revealed=[],
-                  known_goals=[[1], [], [0], [], []], broken=[[], ["lantern"], [], [], []])
-    a = build_state(roles=ROLES5, goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
-                    hands=[["map", "B07"], ["rockfall", "B03"], ["B01"], ["break_pick"],
-                           ["B04"]], seed=1, **common)
+    common = dict(
+        board=[(0, -1, "B01", False), (1, 0, "B02", False)],
+        revealed=[],
+        known_goals=[[1], [], [0], [], []],
+        broken=[[], ["lantern"], [], [], []],
+    )
+    a = build_state(
+        roles=ROLES5,
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        hands=[["map", "B07"], ["rockfall", "B03"], ["B01"], ["break_pick"], ["B04"]],
+        seed=1,
+        **common,
+    )
     # other hands (same sizes), other roles, the identity of goals seat 0 has not mapped,
     # the deck order and the gold supply all differ
-    b = build_state(roles=["gold-digger", "gold-digger", "saboteur", "saboteur", "gold-digger"],
-                    goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD),
-                    hands=[["map", "B07"], ["B05", "B06"], ["map"], ["B09"], ["repair_cart"]],
-                    seed=99, **common)
+    b = build_state(
+        roles=["gold-digger", "gold-digger", "saboteur", "saboteur", "gold-digger"],
+        goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD),
+        hands=[["map", "B07"], ["B05", "B06"], ["map"], ["B09"], ["repair_cart"]],
+        seed=99,
+        **common,
+    )
     assert len(a.deck) == len(b.deck) and a.discards.sum() == b.discards.sum()
     for seat in (0, None):
         assert np.array_equal(render_rgb(a, seat), render_rgb(b, seat))
@@ -278,9 +296,18 @@ def test_round_result_panel_hides_other_seats_gold_before_the_end():
     assert not g.game_over
 
     def result(received):
-        return RoundResult(round=0, gold_found=True, winning_side="gold-digger",
-                           winners=[0, 2, 3], connector=0, roles=[0, 1, 0, 0, 1],
-                           received=received, paid=received, last_card_seat=0, turns=9)
+        return RoundResult(
+            round=0,
+            gold_found=True,
+            winning_side="gold-digger",
+            winners=[0, 2, 3],
+            connector=0,
+            roles=[0, 1, 0, 0, 1],
+            received=received,
+            paid=received,
+            last_card_seat=0,
+            turns=9,
+        )
 
     a, b, c = result([2, 0, 3, 1, 0]), result([2, 0, 4, 3, 0]), result([1, 0, 3, 1, 0])
     seat = [render_rgb(g, 0, round_result=r) for r in (a, b, c)]

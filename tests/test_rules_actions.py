@@ -38,17 +38,24 @@ G3 = ["gold-digger", "saboteur", "gold-digger"]
 def test_break_targets_exact_including_self():
     """RULES 3.2: a broken tool may go in front of any player (self included, the default
     ``self_sabotage=True``) who does not already have that tool broken; at most one of each."""
-    g = make(roles=G3, hands=[["break_pick", "break_lantern", "break_cart"], ["map"], ["map"]],
-             broken=[[], ["pick"], ["pick", "cart"]])
+    g = make(
+        roles=G3,
+        hands=[["break_pick", "break_lantern", "break_cart"], ["map"], ["map"]],
+        broken=[[], ["pick"], ["pick", "cart"]],
+    )
     assert break_targets(g, "break_pick") == {0}
     assert break_targets(g, "break_lantern") == {0, 1, 2}
     assert break_targets(g, "break_cart") == {0, 1}
     assert set(legal(g)) == {
         BreakTool(K("break_pick"), 0),
-        BreakTool(K("break_lantern"), 0), BreakTool(K("break_lantern"), 1),
+        BreakTool(K("break_lantern"), 0),
+        BreakTool(K("break_lantern"), 1),
         BreakTool(K("break_lantern"), 2),
-        BreakTool(K("break_cart"), 0), BreakTool(K("break_cart"), 1),
-        Discard(K("break_pick")), Discard(K("break_lantern")), Discard(K("break_cart")),
+        BreakTool(K("break_cart"), 0),
+        BreakTool(K("break_cart"), 1),
+        Discard(K("break_pick")),
+        Discard(K("break_lantern")),
+        Discard(K("break_cart")),
     }
 
 
@@ -65,8 +72,12 @@ def test_self_sabotage_false_option():
     """RULES 3.2, 10 (``self_sabotage=False``, BGA): a broken tool never targets oneself;
     repairs on oneself stay legal (RULES 3.3)."""
     cfg = GameConfig(num_players=3, self_sabotage=False)
-    g = make(roles=G3, hands=[["break_pick", "repair_cart"], ["map"], ["map"]], config=cfg,
-             broken=[["cart"], [], []])
+    g = make(
+        roles=G3,
+        hands=[["break_pick", "repair_cart"], ["map"], ["map"]],
+        config=cfg,
+        broken=[["cart"], [], []],
+    )
     assert break_targets(g, "break_pick") == {1, 2}
     assert repair_targets(g, "repair_cart") == {(CART, 0)}
     with pytest.raises(IllegalActionError, match="self_sabotage"):
@@ -79,12 +90,14 @@ def test_self_sabotage_false_option():
 def test_break_apply_effects_and_event():
     """RULES 3.2: the card lies face up in front of the target (public ``tool_broken`` event),
     it is not discarded; the target may no longer place paths (RULES 3.1.1)."""
-    g = make(roles=G3, hands=[["break_lantern", "EW"], ["EW", "map"], ["map"]],
-             deck=["map", "map", "map"])
+    g = make(
+        roles=G3,
+        hands=[["break_lantern", "EW"], ["EW", "map"], ["map"]],
+        deck=["map", "map", "map"],
+    )
     d0 = g.discards.copy()
     ev = g.apply(BreakTool(K("break_lantern"), 1))
-    assert g.broken.tolist() == [[False, False, False], [False, True, False],
-                                 [False, False, False]]
+    assert g.broken.tolist() == [[False, False, False], [False, True, False], [False, False, False]]
     assert g.broken_kind[1, LANTERN] == K("break_lantern")
     assert (g.discards == d0).all()
     assert [(e.type, e.visible_to) for e in ev] == [("tool_broken", None), ("card_drawn", 0)]
@@ -108,8 +121,11 @@ def test_target_relative_seat_encoding():
 # --- RULES 3.3 repairs ---------------------------------------------------------------------
 def test_repair_only_matching_broken_tool():
     """RULES 3.3 (cases R10): a repair needs the matching broken tool; oneself or others."""
-    g = make(roles=G3, hands=[["repair_lantern", "repair_pick", "repair_cart"], ["map"], ["map"]],
-             broken=[["lantern"], ["lantern", "cart"], []])
+    g = make(
+        roles=G3,
+        hands=[["repair_lantern", "repair_pick", "repair_cart"], ["map"], ["map"]],
+        broken=[["lantern"], ["lantern", "cart"], []],
+    )
     assert repair_targets(g, "repair_lantern") == {(LANTERN, 0), (LANTERN, 1)}
     assert repair_targets(g, "repair_pick") == set()
     assert repair_targets(g, "repair_cart") == {(CART, 1)}
@@ -118,15 +134,26 @@ def test_repair_only_matching_broken_tool():
     assert g.check(Repair(K("repair_lantern"), CART, 1)) is not None  # not this card's tool
 
 
-@pytest.mark.parametrize("card,tools", [("repair_pick_lantern", (PICK, LANTERN)),
-                                        ("repair_pick_cart", (PICK, CART)),
-                                        ("repair_lantern_cart", (LANTERN, CART))])
+@pytest.mark.parametrize(
+    "card,tools",
+    [
+        ("repair_pick_lantern", (PICK, LANTERN)),
+        ("repair_pick_cart", (PICK, CART)),
+        ("repair_lantern_cart", (LANTERN, CART)),
+    ],
+)
 def test_double_repair_choices_exact(card, tools):
     """RULES 3.3 (cases R11): a double repair card removes ONE broken card of either shown
     type; the action names the tool.  Every seat has all three tools broken."""
-    g = make(roles=G3, hands=[[card], ["map"], ["map"]],
-             broken=[["pick", "lantern", "cart"], ["pick", "lantern", "cart"],
-                     ["pick", "lantern", "cart"]])
+    g = make(
+        roles=G3,
+        hands=[[card], ["map"], ["map"]],
+        broken=[
+            ["pick", "lantern", "cart"],
+            ["pick", "lantern", "cart"],
+            ["pick", "lantern", "cart"],
+        ],
+    )
     assert repair_targets(g, card) == {(t, s) for t in tools for s in range(3)}
 
 
@@ -134,8 +161,12 @@ def test_double_repair_fixes_only_one():
     """RULES 3.3: after repairing the lantern with the pick/lantern card the pick stays broken
     and the player still cannot place paths; both the repair card and the removed broken
     card go to the discard pile."""
-    g = make(roles=G3, hands=[["repair_pick_lantern"], ["EW"], ["map"]],
-             broken=[[], ["pick", "lantern"], []], deck=["map", "map"])
+    g = make(
+        roles=G3,
+        hands=[["repair_pick_lantern"], ["EW"], ["map"]],
+        broken=[[], ["pick", "lantern"], []],
+        deck=["map", "map"],
+    )
     d0 = g.discards.copy()
     ev = g.apply(Repair(K("repair_pick_lantern"), LANTERN, 1))
     assert g.broken[1].tolist() == [True, False, False]
@@ -161,8 +192,12 @@ def test_rockfall_targets_exact():
     """RULES 3.4: any tunnel card, through card or dead end, connected or not; never the start
     or a goal (hidden or revealed)."""
     cells = row0(1, 7) + [("E/W", 0, 1), ("NS", 5, 3)]
-    g = make(cells, hands=[["rockfall"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B), revealed=[(1, True)])
+    g = make(
+        cells,
+        hands=[["rockfall"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        revealed=[(1, True)],
+    )
     assert rockfall_targets(g) == {(x, 0) for x in range(1, 8)} | {(0, 1), (5, 3)}
 
 
@@ -171,8 +206,12 @@ def test_rockfall_needs_a_card():
     target; it can still be discarded."""
     g = make(hands=[["rockfall", "EW"], ["map"], ["map"]])
     assert rockfall_targets(g) == set()
-    assert set(legal(g)) == {Discard(K("rockfall")), Discard(K("EW")),
-                             place("EW", 1, 0), place("EW", -1, 0)}
+    assert set(legal(g)) == {
+        Discard(K("rockfall")),
+        Discard(K("EW")),
+        place("EW", 1, 0),
+        place("EW", -1, 0),
+    }
 
 
 def test_rockfall_apply_and_disconnected_island():
@@ -201,8 +240,12 @@ def test_rockfall_apply_and_disconnected_island():
 def test_rockfall_leaves_revealed_goal_revealed():
     """RULES 3.4 / 4.2: removing the card that reached a revealed stone goal leaves it face up
     (it is not removable); the stone is then not connected."""
-    g = make(row0(1, 7), hands=[["rockfall"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B), revealed=[(1, True)])
+    g = make(
+        row0(1, 7),
+        hands=[["rockfall"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B),
+        revealed=[(1, True)],
+    )
     assert g.board.connected_openings(8, 0) != 0
     g.apply(Rockfall(7, 0))
     assert g.board.goal_revealed.tolist() == [False, True, False]
@@ -214,26 +257,41 @@ def test_map_only_hidden_goals_and_result_private():
     """RULES 3.5 [RULING] (cases R8): map targets are the face-down goals only; the result is a
     private event of the player, the play itself (which goal) is public; the board does not
     change; the map card is discarded."""
-    g = make(row0(1, 7), roles=G3, hands=[["map", "map"], ["map"], ["map"]],
-             goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD), revealed=[(1, True)],
-             deck=["NS", "NS", "NS"])
+    g = make(
+        row0(1, 7),
+        roles=G3,
+        hands=[["map", "map"], ["map"], ["map"]],
+        goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD),
+        revealed=[(1, True)],
+        deck=["NS", "NS", "NS"],
+    )
     assert map_targets(g) == {0, 2}
     assert not can(g, Map(1))
     before = g.board.var.copy()
     d0 = g.discards.copy()
     ev = g.apply(Map(2))
-    assert [(e.type, e.visible_to) for e in ev] == [("map_played", None), ("map_result", 0),
-                                                    ("card_drawn", 0)]
+    assert [(e.type, e.visible_to) for e in ev] == [
+        ("map_played", None),
+        ("map_result", 0),
+        ("card_drawn", 0),
+    ]
     assert ev[0].data == {"goal": 2}
     assert ev[1].data == {"goal": 2, "identity": GOAL_GOLD}
     assert (g.board.var == before).all()
-    assert g.known_goals.tolist() == [[False, True, True], [False, True, False],
-                                      [False, True, False]]
+    assert g.known_goals.tolist() == [
+        [False, True, True],
+        [False, True, False],
+        [False, True, False],
+    ]
     assert (g.discards - d0)[K("map")] == 1 and (g.discards - d0).sum() == 1
     assert g.hands[0, K("map")] == 1
     with pytest.raises(IllegalActionError, match="3.5"):
-        g2 = make(row0(1, 7), hands=[["map"], ["map"], ["map"]],
-                  goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD), revealed=[(1, True)])
+        g2 = make(
+            row0(1, 7),
+            hands=[["map"], ["map"], ["map"]],
+            goals=(GOAL_STONE_B, GOAL_STONE_A, GOAL_GOLD),
+            revealed=[(1, True)],
+        )
         g2.apply(Map(1))
 
 
@@ -246,8 +304,11 @@ def test_discard_any_card_face_down():
     assert {Discard(K("EW")), Discard(K("map")), Discard(K("NS"))} <= acts
     d0 = g.discards.copy()
     ev = g.apply(Discard(K("EW")))
-    assert [(e.type, e.visible_to) for e in ev] == [("discarded", None), ("discarded_card", 0),
-                                                    ("card_drawn", 0)]
+    assert [(e.type, e.visible_to) for e in ev] == [
+        ("discarded", None),
+        ("discarded_card", 0),
+        ("card_drawn", 0),
+    ]
     assert ev[0].data == {}
     assert ev[1].data == {"kind": K("EW")}
     assert (g.discards - d0)[K("EW")] == 1 and (g.discards - d0).sum() == 1
@@ -257,8 +318,10 @@ def test_discard_any_card_face_down():
 def test_discard_only_held_kinds():
     """RULES 3.6: exactly one discard action per card kind held (copies are one action)."""
     g = make(hands=[["map", "map", "break_cart"], ["map"], ["map"]])
-    assert {a for a in legal(g) if isinstance(a, Discard)} == {Discard(K("map")),
-                                                                Discard(K("break_cart"))}
+    assert {a for a in legal(g) if isinstance(a, Discard)} == {
+        Discard(K("map")),
+        Discard(K("break_cart")),
+    }
     assert not can(g, Discard(K("EW")))
 
 
@@ -295,8 +358,14 @@ def test_illegal_action_leaves_state_untouched():
     """DESIGN 2 / RULES 3.1: an illegal action raises, naming the rule, and changes nothing."""
     g = make(hands=[["EW", "break_pick"], ["map"], ["map"]], broken=[[], ["pick"], []])
     before = (g.hands.copy(), g.board.var.copy(), g.broken.copy(), g.current, len(g.events))
-    for a in (place("EW", 3, 0), BreakTool(K("break_pick"), 1), Rockfall(0, 0), Map(5),
-              Discard(K("NS")), Repair(K("repair_pick"), PICK, 1)):
+    for a in (
+        place("EW", 3, 0),
+        BreakTool(K("break_pick"), 1),
+        Rockfall(0, 0),
+        Map(5),
+        Discard(K("NS")),
+        Repair(K("repair_pick"), PICK, 1),
+    ):
         with pytest.raises(IllegalActionError):
             g.apply(a)
     assert (g.hands == before[0]).all() and (g.board.var == before[1]).all()

@@ -36,8 +36,24 @@ from saboteur_env.engine.cards import (
 )
 from saboteur_env.engine.state import Discard, IllegalActionError, PlacePath
 
-ALL_PATH_HAND = ["B01", "B02", "B03", "B04", "B05", "B06", "B07", "B08", "B09", "B10", "B11",
-                 "B12", "B13", "B14", "B15", "B16"]
+ALL_PATH_HAND = [
+    "B01",
+    "B02",
+    "B03",
+    "B04",
+    "B05",
+    "B06",
+    "B07",
+    "B08",
+    "B09",
+    "B10",
+    "B11",
+    "B12",
+    "B13",
+    "B14",
+    "B15",
+    "B16",
+]
 
 
 def all_shapes_game(cells=(), **kw):
@@ -95,8 +111,11 @@ def test_fresh_maze_exact_legal_moves_curve():
     g = make(hands=[["NE"], ["map"], ["map"]])
     k = K("NE")
     assert set(legal(g)) == {
-        PlacePath(k, 0, 1, False), PlacePath(k, -1, 0, False),
-        PlacePath(k, 0, -1, True), PlacePath(k, 1, 0, True), Discard(k),
+        PlacePath(k, 0, 1, False),
+        PlacePath(k, -1, 0, False),
+        PlacePath(k, 0, -1, True),
+        PlacePath(k, 1, 0, True),
+        Discard(k),
     }
 
 
@@ -107,18 +126,31 @@ def test_fresh_maze_all_shapes_exact():
     g = all_shapes_game()
     got = by_shape(g)
     expected = {
-        "NS": {(0, -1), (0, 1)}, "EW": {(1, 0), (-1, 0)},
-        "NE": {(0, 1), (-1, 0)}, "SW": {(0, -1), (1, 0)},
-        "NW": {(0, 1), (1, 0)}, "ES": {(0, -1), (-1, 0)},
-        "NES": {(0, 1), (-1, 0), (0, -1)}, "NSW": {(0, 1), (1, 0), (0, -1)},
-        "NEW": {(0, 1), (-1, 0), (1, 0)}, "ESW": {(0, -1), (-1, 0), (1, 0)},
+        "NS": {(0, -1), (0, 1)},
+        "EW": {(1, 0), (-1, 0)},
+        "NE": {(0, 1), (-1, 0)},
+        "SW": {(0, -1), (1, 0)},
+        "NW": {(0, 1), (1, 0)},
+        "ES": {(0, -1), (-1, 0)},
+        "NES": {(0, 1), (-1, 0), (0, -1)},
+        "NSW": {(0, 1), (1, 0), (0, -1)},
+        "NEW": {(0, 1), (-1, 0), (1, 0)},
+        "ESW": {(0, -1), (-1, 0), (1, 0)},
         "NESW": {(0, 1), (0, -1), (1, 0), (-1, 0)},
-        "N": {(0, 1)}, "S": {(0, -1)}, "E": {(-1, 0)}, "W": {(1, 0)},
-        "N/S": {(0, -1), (0, 1)}, "E/W": {(1, 0), (-1, 0)},
-        "N/E": {(0, 1), (-1, 0)}, "S/W": {(0, -1), (1, 0)},
-        "N/W": {(0, 1), (1, 0)}, "E/S": {(0, -1), (-1, 0)},
-        "N/E/S": {(0, 1), (-1, 0), (0, -1)}, "N/S/W": {(0, 1), (1, 0), (0, -1)},
-        "N/E/W": {(0, 1), (-1, 0), (1, 0)}, "E/S/W": {(0, -1), (-1, 0), (1, 0)},
+        "N": {(0, 1)},
+        "S": {(0, -1)},
+        "E": {(-1, 0)},
+        "W": {(1, 0)},
+        "N/S": {(0, -1), (0, 1)},
+        "E/W": {(1, 0), (-1, 0)},
+        "N/E": {(0, 1), (-1, 0)},
+        "S/W": {(0, -1), (1, 0)},
+        "N/W": {(0, 1), (1, 0)},
+        "E/S": {(0, -1), (-1, 0)},
+        "N/E/S": {(0, 1), (-1, 0), (0, -1)},
+        "N/S/W": {(0, 1), (1, 0), (0, -1)},
+        "N/E/W": {(0, 1), (-1, 0), (1, 0)},
+        "E/S/W": {(0, -1), (-1, 0), (1, 0)},
         "N/E/S/W": {(0, 1), (0, -1), (1, 0), (-1, 0)},
     }
     assert got == expected
@@ -190,11 +222,9 @@ def test_edge_matching_all_face_up_neighbours():
     for s in ALL_SHAPES:
         assert (1, -1) not in got[s]
     # (2,0): W meets the connected E of (1,0); nothing else around
-    assert {s for s in ALL_SHAPES if (2, 0) in got[s]} == \
-        {s for s in ALL_SHAPES if "W" in s}
+    assert {s for s in ALL_SHAPES if (2, 0) in got[s]} == {s for s in ALL_SHAPES if "W" in s}
     # (0,-2): S meets the connected N of (0,-1)
-    assert {s for s in ALL_SHAPES if (0, -2) in got[s]} == \
-        {s for s in ALL_SHAPES if "S" in s}
+    assert {s for s in ALL_SHAPES if (0, -2) in got[s]} == {s for s in ALL_SHAPES if "S" in s}
     # (1,1): N faces (1,0)'s S wall, W faces nothing (0,1 empty) -> illegal for all
     for s in ALL_SHAPES:
         assert (1, 1) not in got[s]
@@ -230,8 +260,23 @@ def test_hidden_goals_impose_no_edge_matching():
     got = by_shape(g)
     at = {s for s in ALL_SHAPES if (8, -1) in got[s]}
     assert at == {s for s in ALL_SHAPES if "W" in s}
-    assert {"W", "EW", "NW", "SW", "NSW", "NEW", "ESW", "NESW", "E/W", "N/W", "S/W", "N/S/W",
-            "N/E/W", "E/S/W", "N/E/S/W"} == at
+    assert {
+        "W",
+        "EW",
+        "NW",
+        "SW",
+        "NSW",
+        "NEW",
+        "ESW",
+        "NESW",
+        "E/W",
+        "N/W",
+        "S/W",
+        "N/S/W",
+        "N/E/W",
+        "E/S/W",
+        "N/E/S/W",
+    } == at
 
 
 def test_cell_touching_only_hidden_goals_is_illegal():
@@ -261,8 +306,9 @@ def test_reveal_gold_ends_round_for_diggers():
     g = make(row0(1, 6), hands=[["EW"], ["map"], ["map"]], goals=(1, GOAL_GOLD, 2))
     ev = g.apply(place("EW", 7, 0))
     rev = [e for e in ev if e.type == "goal_revealed"]
-    assert [(e.data["goal"], e.data["identity"], e.visible_to) for e in rev] == \
-        [(1, GOAL_GOLD, None)]
+    assert [(e.data["goal"], e.data["identity"], e.visible_to) for e in rev] == [
+        (1, GOAL_GOLD, None)
+    ]
     assert g.round_results[0].gold_found is True
     assert g.round_results[0].connector == 0
 
@@ -301,8 +347,12 @@ def test_stone_goal_from_north_orientation():
     """RULES 4.2: reached from the north (card at (8,-1) with S opening) stone A must lie NE
     (the only form with N), stone B NW."""
     for ident, shape in ((GOAL_STONE_A, "NE"), (GOAL_STONE_B, "NW")):
-        g = make(row_m1(), hands=[["SW"], ["map"], ["map"]], goals=(GOAL_GOLD, ident, 3 - ident),
-                 revealed=())
+        g = make(
+            row_m1(),
+            hands=[["SW"], ["map"], ["map"]],
+            goals=(GOAL_GOLD, ident, 3 - ident),
+            revealed=(),
+        )
         # top goal is the gold: a SW card at (8,-1) shows N a wall, so only the middle goal
         ev = g.apply(place("SW", 8, -1))
         rev = [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"]
@@ -314,15 +364,17 @@ def test_one_card_reaches_two_goals():
     """RULES 4.2 [RULING]: ``NSW`` at (8,-1) faces the top and middle hidden goals with
     connected openings: both are turned over in one step; with the gold among them the round
     ends with gold found."""
-    g = make(row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_GOLD,
-                                                                 GOAL_STONE_B))
+    g = make(
+        row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_GOLD, GOAL_STONE_B)
+    )
     ev = g.apply(place("NSW", 8, -1))
     rev = sorted((e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed")
     assert rev == [(0, GOAL_STONE_A), (1, GOAL_GOLD)]
     assert g.round_results[0].gold_found is True
     # two stones: both turned, round goes on
-    g = make(row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_STONE_B,
-                                                                 GOAL_GOLD))
+    g = make(
+        row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_STONE_B, GOAL_GOLD)
+    )
     ev = g.apply(place("NSW", 8, -1))
     rev = sorted((e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed")
     assert rev == [(0, GOAL_STONE_A), (1, GOAL_STONE_B)]
@@ -341,8 +393,11 @@ def test_stone_goal_mismatch_tolerated_and_blocks_connection():
     # (8,-1) EW is connected; it faces the top and middle goals with walls
     assert not g.board.goal_revealed.any()
     ev = g.apply(place("EW", 7, 0))
-    assert [(e.data["goal"], e.data["identity"], e.data["rotated"]) for e in ev
-            if e.type == "goal_revealed"] == [(1, GOAL_STONE_B, False)]
+    assert [
+        (e.data["goal"], e.data["identity"], e.data["rotated"])
+        for e in ev
+        if e.type == "goal_revealed"
+    ] == [(1, GOAL_STONE_B, False)]
     assert sides_text(VARIANTS[g.board.variant_at(8, 0)].openings) == "NW"
     assert not g.round_over
 
@@ -381,8 +436,9 @@ def test_revealed_stone_goal_imposes_matching_and_carries_connection():
     NW at (8,0), reached from row0: (8,-1) must show S a tunnel (N opening of the stone), and
     is connected through it; (9,0) faces the stone's E wall and nothing else: illegal;
     (8,1) faces the stone's S wall: illegal."""
-    g = all_shapes_game(row0(1, 7), goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
-                        revealed=[(1, False)])
+    g = all_shapes_game(
+        row0(1, 7), goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), revealed=[(1, False)]
+    )
     assert sides_text(g.board.connected_openings(8, 0)) == "NW"
     got = by_shape(g)
     assert {s for s in ALL_SHAPES if (8, -1) in got[s]} == {s for s in ALL_SHAPES if "S" in s}
@@ -397,8 +453,9 @@ def test_non_local_reveal_when_island_reconnects():
     g = make(row0(2, 7), hands=[["EW"], ["map"], ["map"]], goals=(1, GOAL_GOLD, 2))
     assert g.board.connected_openings(7, 0) == 0
     ev = g.apply(place("EW", 1, 0))
-    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
-        [(1, GOAL_GOLD)]
+    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == [
+        (1, GOAL_GOLD)
+    ]
     assert g.round_results[0].gold_found
 
 
@@ -406,12 +463,17 @@ def test_gold_reached_through_a_stone_goal():
     """RULES 4.2 [RULING]: stone B revealed NW at (8,0), reached along row0; a card at (8,-1)
     with S and N openings is connected through the stone's N opening and reaches the gold at
     (8,-2): gold found (a path through a stone goal counts)."""
-    g = make(row0(1, 7), hands=[["NS"], ["map"], ["map"]],
-             goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), revealed=[(1, False)])
+    g = make(
+        row0(1, 7),
+        hands=[["NS"], ["map"], ["map"]],
+        goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
+        revealed=[(1, False)],
+    )
     assert can(g, place("NS", 8, -1))
     ev = g.apply(place("NS", 8, -1))
-    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == \
-        [(0, GOAL_GOLD)]
+    assert [(e.data["goal"], e.data["identity"]) for e in ev if e.type == "goal_revealed"] == [
+        (0, GOAL_GOLD)
+    ]
     assert g.round_results[0].gold_found
 
 
@@ -428,12 +490,15 @@ def test_one_placement_gold_and_stone():
 def test_broken_tool_blocks_every_placement(tool):
     """RULES 3.1.1, 3.2: any one broken tool forbids path placement; action cards and the
     discard remain legal."""
-    g = make(hands=[["EW", "NESW", "map", "break_cart"], ["map"], ["map"]],
-             broken=[[tool], [], []])
+    g = make(hands=[["EW", "NESW", "map", "break_cart"], ["map"], ["map"]], broken=[[tool], [], []])
     acts = set(legal(g))
     assert not [a for a in acts if isinstance(a, PlacePath)]
-    assert {Discard(K("EW")), Discard(K("NESW")), Discard(K("map")), Discard(K("break_cart"))} \
-        <= acts
+    assert {
+        Discard(K("EW")),
+        Discard(K("NESW")),
+        Discard(K("map")),
+        Discard(K("break_cart")),
+    } <= acts
     assert any(not isinstance(a, (PlacePath, Discard)) for a in acts)
     with pytest.raises(IllegalActionError, match="3.1.1"):
         g.apply(place("EW", 1, 0))
@@ -459,8 +524,9 @@ def test_mask_agrees_with_check_on_built_positions():
     positions = [
         all_shapes_game(),
         all_shapes_game([("E/W", 1, 0), ("NS", 0, 1), ("EW", 3, 0)]),
-        all_shapes_game(row0(1, 7), goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A),
-                        revealed=[(1, False)]),
+        all_shapes_game(
+            row0(1, 7), goals=(GOAL_GOLD, GOAL_STONE_B, GOAL_STONE_A), revealed=[(1, False)]
+        ),
     ]
     for g in positions:
         c = codec(g)
@@ -473,5 +539,5 @@ def test_mask_agrees_with_check_on_built_positions():
                 continue
             assert bool(m[i]) == (g.check(a) is None), a
         assert np.array_equal(
-            np.sort([c.encode(a, g.current, g.n) for a in g.legal_actions()]),
-            np.nonzero(m)[0])
+            np.sort([c.encode(a, g.current, g.n) for a in g.legal_actions()]), np.nonzero(m)[0]
+        )

@@ -26,8 +26,16 @@ def gold_round(roles, connector, nuggets, **kw):
     hands = [["map"] for _ in range(n)]
     hands[connector] = ["EW"]
     cfg = kw.pop("config", GameConfig(num_players=n))
-    g = make(row0(1, 6), roles=roles, hands=hands, goals=(1, GOAL_GOLD, 2), current=connector,
-             nuggets=nuggets, config=cfg, **kw)
+    g = make(
+        row0(1, 6),
+        roles=roles,
+        hands=hands,
+        goals=(1, GOAL_GOLD, 2),
+        current=connector,
+        nuggets=nuggets,
+        config=cfg,
+        **kw,
+    )
     ev = g.apply(place("EW", 7, 0))
     return g, ev
 
@@ -194,8 +202,9 @@ def test_new_round_resets_board_hands_tools_keeps_gold():
     """RULES 5.4 (cases R26): a new deal: fresh maze, hands, no broken tools, roles redealt
     from the same cards, all 67 cards back; gold and the nugget supply carry over."""
     roles = [D, S, D, D, S]
-    g, _ = gold_round(roles, 3, [1, 3, 2, 1, 2, 3, 3, 1], broken=[[], ["pick"], [], [], []],
-                      set_aside=[D])
+    g, _ = gold_round(
+        roles, 3, [1, 3, 2, 1, 2, 3, 3, 1], broken=[[], ["pick"], [], [], []], set_aside=[D]
+    )
     assert g.round == 1 and not g.round_over
     assert g.gold.tolist() == [2, 0, 3, 4, 0]
     assert g.nuggets.tolist() == [3, 3, 1]
@@ -283,10 +292,26 @@ def test_full_games_three_rounds_and_gold_conservation():
 
 
 # --- RULES 2.2, 2.3: roles and hand sizes from dealt games ---------------------------------
-PUBLISHED = {3: (1, 3), 4: (1, 4), 5: (2, 4), 6: (2, 5), 7: (3, 5), 8: (3, 6), 9: (3, 7),
-             10: (4, 7)}
-SEED_TABLE = {3: (1, 2), 4: (1, 3), 5: (2, 3), 6: (2, 4), 7: (3, 4), 8: (3, 5), 9: (3, 6),
-              10: (4, 7)}
+PUBLISHED = {
+    3: (1, 3),
+    4: (1, 4),
+    5: (2, 4),
+    6: (2, 5),
+    7: (3, 5),
+    8: (3, 6),
+    9: (3, 7),
+    10: (4, 7),
+}
+SEED_TABLE = {
+    3: (1, 2),
+    4: (1, 3),
+    5: (2, 3),
+    6: (2, 4),
+    7: (3, 4),
+    8: (3, 5),
+    9: (3, 6),
+    10: (4, 7),
+}
 HAND = {3: 6, 4: 6, 5: 6, 6: 5, 7: 5, 8: 4, 9: 4, 10: 4}
 
 
@@ -356,6 +381,7 @@ def test_first_player_option():
     """RULES 2.4, 10 ``first_player``: seat 0 by default, any seat, or random from the RNG."""
     assert Game(GameConfig(num_players=5), seed=0).current == 0
     assert Game(GameConfig(num_players=5, first_player=3), seed=0).current == 3
-    firsts = {Game(GameConfig(num_players=5, first_player="random"), seed=s).current
-              for s in range(40)}
+    firsts = {
+        Game(GameConfig(num_players=5, first_player="random"), seed=s).current for s in range(40)
+    }
     assert firsts == set(range(5))

@@ -38,8 +38,16 @@ from saboteur_env.engine.events import EventType
 
 
 # --- scheduling ------------------------------------------------------------------------------
-@pytest.mark.parametrize("specs,n", [(["a", "b"], 5), (["a", "b", "c"], 5), (["a"], 3),
-                                     (["a", "b", "c", "d", "e", "f"], 4), (["a", "b"], 10)])
+@pytest.mark.parametrize(
+    "specs,n",
+    [
+        (["a", "b"], 5),
+        (["a", "b", "c"], 5),
+        (["a"], 3),
+        (["a", "b", "c", "d", "e", "f"], 4),
+        (["a", "b"], 10),
+    ],
+)
 def test_every_agent_in_every_seat_equally_often(specs, n):
     tasks = schedule(specs, n, deals=4, seed=3)
     assert len(tasks) == 4 * len(specs)
@@ -120,7 +128,7 @@ def _pl_update(mus, sigmas, ranks, beta=25 / 6, tau=25 / 300, kappa=1e-4):
         s2 = sig[i] ** 2
         gamma = sig[i] / c
         new_mu.append(mus[i] + s2 / c * omega)
-        new_sigma.append(sig[i] * math.sqrt(max(1 - gamma * s2 / c ** 2 * delta, kappa)))
+        new_sigma.append(sig[i] * math.sqrt(max(1 - gamma * s2 / c**2 * delta, kappa)))
     for r in set(ranks):
         idx = [i for i in range(n) if ranks[i] == r]
         avg = sum(new_mu[i] - mus[i] for i in idx) / len(idx)
@@ -196,11 +204,30 @@ def test_non_transitive_cycle_is_reported():
     assert cycles(P, names) == [("A", "B", "C")]
     bt = bradley_terry(W)
     assert np.abs(bt).max() < 30
-    results = [{"game_id": i, "deal": i, "deal_seed": i, "offset": 0, "lineup": lu,
-                "gold": g, "winners": [int(np.argmax(g))],
-                "rounds": [{"round": 0, "gold_found": True, "winners": [int(np.argmax(g))],
-                            "roles": [0, 0], "received": g, "turns": 1, "connector": 0}],
-                "decisions": 1} for i, (lu, g) in enumerate(zip(lineups, golds))]
+    results = [
+        {
+            "game_id": i,
+            "deal": i,
+            "deal_seed": i,
+            "offset": 0,
+            "lineup": lu,
+            "gold": g,
+            "winners": [int(np.argmax(g))],
+            "rounds": [
+                {
+                    "round": 0,
+                    "gold_found": True,
+                    "winners": [int(np.argmax(g))],
+                    "roles": [0, 0],
+                    "received": g,
+                    "turns": 1,
+                    "connector": 0,
+                }
+            ],
+            "decisions": 1,
+        }
+        for i, (lu, g) in enumerate(zip(lineups, golds))
+    ]
     s = summarize(results, names, n_boot=20)
     assert s["cycles"] == [["A", "B", "C"]]
     assert "NON-TRANSITIVE" in format_summary(s)
@@ -280,8 +307,9 @@ def test_heuristic_diggers_vs_random_saboteurs():
         env = saboteur_env.raw_env(num_players=n, num_rounds=1)
         env.reset(seed=1000 + seed)
         game = env.game
-        agents = [make_agent("heuristic" if game.roles[s] == GOLD_DIGGER else "random")
-                  for s in range(n)]
+        agents = [
+            make_agent("heuristic" if game.roles[s] == GOLD_DIGGER else "random") for s in range(n)
+        ]
         for s, a in enumerate(agents):
             a.reset(s, env.config, seed=seed * 10 + s)
         for k in np.nonzero(game.hands.sum(axis=0))[0]:
@@ -312,25 +340,70 @@ def test_heuristic_diggers_vs_random_saboteurs():
 
 
 def test_one_sided_warning():
-    res = [{"game_id": i, "deal": i, "deal_seed": i, "offset": 0, "lineup": ["x", "x", "x"],
-            "gold": [3, 3, 0], "winners": [0, 1],
-            "rounds": [{"round": 0, "gold_found": True, "winners": [0, 1], "roles": [0, 0, 1],
-                        "received": [3, 3, 0], "turns": 20, "connector": 0}],
-            "decisions": 20} for i in range(200)]
+    res = [
+        {
+            "game_id": i,
+            "deal": i,
+            "deal_seed": i,
+            "offset": 0,
+            "lineup": ["x", "x", "x"],
+            "gold": [3, 3, 0],
+            "winners": [0, 1],
+            "rounds": [
+                {
+                    "round": 0,
+                    "gold_found": True,
+                    "winners": [0, 1],
+                    "roles": [0, 0, 1],
+                    "received": [3, 3, 0],
+                    "turns": 20,
+                    "connector": 0,
+                }
+            ],
+            "decisions": 20,
+        }
+        for i in range(200)
+    ]
     s = summarize(res, ["x"], n_boot=5)
     assert s["warnings"] and "99%" in s["warnings"][0]
     assert "WARNING" in format_summary(s)
     with pytest.warns(OneSidedWarning):
-        tournament(Options(agents=["heuristic"], players=3, deals=3, rounds=1, workers=1,
-                           role_override="all-digger", bootstrap=5, progress=False))
+        tournament(
+            Options(
+                agents=["heuristic"],
+                players=3,
+                deals=3,
+                rounds=1,
+                workers=1,
+                role_override="all-digger",
+                bootstrap=5,
+                progress=False,
+            )
+        )
 
 
 # --- outputs and command line ----------------------------------------------------------------
 def test_command_line_writes_outputs(tmp_path, capsys):
     out = tmp_path / "t"
-    main(["--agents", "random,heuristic:subtle", "--players", "3", "--deals", "2",
-          "--rounds", "1", "--workers", "1", "--out", str(out), "--bootstrap", "10",
-          "--no-progress"])
+    main(
+        [
+            "--agents",
+            "random,heuristic:subtle",
+            "--players",
+            "3",
+            "--deals",
+            "2",
+            "--rounds",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--bootstrap",
+            "10",
+            "--no-progress",
+        ]
+    )
     for f in ("games.csv", "rounds.csv", "summary.json", "ratings.png", "win_rates.png"):
         assert (out / f).stat().st_size > 0
     text = capsys.readouterr().out
@@ -350,8 +423,18 @@ def test_tournament_records_replay_to_the_same_results(tmp_path):
     from experiments.tournament import Options, tournament
     from saboteur_env.record import replay_game
 
-    opts = Options(agents=["random", "heuristic"], players=4, deals=1, rounds=1, workers=1,
-                   out=str(tmp_path), records=True, bootstrap=10, plots=False, progress=False)
+    opts = Options(
+        agents=["random", "heuristic"],
+        players=4,
+        deals=1,
+        rounds=1,
+        workers=1,
+        out=str(tmp_path),
+        records=True,
+        bootstrap=10,
+        plots=False,
+        progress=False,
+    )
     results, _ = tournament(opts)
     files = sorted((tmp_path / "records").glob("game_*.jsonl"))
     assert len(files) == len(results) == 2

@@ -31,16 +31,29 @@ STRAIGHT_EW = 1  # card kind 1: the straight east-west tunnel
 
 def tiny(cfg: TrainConfig) -> PolicyValueNet:
     torch.manual_seed(0)
-    return PolicyValueNet(env_spec(cfg.game_config()), channels=8, hidden=32,
-                          conv_layers=2).eval()
+    return PolicyValueNet(env_spec(cfg.game_config()), channels=8, hidden=32, conv_layers=2).eval()
 
 
 def test_tiny_training_run_end_to_end(tmp_path):
-    cfg = TrainConfig(num_envs=4, steps_per_iter=120, iterations=2, epochs=2, minibatch=64,
-                      channels=8, hidden=32, conv_layers=2, snapshot_every=1,
-                      pool_heuristic=0.0, eval_every=0, checkpoint_every=1,
-                      out=str(tmp_path / "run"), progress=False, seed=3,
-                      bc_decisions=60, bc_epochs=1)
+    cfg = TrainConfig(
+        num_envs=4,
+        steps_per_iter=120,
+        iterations=2,
+        epochs=2,
+        minibatch=64,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        snapshot_every=1,
+        pool_heuristic=0.0,
+        eval_every=0,
+        checkpoint_every=1,
+        out=str(tmp_path / "run"),
+        progress=False,
+        seed=3,
+        bc_decisions=60,
+        bc_epochs=1,
+    )
     res = train(cfg)
     rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
     assert len(rows) == 2
@@ -81,11 +94,22 @@ def test_reward_credited_to_the_right_seat_and_step():
     col = Collector(cfg, net, pool, np.random.default_rng(0), torch.Generator().manual_seed(0))
     config = GameConfig(num_players=5, num_rounds=2, reward="win")
     # tunnel from the start to (6, 0): crosses, T-pieces and straights (each joins E and W)
-    board = [(1, 0, 6, False), (2, 0, 6, False), (3, 0, 5, False), (4, 0, 5, True),
-             (5, 0, 6, False), (6, 0, STRAIGHT_EW, False)]
-    game = build_state(config, roles=[0, 1, 0, 0, 1],
-                       hands=[[STRAIGHT_EW]] + [[0, "map"]] * 4,
-                       board=board, goals=(1, GOAL_GOLD, 2), seed=1)
+    board = [
+        (1, 0, 6, False),
+        (2, 0, 6, False),
+        (3, 0, 5, False),
+        (4, 0, 5, True),
+        (5, 0, 6, False),
+        (6, 0, STRAIGHT_EW, False),
+    ]
+    game = build_state(
+        config,
+        roles=[0, 1, 0, 0, 1],
+        hands=[[STRAIGHT_EW]] + [[0, "map"]] * 4,
+        board=board,
+        goals=(1, GOAL_GOLD, 2),
+        seed=1,
+    )
     players = ["current", "random", "current", "current", "current"]
     col.start_game(0, game=game, players=players)
     env = col.envs[0]
@@ -100,9 +124,9 @@ def test_reward_credited_to_the_right_seat_and_step():
     col.step_env(0, action)
     assert env.game.round_results[0].gold_found
     assert env.game.round == 1
-    assert [s.reward for s in traj.steps[0]] == [1.0]       # seat 0 (gold-digger) won
-    assert 1 not in traj.steps and 2 not in traj.steps      # nobody else has acted
-    assert traj.uncredited == 3                             # seats 2, 3, 4 (seat 1 not learning)
+    assert [s.reward for s in traj.steps[0]] == [1.0]  # seat 0 (gold-digger) won
+    assert 1 not in traj.steps and 2 not in traj.steps  # nobody else has acted
+    assert traj.uncredited == 3  # seats 2, 3, 4 (seat 1 not learning)
     # play round 1 to the end with the collector (which then starts a new game)
     played = env.game
     before = len(col.finished)
@@ -110,9 +134,9 @@ def test_reward_credited_to_the_right_seat_and_step():
         col.tick()
     assert played.game_over and len(played.round_results) == 2
     winners_r1 = played.round_results[1].winners
-    by_seat = dict(zip([0, 2, 3, 4], col.finished[before:]))   # finished in seat order
-    assert len(col.finished) - before == 4                       # four learning seats
-    assert by_seat[0][0].reward == 1.0                           # round 0: its only decision
+    by_seat = dict(zip([0, 2, 3, 4], col.finished[before:]))  # finished in seat order
+    assert len(col.finished) - before == 4  # four learning seats
+    assert by_seat[0][0].reward == 1.0  # round 0: its only decision
     for seat, steps in by_seat.items():
         assert len(steps) >= 2 if seat == 0 else len(steps) >= 1
         # round 1's reward on the seat's last decision, nothing in between
@@ -133,10 +157,11 @@ def test_pool_sampling_frequencies_match_configuration():
     assert p0["current"] == pytest.approx(0.4 / 0.7)
     for i in range(3):
         pool.add_snapshot(f"s{i}", net)
-    assert len(pool.snapshots) == 2 and pool.snapshots[0][0] == "s1"   # oldest dropped
+    assert len(pool.snapshots) == 2 and pool.snapshots[0][0] == "s1"  # oldest dropped
     probs = pool.probabilities()
-    assert probs == pytest.approx({"current": 0.4, "snapshot:0": 0.15, "snapshot:1": 0.15,
-                                   "heuristic": 0.1, "random": 0.2})
+    assert probs == pytest.approx(
+        {"current": 0.4, "snapshot:0": 0.15, "snapshot:1": 0.15, "heuristic": 0.1, "random": 0.2}
+    )
     rng = np.random.default_rng(0)
     n = 40_000
     draws = pool.sample(rng, size=n)
@@ -151,11 +176,13 @@ def test_pool_sampling_frequencies_match_configuration():
 
 
 def test_every_game_has_a_learning_seat_in_every_seat():
-    cfg = TrainConfig(num_envs=1, pool_current=0.0, pool_snapshots=0.0, pool_heuristic=0.0,
-                      pool_random=1.0)
+    cfg = TrainConfig(
+        num_envs=1, pool_current=0.0, pool_snapshots=0.0, pool_heuristic=0.0, pool_random=1.0
+    )
     pool = OpponentPool({"current": 0.0, "random": 1.0}, heuristic_available=False)
-    col = Collector(cfg, tiny(cfg), pool, np.random.default_rng(1),
-                    torch.Generator().manual_seed(0))
+    col = Collector(
+        cfg, tiny(cfg), pool, np.random.default_rng(1), torch.Generator().manual_seed(0)
+    )
     seats = []
     for _ in range(200):
         col.start_game(0)
@@ -189,7 +216,7 @@ def test_tournament_eval_pairs_seats(tmp_path):
     cfg = TrainConfig()
     path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
     res = tournament_eval(f"ppo:{path}", "random", deals=2, seed=0)
-    assert sum(r["n"] for r in res.values()) == 2 * 5          # deals x seats, one round
+    assert sum(r["n"] for r in res.values()) == 2 * 5  # deals x seats, one round
     for r in res.values():
         assert r["lo"] <= r["diff"] <= r["hi"] or math.isnan(r["lo"])
         assert r["diff"] == pytest.approx(r["candidate"] - r["baseline"])
@@ -208,15 +235,16 @@ def test_tournament_eval_breakdown_partitions_pairs(tmp_path):
         mine = [p for k, p in parts.items() if k.startswith(role + " vs ")]
         assert sum(p["n"] for p in mine) == r["n"]
         assert sum(p["n"] * p["diff"] for p in mine) == pytest.approx(r["n"] * r["diff"])
-        assert all(k.split(" vs ")[1] in ("candidate", "baseline", "both", "none")
-                   for k in parts)
+        assert all(k.split(" vs ")[1] in ("candidate", "baseline", "both", "none") for k in parts)
         assert -1 <= r["lo"] <= r["hi"] <= 1
     # the player count comes from the checkpoint (here 4 players: 4 pairs per deal)
     cfg4 = TrainConfig(num_players=4)
     path4 = save_checkpoint(tmp_path / "t4.pt", tiny(cfg4), cfg4.game_config())
     ev = evaluate_checkpoint(path4, deals=1, seed=1, baselines=("random",))
-    assert ev["num_players"] == 4 and sum(r["n"] for k, r in ev["random"].items()
-                                          if k != "breakdown") == 4
+    assert (
+        ev["num_players"] == 4
+        and sum(r["n"] for k, r in ev["random"].items() if k != "breakdown") == 4
+    )
 
 
 # --- regressions: bad options, threads, --init, Ctrl-C, --evaluate, the interop example ----
@@ -237,12 +265,36 @@ def test_bad_train_options_name_the_option_and_value(capsys, tmp_path):
     naming option and value (was: --num-envs 0 looped forever, --minibatch 0 / --lr -1 /
     --steps-per-iter 0 were tracebacks, --gamma 2 / --threads 0 / --iterations -1 were run)."""
     out = tmp_path / "run"
-    base = ["train", "--iterations", "1", "--num-envs", "1", "--steps-per-iter", "8",
-            "--bc-decisions", "0", "--eval-every", "0", "--no-progress", "--out", str(out)]
-    for opt, value in (("--minibatch", "0"), ("--minibatch", "1"), ("--lr", "-1"),
-                       ("--steps-per-iter", "0"), ("--epochs", "0"), ("--channels", "0"),
-                       ("--gamma", "2"), ("--threads", "0"), ("--iterations", "-1"),
-                       ("--seed", "-1"), ("--pool-random", "-1"), ("--bc-decisions", "-3")):
+    base = [
+        "train",
+        "--iterations",
+        "1",
+        "--num-envs",
+        "1",
+        "--steps-per-iter",
+        "8",
+        "--bc-decisions",
+        "0",
+        "--eval-every",
+        "0",
+        "--no-progress",
+        "--out",
+        str(out),
+    ]
+    for opt, value in (
+        ("--minibatch", "0"),
+        ("--minibatch", "1"),
+        ("--lr", "-1"),
+        ("--steps-per-iter", "0"),
+        ("--epochs", "0"),
+        ("--channels", "0"),
+        ("--gamma", "2"),
+        ("--threads", "0"),
+        ("--iterations", "-1"),
+        ("--seed", "-1"),
+        ("--pool-random", "-1"),
+        ("--bc-decisions", "-3"),
+    ):
         err = _usage_error(capsys, [*base, opt, value])
         assert f"{opt} {value}" in err.replace(".0:", ":"), (opt, err)
     err = _usage_error(capsys, [*base, "--reward", "bogus"])
@@ -254,8 +306,11 @@ def test_bad_train_options_name_the_option_and_value(capsys, tmp_path):
     assert "--init" in err and "cannot be read" in err
     assert not out.exists()  # nothing written
     # the API refuses them too (num_envs=0 used to hang in the collector)
-    for bad in ({"num_envs": 0}, {"num_envs": -2}, {"pool_current": 0.0, "pool_snapshots": 0.0,
-                                                   "pool_heuristic": 0.0, "pool_random": 0.0}):
+    for bad in (
+        {"num_envs": 0},
+        {"num_envs": -2},
+        {"pool_current": 0.0, "pool_snapshots": 0.0, "pool_heuristic": 0.0, "pool_random": 0.0},
+    ):
         cfg = TrainConfig(out=str(out), progress=False, **bad)
         assert cfg.problems()
         with pytest.raises(ValueError, match="--num-envs|--pool-current"):
@@ -298,15 +353,28 @@ def test_init_records_the_network_it_really_trains(tmp_path):
 
     cfg = TrainConfig()
     init = save_checkpoint(tmp_path / "init.pt", tiny(cfg), cfg.game_config())
-    run = TrainConfig(num_envs=2, steps_per_iter=16, iterations=1, epochs=1, minibatch=16,
-                      eval_every=0, checkpoint_every=0, out=str(tmp_path / "run"),
-                      progress=False, init=str(init), pool_heuristic=0.0)
+    run = TrainConfig(
+        num_envs=2,
+        steps_per_iter=16,
+        iterations=1,
+        epochs=1,
+        minibatch=16,
+        eval_every=0,
+        checkpoint_every=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        init=str(init),
+        pool_heuristic=0.0,
+    )
     assert (run.channels, run.bc_decisions) == (32, 30000)
     res = train(run)
     _, meta = load_checkpoint(res["checkpoint"])
     tc = meta["train_config"]
-    assert (tc["channels"], tc["hidden"], tc["conv_layers"]) == (8, 32, 2) == (
-        meta["net"]["channels"], meta["net"]["hidden"], meta["net"]["conv_layers"])
+    assert (
+        (tc["channels"], tc["hidden"], tc["conv_layers"])
+        == (8, 32, 2)
+        == (meta["net"]["channels"], meta["net"]["hidden"], meta["net"]["conv_layers"])
+    )
     assert tc["bc_decisions"] == 0 and tc["init"] == str(init)
     written = json.loads((tmp_path / "run" / "config.json").read_text())
     assert written["channels"] == 8 and written["bc_decisions"] == 0
@@ -328,10 +396,21 @@ def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tr, "ppo_update", update)
-    cfg = TrainConfig(num_envs=2, steps_per_iter=16, epochs=1, minibatch=16, channels=8,
-                      hidden=32, conv_layers=2, eval_every=0, checkpoint_every=0,
-                      bc_decisions=0, out=str(tmp_path / "run"), progress=False,
-                      pool_heuristic=0.0)
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=16,
+        epochs=1,
+        minibatch=16,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        eval_every=0,
+        checkpoint_every=0,
+        bc_decisions=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        pool_heuristic=0.0,
+    )
     try:
         res = train(cfg)
     except KeyboardInterrupt:
@@ -354,10 +433,24 @@ def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys)
     ev = evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",))
     assert ev["num_rounds"] == 2
     assert sum(r["n"] for k, r in ev["random"].items() if k != "breakdown") == 5 * 2
-    assert evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",),
-                               num_rounds=1)["num_rounds"] == 1
-    err = _usage_error(capsys, ["train", "--evaluate", str(path), "--deals", "1", "--json",
-                                str(tmp_path / "missing" / "x.json")])
+    assert (
+        evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",), num_rounds=1)[
+            "num_rounds"
+        ]
+        == 1
+    )
+    err = _usage_error(
+        capsys,
+        [
+            "train",
+            "--evaluate",
+            str(path),
+            "--deals",
+            "1",
+            "--json",
+            str(tmp_path / "missing" / "x.json"),
+        ],
+    )
     assert "--json" in err and "does not exist" in err
     err = _usage_error(capsys, ["train", "--evaluate", str(path), "--seed", "-1"])
     assert "--seed" in err and "-1" in err and "r2.pt" not in err
@@ -376,7 +469,7 @@ def test_maskable_example_gives_each_seat_its_own_agent():
     agents = env._opponents
     assert len({id(a) for a in agents.values()}) == 4
     assert all(a.seat == s for s, a in agents.items())
-    assert agents[2].net is net and agents[4].net is net   # PPO copies share the network
+    assert agents[2].net is net and agents[4].net is net  # PPO copies share the network
     done = False
     while not done:  # a whole game with them
         _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -386,9 +479,12 @@ def test_maskable_example_bad_options_are_usage_errors(capsys):
     pytest.importorskip("sb3_contrib")
     from experiments.sb3_example import main
 
-    for argv, needle in ((["--steps", "0"], "--steps"), (["--n-steps", "1"], "--n-steps"),
-                         (["--eval-episodes", "0"], "--eval-episodes"),
-                         (["--opponents", "bogus"], "'bogus'")):
+    for argv, needle in (
+        (["--steps", "0"], "--steps"),
+        (["--n-steps", "1"], "--n-steps"),
+        (["--eval-episodes", "0"], "--eval-episodes"),
+        (["--opponents", "bogus"], "'bogus'"),
+    ):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2

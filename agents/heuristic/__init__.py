@@ -17,7 +17,16 @@ from .belief import exact_prior_belief, role_assignment_prior, role_marginal
 from .maze import Evaluation, Maze, SegmentMaze
 from .strategy import STYLES, Style
 
-__all__ = ["Evaluation", "HeuristicAgent", "Maze", "STYLES", "SegmentMaze", "Style",
-           "exact_prior_belief", "role_assignment_prior", "role_marginal"]
+__all__ = [
+    "Evaluation",
+    "HeuristicAgent",
+    "Maze",
+    "STYLES",
+    "SegmentMaze",
+    "Style",
+    "exact_prior_belief",
+    "role_assignment_prior",
+    "role_marginal",
+]
 
 register_agent("heuristic", HeuristicAgent)

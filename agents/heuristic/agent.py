@@ -94,8 +94,10 @@ class HeuristicAgent(Agent):
 
     def __init__(self, style: str = "") -> None:
         if style not in STYLES:
-            raise ValueError(f"unknown heuristic style {style!r}; valid: "
-                             f"{sorted(s for s in STYLES if s)} or none")
+            raise ValueError(
+                f"unknown heuristic style {style!r}; valid: "
+                f"{sorted(s for s in STYLES if s)} or none"
+            )
         self.style_name = style
         self.style = STYLES[style]
         self.rng = np.random.default_rng()
@@ -272,8 +274,9 @@ class HeuristicAgent(Agent):
     def _judge_repair(self, actor: int, target: int) -> None:
         """A tool repaired or a Free at last! played (RULES 3.3, 6.5)."""
         q = 0.0 if target in (actor, self.seat) else self._q()[target]
-        self._add(actor, repair_evidence(target == actor, target == self.seat,
-                                         self.beliefs.honest, q))
+        self._add(
+            actor, repair_evidence(target == actor, target == self.seat, self.beliefs.honest, q)
+        )
 
     def _on_tool_broken(self, e: Event) -> None:
         if e.seat != self.seat:
@@ -296,8 +299,9 @@ class HeuristicAgent(Agent):
         self.beliefs.inspect(int(e.data["target"]), int(e.data["role"]))
 
     # --- acting --------------------------------------------------------------------------
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
-            ) -> int:
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> int:
         """Choose a legal flat action (see :meth:`agents.base.Agent.act`).
 
         Raises:
@@ -333,8 +337,9 @@ class HeuristicAgent(Agent):
             c = board[:, gy - y0, gx - x0]
             if c[BoardChannel.GOAL_GOLD_REVEALED] or c[BoardChannel.KNOWN_GOLD]:
                 self.known[slot] = 0
-            elif (c[BoardChannel.GOAL_STONE_REVEALED] or c[BoardChannel.KNOWN_STONE]) \
-                    and self.known[slot] < 0:
+            elif (
+                c[BoardChannel.GOAL_STONE_REVEALED] or c[BoardChannel.KNOWN_STONE]
+            ) and self.known[slot] < 0:
                 self.known[slot] = 1
             if c[BoardChannel.GOAL_GOLD_REVEALED]:
                 self.public[slot] = 0
@@ -396,12 +401,14 @@ class HeuristicAgent(Agent):
         hostile = self._hostile(play, ev_mine)
         # the maze a team plans on: the other team's doors are walls (RULES 6.9)
         block = play.wall_door_code
-        plan = gp.maze.from_view(self.config.board_window, V["board"], block=block) if block \
+        plan = (
+            gp.maze.from_view(self.config.board_window, V["board"], block=block)
+            if block
             else self.maze
+        )
         ev = ev_mine if plan is self.maze else Evaluation(plan, p_mine)
         p_play = p_mine
-        if gp.cover_play and play.sabotages and not hostile and (self.known != self.public
-                                                                  ).any():
+        if gp.cover_play and play.sabotages and not hostile and (self.known != self.public).any():
             # cover play towards goals the public cannot rule out but I know to be stone
             cover = (self.public < 0) & (self.known > 0)
             p_play = cover / cover.sum() if cover.any() else p_pub
@@ -410,14 +417,33 @@ class HeuristicAgent(Agent):
         if gp.public_looks and not np.array_equal(p_pub, p_mine):
             ev_look = Evaluation(plan, p_pub, ev.analysis)
         return Decision(
-            play=play, hostile=hostile, known=self.known, hand=V["hand"], codec=self.codec,
-            rows=self.rows, game=gp, style=self.style, seat=seat, n=n,
+            play=play,
+            hostile=hostile,
+            known=self.known,
+            hand=V["hand"],
+            codec=self.codec,
+            rows=self.rows,
+            game=gp,
+            style=self.style,
+            seat=seat,
+            n=n,
             own_turns=self.own_turns,
             lam=self.style.suspicion_weight if hostile else self.style.digger_caution,
-            plan=plan, ev=ev, ev_play=ev_play, ev_look=ev_look, p_mine=p_mine, p_play=p_play,
-            q=q, e=e, hurt=gp.hurt(q, e, hostile),
-            share=self.progress / max(self.progress.sum(), 1.0), broken=broken,
-            trapped=trapped, inspected=self.inspected, belief=self.belief)
+            plan=plan,
+            ev=ev,
+            ev_play=ev_play,
+            ev_look=ev_look,
+            p_mine=p_mine,
+            p_play=p_play,
+            q=q,
+            e=e,
+            hurt=gp.hurt(q, e, hostile),
+            share=self.progress / max(self.progress.sum(), 1.0),
+            broken=broken,
+            trapped=trapped,
+            inspected=self.inspected,
+            belief=self.belief,
+        )
 
     def _choose_turn(self, legal: np.ndarray, V: dict[str, np.ndarray]) -> int:
         """A normal turn: the best score over every family the turn offers (RULES 3, 6.7)."""

@@ -70,14 +70,15 @@ def role_assignment_prior(config: GameConfig, my_role: int) -> tuple[np.ndarray,
     aside = pool - (n - 1)
     combos = np.array(list(product((0, 1), repeat=n - 1)), dtype=np.int8).reshape(-1, n - 1)
     k = combos.sum(axis=1)
-    prior = np.array([comb(aside, s_left - int(kk)) if 0 <= s_left - kk <= aside else 0
-                      for kk in k], dtype=np.float64) / comb(pool, s_left)
+    prior = np.array(
+        [comb(aside, s_left - int(kk)) if 0 <= s_left - kk <= aside else 0 for kk in k],
+        dtype=np.float64,
+    ) / comb(pool, s_left)
     keep = prior > 0
     return combos[keep], prior[keep]
 
 
-def role_marginal(config: GameConfig, my_role: int | None, known: dict | None = None
-                  ) -> np.ndarray:
+def role_marginal(config: GameConfig, my_role: int | None, known: dict | None = None) -> np.ndarray:
     """float64 ``(n_roles,)``: the exact chance that another given player holds each role,
     summing to 1: the role deck less the own card and less the ``known`` roles of other seats
     (``{seat: role}``, e.g. seen by Inspection, RULES 6.5); every remaining card is equally
@@ -274,7 +275,24 @@ class SeatBelief(RoleBelief):
         return b
 
 
-__all__ = ["AssignmentBelief", "EV_BREAK", "EV_BREAK_ME", "EV_CRYSTAL", "EV_DEAD_END",
-           "EV_DOOR", "EV_PROGRESS", "EV_REPAIR", "LLR_CLIP", "RoleBelief", "SeatBelief",
-           "break_evidence", "exact_prior_belief", "placement_evidence", "repair_evidence",
-           "role_assignment_prior", "role_deck", "role_marginal", "rockfall_evidence"]
+__all__ = [
+    "AssignmentBelief",
+    "EV_BREAK",
+    "EV_BREAK_ME",
+    "EV_CRYSTAL",
+    "EV_DEAD_END",
+    "EV_DOOR",
+    "EV_PROGRESS",
+    "EV_REPAIR",
+    "LLR_CLIP",
+    "RoleBelief",
+    "SeatBelief",
+    "break_evidence",
+    "exact_prior_belief",
+    "placement_evidence",
+    "repair_evidence",
+    "role_assignment_prior",
+    "role_deck",
+    "role_marginal",
+    "rockfall_evidence",
+]

@@ -79,9 +79,17 @@ def _joined_table() -> np.ndarray:
 JOINED = _joined_table()
 _FACING_BIT = tuple(int(f).bit_length() - 1 for f in FACING)
 #: int64 ``(n_variants,)``: the side pairs each variant joins (:data:`JOIN_PAIRS` bits)
-VARIANT_JOINS = np.array([sum(1 << j for j, (a, c) in enumerate(JOIN_PAIRS)
-                              if any((seg & a) and (seg & c) for seg in v.segments))
-                          for v in VARIANTS], dtype=np.int64)
+VARIANT_JOINS = np.array(
+    [
+        sum(
+            1 << j
+            for j, (a, c) in enumerate(JOIN_PAIRS)
+            if any((seg & a) and (seg & c) for seg in v.segments)
+        )
+        for v in VARIANTS
+    ],
+    dtype=np.int64,
+)
 #: bool ``(n_variants,)``: the variant joins two or more of its openings (not a dead end)
 VARIANT_THROUGH = np.array([any(not st for st in v.stub) for v in VARIANTS], dtype=bool)
 
@@ -176,8 +184,14 @@ class Maze:
         self._put(self.opn, _side_bits(board[list(_OPEN)]))
         self._put(self.conn, _side_bits(board[list(_CONN)]))
         self._put(self.thr, board[BoardChannel.THROUGH] > 0)
-        self._put(self.occ, np.where(board[BoardChannel.GOAL_HIDDEN] > 0, HIDDEN_GOAL,
-                                     np.where(board[BoardChannel.OCCUPIED] > 0, FACE_UP, EMPTY)))
+        self._put(
+            self.occ,
+            np.where(
+                board[BoardChannel.GOAL_HIDDEN] > 0,
+                HIDDEN_GOAL,
+                np.where(board[BoardChannel.OCCUPIED] > 0, FACE_UP, EMPTY),
+            ),
+        )
 
     # --- changes (replaying public events) ---------------------------------------------
     def _set(self, i: int, openings: int, through: bool, occ: int) -> None:
@@ -301,8 +315,14 @@ class SegmentMaze(Maze):
             jm |= board[ch].astype(np.int64) << j
         self._put(self.join, jm)
         self._put(self.lad, board[BoardChannel.LADDER] > 0)
-        self._put(self.door, np.where(board[BoardChannel.DOOR_GREEN] > 0, 1,
-                                      np.where(board[BoardChannel.DOOR_BLUE] > 0, 2, 0)))
+        self._put(
+            self.door,
+            np.where(
+                board[BoardChannel.DOOR_GREEN] > 0,
+                1,
+                np.where(board[BoardChannel.DOOR_BLUE] > 0, 2, 0),
+            ),
+        )
         self.recompute()
 
     def _start(self) -> None:
@@ -311,8 +331,11 @@ class SegmentMaze(Maze):
 
     def place_variant(self, x: int, y: int, var: int) -> None:
         i = self.idx(x, y)
-        self.join[i], self.lad[i], self.door[i] = VARIANT_JOINS[var], VARIANT_LADDER[var], \
-            VARIANT_DOOR[var]
+        self.join[i], self.lad[i], self.door[i] = (
+            VARIANT_JOINS[var],
+            VARIANT_LADDER[var],
+            VARIANT_DOOR[var],
+        )
         super().place_variant(x, y, var)
 
     def remove(self, x: int, y: int) -> None:
@@ -330,8 +353,11 @@ class SegmentMaze(Maze):
         conn = np.zeros_like(self.conn)
         opn, occ, off, join = self.opn, self.occ, self.offsets, self.join
         door, block = self.door, self.block
-        roots = [self.start_idx] + [int(i) for i in np.flatnonzero(self.lad & (occ == FACE_UP))
-                                    if not (block and door[i] == block)]
+        roots = [self.start_idx] + [
+            int(i)
+            for i in np.flatnonzero(self.lad & (occ == FACE_UP))
+            if not (block and door[i] == block)
+        ]
         stack = []
         for i in roots:
             conn[i] = opn[i]
@@ -427,8 +453,13 @@ class Evaluation:
         v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
         return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
 
-    def place(self, var_open: np.ndarray, var_thr: np.ndarray, cells: np.ndarray,
-              always: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def place(
+        self,
+        var_open: np.ndarray,
+        var_thr: np.ndarray,
+        cells: np.ndarray,
+        always: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """What-if for ``k`` placements: int ``(k,)`` openings, bool ``(k,)`` through flags,
         int ``(k,)`` padded cells; ``always``: bool ``(k,)``, connected whatever its
         neighbours (a ladder, RULES 6.4).
@@ -486,8 +517,11 @@ def placement_progress(maze: Maze, p: np.ndarray, var: int, x: int, y: int) -> f
     """Progress (drop of ``V`` for goal weights ``p``, plus :data:`WIN_BONUS` per unit of gold
     probability reached) of placing variant ``var`` on ``(x, y)`` (RULES 3.1, 4.2)."""
     ev = Evaluation(maze, p)
-    D, C, reached = ev.place(np.array([VARIANTS[var].openings]),
-                             np.array([bool(VARIANT_THROUGH[var])]), np.array([maze.idx(x, y)]))
+    D, C, reached = ev.place(
+        np.array([VARIANTS[var].openings]),
+        np.array([bool(VARIANT_THROUGH[var])]),
+        np.array([maze.idx(x, y)]),
+    )
     return float(ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
 
 
@@ -501,5 +535,17 @@ def removal_progress(maze: Maze, p: np.ndarray, x: int, y: int) -> tuple[float, 
     return before.V - Evaluation(after, p).V, dead
 
 
-__all__ = ["Analysis", "CAP", "Evaluation", "INF", "Maze", "ROBUST", "SegmentMaze", "WIN_BONUS",
-           "analyse", "dist_after_removal", "placement_progress", "removal_progress"]
+__all__ = [
+    "Analysis",
+    "CAP",
+    "Evaluation",
+    "INF",
+    "Maze",
+    "ROBUST",
+    "SegmentMaze",
+    "WIN_BONUS",
+    "analyse",
+    "dist_after_removal",
+    "placement_progress",
+    "removal_progress",
+]

@@ -46,8 +46,15 @@ if TYPE_CHECKING:
 #: effect name of each row of the codec's ``xaction`` block (RULES 6.5)
 X_CARDS = tuple(CARD_KINDS[k].id for k in X_ACTION_KINDS)
 #: keep values of the Saboteur 2 action cards (0 = useless)
-X_KEEP = {"theft": 0.8, "hands_off": 0.3, "swap_hand": 0.05, "inspection": 0.4,
-          "swap_hats": 0.2, "trapped": 0.5, "free_at_last": 0.6}
+X_KEEP = {
+    "theft": 0.8,
+    "hands_off": 0.3,
+    "swap_hand": 0.05,
+    "inspection": 0.4,
+    "swap_hats": 0.2,
+    "trapped": 0.5,
+    "free_at_last": 0.6,
+}
 
 
 class PlacementRows:
@@ -165,8 +172,11 @@ def dig(d: Decision, c: Placements) -> np.ndarray:
     if d.play.sabotages:
         util = util - 3 * WIN_BONUS * c.gold_reach
     if d.play.own_door:
-        util = util + 0.3 * ((c.door == d.play.own_door_code) & (c.prog > 0)) \
+        util = (
+            util
+            + 0.3 * ((c.door == d.play.own_door_code) & (c.prog > 0))
             - 2.0 * (c.door == d.play.wall_door_code)
+        )
     else:
         util = util - 0.3 * (c.door > 0)
     return util
@@ -197,13 +207,19 @@ def score_place(d: Decision, idx: np.ndarray) -> np.ndarray:
         prog_look = prog
     else:
         Dl, Cl, rl = ev_look.place(vo, vt, cells, lad)
-        prog_look = ev_look.V - ev_look.value(Dl, Cl) \
-            + WIN_BONUS * (ev_look.p[:, None] * rl).sum(0)
+        prog_look = ev_look.V - ev_look.value(Dl, Cl) + WIN_BONUS * (ev_look.p[:, None] * rl).sum(0)
     dead = rows.dead[row]
     susp = -EV_PROGRESS * np.clip(prog_look, -3, 2) + EV_DEAD_END * dead * np.where(
-        prog_look < 0, 1.0, 0.3)
-    c = Placements(prog, (d.p_mine[:, None] * reached).sum(0), dead, rows.door[row],
-                   rows.cry[row], rows.bits[row])
+        prog_look < 0, 1.0, 0.3
+    )
+    c = Placements(
+        prog,
+        (d.p_mine[:, None] * reached).sum(0),
+        dead,
+        rows.door[row],
+        rows.cry[row],
+        rows.bits[row],
+    )
     util = d.play.place_hostile(d, c) if d.hostile else d.play.place(d, c)
     return util - d.lam * susp
 
@@ -323,8 +339,12 @@ def _swap_hats(d: Decision, t: int) -> float:
 #: enemies, Hands off! on an enemy's Theft, Inspection on the most uncertain or suspicious
 #: player, Swap your hats on a likely enemy (rarely), Swap your hand almost never.
 X_CARD_SCORERS: dict[str, Callable[[Decision, int], float]] = {
-    "theft": _theft, "free_at_last": _free_at_last, "trapped": _trapped,
-    "hands_off": _hands_off, "inspection": _inspection, "swap_hats": _swap_hats,
+    "theft": _theft,
+    "free_at_last": _free_at_last,
+    "trapped": _trapped,
+    "hands_off": _hands_off,
+    "inspection": _inspection,
+    "swap_hats": _swap_hats,
     "swap_hand": lambda d, t: -0.4,
 }
 
@@ -409,8 +429,7 @@ def _least_kept(cand: np.ndarray, keep: np.ndarray, rng: np.random.Generator) ->
     return int(cand[int(np.argmin(keep + 1e-6 * rng.random(len(keep))))])
 
 
-def choose_discard(d: Keeping, legal: np.ndarray, codec: Codec, rng: np.random.Generator
-                   ) -> int:
+def choose_discard(d: Keeping, legal: np.ndarray, codec: Codec, rng: np.random.Generator) -> int:
     """A discard that is forced (removing a card in front of oneself, RULES 6.7 option 3):
     the card least worth keeping."""
     cand, keep = _discards(d, legal, codec)
@@ -427,8 +446,9 @@ def choose_pass(d: Keeping, legal: np.ndarray, codec: Codec, rng: np.random.Gene
     return done if done in legal else int(legal[0])
 
 
-def choose_steal(e: np.ndarray, seat: int, n: int, legal: np.ndarray, codec: Codec,
-                 rng: np.random.Generator) -> int:
+def choose_steal(
+    e: np.ndarray, seat: int, n: int, legal: np.ndarray, codec: Codec, rng: np.random.Generator
+) -> int:
     """Round-end Theft (RULES 6.9): rob the likeliest enemy (``e``: float64 ``(n,)``, how
     much the thief wants to hurt each seat)."""
     off, _ = codec.blocks["steal"]
@@ -438,12 +458,37 @@ def choose_steal(e: np.ndarray, seat: int, n: int, legal: np.ndarray, codec: Cod
 
 #: family -> scorer of a normal turn (the families a ruleset offers, RULES 3, 6.7)
 TURN_SCORERS: dict[str, Callable[[Decision, np.ndarray], object]] = {
-    "place": score_place, "rockfall": score_rockfall, "map": score_map, "tool": score_tool,
-    "xaction": score_xaction, "remove": score_remove, "discard": score_discard,
+    "place": score_place,
+    "rockfall": score_rockfall,
+    "map": score_map,
+    "tool": score_tool,
+    "xaction": score_xaction,
+    "remove": score_remove,
+    "discard": score_discard,
 }
 
-__all__ = ["Decision", "Keeping", "PlacementRows", "Placements", "TURN_SCORERS",
-           "X_CARD_SCORERS", "X_KEEP", "choose_discard", "choose_pass", "choose_steal",
-           "collect_crystals", "dig", "keep_value", "keep_values", "rockfall_score", "sabotage",
-           "score_discard", "score_map", "score_place", "score_remove", "score_rockfall",
-           "score_tool", "score_xaction"]
+__all__ = [
+    "Decision",
+    "Keeping",
+    "PlacementRows",
+    "Placements",
+    "TURN_SCORERS",
+    "X_CARD_SCORERS",
+    "X_KEEP",
+    "choose_discard",
+    "choose_pass",
+    "choose_steal",
+    "collect_crystals",
+    "dig",
+    "keep_value",
+    "keep_values",
+    "rockfall_score",
+    "sabotage",
+    "score_discard",
+    "score_map",
+    "score_place",
+    "score_remove",
+    "score_rockfall",
+    "score_tool",
+    "score_xaction",
+]

@@ -45,11 +45,13 @@ class Style:
 
 #: style name -> :class:`Style`: ``""`` (default), ``"subtle"`` (long honest phase, quiet
 #: sabotage), ``"blatant"`` (sabotage from the first turn, no concern for looks)
-STYLES: Mapping[str, Style] = MappingProxyType({
-    "": Style(honest_turns=1, honest_until=5, suspicion_weight=0.35),
-    "subtle": Style(honest_turns=4, honest_until=3, suspicion_weight=1.0),
-    "blatant": Style(honest_turns=0, honest_until=99, suspicion_weight=0.0),
-})
+STYLES: Mapping[str, Style] = MappingProxyType(
+    {
+        "": Style(honest_turns=1, honest_until=5, suspicion_weight=0.35),
+        "subtle": Style(honest_turns=4, honest_until=3, suspicion_weight=1.0),
+        "blatant": Style(honest_turns=0, honest_until=99, suspicion_weight=0.0),
+    }
+)
 
 
 def mend_self(R: float, hostile: bool) -> float:
@@ -130,20 +132,42 @@ BASE_ROLES: Mapping[str, RolePlay] = {
 #: the geologist collects crystals and keeps the round going, the saboteur harms everyone
 _DIGGER_ENEMIES = {"geologist": 0.1, "saboteur": 1.0}
 SABOTEUR_2_ROLES: Mapping[str, RolePlay] = {
-    "green-digger": RolePlay(own_door="green", wall_door="blue",
-                             enemy={"blue-digger": 0.3, **_DIGGER_ENEMIES}),
-    "blue-digger": RolePlay(own_door="blue", wall_door="green",
-                            enemy={"green-digger": 0.3, **_DIGGER_ENEMIES}),
+    "green-digger": RolePlay(
+        own_door="green", wall_door="blue", enemy={"blue-digger": 0.3, **_DIGGER_ENEMIES}
+    ),
+    "blue-digger": RolePlay(
+        own_door="blue", wall_door="green", enemy={"green-digger": 0.3, **_DIGGER_ENEMIES}
+    ),
     "boss": RolePlay(enemy=_DIGGER_ENEMIES),
     "profiteer": RolePlay(enemy=_DIGGER_ENEMIES),  # plays like the boss
-    "geologist": RolePlay(place=collect_crystals, map_value=(0.1, 0.1), rockfalls=False,
-                          self_repair=mend_self_little, traps=False, remove_value=(0.2, 0.2),
-                          collects_crystals=True,
-                          enemy={"green-digger": 0.3, "blue-digger": 0.3, "boss": 0.3,
-                                 "profiteer": 0.3, "saboteur": 0.3}),
-    "saboteur": RolePlay(sabotages=True, map_value=(1.1, 0.5), remove_value=(0.35, 0.2),
-                         enemy={"green-digger": 1.0, "blue-digger": 1.0, "boss": 1.0,
-                                "profiteer": 0.6, "geologist": 0.3}),
+    "geologist": RolePlay(
+        place=collect_crystals,
+        map_value=(0.1, 0.1),
+        rockfalls=False,
+        self_repair=mend_self_little,
+        traps=False,
+        remove_value=(0.2, 0.2),
+        collects_crystals=True,
+        enemy={
+            "green-digger": 0.3,
+            "blue-digger": 0.3,
+            "boss": 0.3,
+            "profiteer": 0.3,
+            "saboteur": 0.3,
+        },
+    ),
+    "saboteur": RolePlay(
+        sabotages=True,
+        map_value=(1.1, 0.5),
+        remove_value=(0.35, 0.2),
+        enemy={
+            "green-digger": 1.0,
+            "blue-digger": 1.0,
+            "boss": 1.0,
+            "profiteer": 0.6,
+            "geologist": 0.3,
+        },
+    ),
 }
 
 
@@ -195,14 +219,30 @@ class GamePlay:
 
 
 #: ``Ruleset.name`` -> :class:`GamePlay`
-GAME_PLAYS: Mapping[str, GamePlay] = MappingProxyType({
-    "base": GamePlay(maze=Maze, belief=AssignmentBelief, roles=BASE_ROLES, hurt=opposed_hurt,
-                     cover_play=True, public_looks=True, public_credit=True,
-                     watched_repairs=True),
-    "saboteur_2": GamePlay(maze=SegmentMaze, belief=SeatBelief, roles=SABOTEUR_2_ROLES,
-                           hurt=enemy_hurt, cover_play=False, public_looks=False,
-                           public_credit=False, watched_repairs=False),
-})
+GAME_PLAYS: Mapping[str, GamePlay] = MappingProxyType(
+    {
+        "base": GamePlay(
+            maze=Maze,
+            belief=AssignmentBelief,
+            roles=BASE_ROLES,
+            hurt=opposed_hurt,
+            cover_play=True,
+            public_looks=True,
+            public_credit=True,
+            watched_repairs=True,
+        ),
+        "saboteur_2": GamePlay(
+            maze=SegmentMaze,
+            belief=SeatBelief,
+            roles=SABOTEUR_2_ROLES,
+            hurt=enemy_hurt,
+            cover_play=False,
+            public_looks=False,
+            public_credit=False,
+            watched_repairs=False,
+        ),
+    }
+)
 
 
 def game_play(rules: Ruleset) -> GamePlay:
@@ -213,13 +253,27 @@ def game_play(rules: Ruleset) -> GamePlay:
     """
     gp = GAME_PLAYS.get(rules.name)
     if gp is None:
-        raise ValueError(f"the heuristic has no play for {rules.title!r} ({rules.name}); "
-                         f"known: {sorted(GAME_PLAYS)}")
+        raise ValueError(
+            f"the heuristic has no play for {rules.title!r} ({rules.name}); "
+            f"known: {sorted(GAME_PLAYS)}"
+        )
     missing = [r for r in rules.roles if r not in gp.roles]
     if missing:
         raise ValueError(f"the heuristic's {rules.name} role table misses {missing}")
     return gp
 
 
-__all__ = ["BASE_ROLES", "GAME_PLAYS", "GamePlay", "RolePlay", "SABOTEUR_2_ROLES", "STYLES",
-           "Style", "enemy_hurt", "game_play", "mend_self", "mend_self_little", "opposed_hurt"]
+__all__ = [
+    "BASE_ROLES",
+    "GAME_PLAYS",
+    "GamePlay",
+    "RolePlay",
+    "SABOTEUR_2_ROLES",
+    "STYLES",
+    "Style",
+    "enemy_hurt",
+    "game_play",
+    "mend_self",
+    "mend_self_little",
+    "opposed_hurt",
+]

@@ -59,6 +59,7 @@ class RoleSplitAgent(Agent):
     def reset(self, seat, config, seed=None) -> None:
         super().reset(seat, config, seed)
         from saboteur_env.encoding.observation import ObservationEncoder
+
         self.encoder = ObservationEncoder(config)
         rules = config.ruleset
         #: the saboteur's role index, how many role bits to read, and the mimic's disguise
@@ -66,26 +67,29 @@ class RoleSplitAgent(Agent):
         self.disguise = rules.role_id(DISGUISE[rules.name])
         self.subs = {DIGGER_POLICY: make_agent(self.digger_spec)}
         mimic = self.saboteur_spec == "mimic"
-        self.subs[SABOTEUR_POLICY] = make_agent(self.digger_spec if mimic
-                                                else self.saboteur_spec)
+        self.subs[SABOTEUR_POLICY] = make_agent(self.digger_spec if mimic else self.saboteur_spec)
         self.mimic = mimic
         for k, a in self.subs.items():
             a.reset(seat, config, seed=None if seed is None else seed + 7919 * k)
         self.buffers = {DIGGER_POLICY: [], SABOTEUR_POLICY: []}
 
     def _disguise(self, events):
-        return [Event(e.type, e.seat, {**e.data, "role": self.disguise}, e.visible_to)
-                if e.type == EventType.ROLE_DEALT and int(e.data["role"]) == self.sab else e
-                for e in events]
+        return [
+            Event(e.type, e.seat, {**e.data, "role": self.disguise}, e.visible_to)
+            if e.type == EventType.ROLE_DEALT and int(e.data["role"]) == self.sab
+            else e
+            for e in events
+        ]
 
     def act(self, observation, action_mask, info=None) -> int:
         """The sub-agent of the seat's current role (read from the observation's ``role``
         view) chooses; a mimic saboteur's sub-agent sees the disguise role instead."""
         events = list((info or {}).get("events", []))
         for k in self.buffers:
-            self.buffers[k].extend(self._disguise(events) if (k == SABOTEUR_POLICY and self.mimic)
-                                   else events)
-        role = int(np.argmax(self.encoder.views(np.asarray(observation))["role"][:self.n_roles]))
+            self.buffers[k].extend(
+                self._disguise(events) if (k == SABOTEUR_POLICY and self.mimic) else events
+            )
+        role = int(np.argmax(self.encoder.views(np.asarray(observation))["role"][: self.n_roles]))
         obs = observation
         role = SABOTEUR_POLICY if role == self.sab else DIGGER_POLICY  # the sub-agent's key
         if role == SABOTEUR_POLICY and self.mimic:

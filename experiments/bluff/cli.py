@@ -31,36 +31,61 @@ def main(argv=None) -> dict:
     def counts(v):
         return ",".join(map(str, v.players))
 
-    p = argparse.ArgumentParser(prog="saboteur bluff",
-                                description="The bluff-detection benchmark: calibrated role "
-                                            "inference against deceivers (see the README).")
-    p.add_argument("--expansion", action="store_true",
-                   help=f"Saboteur 2 track (defaults: --players {counts(s2)} --games 40, the "
-                        f"expansion populations below, --held-out heuristic-subtle, --out "
-                        f"{s2.out}; no PPO: it is base-game only)")
-    p.add_argument("--players", default=None,
-                   help=f"comma-separated player counts ({counts(base)}; expansion: "
-                        f"{counts(s2)})")
-    p.add_argument("--games", type=at_least(MIN_GAMES), default=None,
-                   help="games per population and player count, 7 to 1000 (40: 16 train, "
-                        "8 val, 16 test)")
-    p.add_argument("--populations", default=None,
-                   help="comma-separated: " + ", ".join(base.populations) + "; expansion: "
-                        + ", ".join(s2.populations))
-    p.add_argument("--held-out", default=None,
-                   help="population never used to fit a detector, one of --populations "
-                        "(default heuristic-subtle when it is among them; 'none': fit on every "
-                        "population)")
+    p = argparse.ArgumentParser(
+        prog="saboteur bluff",
+        description="The bluff-detection benchmark: calibrated role "
+        "inference against deceivers (see the README).",
+    )
+    p.add_argument(
+        "--expansion",
+        action="store_true",
+        help=f"Saboteur 2 track (defaults: --players {counts(s2)} --games 40, the "
+        f"expansion populations below, --held-out heuristic-subtle, --out "
+        f"{s2.out}; no PPO: it is base-game only)",
+    )
+    p.add_argument(
+        "--players",
+        default=None,
+        help=f"comma-separated player counts ({counts(base)}; expansion: {counts(s2)})",
+    )
+    p.add_argument(
+        "--games",
+        type=at_least(MIN_GAMES),
+        default=None,
+        help="games per population and player count, 7 to 1000 (40: 16 train, 8 val, 16 test)",
+    )
+    p.add_argument(
+        "--populations",
+        default=None,
+        help="comma-separated: "
+        + ", ".join(base.populations)
+        + "; expansion: "
+        + ", ".join(s2.populations),
+    )
+    p.add_argument(
+        "--held-out",
+        default=None,
+        help="population never used to fit a detector, one of --populations "
+        "(default heuristic-subtle when it is among them; 'none': fit on every "
+        "population)",
+    )
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--bootstrap", type=at_least(1), default=1000)
-    p.add_argument("--threshold", type=_unit_interval, default=0.5,
-                   help="P(saboteur) above which a target counts as accused")
+    p.add_argument(
+        "--threshold",
+        type=_unit_interval,
+        default=0.5,
+        help="P(saboteur) above which a target counts as accused",
+    )
     p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision")
     p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
     p.add_argument("--no-plots", action="store_true")
-    p.add_argument("--ppo", default=None,
-                   help="PPO checkpoint for the ppo populations (default: the shipped one)")
+    p.add_argument(
+        "--ppo",
+        default=None,
+        help="PPO checkpoint for the ppo populations (default: the shipped one)",
+    )
     a = p.parse_args(argv)
     x = a.expansion
     game = variant(x)
@@ -71,8 +96,10 @@ def main(argv=None) -> dict:
         try:
             players.append(int(v))
         except ValueError:
-            p.error(f"--players {players_text}: {v.strip()!r} is not a player count "
-                    f"(comma-separated integers, e.g. 3,5)")
+            p.error(
+                f"--players {players_text}: {v.strip()!r} is not a player count "
+                f"(comma-separated integers, e.g. 3,5)"
+            )
     for n in dict.fromkeys(players):
         check_config(p, num_players=n, num_rounds=a.rounds, expansion=x)
     if len(set(players)) != len(players):
@@ -87,16 +114,18 @@ def main(argv=None) -> dict:
     for pop in pops:
         if pop not in known:
             from agents import make_agent
+
             try:
                 make_agent(pop)  # any agent spec is a population of its own
             except ValueError:
-                p.error(f"--populations: unknown population {pop!r}; known: "
-                        f"{', '.join(table)} (or any agent spec)")
+                p.error(
+                    f"--populations: unknown population {pop!r}; known: "
+                    f"{', '.join(table)} (or any agent spec)"
+                )
     # the default held-out population holds out nothing when it is not among --populations
     held_out = a.held_out or "heuristic-subtle"
     if a.held_out is not None and held_out != "none" and held_out not in pops:
-        p.error(f"--held-out {held_out}: not one of the populations ({', '.join(pops)}) "
-                f"nor 'none'")
+        p.error(f"--held-out {held_out}: not one of the populations ({', '.join(pops)}) nor 'none'")
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or game.out
@@ -105,6 +134,18 @@ def main(argv=None) -> dict:
         usable_populations(pops, held_out, players, x, a.ppo)
     except ValueError as err:
         p.error(f"--populations {','.join(pops)}: {err}")
-    return run(players=players, games=games, pops=pops, held_out=held_out, rounds=a.rounds,
-               seed=a.seed, out=out, bootstrap=a.bootstrap, threshold=a.threshold,
-               stride=a.stride, plots=not a.no_plots, ppo=a.ppo, expansion=x)
+    return run(
+        players=players,
+        games=games,
+        pops=pops,
+        held_out=held_out,
+        rounds=a.rounds,
+        seed=a.seed,
+        out=out,
+        bootstrap=a.bootstrap,
+        threshold=a.threshold,
+        stride=a.stride,
+        plots=not a.no_plots,
+        ppo=a.ppo,
+        expansion=x,
+    )

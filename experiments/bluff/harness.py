@@ -77,23 +77,28 @@ class BoundDetector:
         if (self.track == "spectator") != (self.seat is None):
             raise ValueError("the spectator track has no seat; the in-seat track needs one")
         if self.track not in getattr(self.det, "tracks", TRACKS):
-            raise ValueError(f"detector {self.det.name!r} runs on the {self.det.tracks} "
-                             f"track(s) only, not {self.track!r}")
+            raise ValueError(
+                f"detector {self.det.name!r} runs on the {self.det.tracks} "
+                f"track(s) only, not {self.track!r}"
+            )
         if self.track == "spectator":
             self.own_role = None
         self.det.reset(self.seat, self.config, self.own_role)
 
     def allowed(self, event) -> bool:
         """Whether the track may see ``event``: public ones, and in-seat the seat's own."""
-        return event.visible_to is None or (self.track == "in-seat"
-                                            and event.visible_to == self.seat)
+        return event.visible_to is None or (
+            self.track == "in-seat" and event.visible_to == self.seat
+        )
 
     def feed(self, event) -> None:
         """Pass ``event`` to the detector (in-seat, a ``role_dealt`` also updates
         ``own_role``); :class:`LeakError` if the track may not see it."""
         if not self.allowed(event):
-            raise LeakError(f"{self.track} detector {self.det.name!r} (seat {self.seat}) may not "
-                            f"see the private {str(event.type)!r} event of seat {event.visible_to}")
+            raise LeakError(
+                f"{self.track} detector {self.det.name!r} (seat {self.seat}) may not "
+                f"see the private {str(event.type)!r} event of seat {event.visible_to}"
+            )
         if event.type == EventType.ROLE_DEALT and self.track == "in-seat":
             self.own_role = int(event.data["role"])
         self.det.observe(event)
@@ -136,9 +141,19 @@ class Scored:
         ``target``, ``y`` (the target's true role) and ``observer_role`` (-1), float
         ``progress`` (turn / the round's turns), bool ``feasible``, float ``P``
         ``(rows, n_roles)``."""
-        cat = {k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
-               for k in ("game", "round", "observer", "target", "progress", "y", "feasible",
-                         "observer_role")}
+        cat = {
+            k: np.concatenate(getattr(self, k)) if getattr(self, k) else np.zeros(0)
+            for k in (
+                "game",
+                "round",
+                "observer",
+                "target",
+                "progress",
+                "y",
+                "feasible",
+                "observer_role",
+            )
+        }
         cat["P"] = np.concatenate(self.P) if self.P else np.zeros((0, 2))
         for k in ("game", "round", "observer", "target", "y", "observer_role"):
             cat[k] = cat[k].astype(np.int64)
@@ -146,8 +161,13 @@ class Scored:
         return cat
 
 
-def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, Factory]]],
-                 sink: dict[tuple[str, str], Scored], stride: int = 1) -> dict:
+def score_record(
+    rec,
+    game_index: int,
+    factories: dict[str, Sequence[tuple[str, Factory]]],
+    sink: dict[tuple[str, str], Scored],
+    stride: int = 1,
+) -> dict:
     """Replay one record and score every detector before every ``stride``-th decision.
 
     Args:
@@ -174,8 +194,9 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
                 bound.append((track, name, BoundDetector(fac(), track, None, cfg)))
             else:
                 for s in range(n):
-                    bound.append((track, name, BoundDetector(fac(), track, s, cfg,
-                                                             int(game.roles[s]))))
+                    bound.append(
+                        (track, name, BoundDetector(fac(), track, s, cfg, int(game.roles[s])))
+                    )
     turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
     enc = codec = None
     pending: list[list] = [[] for _ in range(n)]
@@ -218,8 +239,9 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
             d["P"].append(P[tg])
             d["y"].append(roles[tg])
             d["feasible"].append(np.full(len(tg), ok))
-            d["observer_role"].append(np.full(len(tg), -1 if b.seat is None
-                                              else int(roles[b.seat])))
+            d["observer_role"].append(
+                np.full(len(tg), -1 if b.seat is None else int(roles[b.seat]))
+            )
 
     feed(first.events)
     point()
@@ -244,8 +266,12 @@ def score_record(rec, game_index: int, factories: dict[str, Sequence[tuple[str, 
         sc.y.append(np.concatenate(d["y"]))
         sc.feasible.append(np.concatenate(d["feasible"]))
         sc.observer_role.append(np.concatenate(d["observer_role"]))
-    return {"rounds": [{k: getattr(r, k) for k in ("round", "gold_found", "roles", "turns")}
-                       for r in game.round_results]}
+    return {
+        "rounds": [
+            {k: getattr(r, k) for k in ("round", "gold_found", "roles", "turns")}
+            for r in game.round_results
+        ]
+    }
 
 
 # --- fitting ---------------------------------------------------------------------------------
@@ -299,8 +325,9 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
                 a, c, tg = cat
                 others = [s for s in range(rec.config.num_players) if s != a]
                 base = int(roles[others[rng.integers(len(others))]])
-                samples.append((int(roles[a]), cat_index[c],
-                                int(roles[tg]) if tg >= 0 else -1, base))
+                samples.append(
+                    (int(roles[a]), cat_index[c], int(roles[tg]) if tg >= 0 else -1, base)
+                )
         # classifier features
         probes: list = []
 
@@ -310,8 +337,7 @@ def training_data(records: Sequence, seed: int = 0) -> dict:
             return p
 
         sink: dict = {}
-        score_record(rec, gi, {"spectator": [("probe", fac)], "in-seat": [("probe", fac)]},
-                     sink)
+        score_record(rec, gi, {"spectator": [("probe", fac)], "in-seat": [("probe", fac)]}, sink)
         for track in TRACKS:
             sc = sink[(track, "probe")].arrays()
             tp = [p for p in probes if (p.seat is None) == (track == "spectator")]
@@ -344,8 +370,9 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
     return np.concatenate(out)
 
 
-def fit_detectors(train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=None,
-                  max_rows: int = 60_000) -> dict:
+def fit_detectors(
+    train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=None, max_rows: int = 60_000
+) -> dict:
     """Fit the event model and the classifiers; returns ``{"bayes-fit": BayesDetector,
     "logistic": {track: LogisticDetector}, "fit": diagnostics}``.
 
@@ -361,9 +388,10 @@ def fit_detectors(train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=N
         progress.update(len(val))
     n_roles = ruleset.n_roles
     bayes = BayesDetector.fit(tr["bayes"], ruleset=ruleset)
-    diag: dict = {"bayes_category_probs": bayes.category_probs.round(4).tolist(),
-                  "bayes_target_ratios": {k: v.round(3).tolist()
-                                          for k, v in bayes.target_ratios.items()}}
+    diag: dict = {
+        "bayes_category_probs": bayes.category_probs.round(4).tolist(),
+        "bayes_target_ratios": {k: v.round(3).tolist() for k, v in bayes.target_ratios.items()},
+    }
     logit = {}
     for t in TRACKS:
         XO, y, r = tr[t]
@@ -375,8 +403,9 @@ def fit_detectors(train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=N
         W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w, offset=O)
         det = LogisticDetector(W, mu, sd)
         XOv, yv, rv = va[t]
-        T = fit_temperature(det.logits(XOv[:, :-n_roles], XOv[:, -n_roles:]), yv,
-                            M.round_weights(rv))
+        T = fit_temperature(
+            det.logits(XOv[:, :-n_roles], XOv[:, -n_roles:]), yv, M.round_weights(rv)
+        )
         logit[t] = LogisticDetector(W, mu, sd, T, name="logistic")
         diag[f"logistic_{t}"] = {"rows": int(len(y)), "temperature": T}
     return {"bayes-fit": bayes, "logistic": logit, "fit": diag}

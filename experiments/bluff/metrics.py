@@ -73,8 +73,9 @@ def auroc(score: np.ndarray, positive: np.ndarray, w: np.ndarray | None = None) 
     return float((pos_g * (neg_below + 0.5 * neg_g)).sum() / (wp * wn))
 
 
-def reliability(p: np.ndarray, positive: np.ndarray, w: np.ndarray, bins: int = 10
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def reliability(
+    p: np.ndarray, positive: np.ndarray, w: np.ndarray, bins: int = 10
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Reliability diagram of probabilities ``p`` for the event ``positive``.
 
     Returns ``(confidence, frequency, weight, ece)``: per equal-width bin the mean predicted
@@ -92,8 +93,9 @@ def reliability(p: np.ndarray, positive: np.ndarray, w: np.ndarray, bins: int = 
     return conf, freq, share, ece
 
 
-def first_crossing(groups: np.ndarray, progress: np.ndarray, p: np.ndarray,
-                   threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def first_crossing(
+    groups: np.ndarray, progress: np.ndarray, p: np.ndarray, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Per group (one target in one round for one observer): the first progress at which
     ``p > threshold`` (``inf`` if never).  Returns ``(group ids, times)``."""
     ids, inv = np.unique(groups, return_inverse=True)
@@ -112,8 +114,9 @@ def survival_curve(times: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.array([(times > g).mean() for g in grid])
 
 
-def bootstrap_ratio(num: np.ndarray, den: np.ndarray | None = None, *, B: int = 1000,
-                    seed: int = 0, transform=None) -> tuple[float, float, float]:
+def bootstrap_ratio(
+    num: np.ndarray, den: np.ndarray | None = None, *, B: int = 1000, seed: int = 0, transform=None
+) -> tuple[float, float, float]:
     """Point estimate and 95% percentile interval of ``sum(num) / sum(den)`` by resampling
     whole games.
 
@@ -142,12 +145,22 @@ def bootstrap_ratio(num: np.ndarray, den: np.ndarray | None = None, *, B: int = 
     return float(point), float(lo), float(hi)
 
 
-def per_game_sums(game: np.ndarray, values: np.ndarray, n_games: int | None = None
-                  ) -> np.ndarray:
+def per_game_sums(game: np.ndarray, values: np.ndarray, n_games: int | None = None) -> np.ndarray:
     """``sum(values)`` per game index (``game`` ints ``0..n_games-1``)."""
     n_games = int(game.max()) + 1 if n_games is None else n_games
     return np.bincount(game, weights=values, minlength=n_games)
 
 
-__all__ = ["auroc", "bootstrap_ratio", "brier_rows", "first_crossing", "log_loss_rows",
-           "per_game_sums", "reliability", "round_weights", "skill", "survival_curve", "wmean"]
+__all__ = [
+    "auroc",
+    "bootstrap_ratio",
+    "brier_rows",
+    "first_crossing",
+    "log_loss_rows",
+    "per_game_sums",
+    "reliability",
+    "round_weights",
+    "skill",
+    "survival_curve",
+    "wmean",
+]

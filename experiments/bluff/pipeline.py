@@ -28,11 +28,22 @@ from .report import (
 )
 
 
-def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | None = None,
-        held_out: str = "heuristic-subtle", rounds: int = 3, seed: int = 0,
-        out: str | Path = "runs/bluff", bootstrap: int = 1000, threshold: float = 0.5,
-        stride: int = 1, plots: bool = True, quiet: bool = False, ppo: str | None = None,
-        expansion: bool = False) -> dict:
+def run(
+    players: Sequence[int] = (3, 5),
+    games: int = 40,
+    pops: Sequence[str] | None = None,
+    held_out: str = "heuristic-subtle",
+    rounds: int = 3,
+    seed: int = 0,
+    out: str | Path = "runs/bluff",
+    bootstrap: int = 1000,
+    threshold: float = 0.5,
+    stride: int = 1,
+    plots: bool = True,
+    quiet: bool = False,
+    ppo: str | None = None,
+    expansion: bool = False,
+) -> dict:
     """Run the whole benchmark (see :mod:`experiments.bluff`); returns the summary dict.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
@@ -52,9 +63,11 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
 
     t0 = time.time()
     if not MIN_GAMES <= games <= MAX_GAMES:
-        raise ValueError(f"games={games}: {MIN_GAMES} to {MAX_GAMES} games per population "
-                         f"(games i % 10 < 4 train, 4-5 validation, >= 6 test; distinct deal "
-                         f"seeds for at most {MAX_GAMES})")
+        raise ValueError(
+            f"games={games}: {MIN_GAMES} to {MAX_GAMES} games per population "
+            f"(games i % 10 < 4 train, 4-5 validation, >= 6 test; distinct deal "
+            f"seeds for at most {MAX_GAMES})"
+        )
     v = variant(expansion)
     rules = v.ruleset
     pops = list(pops or v.populations)
@@ -68,14 +81,33 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     with tqdm(total=len(usable) * len(players) * games, desc="records", disable=quiet) as bar:
         for pop in usable:
             for n in players:
-                paths = record_set(out, pop, n, games, seed=seed, rounds=rounds, progress=bar,
-                                   spec=specs[pop], expansion=expansion)
+                paths = record_set(
+                    out,
+                    pop,
+                    n,
+                    games,
+                    seed=seed,
+                    rounds=rounds,
+                    progress=bar,
+                    spec=specs[pop],
+                    expansion=expansion,
+                )
                 recs[(pop, n)] = [read_record(p) for p in paths]
     fit_pops = [p for p in usable if p != held_out]
-    train = [r for p in fit_pops for n in players
-             for i, r in enumerate(recs[(p, n)]) if split_of(i) == "train"]
-    val = [r for p in fit_pops for n in players
-           for i, r in enumerate(recs[(p, n)]) if split_of(i) == "val"]
+    train = [
+        r
+        for p in fit_pops
+        for n in players
+        for i, r in enumerate(recs[(p, n)])
+        if split_of(i) == "train"
+    ]
+    val = [
+        r
+        for p in fit_pops
+        for n in players
+        for i, r in enumerate(recs[(p, n)])
+        if split_of(i) == "val"
+    ]
     with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
         fitted = fit_detectors(train, val, ruleset=rules, seed=seed, progress=bar)
 
@@ -83,16 +115,31 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
     skipped_dets: dict[str, str] = {}  # every detector runs on both games
 
     def factories(track):
-        fs = [("uniform", UniformDetector), ("prior", PriorDetector), ("bayes", BayesDetector),
-              ("bayes-fit", lambda: BayesDetector(fitted["bayes-fit"].category_probs,
-                                                  fitted["bayes-fit"].target_ratios,
-                                                  name="bayes-fit")),
-              ("logistic", lambda: _copy_logistic(fitted["logistic"][track]))]
+        fs = [
+            ("uniform", UniformDetector),
+            ("prior", PriorDetector),
+            ("bayes", BayesDetector),
+            (
+                "bayes-fit",
+                lambda: BayesDetector(
+                    fitted["bayes-fit"].category_probs,
+                    fitted["bayes-fit"].target_ratios,
+                    name="bayes-fit",
+                ),
+            ),
+            ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
+        ]
         if track == "in-seat" and heuristic_ok:
             from agents import make_agent
-            fs.append(("heuristic-belief",
-                       lambda: AgentBeliefDetector(lambda: make_agent("heuristic"),
-                                                   name="heuristic-belief")))
+
+            fs.append(
+                (
+                    "heuristic-belief",
+                    lambda: AgentBeliefDetector(
+                        lambda: make_agent("heuristic"), name="heuristic-belief"
+                    ),
+                )
+            )
         return [f for f in fs if f[0] not in skipped_dets]
 
     facs = {t: factories(t) for t in TRACKS}
@@ -115,20 +162,47 @@ def run(players: Sequence[int] = (3, 5), games: int = 40, pops: Sequence[str] | 
                     prior = sink[(track, "prior")].arrays()
                     for name, _ in facs[track]:
                         sc = sink[(track, name)].arrays()
-                        s = summarize(sc, prior, B=bootstrap, seed=seed, threshold=threshold,
-                                      sab=rules.saboteur, diggers=rules.diggers)
-                        cells.append({"track": track, "detector": name, "population": pop,
-                                      "players": n, "held_out": pop == held_out, **s})
+                        s = summarize(
+                            sc,
+                            prior,
+                            B=bootstrap,
+                            seed=seed,
+                            threshold=threshold,
+                            sab=rules.saboteur,
+                            diggers=rules.diggers,
+                        )
+                        cells.append(
+                            {
+                                "track": track,
+                                "detector": name,
+                                "population": pop,
+                                "players": n,
+                                "held_out": pop == held_out,
+                                **s,
+                            }
+                        )
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
     for c in cells:
         c.pop("_saboteur_sums", None)
-    summary = {"players": list(players), "games": games, "populations": usable,
-               "expansion": expansion, "skipped_detectors": skipped_dets,
-               "specs": {p: specs[p] for p in usable},
-               "skipped": skipped, "held_out": held_out, "fit_populations": fit_pops,
-               "rounds": rounds, "seed": seed, "threshold": threshold, "stride": stride,
-               "bootstrap": bootstrap, "fit": fitted["fit"], "cells": cells,
-               "frontier": frontier}
+    summary = {
+        "players": list(players),
+        "games": games,
+        "populations": usable,
+        "expansion": expansion,
+        "skipped_detectors": skipped_dets,
+        "specs": {p: specs[p] for p in usable},
+        "skipped": skipped,
+        "held_out": held_out,
+        "fit_populations": fit_pops,
+        "rounds": rounds,
+        "seed": seed,
+        "threshold": threshold,
+        "stride": stride,
+        "bootstrap": bootstrap,
+        "fit": fitted["fit"],
+        "cells": cells,
+        "frontier": frontier,
+    }
     write_csv(summary, out)
     if plots:
         summary["plots"] = [str(f) for f in make_plots(summary, out, players, usable)]

@@ -33,9 +33,14 @@ POPULATIONS = {
     "heuristic-pposab": "rolesplit:heuristic/ppo",
 }
 #: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
-FRONTIER = {"heuristic-mimic": "mimic (reference)", "heuristic-randomsab": "random",
-            "heuristic-blatant": "heuristic blatant", "heuristic-subtle": "heuristic subtle",
-            "heuristic-pposab": "ppo", "heuristic": "heuristic default"}
+FRONTIER = {
+    "heuristic-mimic": "mimic (reference)",
+    "heuristic-randomsab": "random",
+    "heuristic-blatant": "heuristic blatant",
+    "heuristic-subtle": "heuristic subtle",
+    "heuristic-pposab": "ppo",
+    "heuristic": "heuristic default",
+}
 #: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
 #: styles (the styles differ only in how saboteurs play, so the non-saboteur seats play alike),
 #: and the frontier's references with the same heuristic non-saboteurs (``rolesplit`` splits
@@ -81,15 +86,32 @@ class Variant:
 #: ruleset name -> the benchmark on that ruleset.  Saboteur 2's frontier rate is the share of
 #: rounds in which the gold is found (the saboteurs' loss; which digger team, the boss or the
 #: profiteer then wins depends on the doors, RULES 6.9).
-VARIANTS: Mapping[str, Variant] = MappingProxyType({
-    BASE.name: Variant(
-        BASE, POPULATIONS, "n", (3, 5), "runs/bluff", True, "", "digger win rate",
-        "drop of the gold-diggers' round win rate vs mimic saboteurs"),
-    SABOTEUR_2.name: Variant(
-        SABOTEUR_2, EXPANSION_POPULATIONS, "x", (5,), "runs/bluff-expansion", False,
-        "Saboteur 2, ", "gold found",
-        "drop of the share of rounds with the gold found vs mimic saboteurs"),
-})
+VARIANTS: Mapping[str, Variant] = MappingProxyType(
+    {
+        BASE.name: Variant(
+            BASE,
+            POPULATIONS,
+            "n",
+            (3, 5),
+            "runs/bluff",
+            True,
+            "",
+            "digger win rate",
+            "drop of the gold-diggers' round win rate vs mimic saboteurs",
+        ),
+        SABOTEUR_2.name: Variant(
+            SABOTEUR_2,
+            EXPANSION_POPULATIONS,
+            "x",
+            (5,),
+            "runs/bluff-expansion",
+            False,
+            "Saboteur 2, ",
+            "gold found",
+            "drop of the share of rounds with the gold found vs mimic saboteurs",
+        ),
+    }
+)
 
 
 def variant(expansion: bool) -> Variant:
@@ -98,9 +120,13 @@ def variant(expansion: bool) -> Variant:
     return VARIANTS[ruleset_of(expansion).name]
 
 
-def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int],
-                       expansion: bool = False, ppo: str | None = None
-                       ) -> tuple[dict[str, str], list[str], dict[str, str]]:
+def usable_populations(
+    pops: Sequence[str],
+    held_out: str,
+    players: Sequence[int],
+    expansion: bool = False,
+    ppo: str | None = None,
+) -> tuple[dict[str, str], list[str], dict[str, str]]:
     """The agent spec of every population, those that can play here and why the others
     cannot (:func:`population_problem`, e.g. no torch for a PPO population).
 
@@ -115,9 +141,16 @@ def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int
     table = variant(expansion).populations
     specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
     if ppo:
-        specs.update({k: v for k, v in (("ppo", f"ppo:{ppo}"),
-                                         ("heuristic-pposab", f"rolesplit:heuristic/ppo:{ppo}"))
-                      if k in specs})
+        specs.update(
+            {
+                k: v
+                for k, v in (
+                    ("ppo", f"ppo:{ppo}"),
+                    ("heuristic-pposab", f"rolesplit:heuristic/ppo:{ppo}"),
+                )
+                if k in specs
+            }
+        )
     skipped: dict[str, str] = {}
     usable: list[str] = []
     for pop in pops:
@@ -127,11 +160,13 @@ def usable_populations(pops: Sequence[str], held_out: str, players: Sequence[int
         else:
             usable.append(pop)
     if not usable:
-        raise ValueError("no population can play: " + "; ".join(
-            f"{k}: {v}" for k, v in skipped.items()))
+        raise ValueError(
+            "no population can play: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
+        )
     if not [p for p in usable if p != held_out]:
-        raise ValueError(f"every usable population is held out ({held_out}): nothing to fit "
-                         f"the detectors on")
+        raise ValueError(
+            f"every usable population is held out ({held_out}): nothing to fit the detectors on"
+        )
     return specs, usable, skipped
 
 
@@ -139,11 +174,14 @@ def population_problem(spec: str, n_players: int, expansion: bool = False) -> st
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
     parts = spec.removeprefix("rolesplit:").split("/")
     if not variant(expansion).ppo and any(p.partition(":")[0] == "ppo" for p in parts):
-        return ("the PPO agent is base-game only (its checkpoint has the base game's spaces; "
-                "no Saboteur 2 checkpoint is shipped)")
+        return (
+            "the PPO agent is base-game only (its checkpoint has the base game's spaces; "
+            "no Saboteur 2 checkpoint is shipped)"
+        )
     try:
         from agents import make_agent
         from experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
+
         a = make_agent(spec)
         a.reset(0, GameConfig(num_players=n_players, expansion=expansion), seed=0)
     except Exception as err:  # noqa: BLE001 - report any reason (missing torch, checkpoint)
@@ -166,6 +204,7 @@ def fingerprint(spec: str) -> str:
     path = next((o for o in opt.split(",") if o and o != "greedy"), None)
     if path is None:
         from agents.ppo import DEFAULT_CHECKPOINT
+
         path = DEFAULT_CHECKPOINT
     try:
         return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"

@@ -33,14 +33,22 @@ def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
     agent spec) gets ``k = 10 + CRC-32 % 990``."""
     if not 0 <= i < 1000:
         raise ValueError(f"game index {i}: at most 1000 games per record set")
-    k = (SEED_ORDER.index(pop) if pop in SEED_ORDER
-         else 10 + zlib.crc32(pop.encode()) % 990)
+    k = SEED_ORDER.index(pop) if pop in SEED_ORDER else 10 + zlib.crc32(pop.encode()) % 990
     return seed * 10**6 + n_players * 10**4 + k * 10**3 + i
 
 
-def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int = 0,
-               rounds: int = 3, progress=None, spec: str | None = None,
-               expansion: bool = False) -> list[Path]:
+def record_set(
+    out: Path,
+    pop: str,
+    n_players: int,
+    n_games: int,
+    *,
+    seed: int = 0,
+    rounds: int = 3,
+    progress=None,
+    spec: str | None = None,
+    expansion: bool = False,
+) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
     ``spec``: the agent spec (default: ``pop``'s in the ruleset's populations,
@@ -72,8 +80,14 @@ def record_set(out: Path, pop: str, n_players: int, n_games: int, *, seed: int =
         else:
             agents = [make_agent(spec) for _ in range(n_players)]
             tmp = p.with_suffix(".tmp")
-            play_recorded(agents, s, tmp, meta={"population": pop, "spec": fp},
-                          num_rounds=rounds, expansion=expansion)
+            play_recorded(
+                agents,
+                s,
+                tmp,
+                meta={"population": pop, "spec": fp},
+                num_rounds=rounds,
+                expansion=expansion,
+            )
             tmp.replace(p)
         paths.append(p)
         if progress is not None:
@@ -87,13 +101,18 @@ def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed
     with open(path, encoding="utf-8") as f:
         head = json.loads(f.readline() or "{}")
     cfg = head.get("config", {})
-    got = (cfg.get("num_players"), cfg.get("num_rounds"), bool(cfg.get("expansion")),
-           head.get("seed"))
+    got = (
+        cfg.get("num_players"),
+        cfg.get("num_rounds"),
+        bool(cfg.get("expansion")),
+        head.get("seed"),
+    )
     want = (n_players, rounds, bool(expansion), seed)
     if got != want:
         raise ValueError(
             f"{path} holds another game than the one asked for (players, rounds, expansion, "
-            f"seed: {got} instead of {want}); remove it or choose another output folder")
+            f"seed: {got} instead of {want}); remove it or choose another output folder"
+        )
 
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:

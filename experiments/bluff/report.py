@@ -20,8 +20,16 @@ from .populations import FRONTIER, variant
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
 
 
-def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
-              sab: int = BASE.saboteur, diggers: Sequence[int] = BASE.diggers) -> dict:
+def summarize(
+    sc: dict,
+    prior: dict,
+    *,
+    B: int,
+    seed: int,
+    threshold: float,
+    sab: int = BASE.saboteur,
+    diggers: Sequence[int] = BASE.diggers,
+) -> dict:
     """All metrics of one (track, detector, population, N) cell (:mod:`.metrics`).
 
     ``sc`` and ``prior``: :meth:`.harness.Scored.arrays` of the detector and of the exact prior
@@ -39,15 +47,24 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     ng = int(gi.max()) + 1
     ll, br = M.log_loss_rows(P, y), M.brier_rows(P, y)
     llp, brp = M.log_loss_rows(prior["P"], y), M.brier_rows(prior["P"], y)
-    num = np.stack([M.per_game_sums(gi, w * ll, ng), M.per_game_sums(gi, w * llp, ng),
-                    M.per_game_sums(gi, w * br, ng), M.per_game_sums(gi, w * brp, ng),
-                    M.per_game_sums(gi, w, ng)], axis=1)
+    num = np.stack(
+        [
+            M.per_game_sums(gi, w * ll, ng),
+            M.per_game_sums(gi, w * llp, ng),
+            M.per_game_sums(gi, w * br, ng),
+            M.per_game_sums(gi, w * brp, ng),
+            M.per_game_sums(gi, w, ng),
+        ],
+        axis=1,
+    )
 
     def boot(f):
         return M.bootstrap_ratio(num, np.ones_like(num), B=B, seed=seed, transform=f)
 
     out = {
-        "rows": int(len(y)), "games": ng, "rounds": int(len(np.unique(sc["round"]))),
+        "rows": int(len(y)),
+        "games": ng,
+        "rounds": int(len(np.unique(sc["round"]))),
         "log_loss": boot(lambda s: s[..., 0] / s[..., 4]),
         "brier": boot(lambda s: s[..., 2] / s[..., 4]),
         "ll_skill": boot(lambda s: 1 - s[..., 0] / s[..., 1]),
@@ -57,16 +74,18 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     pos = y == sab
     out["auroc"] = M.auroc(ps, pos, w)
     dec = np.minimum((sc["progress"] * 10).astype(int), 9)
-    out["auroc_by_decile"] = [M.auroc(ps[dec == k], pos[dec == k], w[dec == k])
-                              for k in range(10)]
+    out["auroc_by_decile"] = [M.auroc(ps[dec == k], pos[dec == k], w[dec == k]) for k in range(10)]
     sk = []
     for k in range(10):
         m = dec == k
         sk.append(M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan"))
     out["ll_skill_by_decile"] = sk
     conf, freq, share, ece = M.reliability(ps, pos, w)
-    out["reliability"] = {"confidence": conf.tolist(), "frequency": freq.tolist(),
-                          "share": share.tolist()}
+    out["reliability"] = {
+        "confidence": conf.tolist(),
+        "frequency": freq.tolist(),
+        "share": share.tolist(),
+    }
     out["ece"] = ece
     # one group per round, observer and target, split by the label: a Saboteur 2 Swap your
     # hats can make a target a saboteur mid-round or stop it being one (RULES 6.5); a crossing
@@ -81,8 +100,9 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     det_t = first[lab]
     out["median_detection"] = float(np.median(det_t)) if len(det_t) else float("nan")
     out["detected_share"] = float(np.isfinite(det_t).mean()) if len(det_t) else float("nan")
-    out["false_accusation"] = float(np.isfinite(first[~lab]).mean()) if (~lab).any() \
-        else float("nan")
+    out["false_accusation"] = (
+        float(np.isfinite(first[~lab]).mean()) if (~lab).any() else float("nan")
+    )
     out["infeasible"] = float(1 - sc["feasible"].mean())
     # in-seat: skill as seen by gold-digger observers and by saboteur observers (who must find
     # their fellow saboteurs)
@@ -92,11 +112,13 @@ def summarize(sc: dict, prior: dict, *, B: int, seed: int, threshold: float,
     # skill on saboteur targets only (the deception measure)
     m = pos
     if m.any():
-        gs = np.stack([M.per_game_sums(gi[m], (w * ll)[m], ng),
-                       M.per_game_sums(gi[m], (w * llp)[m], ng)], axis=1)
+        gs = np.stack(
+            [M.per_game_sums(gi[m], (w * ll)[m], ng), M.per_game_sums(gi[m], (w * llp)[m], ng)],
+            axis=1,
+        )
         out["ll_skill_saboteurs"] = M.bootstrap_ratio(
-            gs, np.ones_like(gs), B=B, seed=seed,
-            transform=lambda s: 1 - s[..., 0] / s[..., 1])
+            gs, np.ones_like(gs), B=B, seed=seed, transform=lambda s: 1 - s[..., 0] / s[..., 1]
+        )
         out["_saboteur_sums"] = (np.unique(g), gs)
     return out
 
@@ -119,6 +141,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
     and AUROC by decile of round progress, the reliability diagrams and the detection survival
     curves (all at 5 players if played, else the largest count), then the bluff frontier."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -142,9 +165,16 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             axes[1][j].set_xlabel("round progress")
             axes[0][j].set_ylim(-1, 1)
             axes[1][j].set_ylim(0.3, 1)
-        files.append(_finish(plt, fig, axes, ("log-loss skill vs prior", "AUROC (saboteur)"),
-                             f"{track}: skill and AUROC by decile of round progress",
-                             out / f"skill_by_progress_{track}.png"))
+        files.append(
+            _finish(
+                plt,
+                fig,
+                axes,
+                ("log-loss skill vs prior", "AUROC (saboteur)"),
+                f"{track}: skill and AUROC by decile of round progress",
+                out / f"skill_by_progress_{track}.png",
+            )
+        )
         # reliability
         fig, axes = plt.subplots(1, len(dets), figsize=(3.2 * len(dets), 3.2), squeeze=False)
         for ax, det in zip(axes[0], dets):
@@ -155,41 +185,75 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             ax.plot([0, 1], [0, 1], color="grey", lw=0.8)
             ax.set_title(det)
             ax.set_xlabel("P(saboteur)")
-        files.append(_finish(plt, fig, axes, ("observed frequency",),
-                             f"{track}: reliability ({n_main}p)",
-                             out / f"reliability_{track}.png"))
+        files.append(
+            _finish(
+                plt,
+                fig,
+                axes,
+                ("observed frequency",),
+                f"{track}: reliability ({n_main}p)",
+                out / f"reliability_{track}.png",
+            )
+        )
         # survival
         fig, axes = plt.subplots(1, len(pops), figsize=(4 * len(pops), 3.4), squeeze=False)
         for ax, pop in zip(axes[0], pops):
             for c in sel:
                 if c["population"] == pop and c["detector"] not in ("uniform", "prior"):
-                    ax.step(np.linspace(0, 1, 21), c["survival"], where="post",
-                            label=c["detector"])
+                    ax.step(np.linspace(0, 1, 21), c["survival"], where="post", label=c["detector"])
             ax.set_title(f"{pop} ({n_main}p)")
             ax.set_xlabel("round progress")
             ax.set_ylim(0, 1.02)
-        files.append(_finish(plt, fig, axes, ("saboteurs not yet detected",),
-                             f"{track}: detection survival (P(saboteur) > "
-                             f"{summary['threshold']})", out / f"survival_{track}.png"))
+        files.append(
+            _finish(
+                plt,
+                fig,
+                axes,
+                ("saboteurs not yet detected",),
+                f"{track}: detection survival (P(saboteur) > {summary['threshold']})",
+                out / f"survival_{track}.png",
+            )
+        )
     # bluff frontier
     fig, ax = plt.subplots(figsize=(6.5, 5))
     markers = "osD^v<>"
     for j, n in enumerate(players):
-        pts = [p for p in summary["frontier"] if p["on_frontier"] and p["players"] == n
-               and p["panel_skill"][0] == p["panel_skill"][0]
-               and p["win_rate_drop"][0] == p["win_rate_drop"][0]]
+        pts = [
+            p
+            for p in summary["frontier"]
+            if p["on_frontier"]
+            and p["players"] == n
+            and p["panel_skill"][0] == p["panel_skill"][0]
+            and p["win_rate_drop"][0] == p["win_rate_drop"][0]
+        ]
         for p in pts:
             x, y = p["win_rate_drop"], p["panel_skill"]
-            ax.errorbar(x[0], y[0], xerr=[[x[0] - x[1]], [x[2] - x[0]]],
-                        yerr=[[y[0] - y[1]], [y[2] - y[0]]], marker=markers[j % 7],
-                        capsize=2, color=f"C{list(FRONTIER).index(p['population'])}",
-                        alpha=0.8)
-            ax.annotate(f"{p['saboteur_policy']} {n}p", (x[0], y[0]), fontsize=7,
-                        xytext=(4, 4), textcoords="offset points")
+            ax.errorbar(
+                x[0],
+                y[0],
+                xerr=[[x[0] - x[1]], [x[2] - x[0]]],
+                yerr=[[y[0] - y[1]], [y[2] - y[0]]],
+                marker=markers[j % 7],
+                capsize=2,
+                color=f"C{list(FRONTIER).index(p['population'])}",
+                alpha=0.8,
+            )
+            ax.annotate(
+                f"{p['saboteur_policy']} {n}p",
+                (x[0], y[0]),
+                fontsize=7,
+                xytext=(4, 4),
+                textcoords="offset points",
+            )
         front = pareto(pts)
         if len(front) > 1:
-            ax.plot([p["win_rate_drop"][0] for p in front], [p["panel_skill"][0] for p in front],
-                    ls="--", color="grey", lw=0.8)
+            ax.plot(
+                [p["win_rate_drop"][0] for p in front],
+                [p["panel_skill"][0] for p in front],
+                ls="--",
+                color="grey",
+                lw=0.8,
+            )
     ax.axhline(0, color="grey", lw=0.5)
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel(variant(bool(summary.get("expansion"))).rate_axis)
@@ -220,8 +284,15 @@ def _save(plt, fig, path: Path) -> Path:
 def _panel_skill(cells: list, pop: str, n: int, B: int, seed: int) -> tuple[float, ...]:
     """Mean log-loss skill of the spectator panel (:data:`PANEL`) on the saboteurs' seats of
     ``pop`` at ``n`` players, with a 95% interval by bootstrap over the same test games."""
-    panel = [c for c in cells if c["track"] == "spectator" and c["population"] == pop
-             and c["players"] == n and c["detector"] in PANEL and "_saboteur_sums" in c]
+    panel = [
+        c
+        for c in cells
+        if c["track"] == "spectator"
+        and c["population"] == pop
+        and c["players"] == n
+        and c["detector"] in PANEL
+        and "_saboteur_sums" in c
+    ]
     if not panel:
         return float("nan"), float("nan"), float("nan")
     games = np.unique(np.concatenate([c["_saboteur_sums"][0] for c in panel]))
@@ -233,12 +304,27 @@ def _panel_skill(cells: list, pop: str, n: int, B: int, seed: int) -> tuple[floa
         cols.append(full)
     num = np.concatenate(cols, axis=1)
     k = len(panel)
-    return M.bootstrap_ratio(num, np.ones_like(num), B=B, seed=seed, transform=lambda s: np.mean(
-        [1 - s[..., 2 * i] / s[..., 2 * i + 1] for i in range(k)], axis=0))
+    return M.bootstrap_ratio(
+        num,
+        np.ones_like(num),
+        B=B,
+        seed=seed,
+        transform=lambda s: np.mean(
+            [1 - s[..., 2 * i] / s[..., 2 * i + 1] for i in range(k)], axis=0
+        ),
+    )
 
 
-def bluff_frontier(cells: list, recs: dict, pops: Sequence[str], players: Sequence[int], *,
-                   B: int, seed: int, reference: str = "heuristic-mimic") -> list[dict]:
+def bluff_frontier(
+    cells: list,
+    recs: dict,
+    pops: Sequence[str],
+    players: Sequence[int],
+    *,
+    B: int,
+    seed: int,
+    reference: str = "heuristic-mimic",
+) -> list[dict]:
     """One point per population and player count: the gold-diggers' round win rate over all
     games of the record set, its drop against ``reference`` (saboteurs that play like
     gold-diggers; independent bootstraps), and the spectator panel's skill on the saboteurs'
@@ -247,8 +333,13 @@ def bluff_frontier(cells: list, recs: dict, pops: Sequence[str], players: Sequen
     rates = {}
     for pop in pops:
         for n in players:
-            per = np.array([[sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
-                            for rec in recs[(pop, n)]], float)
+            per = np.array(
+                [
+                    [sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
+                    for rec in recs[(pop, n)]
+                ],
+                float,
+            )
             rates[(pop, n)] = per
     out = []
     for pop in pops:
@@ -261,12 +352,21 @@ def bluff_frontier(cells: list, recs: dict, pops: Sequence[str], players: Sequen
                 a = _boot_rate(ref, B, rng_seed + 1)
                 b = _boot_rate(per, B, rng_seed + 2)
                 d = a - b
-                drop = (float(ref[:, 0].sum() / ref[:, 1].sum() - wr[0]),
-                        *map(float, np.percentile(d, [2.5, 97.5])))
-            out.append({"population": pop, "players": n, "saboteur_policy": FRONTIER.get(pop),
-                        "on_frontier": pop in FRONTIER, "digger_win_rate": wr,
-                        "win_rate_drop": drop,
-                        "panel_skill": _panel_skill(cells, pop, n, B, seed)})
+                drop = (
+                    float(ref[:, 0].sum() / ref[:, 1].sum() - wr[0]),
+                    *map(float, np.percentile(d, [2.5, 97.5])),
+                )
+            out.append(
+                {
+                    "population": pop,
+                    "players": n,
+                    "saboteur_policy": FRONTIER.get(pop),
+                    "on_frontier": pop in FRONTIER,
+                    "digger_win_rate": wr,
+                    "win_rate_drop": drop,
+                    "panel_skill": _panel_skill(cells, pop, n, B, seed),
+                }
+            )
     return out
 
 
@@ -274,12 +374,18 @@ def pareto(points: list[dict]) -> list[dict]:
     """The frontier points no other point beats on both axes (a larger win-rate drop and a
     lower panel skill), sorted by win-rate drop."""
     pts = sorted(points, key=lambda p: p["win_rate_drop"][0])
-    return [p for p in pts if not any(
-        q is not p and q["win_rate_drop"][0] >= p["win_rate_drop"][0]
-        and q["panel_skill"][0] <= p["panel_skill"][0]
-        and (q["win_rate_drop"][0], q["panel_skill"][0]) != (p["win_rate_drop"][0],
-                                                             p["panel_skill"][0])
-        for q in pts)]
+    return [
+        p
+        for p in pts
+        if not any(
+            q is not p
+            and q["win_rate_drop"][0] >= p["win_rate_drop"][0]
+            and q["panel_skill"][0] <= p["panel_skill"][0]
+            and (q["win_rate_drop"][0], q["panel_skill"][0])
+            != (p["win_rate_drop"][0], p["panel_skill"][0])
+            for q in pts
+        )
+    ]
 
 
 def _boot_rate(per: np.ndarray, B: int, seed: int) -> np.ndarray:
@@ -297,11 +403,32 @@ def _json_default(o):
     return str(o)
 
 
-CSV_FIELDS = ("track", "detector", "population", "players", "held_out", "games", "rounds",
-              "rows", "log_loss", "brier", "ll_skill", "ll_skill_lo", "ll_skill_hi",
-              "brier_skill", "brier_skill_lo", "brier_skill_hi", "auroc", "ece",
-              "median_detection", "detected_share", "false_accusation", "infeasible",
-              "ll_skill_digger_observers", "ll_skill_saboteur_observers")
+CSV_FIELDS = (
+    "track",
+    "detector",
+    "population",
+    "players",
+    "held_out",
+    "games",
+    "rounds",
+    "rows",
+    "log_loss",
+    "brier",
+    "ll_skill",
+    "ll_skill_lo",
+    "ll_skill_hi",
+    "brier_skill",
+    "brier_skill_lo",
+    "brier_skill_hi",
+    "auroc",
+    "ece",
+    "median_detection",
+    "detected_share",
+    "false_accusation",
+    "infeasible",
+    "ll_skill_digger_observers",
+    "ll_skill_saboteur_observers",
+)
 
 
 def write_csv(summary: dict, out: Path) -> None:
@@ -312,16 +439,30 @@ def write_csv(summary: dict, out: Path) -> None:
         for c in summary["cells"]:
             if not c.get("rows"):
                 continue
-            wr.writerow([c["track"], c["detector"], c["population"], c["players"],
-                         c["held_out"], c["games"], c["rounds"], c["rows"],
-                         f"{c['log_loss'][0]:.4f}", f"{c['brier'][0]:.4f}",
-                         *(f"{v:.4f}" for v in c["ll_skill"]),
-                         *(f"{v:.4f}" for v in c["brier_skill"]),
-                         f"{c['auroc']:.4f}", f"{c['ece']:.4f}",
-                         f"{c['median_detection']:.3f}", f"{c['detected_share']:.3f}",
-                         f"{c['false_accusation']:.3f}", f"{c['infeasible']:.3f}",
-                         f"{c['ll_skill_digger_observers']:.4f}",
-                         f"{c['ll_skill_saboteur_observers']:.4f}"])
+            wr.writerow(
+                [
+                    c["track"],
+                    c["detector"],
+                    c["population"],
+                    c["players"],
+                    c["held_out"],
+                    c["games"],
+                    c["rounds"],
+                    c["rows"],
+                    f"{c['log_loss'][0]:.4f}",
+                    f"{c['brier'][0]:.4f}",
+                    *(f"{v:.4f}" for v in c["ll_skill"]),
+                    *(f"{v:.4f}" for v in c["brier_skill"]),
+                    f"{c['auroc']:.4f}",
+                    f"{c['ece']:.4f}",
+                    f"{c['median_detection']:.3f}",
+                    f"{c['detected_share']:.3f}",
+                    f"{c['false_accusation']:.3f}",
+                    f"{c['infeasible']:.3f}",
+                    f"{c['ll_skill_digger_observers']:.4f}",
+                    f"{c['ll_skill_saboteur_observers']:.4f}",
+                ]
+            )
 
 
 def write_json(summary: dict, out: Path) -> None:
@@ -338,46 +479,74 @@ def format_tables(summary: dict) -> str:
     for track in TRACKS:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
         game = variant(bool(summary.get("expansion"))).heading
-        lines.append(f"\n== {game}{track} track: log-loss skill vs the exact prior [95% CI], "
-                     f"test games (held out: {summary['held_out']}) ==")
+        lines.append(
+            f"\n== {game}{track} track: log-loss skill vs the exact prior [95% CI], "
+            f"test games (held out: {summary['held_out']}) =="
+        )
         head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
         head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
         if track == "in-seat":
             head += f"{'sab-obs':>8}"
         lines.append(head)
-        keys = sorted({(c["detector"], c["population"]) for c in cells},
-                      key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]))
+        keys = sorted(
+            {(c["detector"], c["population"]) for c in cells},
+            key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]),
+        )
         for det, pop in keys:
             row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<21}"
             last = None
             for n in players:
-                c = next((c for c in cells if c["detector"] == det and c["population"] == pop
-                          and c["players"] == n), None)
+                c = next(
+                    (
+                        c
+                        for c in cells
+                        if c["detector"] == det and c["population"] == pop and c["players"] == n
+                    ),
+                    None,
+                )
                 row += f"{_fmt(c['ll_skill']) if c else 'n/a':<27}"
                 last = c or last
             if last:
-                row += (f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
-                        f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}")
+                row += (
+                    f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
+                    f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}"
+                )
                 if track == "in-seat":
                     row += f"{last['ll_skill_saboteur_observers']:>8.3f}"
             lines.append(row)
-    lines.append("\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
-                 "(spectator panel skill on the saboteurs' seats) ==")
+    lines.append(
+        "\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
+        "(spectator panel skill on the saboteurs' seats) =="
+    )
     rate = variant(bool(summary.get("expansion"))).rate
-    lines.append(f"{'population':<21}{'saboteurs':<19}{'N':>3}  {rate:<22}"
-                 f"{'drop vs mimic':<24}{'panel skill':<22}")
+    lines.append(
+        f"{'population':<21}{'saboteurs':<19}{'N':>3}  {rate:<22}"
+        f"{'drop vs mimic':<24}{'panel skill':<22}"
+    )
     for pt in summary["frontier"]:
         wr, dr, sk = pt["digger_win_rate"], pt["win_rate_drop"], pt["panel_skill"]
-        lines.append(f"{pt['population']:<21}{pt['saboteur_policy'] or '(own diggers)':<19}"
-                     f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}")
+        lines.append(
+            f"{pt['population']:<21}{pt['saboteur_policy'] or '(own diggers)':<19}"
+            f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}"
+        )
     if summary.get("skipped_detectors"):
-        lines.append("\nskipped detectors: " + "; ".join(
-            f"{k}: {v}" for k, v in summary["skipped_detectors"].items()))
+        lines.append(
+            "\nskipped detectors: "
+            + "; ".join(f"{k}: {v}" for k, v in summary["skipped_detectors"].items())
+        )
     if summary["skipped"]:
-        lines.append("\nskipped populations: " + "; ".join(
-            f"{k}: {v}" for k, v in summary["skipped"].items()))
+        lines.append(
+            "\nskipped populations: "
+            + "; ".join(f"{k}: {v}" for k, v in summary["skipped"].items())
+        )
     return "\n".join(lines)
 
 
-_DET_ORDER = {"uniform": 0, "prior": 1, "bayes": 2, "bayes-fit": 3, "logistic": 4,
-              "heuristic-belief": 5}
+_DET_ORDER = {
+    "uniform": 0,
+    "prior": 1,
+    "bayes": 2,
+    "bayes-fit": 3,
+    "logistic": 4,
+    "heuristic-belief": 5,
+}

@@ -141,7 +141,7 @@ class Codec:
         m = np.zeros(self.n, dtype=np.int8)
         legal = game.legal(seat)
         for name, (off, size) in self.blocks.items():
-            m[off:off + size] = legal[name].ravel()
+            m[off : off + size] = legal[name].ravel()
         return m
 
     def describe(self, index: int, actor: int, n_players: int) -> str:

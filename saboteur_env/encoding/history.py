@@ -46,8 +46,16 @@ class RoundHistory:
         self.recent: list[tuple[int, int, int, int, int, int, int]] = []
         self.last_placed: tuple[int, int] | None = None
 
-    def add(self, actor: int, typ: int, target: int = -1, x: int = 0, y: int = 0,
-            tool: int = -1, dead_end: int = 0) -> None:
+    def add(
+        self,
+        actor: int,
+        typ: int,
+        target: int = -1,
+        x: int = 0,
+        y: int = 0,
+        tool: int = -1,
+        dead_end: int = 0,
+    ) -> None:
         self.recent.append((actor, typ, target, x, y, tool, dead_end))
         if len(self.recent) > N_RECENT:
             del self.recent[0]

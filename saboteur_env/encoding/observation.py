@@ -104,34 +104,75 @@ class ObservationEncoder:
         cards = rules.n_cards
         roles = rules.roles
         defs = [
-            ("board", (self.n_channels, self.H, self.W), 0, 1,
-             "the maze, channels BOARD_CHANNELS (+ X_BOARD_CHANNELS in Saboteur 2)"),
-            ("hand", (self.n_kinds,), 0, cards,
-             "own cards per card kind (cards.CARD_KINDS order)"),
+            (
+                "board",
+                (self.n_channels, self.H, self.W),
+                0,
+                1,
+                "the maze, channels BOARD_CHANNELS (+ X_BOARD_CHANNELS in Saboteur 2)",
+            ),
+            ("hand", (self.n_kinds,), 0, cards, "own cards per card kind (cards.CARD_KINDS order)"),
             ("role", (len(roles),), 0, 1, "own current role, one-hot (" + ", ".join(roles) + ")"),
-            ("players", (mp, len(PLAYER_FEATURES)), 0, cards,
-             "public state per relative seat, columns PLAYER_FEATURES"),
-            ("history", (mp, len(HISTORY_ACTOR)), 0, cards,
-             "this round's public actions per relative actor, columns HISTORY_ACTOR"),
-            ("tools", (mp, mp, 2), 0, cards,
-             "this round: [actor, target, 0] tools broken, [actor, target, 1] tools repaired, "
-             "relative seats"),
-            ("recent", (N_RECENT, self.recent_width), -64, 64,
-             "the last 8 public actions, newest last: actor one-hot, type one-hot "
-             "(RECENT_TYPES), target one-hot, tool one-hot, x, y, dead end, present"),
-            ("game", (len(GAME_FEATURES),), 0, max(1000, config.num_rounds),
-             "columns GAME_FEATURES"),
+            (
+                "players",
+                (mp, len(PLAYER_FEATURES)),
+                0,
+                cards,
+                "public state per relative seat, columns PLAYER_FEATURES",
+            ),
+            (
+                "history",
+                (mp, len(HISTORY_ACTOR)),
+                0,
+                cards,
+                "this round's public actions per relative actor, columns HISTORY_ACTOR",
+            ),
+            (
+                "tools",
+                (mp, mp, 2),
+                0,
+                cards,
+                "this round: [actor, target, 0] tools broken, [actor, target, 1] tools repaired, "
+                "relative seats",
+            ),
+            (
+                "recent",
+                (N_RECENT, self.recent_width),
+                -64,
+                64,
+                "the last 8 public actions, newest last: actor one-hot, type one-hot "
+                "(RECENT_TYPES), target one-hot, tool one-hot, x, y, dead end, present",
+            ),
+            (
+                "game",
+                (len(GAME_FEATURES),),
+                0,
+                max(1000, config.num_rounds),
+                "columns GAME_FEATURES",
+            ),
             ("private", (len(PRIVATE_FEATURES),), 0, 1000, "columns PRIVATE_FEATURES"),
         ]
         extra = {
-            "xplayers": ((mp, len(X_PLAYER_FEATURES)), 0, mp,
-                         "Saboteur 2 public state per relative seat, columns X_PLAYER_FEATURES"),
-            "inspections": ((mp, len(roles)), 0, 1,
-                            "own Inspection results: role seen per relative seat, one-hot, as "
-                            "it was seen (not updated by later Swap your hats)"),
-            "xhistory": ((mp, mp, len(X_EFFECTS)), 0, cards,
-                         "this round: [actor, target, card] Saboteur 2 action cards played "
-                         "(X_EFFECTS order), relative seats"),
+            "xplayers": (
+                (mp, len(X_PLAYER_FEATURES)),
+                0,
+                mp,
+                "Saboteur 2 public state per relative seat, columns X_PLAYER_FEATURES",
+            ),
+            "inspections": (
+                (mp, len(roles)),
+                0,
+                1,
+                "own Inspection results: role seen per relative seat, one-hot, as "
+                "it was seen (not updated by later Swap your hats)",
+            ),
+            "xhistory": (
+                (mp, mp, len(X_EFFECTS)),
+                0,
+                cards,
+                "this round: [actor, target, card] Saboteur 2 action cards played "
+                "(X_EFFECTS order), relative seats",
+            ),
             "phase": ((len(PHASE_FEATURES),), 0, 15, "columns PHASE_FEATURES"),
         }
         defs += [(name, *extra[name]) for name in EXTRA_VIEWS[rules.name]]
@@ -144,19 +185,22 @@ class ObservationEncoder:
         self._has_x = "xplayers" in self._views
         if self._has_x:
             V = self._views
-            self._x_offsets = (V["xplayers"].offset, V["inspections"].offset,
-                               V["xhistory"].offset, V["phase"].offset,
-                               len(X_PLAYER_FEATURES))
+            self._x_offsets = (
+                V["xplayers"].offset,
+                V["inspections"].offset,
+                V["xhistory"].offset,
+                V["phase"].offset,
+                len(X_PLAYER_FEATURES),
+            )
         self.size = off
         self.low = np.zeros(self.size, dtype=np.float32)
         self.high = np.zeros(self.size, dtype=np.float32)
         for v in self._views.values():
-            self.low[v.offset:v.offset + v.size] = v.low
-            self.high[v.offset:v.offset + v.size] = v.high
+            self.low[v.offset : v.offset + v.size] = v.low
+            self.high[v.offset : v.offset + v.size] = v.high
         self._start_rc = (START_CELL[1] - y0, START_CELL[0] - x0)
         self._goal_rc = [(gy - y0, gx - x0) for gx, gy in GOAL_CELLS]
-        self._through = np.array(
-            [any(not st for st in v.stub) for v in VARIANTS], dtype=np.float32)
+        self._through = np.array([any(not st for st in v.stub) for v in VARIANTS], dtype=np.float32)
         xf = np.zeros((len(VARIANTS), len(X_BOARD_CHANNELS)), dtype=np.float32)
         for v in VARIANTS:
             xf[v.index, 0] = VARIANT_LADDER[v.index]
@@ -186,7 +230,7 @@ class ObservationEncoder:
         out = {}
         lead = flat.shape[:-1]
         for v in self._views.values():
-            out[v.name] = flat[..., v.offset:v.offset + v.size].reshape(*lead, *v.shape)
+            out[v.name] = flat[..., v.offset : v.offset + v.size].reshape(*lead, *v.shape)
         return out
 
     # --- encoding ----------------------------------------------------------------------
@@ -201,8 +245,8 @@ class ObservationEncoder:
         opn = b.opn[2:-2, 2:-2]
         conn = b.conn[2:-2, 2:-2]
         C = BoardChannel
-        planes[C.OPEN_N:C.OPEN_W + 1] = (opn[None] >> self._shifts[:, None, None]) & 1
-        planes[C.CONN_N:C.CONN_W + 1] = (conn[None] >> self._shifts[:, None, None]) & 1
+        planes[C.OPEN_N : C.OPEN_W + 1] = (opn[None] >> self._shifts[:, None, None]) & 1
+        planes[C.CONN_N : C.CONN_W + 1] = (conn[None] >> self._shifts[:, None, None]) & 1
         faceup = var >= 0
         planes[C.THROUGH] = np.where(faceup, self._through[np.maximum(var, 0)], 0)
         planes[C.OCCUPIED] = var != -1
@@ -215,8 +259,9 @@ class ObservationEncoder:
             else:
                 planes[C.GOAL_STONE_REVEALED][rc] = 1
         if self.n_channels > N_BOARD_CHANNELS:
-            planes[N_BOARD_CHANNELS:] = np.where(faceup[None], self._xfeat[:, np.maximum(var, 0)],
-                                                 0)
+            planes[N_BOARD_CHANNELS:] = np.where(
+                faceup[None], self._xfeat[:, np.maximum(var, 0)], 0
+            )
         self._board_cache = (key, planes)
         return planes
 
@@ -230,7 +275,7 @@ class ObservationEncoder:
         # relative row r shows absolute seat rel[r]
         rel, rel_ix = self._rel.get((n, seat)) or self._make_rel(n, seat)
         bv = V["board"]
-        board = o[bv.offset:bv.offset + bv.size].reshape(bv.shape)
+        board = o[bv.offset : bv.offset + bv.size].reshape(bv.shape)
         board[:] = self._public_board(game)
         for slot, rc in enumerate(self._goal_rc):
             if game.known_goals[seat, slot]:
@@ -241,24 +286,24 @@ class ObservationEncoder:
             x0, _, y0, _ = self.config.board_window
             board[C.LAST_PLACED, y - y0, x - x0] = 1
         hv = V["hand"]
-        o[hv.offset:hv.offset + self.n_kinds] = game.hands[seat, :self.n_kinds]
+        o[hv.offset : hv.offset + self.n_kinds] = game.hands[seat, : self.n_kinds]
         o[V["role"].offset + int(game.roles[seat])] = 1  # the current role (Swap your hats)
         pv = V["players"]
-        pl = o[pv.offset:pv.offset + pv.size].reshape(pv.shape)
+        pl = o[pv.offset : pv.offset + pv.size].reshape(pv.shape)
         pl[:n, P.PRESENT] = 1
         if not game.game_over:
             pl[(game.current - seat) % n, P.TO_ACT] = 1
-        pl[:n, P.BROKEN_PICK:P.BROKEN_CART + 1] = game.broken[rel]
+        pl[:n, P.BROKEN_PICK : P.BROKEN_CART + 1] = game.broken[rel]
         pl[:n, P.HAND_SIZE] = game.hands[rel].sum(axis=1)
         pl[(game.last_card_seat - seat) % n, P.LAST_CARD] = 1
         pl[(game.first_player - seat) % n, P.FIRST_PLAYER] = 1
         hv = V["history"]
-        o[hv.offset:hv.offset + hv.size].reshape(hv.shape)[:n] = hist.actor_counts[rel]
+        o[hv.offset : hv.offset + hv.size].reshape(hv.shape)[:n] = hist.actor_counts[rel]
         tv = V["tools"]
-        tl = o[tv.offset:tv.offset + tv.size].reshape(tv.shape)
+        tl = o[tv.offset : tv.offset + tv.size].reshape(tv.shape)
         tl[:n, :n] = hist.tool_counts[rel_ix]
         rv = V["recent"]
-        rc = o[rv.offset:rv.offset + rv.size].reshape(rv.shape)
+        rc = o[rv.offset : rv.offset + rv.size].reshape(rv.shape)
         nt = len(self.recent_types)
         tc = self.n_tool_cols
         base = len(hist.recent)
@@ -275,9 +320,15 @@ class ObservationEncoder:
             row[2 * mp + nt + tc + 2] = dead
             row[2 * mp + nt + tc + 3] = 1
         gv = V["game"].offset
-        o[gv:gv + len(GameFeature)] = (
-            game.round, game.config.num_rounds, len(game.deck), game.discards.sum(), game.turn,
-            n, game.board.path_cards_on_board())
+        o[gv : gv + len(GameFeature)] = (
+            game.round,
+            game.config.num_rounds,
+            len(game.deck),
+            game.discards.sum(),
+            game.turn,
+            n,
+            game.board.path_cards_on_board(),
+        )
         pv = V["private"].offset
         o[pv + PrivateFeature.GOLD] = game.gold[seat]
         o[pv + PrivateFeature.SEAT] = seat
@@ -285,22 +336,28 @@ class ObservationEncoder:
             self._encode_s2(game, seat, o, rel, rel_ix, hist)
         return o
 
-    def _encode_s2(self, game: Game, seat: int, o: np.ndarray, rel: np.ndarray,
-                   rel_ix: tuple, hist: RoundHistory) -> None:
+    def _encode_s2(
+        self,
+        game: Game,
+        seat: int,
+        o: np.ndarray,
+        rel: np.ndarray,
+        rel_ix: tuple,
+        hist: RoundHistory,
+    ) -> None:
         n = game.n
         X, F = XPlayerFeature, PhaseFeature
         xp_off, ins_off, hist_off, ph, ncol = self._x_offsets
         xf = game.xfront
         if xf.any():
-            xp = o[xp_off:xp_off + self.max_players * ncol].reshape(self.max_players, ncol)
-            xp[:n, X.TRAPPED:X.THEFT + 1] = xf[rel]
+            xp = o[xp_off : xp_off + self.max_players * ncol].reshape(self.max_players, ncol)
+            xp[:n, X.TRAPPED : X.THEFT + 1] = xf[rel]
             if xf[:, 1].any():
-                order = theft_order(game.theft_turn.tolist(), xf[:, 1].tolist(),
-                                    xf[:, 0].tolist())
+                order = theft_order(game.theft_turn.tolist(), xf[:, 1].tolist(), xf[:, 0].tolist())
                 for i, s in enumerate(order):
                     xp[(s - seat) % n, X.THEFT_ORDER] = i + 1
         if game.gold.any():
-            o[xp_off + X.HAS_GOLD:xp_off + X.HAS_GOLD + n * ncol:ncol] = game.gold[rel] > 0
+            o[xp_off + X.HAS_GOLD : xp_off + X.HAS_GOLD + n * ncol : ncol] = game.gold[rel] > 0
         if game.inspected[seat].max() >= 0:
             nr = self.rules.n_roles
             seen = game.inspected[seat, rel]
@@ -308,7 +365,7 @@ class ObservationEncoder:
             o[ins_off + rows * nr + seen[rows]] = 1
         if hist.xcounts.any():
             hv = self._views["xhistory"]
-            o[hist_off:hist_off + hv.size].reshape(hv.shape)[:n, :n] = hist.xcounts[rel_ix]
+            o[hist_off : hist_off + hv.size].reshape(hv.shape)[:n, :n] = hist.xcounts[rel_ix]
         o[ph + F[game.phase.name]] = 1
         o[ph + F.COUNT] = game.phase_count
         if game.phase_slot >= 0:
@@ -322,19 +379,34 @@ def describe_spec(encoder: ObservationEncoder) -> str:
     lines = ["| view | shape | offset | meaning |", "|---|---|---|---|"]
     for v in encoder.spec():
         lines.append(f"| `{v.name}` | {v.shape} | {v.offset} | {v.meaning} |")
-    lines += ["", f"Total size: {encoder.size} float32 values.", "",
-              "Board channels:", "", "| channel | name | meaning |", "|---|---|---|"]
+    lines += [
+        "",
+        f"Total size: {encoder.size} float32 values.",
+        "",
+        "Board channels:",
+        "",
+        "| channel | name | meaning |",
+        "|---|---|---|",
+    ]
     lines += [f"| {i} | `{n}` | {m} |" for i, (n, m) in enumerate(encoder.board_channels)]
-    tables = [("players", PLAYER_FEATURES), ("game", GAME_FEATURES),
-              ("private", PRIVATE_FEATURES), ("xplayers", X_PLAYER_FEATURES),
-              ("phase", PHASE_FEATURES)]
+    tables = [
+        ("players", PLAYER_FEATURES),
+        ("game", GAME_FEATURES),
+        ("private", PRIVATE_FEATURES),
+        ("xplayers", X_PLAYER_FEATURES),
+        ("phase", PHASE_FEATURES),
+    ]
     tables = [(title, t) for title, t in tables if title in encoder._views]
     for title, table in tables:
         lines += ["", f"Columns of `{title}`:", ""]
         lines += [f"{i}. `{n}`: {m}" for i, (n, m) in enumerate(table)]
-    lines += ["", "Columns of `history`: " + ", ".join(f"`{c}`" for c in HISTORY_ACTOR),
-              "", "Card kinds (order of `hand` and of the discard block): "
-              + ", ".join(f"`{k.id}`" for k in ALL_KINDS[:encoder.n_kinds])]
+    lines += [
+        "",
+        "Columns of `history`: " + ", ".join(f"`{c}`" for c in HISTORY_ACTOR),
+        "",
+        "Card kinds (order of `hand` and of the discard block): "
+        + ", ".join(f"`{k.id}`" for k in ALL_KINDS[: encoder.n_kinds]),
+    ]
     return "\n".join(lines)
 
 
@@ -345,29 +417,57 @@ def describe_spaces(config: GameConfig | None = None) -> str:
     config = config or GameConfig()
     codec = Codec(config)
     enc = ObservationEncoder(config)
-    lines = ["# Action and observation spaces (generated by `saboteur spaces`)",
-             "", f"Default configuration: {config.num_players} players, board window "
-             f"{config.board_window} (x_min, x_max, y_min, y_max).", "",
-             f"## Actions: `Discrete({codec.n})`", "", "| block | offset | size |", "|---|---|---|"]
+    lines = [
+        "# Action and observation spaces (generated by `saboteur spaces`)",
+        "",
+        f"Default configuration: {config.num_players} players, board window "
+        f"{config.board_window} (x_min, x_max, y_min, y_max).",
+        "",
+        f"## Actions: `Discrete({codec.n})`",
+        "",
+        "| block | offset | size |",
+        "|---|---|---|",
+    ]
     lines += [f"| `{name}` | {off} | {size} |" for name, (off, size) in codec.blocks.items()]
-    lines += ["", f"Placement rows (oriented card kinds): {len(codec.variants)}; cells: "
-              f"{codec.n_cells} ({codec.width} x {codec.height}, row-major from "
-              "(x_min, y_min)). Tool rows: "
-              + ", ".join(f"{ALL_KINDS[k].id}/{('pick', 'lantern', 'cart')[t]}"
-                          for k, t in codec.tool_pairs)
-              + f"; each x {codec.max_players} relative target seats.", "",
-              "## Observation", "", describe_spec(enc), ""]
+    lines += [
+        "",
+        f"Placement rows (oriented card kinds): {len(codec.variants)}; cells: "
+        f"{codec.n_cells} ({codec.width} x {codec.height}, row-major from "
+        "(x_min, y_min)). Tool rows: "
+        + ", ".join(
+            f"{ALL_KINDS[k].id}/{('pick', 'lantern', 'cart')[t]}" for k, t in codec.tool_pairs
+        )
+        + f"; each x {codec.max_players} relative target seats.",
+        "",
+        "## Observation",
+        "",
+        describe_spec(enc),
+        "",
+    ]
     if config == GameConfig():  # the default config's page also shows Saboteur 2
         x = GameConfig(expansion=True)
         xc, xe = Codec(x), ObservationEncoder(x)
-        lines += ["# Saboteur 2 (`expansion=True`, any player count 2-12)", "",
-                  f"## Actions: `Discrete({xc.n})`", "", "| block | offset | size |",
-                  "|---|---|---|"]
+        lines += [
+            "# Saboteur 2 (`expansion=True`, any player count 2-12)",
+            "",
+            f"## Actions: `Discrete({xc.n})`",
+            "",
+            "| block | offset | size |",
+            "|---|---|---|",
+        ]
         lines += [f"| `{name}` | {off} | {size} |" for name, (off, size) in xc.blocks.items()]
-        lines += ["", f"Placement rows: {len(xc.variants)}; tool, xaction and steal rows "
-                  f"x {xc.max_players} relative seats; xaction rows: "
-                  + ", ".join(f"`{ALL_KINDS[k].id}`" for k in xc.x_pos)
-                  + "; remove slots: " + ", ".join(f"`{n}`" for n in FRONT_SLOTS) + ".", "",
-                  "## Observation", "", describe_spec(xe), ""]
+        lines += [
+            "",
+            f"Placement rows: {len(xc.variants)}; tool, xaction and steal rows "
+            f"x {xc.max_players} relative seats; xaction rows: "
+            + ", ".join(f"`{ALL_KINDS[k].id}`" for k in xc.x_pos)
+            + "; remove slots: "
+            + ", ".join(f"`{n}`" for n in FRONT_SLOTS)
+            + ".",
+            "",
+            "## Observation",
+            "",
+            describe_spec(xe),
+            "",
+        ]
     return "\n".join(lines)
-

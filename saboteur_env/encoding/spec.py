@@ -77,13 +77,17 @@ PRIVATE_FEATURES = (
 X_PLAYER_FEATURES = (
     ("trapped", "a Trapped! card lies in front of that seat"),
     ("theft", "a Theft card lies in front of that seat"),
-    ("theft_order", "position (1 = first) of that seat in the round-end theft order if the "
-                    "round ended now; 0 = no working Theft"),
+    (
+        "theft_order",
+        "position (1 = first) of that seat in the round-end theft order if the "
+        "round ended now; 0 = no working Theft",
+    ),
     ("has_gold", "that seat holds at least 1 gold (public, RULES 6.9)"),
 )
 #: Saboteur 2 only: the ``phase`` view (DESIGN 3 multi-step decisions).
 PHASE_FEATURES = (
-    ("turn", "a normal turn"), ("pass", "in a pass: discard another card or end it"),
+    ("turn", "a normal turn"),
+    ("pass", "in a pass: discard another card or end it"),
     ("remove", "discard-two-to-remove: discard the next card"),
     ("theft", "round end: choose a theft victim"),
     ("count", "cards discarded so far in this pass / removal"),
@@ -118,9 +122,12 @@ RecentType = _named("RecentType", X_RECENT_TYPES)
 #: tool one-hot (the three tools; Saboteur 2 every front slot, ``cards.FRONT_SLOTS``) and the
 #: extra views (after ``private``, in order), by ``Ruleset.name``.
 EXTRA_BOARD_CHANNELS: dict[str, tuple[tuple[str, str], ...]] = {
-    "base": (), "saboteur_2": X_BOARD_CHANNELS}
-RECENT_TYPES_OF: dict[str, tuple[str, ...]] = {
-    "base": RECENT_TYPES, "saboteur_2": X_RECENT_TYPES}
+    "base": (),
+    "saboteur_2": X_BOARD_CHANNELS,
+}
+RECENT_TYPES_OF: dict[str, tuple[str, ...]] = {"base": RECENT_TYPES, "saboteur_2": X_RECENT_TYPES}
 RECENT_TOOL_COLUMNS: dict[str, int] = {"base": 3, "saboteur_2": len(FRONT_SLOTS)}
 EXTRA_VIEWS: dict[str, tuple[str, ...]] = {
-    "base": (), "saboteur_2": ("xplayers", "inspections", "xhistory", "phase")}
+    "base": (),
+    "saboteur_2": ("xplayers", "inspections", "xhistory", "phase"),
+}

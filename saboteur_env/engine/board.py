@@ -73,8 +73,12 @@ def _build_neighbour_lut() -> npt.NDArray[np.int32]:
     for b in range(4):
         f = FACING[b]
         has = (opn & f) != 0
-        lut[b] = (has.astype(np.int32) << b) | ((faceup & ~has).astype(np.int32) << (4 + b)) \
-            | (((conn & f) != 0).astype(np.int32) << (8 + b)) | (occ << 12)
+        lut[b] = (
+            (has.astype(np.int32) << b)
+            | ((faceup & ~has).astype(np.int32) << (4 + b))
+            | (((conn & f) != 0).astype(np.int32) << (8 + b))
+            | (occ << 12)
+        )
     return lut
 
 
@@ -101,9 +105,23 @@ class Board:
     (top, middle, bottom), ``goal_revealed`` (bool, (3,)), and ``version``, bumped on change.
     """
 
-    __slots__ = ("window", "H", "W", "var", "opn", "reached", "conn", "goal_identity",
-                 "goal_revealed", "version", "_codes", "_codes_version", "_goal_rc", "uid",
-                 "_removable")
+    __slots__ = (
+        "window",
+        "H",
+        "W",
+        "var",
+        "opn",
+        "reached",
+        "conn",
+        "goal_identity",
+        "goal_revealed",
+        "version",
+        "_codes",
+        "_codes_version",
+        "_goal_rc",
+        "uid",
+        "_removable",
+    )
 
     window: tuple[int, int, int, int]
     H: int
@@ -122,8 +140,9 @@ class Board:
     _codes_version: int
     _goal_rc: tuple[tuple[int, int], ...]
 
-    def __init__(self, window: tuple[int, int, int, int],
-                 goal_identity: npt.ArrayLike = (0, 1, 2)) -> None:
+    def __init__(
+        self, window: tuple[int, int, int, int], goal_identity: npt.ArrayLike = (0, 1, 2)
+    ) -> None:
         x0, x1, y0, y1 = window
         self.window = window
         self.W = x1 - x0 + 1
@@ -245,10 +264,10 @@ class Board:
         occ = var != EMPTY
         st |= occ.astype(np.int32) << 9
         H, W = self.H + 2, self.W + 2
-        code: npt.NDArray[np.int32] = _NEIGHBOUR_LUT[0][st[0:H, 1:1 + W]]
-        code |= _NEIGHBOUR_LUT[1][st[1:1 + H, 2:2 + W]]
-        code |= _NEIGHBOUR_LUT[2][st[2:2 + H, 1:1 + W]]
-        code |= _NEIGHBOUR_LUT[3][st[1:1 + H, 0:W]]
+        code: npt.NDArray[np.int32] = _NEIGHBOUR_LUT[0][st[0:H, 1 : 1 + W]]
+        code |= _NEIGHBOUR_LUT[1][st[1 : 1 + H, 2 : 2 + W]]
+        code |= _NEIGHBOUR_LUT[2][st[2 : 2 + H, 1 : 1 + W]]
+        code |= _NEIGHBOUR_LUT[3][st[1 : 1 + H, 0:W]]
         code |= self._goal_adjacent()
         code[occ[1:-1, 1:-1]] = OCCUPIED_CODE
         self._codes = code
@@ -414,8 +433,11 @@ class Board:
         """
         from .cards import GOAL_KINDS, VARIANT_DOOR
 
-        gold = [rc for slot, rc in enumerate(self._goal_rc)
-                if self.goal_revealed[slot] and int(self.goal_identity[slot]) == GOAL_GOLD]
+        gold = [
+            rc
+            for slot, rc in enumerate(self._goal_rc)
+            if self.goal_revealed[slot] and int(self.goal_identity[slot]) == GOAL_GOLD
+        ]
         if not gold:
             return False
         gr, gc = gold[0]
@@ -458,8 +480,7 @@ class Board:
     def cards(self) -> list[tuple[int, int, int]]:
         """``[(x, y, variant or HIDDEN_GOAL), ...]`` of every occupied cell, row-major."""
         rows, cols = np.nonzero(self.var != EMPTY)
-        return [(*self.xy(r, c), int(self.var[r, c])) for r, c in zip(rows.tolist(),
-                                                                       cols.tolist())]
+        return [(*self.xy(r, c), int(self.var[r, c])) for r, c in zip(rows.tolist(), cols.tolist())]
 
     def variant_at(self, x: int, y: int) -> int:
         """Variant id at (x, y), ``EMPTY`` or ``HIDDEN_GOAL``."""

@@ -38,11 +38,25 @@ BASE_ROLES = ("gold-digger", "saboteur")
 
 #: RULES 2.2: players -> (saboteur cards, gold-digger cards) with one card set aside.
 ROLE_TABLE_PUBLISHED = {
-    3: (1, 3), 4: (1, 4), 5: (2, 4), 6: (2, 5), 7: (3, 5), 8: (3, 6), 9: (3, 7), 10: (4, 7),
+    3: (1, 3),
+    4: (1, 4),
+    5: (2, 4),
+    6: (2, 5),
+    7: (3, 5),
+    8: (3, 6),
+    9: (3, 7),
+    10: (4, 7),
 }
 #: RULES 10 ``role_table="seed"``: exactly as many cards as players (10p deals 10 of all 11).
 ROLE_TABLE_SEED = {
-    3: (1, 2), 4: (1, 3), 5: (2, 3), 6: (2, 4), 7: (3, 4), 8: (3, 5), 9: (3, 6), 10: (4, 7),
+    3: (1, 2),
+    4: (1, 3),
+    5: (2, 3),
+    6: (2, 4),
+    7: (3, 4),
+    8: (3, 5),
+    9: (3, 6),
+    10: (4, 7),
 }
 #: RULES 2.3: players -> hand size.
 HAND_SIZE = {3: 6, 4: 6, 5: 6, 6: 5, 7: 5, 8: 4, 9: 4, 10: 4}
@@ -112,8 +126,17 @@ def _seg(*sides: str) -> int:
     return m
 
 
-def _path(kid: str, name: str, base: int, exp: int, segments: Iterable[str],
-          stubs: Iterable[str] = (), *, door: str = "", crystals: int = 0) -> CardKind:
+def _path(
+    kid: str,
+    name: str,
+    base: int,
+    exp: int,
+    segments: Iterable[str],
+    stubs: Iterable[str] = (),
+    *,
+    door: str = "",
+    crystals: int = 0,
+) -> CardKind:
     """A path kind: ``segments`` as strings of sides (``"NS"``), ``stubs`` one side each."""
     segs = tuple(_seg(*g) for g in segments) + tuple(_seg(s) for s in stubs)
     return CardKind(kid, name, "path", base, exp, segs, door=door, crystals=crystals)
@@ -211,8 +234,8 @@ N_EXPANSION_KINDS = len(CARD_KINDS)
 
 def rotate(mask: int) -> int:
     """Rotate a 5-bit side mask by 180 degrees (RULES 0.2): N<->S, E<->W, L unchanged."""
-    return ((mask & N) << 2) | ((mask & S) >> 2) | ((mask & E) << 2) | ((mask & W) >> 2) | (
-        mask & L
+    return (
+        ((mask & N) << 2) | ((mask & S) >> 2) | ((mask & E) << 2) | ((mask & W) >> 2) | (mask & L)
     )
 
 
@@ -254,8 +277,12 @@ def _build_variants() -> tuple[tuple[Variant, ...], dict[tuple[int, bool], int]]
             opening = 0
             for s in segs:
                 opening |= s
-            sos = (_segment_of_side(segs, 0), _segment_of_side(segs, 1),
-                   _segment_of_side(segs, 2), _segment_of_side(segs, 3))
+            sos = (
+                _segment_of_side(segs, 0),
+                _segment_of_side(segs, 1),
+                _segment_of_side(segs, 2),
+                _segment_of_side(segs, 3),
+            )
             stub = tuple(bin(s).count("1") == 1 for s in segs)
             v = Variant(len(out), k, rotated, segs, opening & 15, sos, stub)
             index[(k, rotated)] = v.index
@@ -277,9 +304,7 @@ def placeable_variants(expansion: bool) -> tuple[int, ...]:
     """
     n_kinds = N_EXPANSION_KINDS if expansion else N_BASE_KINDS
     return tuple(
-        v.index
-        for v in VARIANTS
-        if v.kind < n_kinds and ALL_KINDS[v.kind].category == "path"
+        v.index for v in VARIANTS if v.kind < n_kinds and ALL_KINDS[v.kind].category == "path"
     )
 
 
@@ -318,8 +343,7 @@ def segments_text(segments: tuple[int, ...]) -> str:
 GREEN_DIGGER, BLUE_DIGGER, BOSS, PROFITEER, GEOLOGIST, X_SABOTEUR = range(6)
 EXPANSION_ROLES = ("green-digger", "blue-digger", "boss", "profiteer", "geologist", "saboteur")
 #: RULES 6.2: the 15 dwarf cards of Saboteur 2, all used whatever the player count.
-ROLES_S2 = {GREEN_DIGGER: 4, BLUE_DIGGER: 4, BOSS: 1, PROFITEER: 1, GEOLOGIST: 2,
-            X_SABOTEUR: 3}
+ROLES_S2 = {GREEN_DIGGER: 4, BLUE_DIGGER: 4, BOSS: 1, PROFITEER: 1, GEOLOGIST: 2, X_SABOTEUR: 3}
 #: RULES 6.9: gold per winner by the number of winners; 5 or more winners get 1 each.
 S2_PAYOUT = {1: 5, 2: 4, 3: 3, 4: 2}
 S2_PAYOUT_MANY = 1
@@ -352,7 +376,6 @@ X_EFFECTS = {
 X_ACTION_KINDS = tuple(KIND_INDEX[e] for e in X_EFFECTS)
 #: per variant: door colour code (0 none, 1 green, 2 blue) and crystals (RULES 6.3)
 DOOR_CODES = ("", "green", "blue")
-VARIANT_DOOR = np.array([DOOR_CODES.index(ALL_KINDS[v.kind].door) for v in VARIANTS],
-                        dtype=np.int8)
+VARIANT_DOOR = np.array([DOOR_CODES.index(ALL_KINDS[v.kind].door) for v in VARIANTS], dtype=np.int8)
 VARIANT_CRYSTALS = np.array([ALL_KINDS[v.kind].crystals for v in VARIANTS], dtype=np.int16)
 VARIANT_LADDER = np.array([ALL_KINDS[v.kind].is_ladder for v in VARIANTS], dtype=bool)

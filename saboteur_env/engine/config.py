@@ -60,8 +60,12 @@ class GameConfig:
         def bad(name: str, why: str) -> NoReturn:
             raise ConfigError(f"GameConfig.{name}={getattr(self, name)!r}: {why}")
 
-        for name in ("expansion", "self_sabotage", "broken_tool_forfeit",
-                     "remove_cards_each_round"):
+        for name in (
+            "expansion",
+            "self_sabotage",
+            "broken_tool_forfeit",
+            "remove_cards_each_round",
+        ):
             if not isinstance(getattr(self, name), bool):
                 bad(name, "must be a bool")
         if not isinstance(self.num_players, int) or isinstance(self.num_players, bool):
@@ -69,10 +73,16 @@ class GameConfig:
         rules = ruleset_of(self.expansion)
         lo, hi = rules.player_range
         if not lo <= self.num_players <= hi:
-            bad("num_players", f"{rules.title} (expansion={self.expansion}) is for {lo} to {hi} "
-                "players (RULES 2.2, 6.1)")
-        if not isinstance(self.num_rounds, int) or isinstance(self.num_rounds, bool) \
-                or self.num_rounds < 1:
+            bad(
+                "num_players",
+                f"{rules.title} (expansion={self.expansion}) is for {lo} to {hi} "
+                "players (RULES 2.2, 6.1)",
+            )
+        if (
+            not isinstance(self.num_rounds, int)
+            or isinstance(self.num_rounds, bool)
+            or self.num_rounds < 1
+        ):
             bad("num_rounds", "must be a positive int (RULES 5.5)")
         if self.role_table not in ("published", "seed"):
             bad("role_table", "must be 'published' or 'seed' (RULES 2.2)")
@@ -80,8 +90,7 @@ class GameConfig:
             bad("both_doors_rule", "must be 'seed' or 'bga' (RULES 6.9)")
         if self.first_player != "random":
             fp = self.first_player
-            if not isinstance(fp, int) or isinstance(fp, bool) \
-                    or not 0 <= fp < self.num_players:
+            if not isinstance(fp, int) or isinstance(fp, bool) or not 0 <= fp < self.num_players:
                 bad("first_player", f"must be 'random' or a seat 0..{self.num_players - 1}")
         if self.reward not in ("gold", "win"):
             bad("reward", "must be 'gold' or 'win'")

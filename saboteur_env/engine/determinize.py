@@ -46,30 +46,36 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     secret_sizes = [int(g.secret_discards[s].sum()) for s in others]
     n_removed = int(g.removed.sum())
     secret_before = g.secret_discards[others].sum(axis=0)
-    pool = np.concatenate([np.repeat(kinds, g.hands[s]) for s in others]
-                          + [np.repeat(kinds, g.secret_discards[s]) for s in others]
-                          + [g.deck.astype(np.int16), np.repeat(kinds, g.removed)])
+    pool = np.concatenate(
+        [np.repeat(kinds, g.hands[s]) for s in others]
+        + [np.repeat(kinds, g.secret_discards[s]) for s in others]
+        + [g.deck.astype(np.int16), np.repeat(kinds, g.removed)]
+    )
     pool = rng.permutation(pool)
     pos = 0
     for s, h in zip(others, hand_sizes):
-        g.hands[s] = np.bincount(pool[pos:pos + h], minlength=nk)
+        g.hands[s] = np.bincount(pool[pos : pos + h], minlength=nk)
         pos += h
     for s, h in zip(others, secret_sizes):
-        g.secret_discards[s] = np.bincount(pool[pos:pos + h], minlength=nk)
+        g.secret_discards[s] = np.bincount(pool[pos : pos + h], minlength=nk)
         pos += h
     g.discards = g.discards - secret_before + g.secret_discards[others].sum(axis=0)
-    g.deck = pool[pos:len(pool) - n_removed]
-    g.removed = np.bincount(pool[len(pool) - n_removed:], minlength=nk).astype(np.int64)
+    g.deck = pool[pos : len(pool) - n_removed]
+    g.removed = np.bincount(pool[len(pool) - n_removed :], minlength=nk).astype(np.int64)
 
-    known = [s for s in others if g.inspected[seat, s] >= 0
-             and g.inspected_swaps[seat, s] == g.hat_swaps[s]]
+    known = [
+        s
+        for s in others
+        if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
+    ]
     free = [s for s in others if s not in known]
-    hidden = rng.permutation(np.array([g.roles[s] for s in free] + g.set_aside
-                                      + g.hats_discarded, dtype=np.int8)).tolist()
-    g.roles[free] = hidden[:len(free)]
-    rest = hidden[len(free):]
-    g.set_aside = rest[:len(g.set_aside)]
-    g.hats_discarded = rest[len(g.set_aside):]
+    hidden = rng.permutation(
+        np.array([g.roles[s] for s in free] + g.set_aside + g.hats_discarded, dtype=np.int8)
+    ).tolist()
+    g.roles[free] = hidden[: len(free)]
+    rest = hidden[len(free) :]
+    g.set_aside = rest[: len(g.set_aside)]
+    g.hats_discarded = rest[len(g.set_aside) :]
     mine = g.inspected[seat].copy()
     g.inspected[:] = -1
     g.inspected[seat] = mine

@@ -160,10 +160,25 @@ class RoundResult:
     crystals: int = 0
     trapped: list[int] = field(default_factory=list)
     thefts: list[tuple[int, int]] = field(default_factory=list)
-    public: tuple[str, ...] = ("round", "gold_found", "winning_side", "winners", "connector",
-                               "roles")
-    fields: tuple[str, ...] = ("round", "gold_found", "winning_side", "winners", "connector",
-                               "roles", "received", "last_card_seat", "turns")
+    public: tuple[str, ...] = (
+        "round",
+        "gold_found",
+        "winning_side",
+        "winners",
+        "connector",
+        "roles",
+    )
+    fields: tuple[str, ...] = (
+        "round",
+        "gold_found",
+        "winning_side",
+        "winners",
+        "connector",
+        "roles",
+        "received",
+        "last_card_seat",
+        "turns",
+    )
 
     def public_data(self) -> dict[str, Any]:
         """The ``round_end`` event's payload: the :attr:`public` fields."""

@@ -119,8 +119,7 @@ class Ruleset:
         """Cards dealt to each player (RULES 2.3, 6.6)."""
         return self.hand_sizes[num_players]
 
-    def role_deck(self, num_players: int,
-                  role_table: str = "published") -> npt.NDArray[np.int64]:
+    def role_deck(self, num_players: int, role_table: str = "published") -> npt.NDArray[np.int64]:
         """int64 ``(n_roles,)``: dwarf cards of each role shuffled for ``num_players``.
 
         Base game: RULES 2.2 (``"published"``, one card more than players) or RULES 10
@@ -145,8 +144,9 @@ class Ruleset:
         out[SABOTEUR], out[GOLD_DIGGER] = sab, dig
         return out
 
-    def role_prior(self, num_players: int,
-                   role_table: str = "published") -> npt.NDArray[np.float64]:
+    def role_prior(
+        self, num_players: int, role_table: str = "published"
+    ) -> npt.NDArray[np.float64]:
         """float64 ``(n_roles,)``: the chance that a given player holds each role before any
         card is seen (each dwarf card is equally likely to be any player's)."""
         deck = self.role_deck(num_players, role_table).astype(np.float64)
@@ -164,8 +164,10 @@ class Ruleset:
                 raise ValueError(f"unknown {self.title} role {role!r}; use one of {self.roles}")
             return self.roles.index(role)
         if isinstance(role, bool) or not 0 <= int(role) < self.n_roles:
-            raise ValueError(f"unknown {self.title} role {role!r}; use one of {self.roles} "
-                             f"or 0-{self.n_roles - 1}")
+            raise ValueError(
+                f"unknown {self.title} role {role!r}; use one of {self.roles} "
+                f"or 0-{self.n_roles - 1}"
+            )
         return int(role)
 
     def offers(self, family: str) -> bool:
@@ -231,8 +233,7 @@ SABOTEUR_2 = Ruleset(
     removed_per_round=S2_REMOVED,
     fixed_role_deck=_frozen(ROLES_S2),
     nugget_cards=False,
-    families=("place", "rockfall", "map", "tool", "discard", "xaction", "remove", "done",
-              "steal"),
+    families=("place", "rockfall", "map", "tool", "discard", "xaction", "remove", "done", "steal"),
     phases=(Phase.TURN, Phase.PASS, Phase.REMOVE, Phase.THEFT),
     # ladders start new tunnels, so the expansion's mazes spread further
     default_window=(-9, 17, -11, 11),

@@ -36,8 +36,9 @@ if TYPE_CHECKING:
     from .state import Game
 
 
-def door_outcome(found: bool, connector_role: int | None, pass_blue: bool,
-                 pass_green: bool) -> tuple[bool, bool]:
+def door_outcome(
+    found: bool, connector_role: int | None, pass_blue: bool, pass_green: bool
+) -> tuple[bool, bool]:
     """``(blue_wins, green_wins)`` by the door evaluation of RULES 6.9.
 
     Args:
@@ -52,9 +53,15 @@ def door_outcome(found: bool, connector_role: int | None, pass_blue: bool,
     return bool(blue), bool(green)
 
 
-def winners_s2(roles: Sequence[int], found: bool, connector_role: int | None,
-               pass_blue: bool, pass_green: bool, trapped: Sequence[bool],
-               both_doors_rule: str = "seed") -> tuple[list[int], str]:
+def winners_s2(
+    roles: Sequence[int],
+    found: bool,
+    connector_role: int | None,
+    pass_blue: bool,
+    pass_green: bool,
+    trapped: Sequence[bool],
+    both_doors_rule: str = "seed",
+) -> tuple[list[int], str]:
     """The winners set ``W`` of RULES 6.9 (trapped players removed) and the winning side.
 
     Sides: ``"saboteurs"`` (gold not found, or the SEED both-doors rule without a Boss),
@@ -90,8 +97,9 @@ def winners_s2(roles: Sequence[int], found: bool, connector_role: int | None,
     return [s for s in w if not trapped[s]], side
 
 
-def payouts_s2(roles: Sequence[int], winners: Sequence[int], crystals: int,
-               trapped: Sequence[bool]) -> list[int]:
+def payouts_s2(
+    roles: Sequence[int], winners: Sequence[int], crystals: int, trapped: Sequence[bool]
+) -> list[int]:
     """Gold each seat receives before thefts (RULES 6.9).
 
     Each winner gets ``S2_PAYOUT[|W|]`` (1 for 5 or more), the Boss one less, the Profiteer two
@@ -113,8 +121,9 @@ def payouts_s2(roles: Sequence[int], winners: Sequence[int], crystals: int,
     return out
 
 
-def theft_order(theft_turn: Sequence[int], has_theft: Sequence[bool],
-                trapped: Sequence[bool]) -> list[int]:
+def theft_order(
+    theft_turn: Sequence[int], has_theft: Sequence[bool], trapped: Sequence[bool]
+) -> list[int]:
     """Seats whose Theft works, in resolution order (RULES 6.9).
 
     The player who played a Theft card most recently goes first, then the other thieves
@@ -132,13 +141,46 @@ def theft_order(theft_turn: Sequence[int], has_theft: Sequence[bool],
 
 # --- round end over a game ---------------------------------------------------------------
 #: the record fields of a round result, per game (RULES 5, 6.9)
-BASE_FIELDS = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
-               "received", "last_card_seat", "turns")
-S2_FIELDS = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
-             "received", "paid", "last_card_seat", "turns", "pass_blue", "pass_green",
-             "crystals", "trapped", "thefts")
-S2_PUBLIC = ("round", "gold_found", "winning_side", "winners", "connector", "roles",
-             "pass_blue", "pass_green", "crystals", "thefts")
+BASE_FIELDS = (
+    "round",
+    "gold_found",
+    "winning_side",
+    "winners",
+    "connector",
+    "roles",
+    "received",
+    "last_card_seat",
+    "turns",
+)
+S2_FIELDS = (
+    "round",
+    "gold_found",
+    "winning_side",
+    "winners",
+    "connector",
+    "roles",
+    "received",
+    "paid",
+    "last_card_seat",
+    "turns",
+    "pass_blue",
+    "pass_green",
+    "crystals",
+    "trapped",
+    "thefts",
+)
+S2_PUBLIC = (
+    "round",
+    "gold_found",
+    "winning_side",
+    "winners",
+    "connector",
+    "roles",
+    "pass_blue",
+    "pass_green",
+    "crystals",
+    "thefts",
+)
 
 
 def end_round(game: Game, gold_found: bool, connector: int | None) -> None:
@@ -160,11 +202,18 @@ def end_round_base(game: Game, gold_found: bool, connector: int | None) -> None:
         _pay_saboteurs(game, received)
     game.gold += received
     result = RoundResult(
-        round=game.round, gold_found=gold_found,
-        winning_side="gold-digger" if gold_found else "saboteur", winners=winners,
-        connector=connector, roles=game.roles.tolist(), received=received.tolist(),
-        paid=received.tolist(), last_card_seat=game.last_card_seat, turns=game.turn,
-        fields=BASE_FIELDS)
+        round=game.round,
+        gold_found=gold_found,
+        winning_side="gold-digger" if gold_found else "saboteur",
+        winners=winners,
+        connector=connector,
+        roles=game.roles.tolist(),
+        received=received.tolist(),
+        paid=received.tolist(),
+        last_card_seat=game.last_card_seat,
+        turns=game.turn,
+        fields=BASE_FIELDS,
+    )
     close_round(game, result)
 
 
@@ -232,24 +281,36 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     b, n = game.board, game.n
     trapped = game.xfront[:, 0].tolist()
     roles = game.roles.tolist()
-    pass_blue = gold_found and b.gold_reachable(1)   # no green door on the route
+    pass_blue = gold_found and b.gold_reachable(1)  # no green door on the route
     pass_green = gold_found and b.gold_reachable(2)  # no blue door on the route
     conn_role = roles[connector] if connector is not None else None
-    winners, side = winners_s2(roles, gold_found, conn_role, pass_blue, pass_green,
-                               trapped, game.config.both_doors_rule)
+    winners, side = winners_s2(
+        roles, gold_found, conn_role, pass_blue, pass_green, trapped, game.config.both_doors_rule
+    )
     crystals = b.crystals()
     received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
     game.gold += received
     game.pending_result = RoundResult(
-        round=game.round, gold_found=gold_found, winning_side=side, winners=winners,
-        connector=connector, roles=roles, received=received.tolist(),
-        paid=received.tolist(), last_card_seat=game.last_card_seat, turns=game.turn,
-        pass_blue=bool(pass_blue), pass_green=bool(pass_green), crystals=crystals,
-        trapped=[s for s in range(n) if trapped[s]], thefts=[], public=S2_PUBLIC,
-        fields=S2_FIELDS)
+        round=game.round,
+        gold_found=gold_found,
+        winning_side=side,
+        winners=winners,
+        connector=connector,
+        roles=roles,
+        received=received.tolist(),
+        paid=received.tolist(),
+        last_card_seat=game.last_card_seat,
+        turns=game.turn,
+        pass_blue=bool(pass_blue),
+        pass_green=bool(pass_green),
+        crystals=crystals,
+        trapped=[s for s in range(n) if trapped[s]],
+        thefts=[],
+        public=S2_PUBLIC,
+        fields=S2_FIELDS,
+    )
     game.phase = Phase.THEFT
-    game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(),
-                                   trapped)
+    game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(), trapped)
     _next_thief(game)
 
 
@@ -296,14 +357,20 @@ def close_round(game: Game, result: RoundResult) -> None:
     game.round_over = True
     game.emit(EventType.ROUND_END, None, result.public_data())
     for s in range(n):
-        game.emit(EventType.GOLD_RECEIVED, s, {"round": result.round,
-                                               "gold": int(result.received[s])}, visible_to=s)
+        game.emit(
+            EventType.GOLD_RECEIVED,
+            s,
+            {"round": result.round, "gold": int(result.received[s])},
+            visible_to=s,
+        )
     if game.round + 1 >= game.config.num_rounds:
         game.game_over = True
         best = int(game.gold.max())
-        game.emit(EventType.GAME_END, None, {"gold": game.gold.tolist(),
-                                             "winners": [s for s in range(n)
-                                                         if game.gold[s] == best]})
+        game.emit(
+            EventType.GAME_END,
+            None,
+            {"gold": game.gold.tolist(), "winners": [s for s in range(n) if game.gold[s] == best]},
+        )
         return
     game.round += 1
     deal_round(game, (game.last_card_seat + 1) % n)

@@ -41,8 +41,8 @@ def _deal_roles(game: Game) -> None:
     counts = rules.role_deck(game.n, game.config.role_table)
     cards = np.concatenate([np.full(counts[r], r, dtype=np.int8) for r in rules.role_card_order])
     role_deck = game.rng.permutation(cards)
-    game.roles = role_deck[:game.n].copy()
-    game.set_aside = role_deck[game.n:].tolist()
+    game.roles = role_deck[: game.n].copy()
+    game.set_aside = role_deck[game.n :].tolist()
 
 
 def _deal_goals(game: Game) -> None:
@@ -68,8 +68,8 @@ def _deal_cards(game: Game) -> None:
     h = rules.hand_size(n)
     game.hands = np.zeros((n, rules.n_kinds), dtype=np.int16)
     for s in range(n):
-        np.add.at(game.hands[s], deck[s * h:(s + 1) * h], 1)
-    game.deck = deck[n * h:]
+        np.add.at(game.hands[s], deck[s * h : (s + 1) * h], 1)
+    game.deck = deck[n * h :]
 
 
 _DEAL_STEPS = {"roles": _deal_roles, "goals": _deal_goals, "cards": _deal_cards}
@@ -205,14 +205,17 @@ def build_state(
     role_ids = [rules.role_id(r) for r in roles]
     aside = [rules.role_id(r) for r in set_aside]
     if sorted(int(x) for x in goals) != [0, 1, 2]:
-        raise ValueError(f"goals={tuple(goals)!r}: one gold (0) and the two stone goals (1, 2), "
-                         "one per slot (RULES 1.2)")
+        raise ValueError(
+            f"goals={tuple(goals)!r}: one gold (0) and the two stone goals (1, 2), "
+            "one per slot (RULES 1.2)"
+        )
     if not isinstance(current, (int, np.integer)) or not 0 <= current < n:
         raise ValueError(f"current={current!r}: must be a seat 0..{n - 1}")
     nugget_list = None if nuggets is None else [int(v) for v in nuggets]
     if nugget_list is not None and any(v not in (1, 2, 3) for v in nugget_list):
-        raise ValueError(f"nuggets={nugget_list!r}: gold-nugget cards are worth 1, 2 or 3 "
-                         "(RULES 1.4)")
+        raise ValueError(
+            f"nuggets={nugget_list!r}: gold-nugget cards are worth 1, 2 or 3 (RULES 1.4)"
+        )
     broken_lists = [list(t) for t in broken] if broken is not None else [[] for _ in range(n)]
     for tools in broken_lists:
         for t in tools:
@@ -256,8 +259,9 @@ def build_state(
     return g
 
 
-def _lay_maze(g: Game, board: Iterable[tuple[int, int, str | int, bool]],
-              revealed: Iterable[tuple[int, bool]]) -> np.ndarray:
+def _lay_maze(
+    g: Game, board: Iterable[tuple[int, int, str | int, bool]], revealed: Iterable[tuple[int, bool]]
+) -> np.ndarray:
     """Lay the tunnel cards and turn up the goals of a hand-built position; connect them.
     Returns the cards used per kind."""
     used = np.zeros(g.rules.n_kinds, dtype=np.int64)
@@ -276,8 +280,9 @@ def _lay_maze(g: Game, board: Iterable[tuple[int, int, str | int, bool]],
     return used
 
 
-def _lay_fronts(g: Game, broken: Sequence[Sequence[str | int]], trapped: Iterable[int],
-                theft: Iterable[int]) -> np.ndarray:
+def _lay_fronts(
+    g: Game, broken: Sequence[Sequence[str | int]], trapped: Iterable[int], theft: Iterable[int]
+) -> np.ndarray:
     """Lay the cards in front of the players (RULES 3.2, 6.5); the cards used per kind."""
     used = np.zeros(g.rules.n_kinds, dtype=np.int64)
     for s, tools in enumerate(broken):
@@ -297,15 +302,21 @@ def _lay_fronts(g: Game, broken: Sequence[Sequence[str | int]], trapped: Iterabl
     return used
 
 
-def _stock(g: Game, used: np.ndarray, deck: Iterable[str | int] | None,
-           nuggets: list[int] | None, check_counts: bool) -> None:
+def _stock(
+    g: Game,
+    used: np.ndarray,
+    deck: Iterable[str | int] | None,
+    nuggets: list[int] | None,
+    check_counts: bool,
+) -> None:
     """The draw pile, the discard pile (what is left of the deck) and the gold supply."""
     rules, nk = g.rules, g.rules.n_kinds
     left = rules.deck - used
     if check_counts and (left < 0).any():
         bad = [CARD_KINDS[k].id for k in np.nonzero(left < 0)[0]]
-        raise ValueError(f"more {bad} cards than the deck holds (RULES 1); "
-                         "check_counts=False allows it")
+        raise ValueError(
+            f"more {bad} cards than the deck holds (RULES 1); check_counts=False allows it"
+        )
     left = np.maximum(left, 0)
     if deck is None:
         g.deck = g.rng.permutation(np.repeat(np.arange(nk, dtype=np.int16), left))

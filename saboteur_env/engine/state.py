@@ -70,47 +70,47 @@ if TYPE_CHECKING:
 #: ``shared`` (immutable), ``value`` (a scalar), ``array`` (a numpy array), ``list`` (a list of
 #: immutable items), ``board`` (its own copy), ``deep`` (a deep copy).
 FIELDS: dict[str, str] = {
-    "config": "shared",          # GameConfig
-    "rules": "shared",           # the Ruleset of the config
-    "layout": "shared",          # the action Layout of the config
-    "n": "value",                # number of players
-    "rng": "deep",               # numpy Generator: the game's only source of randomness
-    "round": "value",            # 0-based round index
-    "phase": "value",            # Phase of the decision to take
-    "phase_count": "value",      # cards discarded so far in a pass / removal
-    "phase_slot": "value",       # front slot being removed (-1 none)
-    "current": "value",          # seat to act
-    "first_player": "value",     # seat that started this round
-    "turn": "value",             # turns taken this round
-    "last_card_seat": "value",   # seat of the last card-consuming turn (RULES 5.4)
-    "decisions": "value",        # decisions taken in the game
+    "config": "shared",  # GameConfig
+    "rules": "shared",  # the Ruleset of the config
+    "layout": "shared",  # the action Layout of the config
+    "n": "value",  # number of players
+    "rng": "deep",  # numpy Generator: the game's only source of randomness
+    "round": "value",  # 0-based round index
+    "phase": "value",  # Phase of the decision to take
+    "phase_count": "value",  # cards discarded so far in a pass / removal
+    "phase_slot": "value",  # front slot being removed (-1 none)
+    "current": "value",  # seat to act
+    "first_player": "value",  # seat that started this round
+    "turn": "value",  # turns taken this round
+    "last_card_seat": "value",  # seat of the last card-consuming turn (RULES 5.4)
+    "decisions": "value",  # decisions taken in the game
     "round_over": "value",
     "game_over": "value",
-    "roles": "array",            # int8 (n,): role id per seat (the ruleset's roles)
-    "set_aside": "list",         # role ids of the dwarf cards not dealt (top first)
-    "hands": "array",            # int16 (n, n_kinds): cards of each kind in each hand
-    "deck": "array",             # int16 (k,): the draw pile, top first
-    "discards": "array",         # int64 (n_kinds,): the discard pile by kind
+    "roles": "array",  # int8 (n,): role id per seat (the ruleset's roles)
+    "set_aside": "list",  # role ids of the dwarf cards not dealt (top first)
+    "hands": "array",  # int16 (n, n_kinds): cards of each kind in each hand
+    "deck": "array",  # int16 (k,): the draw pile, top first
+    "discards": "array",  # int64 (n_kinds,): the discard pile by kind
     "secret_discards": "array",  # int64 (n, n_kinds): face-down discards of each seat
-    "removed": "array",          # int64 (n_kinds,): cards removed unseen (RULES 6.6)
-    "board": "board",            # the maze
-    "broken": "array",           # bool (n, 3): broken pick / lantern / cart in front
-    "broken_kind": "array",      # int16 (n, 3): kind of that broken-tool card (-1 none)
-    "known_goals": "array",      # bool (n, 3): seat has seen goal slot (map or reveal)
-    "nuggets": "array",          # int8 (k,): the face-down gold supply, top first
-    "gold": "array",             # int64 (n,): gold each seat holds
-    "gold_cards": "array",       # int64 (n, 3): gold-nugget cards held by value 1-3
-    "xfront": "array",           # bool (n, 2): Trapped! and Theft in front (Saboteur 2)
-    "theft_turn": "array",       # int64 (n,): decision count when each Theft was played
-    "inspected": "array",        # int8 (n, n): [inspector, target] role seen, -1 none
-    "hat_swaps": "array",        # int16 (n,): Swap your hats played on each seat
+    "removed": "array",  # int64 (n_kinds,): cards removed unseen (RULES 6.6)
+    "board": "board",  # the maze
+    "broken": "array",  # bool (n, 3): broken pick / lantern / cart in front
+    "broken_kind": "array",  # int16 (n, 3): kind of that broken-tool card (-1 none)
+    "known_goals": "array",  # bool (n, 3): seat has seen goal slot (map or reveal)
+    "nuggets": "array",  # int8 (k,): the face-down gold supply, top first
+    "gold": "array",  # int64 (n,): gold each seat holds
+    "gold_cards": "array",  # int64 (n, 3): gold-nugget cards held by value 1-3
+    "xfront": "array",  # bool (n, 2): Trapped! and Theft in front (Saboteur 2)
+    "theft_turn": "array",  # int64 (n,): decision count when each Theft was played
+    "inspected": "array",  # int8 (n, n): [inspector, target] role seen, -1 none
+    "hat_swaps": "array",  # int16 (n,): Swap your hats played on each seat
     "inspected_swaps": "array",  # int16 (n, n): hat_swaps of the target when inspected
-    "hats_discarded": "list",    # role ids discarded by Swap your hats (out for the round)
-    "theft_queue": "list",       # thieves still to act at round end, in order
-    "pending_result": "deep",    # the RoundResult while thefts are resolved
-    "events": "list",            # every event of the game, in order
-    "round_results": "list",     # RoundResult of each finished round
-    "round_boards": "list",      # the final maze of each finished round
+    "hats_discarded": "list",  # role ids discarded by Swap your hats (out for the round)
+    "theft_queue": "list",  # thieves still to act at round end, in order
+    "pending_result": "deep",  # the RoundResult while thefts are resolved
+    "events": "list",  # every event of the game, in order
+    "round_results": "list",  # RoundResult of each finished round
+    "round_boards": "list",  # the final maze of each finished round
 }
 
 
@@ -164,8 +164,9 @@ class Game:
     round_results: list[RoundResult]
     round_boards: list[Board]
 
-    def __init__(self, config: GameConfig | None = None, seed: int | None = None,
-                 _deal: bool = True) -> None:
+    def __init__(
+        self, config: GameConfig | None = None, seed: int | None = None, _deal: bool = True
+    ) -> None:
         self.config = config or GameConfig()
         self.rules = self.config.ruleset
         self.layout = layout_of(self.config)
@@ -216,8 +217,13 @@ class Game:
         self._pending = []
 
     # --- events ------------------------------------------------------------------------
-    def emit(self, type_: EventType, seat: int | None, data: dict[str, Any],
-             visible_to: int | None = None) -> Event:
+    def emit(
+        self,
+        type_: EventType,
+        seat: int | None,
+        data: dict[str, Any],
+        visible_to: int | None = None,
+    ) -> Event:
         """Record an event (engine use: the action families, setup and scoring)."""
         e = Event(type_, seat, EventData(data), visible_to)
         self.events.append(e)
@@ -311,13 +317,36 @@ class Game:
         """Draw pile + hands + maze tunnel cards + discards + cards in front of players +
         removed cards: the ruleset's deck size (67, Saboteur 2 118) in every state dealt by
         the engine (card conservation, RULES 1, 6.5)."""
-        return int(len(self.deck) + self.hands.sum() + self.board.path_cards_on_board()
-                   + self.discards.sum() + self.broken.sum() + self.xfront.sum()
-                   + self.removed.sum())
+        return int(
+            len(self.deck)
+            + self.hands.sum()
+            + self.board.path_cards_on_board()
+            + self.discards.sum()
+            + self.broken.sum()
+            + self.xfront.sum()
+            + self.removed.sum()
+        )
 
 
 __all__ = [
-    "FIELDS", "HIDDEN_GOAL", "Action", "BreakTool", "Discard", "EndPass", "Event", "EventType",
-    "Game", "IllegalActionError", "Map", "PlacePath", "PlayCard", "RemoveFront", "Repair",
-    "Rockfall", "RoundResult", "Steal", "build_state", "FRONT_THEFT",
+    "FIELDS",
+    "HIDDEN_GOAL",
+    "Action",
+    "BreakTool",
+    "Discard",
+    "EndPass",
+    "Event",
+    "EventType",
+    "Game",
+    "IllegalActionError",
+    "Map",
+    "PlacePath",
+    "PlayCard",
+    "RemoveFront",
+    "Repair",
+    "Rockfall",
+    "RoundResult",
+    "Steal",
+    "build_state",
+    "FRONT_THEFT",
 ]

@@ -60,8 +60,17 @@ class RoleAssignments:
         max_states: largest exact set kept after Swap your hats.
     """
 
-    def __init__(self, counts, n: int, *, max_exact: int = 50_000, particles: int = 4096,
-                 seed: int = 0, moves: int = 20, max_states: int = 400_000) -> None:
+    def __init__(
+        self,
+        counts,
+        n: int,
+        *,
+        max_exact: int = 50_000,
+        particles: int = 4096,
+        seed: int = 0,
+        moves: int = 20,
+        max_states: int = 400_000,
+    ) -> None:
         self.counts = np.asarray(counts, dtype=np.int64)
         self.n, self.n_roles, self.m = n, len(self.counts), int(self.counts.sum())
         self.max_exact, self.particles, self.seed = max_exact, particles, seed
@@ -133,7 +142,7 @@ class RoleAssignments:
         w = np.exp(self.logw - self.logw.max()) if np.isfinite(self.logw.max()) else None
         if w is None:
             return
-        if w.sum() ** 2 / (w ** 2).sum() >= 0.5 * len(w):
+        if w.sum() ** 2 / (w**2).sum() >= 0.5 * len(w):
             return
         self.resamples += 1
         K = len(w)
@@ -259,8 +268,9 @@ class RoleAssignments:
         w = np.exp(self.logw - top)
         w /= w.sum()
         R = self.current()
-        return np.stack([np.bincount(R[:, j], weights=w, minlength=self.n_roles)
-                         for j in range(self.n)])
+        return np.stack(
+            [np.bincount(R[:, j], weights=w, minlength=self.n_roles) for j in range(self.n)]
+        )
 
     @property
     def size(self) -> int:
@@ -270,7 +280,7 @@ class RoleAssignments:
     def ess(self) -> float:
         """Effective sample size of the weights (the number of members when all are equal)."""
         w = np.exp(self.logw - self.logw.max())
-        return float(w.sum() ** 2 / (w ** 2).sum())
+        return float(w.sum() ** 2 / (w**2).sum())
 
 
 class DealtAssignments:

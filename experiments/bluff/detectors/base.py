@@ -48,8 +48,9 @@ class Detector:
         if event.type == EventType.ROUND_START:
             self.held = []
             self.new_round()
-        elif (event.type == EventType.ROLE_DEALT and self.seat is not None
-              and event.seat == self.seat):
+        elif (
+            event.type == EventType.ROLE_DEALT and self.seat is not None and event.seat == self.seat
+        ):
             self.own_role = int(event.data["role"])
             if event.data.get("swapped"):
                 self.held.append(self.own_role)
@@ -104,8 +105,11 @@ class OracleDetector(Detector):
 
     name = "oracle"
 
-    def __init__(self, roles_by_round: Sequence[Sequence[int]],
-                 swaps_by_round: Sequence[Sequence[tuple[int, int]]] | None = None) -> None:
+    def __init__(
+        self,
+        roles_by_round: Sequence[Sequence[int]],
+        swaps_by_round: Sequence[Sequence[tuple[int, int]]] | None = None,
+    ) -> None:
         self.roles_by_round = roles_by_round
         self.swaps_by_round = swaps_by_round
 
@@ -120,12 +124,16 @@ class OracleDetector(Detector):
             if self.swaps_by_round is not None:
                 self.cur = list(self.roles_by_round[self.round])
                 self._swaps = list(self.swaps_by_round[self.round])
-        elif (self.cur is not None and event.type == EventType.ACTION_PLAYED
-              and event.data.get("card") == "swap_hats"):
+        elif (
+            self.cur is not None
+            and event.type == EventType.ACTION_PLAYED
+            and event.data.get("card") == "swap_hats"
+        ):
             t, r = self._swaps.pop(0)
             self.cur[t] = r
 
     def belief(self) -> np.ndarray:
-        r = np.asarray(self.cur if self.cur is not None
-                       else self.roles_by_round[max(self.round, 0)])
+        r = np.asarray(
+            self.cur if self.cur is not None else self.roles_by_round[max(self.round, 0)]
+        )
         return np.eye(self.n_roles)[r]

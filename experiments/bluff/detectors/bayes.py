@@ -21,10 +21,12 @@ from .priors import exact_prior, role_deck, roles_change
 #: saboteur plays dead ends, rockfalls on through cards and broken tools more often.
 #: Ratio saboteur/gold-digger per category: advance 0.43, other 1.0, dead end 7.5, rockfall on a
 #: dead end 0.4, rockfall on a through card 3.3, map 0.5, discard 1.0, break 1.8, repairs 1.0.
-DEFAULT_CATEGORY_PROBS = np.array([
-    [0.35, 0.15, 0.02, 0.05, 0.03, 0.10, 0.10, 0.10, 0.05, 0.05],
-    [0.15, 0.15, 0.15, 0.02, 0.10, 0.05, 0.10, 0.18, 0.05, 0.05],
-])
+DEFAULT_CATEGORY_PROBS = np.array(
+    [
+        [0.35, 0.15, 0.02, 0.05, 0.03, 0.10, 0.10, 0.10, 0.05, 0.05],
+        [0.15, 0.15, 0.15, 0.02, 0.10, 0.05, 0.10, 0.18, 0.05, 0.05],
+    ]
+)
 #: Hand-set target ratios f(actor role, target role) for targeted categories: how much more
 #: likely the pair is than the base rate.  Breaking: a gold-digger breaks a saboteur's tool
 #: (ratio 2) rather than a fellow digger's (0.5); a saboteur breaks a digger's (1.5), seldom a
@@ -47,56 +49,61 @@ DEFAULT_TARGET_RATIOS = {
 #: digger) and, being the target of the others' harm, repairs and frees itself more.
 X_CATEGORY_TABLE = {
     # category:          (base rate, (green, blue, boss, profiteer, geologist, saboteur))
-    "path_advance":        (0.17, (1.0, 1.0, 1.0, 1.0, 0.3, 0.4)),
-    "path_other":          (0.25, (1.0, 1.0, 1.0, 1.0, 0.5, 0.8)),
-    "path_dead_end":       (0.01, (1.0, 1.0, 1.0, 1.0, 2.0, 8.0)),
-    "door_green":          (0.02, (2.0, 0.1, 0.3, 0.5, 0.5, 1.0)),
-    "door_blue":           (0.02, (0.1, 2.0, 0.3, 0.5, 0.5, 1.0)),
-    "crystal":             (0.08, (1.0, 1.0, 1.0, 1.0, 3.0, 0.6)),
-    "rockfall_dead_end":   (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 0.3)),
-    "rockfall_through":    (0.02, (0.7, 0.7, 0.7, 0.7, 1.0, 3.0)),
+    "path_advance": (0.17, (1.0, 1.0, 1.0, 1.0, 0.3, 0.4)),
+    "path_other": (0.25, (1.0, 1.0, 1.0, 1.0, 0.5, 0.8)),
+    "path_dead_end": (0.01, (1.0, 1.0, 1.0, 1.0, 2.0, 8.0)),
+    "door_green": (0.02, (2.0, 0.1, 0.3, 0.5, 0.5, 1.0)),
+    "door_blue": (0.02, (0.1, 2.0, 0.3, 0.5, 0.5, 1.0)),
+    "crystal": (0.08, (1.0, 1.0, 1.0, 1.0, 3.0, 0.6)),
+    "rockfall_dead_end": (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 0.3)),
+    "rockfall_through": (0.02, (0.7, 0.7, 0.7, 0.7, 1.0, 3.0)),
     "rockfall_door_green": (0.003, (0.2, 3.0, 1.0, 1.0, 0.5, 0.5)),
-    "rockfall_door_blue":  (0.003, (3.0, 0.2, 1.0, 1.0, 0.5, 0.5)),
-    "map":                 (0.07, (1.0, 1.0, 1.0, 1.0, 1.0, 0.6)),
-    "pass":                (0.12, (1.0, 1.0, 1.0, 1.0, 3.0, 1.3)),
-    "remove":              (0.02, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
-    "break":               (0.04, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
-    "repair_self":         (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
-    "repair_other":        (0.01, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
-    "trapped":             (0.02, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
-    "free_self":           (0.004, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
-    "free_other":          (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
-    "theft":               (0.04, (1.0, 1.0, 1.0, 1.2, 1.2, 1.0)),
-    "hands_off":           (0.015, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
-    "inspection":          (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
-    "swap_hats_self":      (0.002, (1.0, 1.0, 0.5, 1.0, 2.0, 2.0)),
-    "swap_hats_other":     (0.006, (1.0, 1.0, 1.0, 1.0, 1.0, 1.5)),
-    "swap_hand":           (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
-    "steal":               (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "rockfall_door_blue": (0.003, (3.0, 0.2, 1.0, 1.0, 0.5, 0.5)),
+    "map": (0.07, (1.0, 1.0, 1.0, 1.0, 1.0, 0.6)),
+    "pass": (0.12, (1.0, 1.0, 1.0, 1.0, 3.0, 1.3)),
+    "remove": (0.02, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "break": (0.04, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
+    "repair_self": (0.01, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "repair_other": (0.01, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
+    "trapped": (0.02, (0.7, 0.7, 0.7, 0.8, 0.5, 2.0)),
+    "free_self": (0.004, (1.0, 1.0, 1.0, 1.0, 0.5, 1.5)),
+    "free_other": (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 0.7)),
+    "theft": (0.04, (1.0, 1.0, 1.0, 1.2, 1.2, 1.0)),
+    "hands_off": (0.015, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "inspection": (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "swap_hats_self": (0.002, (1.0, 1.0, 0.5, 1.0, 2.0, 2.0)),
+    "swap_hats_other": (0.006, (1.0, 1.0, 1.0, 1.0, 1.0, 1.5)),
+    "swap_hand": (0.004, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
+    "steal": (0.02, (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)),
 }
-X_DEFAULT_CATEGORY_PROBS = np.array([[X_CATEGORY_TABLE[c][0] * X_CATEGORY_TABLE[c][1][r]
-                                      for c in X_CATEGORIES]
-                                     for r in range(SABOTEUR_2.n_roles)])
+X_DEFAULT_CATEGORY_PROBS = np.array(
+    [
+        [X_CATEGORY_TABLE[c][0] * X_CATEGORY_TABLE[c][1][r] for c in X_CATEGORIES]
+        for r in range(SABOTEUR_2.n_roles)
+    ]
+)
 X_DEFAULT_CATEGORY_PROBS /= X_DEFAULT_CATEGORY_PROBS.sum(axis=1, keepdims=True)
 #: Who takes whom for a friend (+1), a rival (-0.5: the other digger team, RULES 6.9 doors) or
 #: an enemy (-1), rows the actor's role, columns the target's, in ``SABOTEUR_2.roles`` order.
 #: The boss wins with either team; the profiteer with anyone and the geologist with nobody, so
 #: their rows are neutral.
-X_RELATION = np.array([
-    # green blue boss  prof geol  sab
-    [1.0, -0.5, 1.0, 0.0, 0.0, -1.0],   # green gold-digger
-    [-0.5, 1.0, 1.0, 0.0, 0.0, -1.0],   # blue gold-digger
-    [1.0, 1.0, 0.0, 0.0, 0.0, -1.0],    # boss
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],     # profiteer
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],     # geologist
-    [-1.0, -1.0, -1.0, 0.0, 0.0, 1.0],  # saboteur
-])
+X_RELATION = np.array(
+    [
+        # green blue boss  prof geol  sab
+        [1.0, -0.5, 1.0, 0.0, 0.0, -1.0],  # green gold-digger
+        [-0.5, 1.0, 1.0, 0.0, 0.0, -1.0],  # blue gold-digger
+        [1.0, 1.0, 0.0, 0.0, 0.0, -1.0],  # boss
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # profiteer
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],  # geologist
+        [-1.0, -1.0, -1.0, 0.0, 0.0, 1.0],  # saboteur
+    ]
+)
 #: Hand-set target ratios for Saboteur 2, as in the base game: a harmful card goes to an enemy
 #: (factor 2) rather than a friend (0.5), ``2 ** -relation``; a helpful one the other way,
 #: ``2 ** relation``; Inspection and Swap your hand say nothing (1).
 X_DEFAULT_TARGET_RATIOS = {
-    **{c: 2.0 ** -X_RELATION for c in X_HARMFUL},
-    **{c: 2.0 ** X_RELATION for c in X_HELPFUL},
+    **{c: 2.0**-X_RELATION for c in X_HARMFUL},
+    **{c: 2.0**X_RELATION for c in X_HELPFUL},
     "inspection": np.ones((SABOTEUR_2.n_roles,) * 2),
     "swap_hand": np.ones((SABOTEUR_2.n_roles,) * 2),
 }
@@ -104,10 +111,12 @@ X_DEFAULT_TARGET_RATIOS = {
 #: ruleset name (``config.ruleset.name``) -> its hand-set event model ``(P(category | role)
 #: float ``(n_roles, n_categories)``, target ratios category -> ``(n_roles, n_roles)``)``, the
 #: columns those of :data:`~.categories.CATEGORY_TABLES`
-DEFAULT_EVENT_MODELS: Mapping[str, tuple[np.ndarray, dict[str, np.ndarray]]] = MappingProxyType({
-    BASE.name: (DEFAULT_CATEGORY_PROBS, DEFAULT_TARGET_RATIOS),
-    SABOTEUR_2.name: (X_DEFAULT_CATEGORY_PROBS, X_DEFAULT_TARGET_RATIOS),
-})
+DEFAULT_EVENT_MODELS: Mapping[str, tuple[np.ndarray, dict[str, np.ndarray]]] = MappingProxyType(
+    {
+        BASE.name: (DEFAULT_CATEGORY_PROBS, DEFAULT_TARGET_RATIOS),
+        SABOTEUR_2.name: (X_DEFAULT_CATEGORY_PROBS, X_DEFAULT_TARGET_RATIOS),
+    }
+)
 
 
 class BayesDetector(Detector):
@@ -149,15 +158,25 @@ class BayesDetector(Detector):
 
     name = "bayes"
 
-    def __init__(self, category_probs=None, target_ratios=None, name: str | None = None, *,
-                 max_exact: int = 50_000, particles: int = 4096, seed: int = 0,
-                 moves: int = 20):
+    def __init__(
+        self,
+        category_probs=None,
+        target_ratios=None,
+        name: str | None = None,
+        *,
+        max_exact: int = 50_000,
+        particles: int = 4096,
+        seed: int = 0,
+        moves: int = 20,
+    ):
         self._hand_set = category_probs is None and target_ratios is None
         self.category_probs = np.asarray(
-            DEFAULT_CATEGORY_PROBS if category_probs is None else category_probs, float)
-        self.target_ratios = {k: np.asarray(v, float) for k, v in
-                              (DEFAULT_TARGET_RATIOS if target_ratios is None
-                               else target_ratios).items()}
+            DEFAULT_CATEGORY_PROBS if category_probs is None else category_probs, float
+        )
+        self.target_ratios = {
+            k: np.asarray(v, float)
+            for k, v in (DEFAULT_TARGET_RATIOS if target_ratios is None else target_ratios).items()
+        }
         self._logc = np.log(self.category_probs)
         self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
         self.max_exact, self.particles, self.seed = max_exact, particles, seed
@@ -174,24 +193,31 @@ class BayesDetector(Detector):
             self._logt = {k: np.log(v) for k, v in self.target_ratios.items()}
         k = rules.n_roles
         if self.category_probs.shape != (k, len(table.categories)) or any(
-                v.shape != (k, k) for v in self.target_ratios.values()):
-            raise ValueError(f"{rules.title} needs category_probs of shape "
-                             f"{(k, len(table.categories))} and {(k, k)} target ratios, got "
-                             f"{self.category_probs.shape}")
+            v.shape != (k, k) for v in self.target_ratios.values()
+        ):
+            raise ValueError(
+                f"{rules.title} needs category_probs of shape "
+                f"{(k, len(table.categories))} and {(k, k)} target ratios, got "
+                f"{self.category_probs.shape}"
+            )
         self._cat_index = table.index
         self.tracker = PublicTracker(table)
         if roles_change(config):
             self.assignments = RoleAssignments(
-                role_deck(config), config.num_players, max_exact=self.max_exact,
-                particles=self.particles, seed=self.seed, moves=self.moves)
+                role_deck(config),
+                config.num_players,
+                max_exact=self.max_exact,
+                particles=self.particles,
+                seed=self.seed,
+                moves=self.moves,
+            )
         else:
             self.assignments = DealtAssignments(config)
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:
         self.tracker.new_round()
-        fixed = [] if self.seat is None or self.own_role is None else \
-            [(self.seat, self.own_role)]
+        fixed = [] if self.seat is None or self.own_role is None else [(self.seat, self.own_role)]
         self.assignments.start(fixed)
 
     def role_changed(self) -> None:
@@ -222,9 +248,16 @@ class BayesDetector(Detector):
         return b
 
     @classmethod
-    def fit(cls, samples: Sequence[tuple[int, int, int, int]], n_roles: int | None = None,
-            smoothing: float = 1.0, name: str = "bayes-fit", *,
-            ruleset: Ruleset | str | None = None, **kwargs) -> BayesDetector:
+    def fit(
+        cls,
+        samples: Sequence[tuple[int, int, int, int]],
+        n_roles: int | None = None,
+        smoothing: float = 1.0,
+        name: str = "bayes-fit",
+        *,
+        ruleset: Ruleset | str | None = None,
+        **kwargs,
+    ) -> BayesDetector:
         """Maximum-likelihood event model from training records.
 
         Args:
@@ -284,5 +317,7 @@ def _ruleset(ruleset: Ruleset | str | None, n_roles: int | None) -> Ruleset:
     for rules in RULESETS.values():
         if rules.n_roles == n_roles:
             return rules
-    raise ValueError(f"n_roles={n_roles}: no ruleset has that many roles "
-                     f"({', '.join(f'{r.name}: {r.n_roles}' for r in RULESETS.values())})")
+    raise ValueError(
+        f"n_roles={n_roles}: no ruleset has that many roles "
+        f"({', '.join(f'{r.name}: {r.n_roles}' for r in RULESETS.values())})"
+    )

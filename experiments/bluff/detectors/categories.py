@@ -160,8 +160,9 @@ class CategoryTable:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rules", MappingProxyType(dict(self.rules)))
-        object.__setattr__(self, "index", MappingProxyType(
-            {c: i for i, c in enumerate(self.categories)}))
+        object.__setattr__(
+            self, "index", MappingProxyType({c: i for i, c in enumerate(self.categories)})
+        )
 
 
 #: The base game (RULES 3): tunnel cards by their effect on the tunnel front, rockfalls by the
@@ -169,8 +170,18 @@ class CategoryTable:
 #: enemy) and repairs (of one's own tool, or someone else's: a friend's).
 BASE_CATEGORIES = CategoryTable(
     ruleset="base",
-    categories=("path_advance", "path_other", "path_dead_end", "rockfall_dead_end",
-                "rockfall_through", "map", "discard", "break", "repair_self", "repair_other"),
+    categories=(
+        "path_advance",
+        "path_other",
+        "path_dead_end",
+        "rockfall_dead_end",
+        "rockfall_through",
+        "map",
+        "discard",
+        "break",
+        "repair_self",
+        "repair_other",
+    ),
     targeted=("break", "repair_other"),
     rules={
         EventType.PATH_PLACED: PathCard(),
@@ -200,11 +211,33 @@ X_HELPFUL = ("repair_other", "free_other")
 S2_CATEGORIES = CategoryTable(
     ruleset="saboteur_2",
     categories=(
-        "path_advance", "path_other", "path_dead_end", "door_green", "door_blue", "crystal",
-        "rockfall_dead_end", "rockfall_through", "rockfall_door_green", "rockfall_door_blue",
-        "map", "pass", "remove", "break", "repair_self", "repair_other", "trapped", "free_self",
-        "free_other", "theft", "hands_off", "inspection", "swap_hats_self", "swap_hats_other",
-        "swap_hand", "steal"),
+        "path_advance",
+        "path_other",
+        "path_dead_end",
+        "door_green",
+        "door_blue",
+        "crystal",
+        "rockfall_dead_end",
+        "rockfall_through",
+        "rockfall_door_green",
+        "rockfall_door_blue",
+        "map",
+        "pass",
+        "remove",
+        "break",
+        "repair_self",
+        "repair_other",
+        "trapped",
+        "free_self",
+        "free_other",
+        "theft",
+        "hands_off",
+        "inspection",
+        "swap_hats_self",
+        "swap_hats_other",
+        "swap_hand",
+        "steal",
+    ),
     targeted=X_HARMFUL + X_HELPFUL + ("inspection", "swap_hand"),
     rules={
         EventType.PATH_PLACED: PathCard(marks=("door", "crystal")),
@@ -215,21 +248,24 @@ S2_CATEGORIES = CategoryTable(
         EventType.PASS_DONE: Fixed("pass"),
         EventType.REMOVE_STARTED: Fixed("remove"),
         EventType.THEFT: Targeted("steal", turn=False),
-        EventType.ACTION_PLAYED: ByCard({
-            "theft": Fixed("theft"),
-            "hands_off": SelfOrOther("remove", "hands_off"),
-            "free_at_last": SelfOrOther("free_self", "free_other"),
-            "swap_hats": SelfOrOther("swap_hats_self", "swap_hats_other"),
-            "trapped": Targeted("trapped"),
-            "inspection": Targeted("inspection"),
-            "swap_hand": Targeted("swap_hand"),
-        }),
+        EventType.ACTION_PLAYED: ByCard(
+            {
+                "theft": Fixed("theft"),
+                "hands_off": SelfOrOther("remove", "hands_off"),
+                "free_at_last": SelfOrOther("free_self", "free_other"),
+                "swap_hats": SelfOrOther("swap_hats_self", "swap_hats_other"),
+                "trapped": Targeted("trapped"),
+                "inspection": Targeted("inspection"),
+                "swap_hand": Targeted("swap_hand"),
+            }
+        ),
     },
 )
 
 #: ruleset name (``config.ruleset.name``) -> its public-event categories
 CATEGORY_TABLES: Mapping[str, CategoryTable] = MappingProxyType(
-    {t.ruleset: t for t in (BASE_CATEGORIES, S2_CATEGORIES)})
+    {t.ruleset: t for t in (BASE_CATEGORIES, S2_CATEGORIES)}
+)
 
 #: the base game's categories, their columns and the targeted ones
 CATEGORIES = BASE_CATEGORIES.categories

@@ -11,8 +11,16 @@ from .priors import exact_prior
 
 
 # --- learned classifier -----------------------------------------------------------------
-def player_features(counts: np.ndarray, recv: np.ndarray, rel: np.ndarray, turn: int, n: int,
-                    seat: int | None, own_role: int | None, n_roles: int) -> np.ndarray:
+def player_features(
+    counts: np.ndarray,
+    recv: np.ndarray,
+    rel: np.ndarray,
+    turn: int,
+    n: int,
+    seat: int | None,
+    own_role: int | None,
+    n_roles: int,
+) -> np.ndarray:
     """Per-player feature matrix ``(n, 2 * len(CATEGORIES) + 12 + n_roles)`` from this round's
     public history (and, in-seat, the observer's role and its dealings with each player).
 
@@ -25,12 +33,22 @@ def player_features(counts: np.ndarray, recv: np.ndarray, rel: np.ndarray, turn:
     role1h = np.zeros((n, n_roles))
     if own_role is not None:
         role1h[:, own_role] = 1
-    f = np.concatenate([
-        counts.astype(float), frac, recv.astype(float), rel.astype(float), role1h,
-        np.full((n, 1), turn / 30.0), np.full((n, 1), n / 10.0),
-        np.full((n, 1), 1.0), np.log1p(tot), np.full((n, 1), float(seat is not None)),
-        np.full((n, 1), 0.0) if seat is None else (np.arange(n) == seat)[:, None].astype(float),
-    ], axis=1)
+    f = np.concatenate(
+        [
+            counts.astype(float),
+            frac,
+            recv.astype(float),
+            rel.astype(float),
+            role1h,
+            np.full((n, 1), turn / 30.0),
+            np.full((n, 1), n / 10.0),
+            np.full((n, 1), 1.0),
+            np.log1p(tot),
+            np.full((n, 1), float(seat is not None)),
+            np.full((n, 1), 0.0) if seat is None else (np.arange(n) == seat)[:, None].astype(float),
+        ],
+        axis=1,
+    )
     return f
 
 
@@ -71,14 +89,23 @@ class FeatureDetector(Detector):
         key = (self.seat, self.own_role, tuple(self.held))
         if getattr(self, "_off_key", None) != key:
             self._off_key = key
-            self._off = np.log(np.clip(exact_prior(self.config, self.seat, self.own_role,
-                                                   self.held), 1e-6, 1))
+            self._off = np.log(
+                np.clip(exact_prior(self.config, self.seat, self.own_role, self.held), 1e-6, 1)
+            )
         return self._off
 
     def features(self) -> np.ndarray:
         """The feature matrix of this round so far (:func:`player_features`)."""
-        return player_features(self.counts, self.recv, self.rel, self.tracker.turn, self.n,
-                               self.seat, self.own_role, self.n_roles)
+        return player_features(
+            self.counts,
+            self.recv,
+            self.rel,
+            self.tracker.turn,
+            self.n,
+            self.seat,
+            self.own_role,
+            self.n_roles,
+        )
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -87,10 +114,15 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def fit_logistic(X: np.ndarray, y: np.ndarray, n_classes: int, l2: float = 1e-3,
-                 iters: int = 300, sample_weight: np.ndarray | None = None,
-                 offset: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def fit_logistic(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    l2: float = 1e-3,
+    iters: int = 300,
+    sample_weight: np.ndarray | None = None,
+    offset: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Multinomial logistic regression by full-batch gradient descent with Adam (numpy).
 
     The logits are ``offset + ((X - mu) / sd) @ W`` (``offset`` ``(n, n_classes)``, default 0,
@@ -112,7 +144,7 @@ def fit_logistic(X: np.ndarray, y: np.ndarray, n_classes: int, l2: float = 1e-3,
         g = Z.T @ ((P - Y) * w[:, None]) + l2 * W
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        W -= lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
+        W -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + 1e-8)
     return W, mu, sd
 
 
@@ -152,8 +184,14 @@ class LogisticDetector(FeatureDetector):
 
     name = "logistic"
 
-    def __init__(self, W: np.ndarray, mu: np.ndarray, sd: np.ndarray, temperature: float = 1.0,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        W: np.ndarray,
+        mu: np.ndarray,
+        sd: np.ndarray,
+        temperature: float = 1.0,
+        name: str | None = None,
+    ) -> None:
         self.W, self.mu, self.sd, self.temperature = W, mu, sd, temperature
         if name:
             self.name = name

@@ -125,8 +125,12 @@ def digger_roles(config: GameConfig) -> tuple[int, ...]:
     return config.ruleset.diggers
 
 
-def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | None = None,
-                held: Sequence[int] | None = None) -> np.ndarray:
+def exact_prior(
+    config: GameConfig,
+    seat: int | None = None,
+    own_role: int | None = None,
+    held: Sequence[int] | None = None,
+) -> np.ndarray:
     """The exact prior belief (n_players, n_roles): RULES 2.2 conditioned on the observer's role.
 
     ``seat``/``own_role`` ``None``: a spectator (no conditioning).
@@ -145,7 +149,7 @@ def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | Non
         if seat is None or own_role is None:
             return np.tile(counts / counts.sum(), (n, 1))
         rest = counts.copy()
-        for r in (held or [own_role]):
+        for r in held or [own_role]:
             rest[int(r)] -= 1
         out = np.tile(rest / rest.sum(), (n, 1))
         out[seat] = np.eye(len(counts))[own_role]
@@ -156,8 +160,9 @@ def exact_prior(config: GameConfig, seat: int | None = None, own_role: int | Non
     return marginals(oh, logp, config.num_players)
 
 
-def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | None = None
-                  ) -> float:
+def p_no_saboteur(
+    config: GameConfig, seat: int | None = None, own_role: int | None = None
+) -> float:
     """Probability that no saboteur is in play at the deal (RULES 2.2: 1/4 at 3 players, 1/5
     at 4), for a spectator or conditioned on the observer's own role.
 
@@ -168,6 +173,7 @@ def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | N
     sab = config.ruleset.saboteur
     if roles_change(config):
         from math import comb
+
         counts = role_deck(config)
         total, k = int(counts.sum()), config.num_players
         if seat is not None and own_role is not None:
@@ -183,8 +189,9 @@ def p_no_saboteur(config: GameConfig, seat: int | None = None, own_role: int | N
     return float(w[(R == sab).sum(axis=1) == 0].sum())
 
 
-def feasible_count_bounds(config: GameConfig, seat: int | None = None,
-                          own_role: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def feasible_count_bounds(
+    config: GameConfig, seat: int | None = None, own_role: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Lowest and highest number of players holding each role over every possible assignment
     (conditioned on the observer's role): int ``(n_roles,)`` each.
 

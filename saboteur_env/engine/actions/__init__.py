@@ -44,9 +44,20 @@ if TYPE_CHECKING:
     from ..state import Game
 
 #: every action family by name
-FAMILIES: dict[str, ActionFamily] = {f.name: f for f in (
-    PlaceFamily(), RockfallFamily(), MapFamily(), ToolFamily(), DiscardFamily(), XActionFamily(),
-    RemoveFamily(), DoneFamily(), StealFamily())}
+FAMILIES: dict[str, ActionFamily] = {
+    f.name: f
+    for f in (
+        PlaceFamily(),
+        RockfallFamily(),
+        MapFamily(),
+        ToolFamily(),
+        DiscardFamily(),
+        XActionFamily(),
+        RemoveFamily(),
+        DoneFamily(),
+        StealFamily(),
+    )
+}
 _FAMILY_OF_TYPE: dict[type, ActionFamily] = {t: f for f in FAMILIES.values() for t in f.types}
 
 
@@ -71,8 +82,11 @@ def _wrong_phase(game: Game, seat: int, action: Action, family: ActionFamily) ->
         return f"{action!r} is only legal in a pass or at round end (RULES 6.7, 6.9)"
     if phase is Phase.REMOVE and family.name == "done":
         return "discard-two-to-remove needs exactly two discards (RULES 6.7)"
-    what = "pass (discard or EndPass)" if phase is Phase.PASS else \
-        "discard-two-to-remove (discard a second card)"
+    what = (
+        "pass (discard or EndPass)"
+        if phase is Phase.PASS
+        else "discard-two-to-remove (discard a second card)"
+    )
     return f"seat {seat} is in the middle of a {what} (RULES 6.7)"
 
 
@@ -111,9 +125,14 @@ def legal_set(game: Game, seat: int | None = None) -> dict[str, np.ndarray]:
     lay = game.layout
     active = not game.game_over and seat == game.current
     allowed = FAMILIES_OF_PHASE[game.phase] if active else ()
-    return {name: (FAMILIES[name].legal(game, seat) if name in allowed
-                   else np.zeros(FAMILIES[name].shape(lay), dtype=bool))
-            for name in game.rules.families}
+    return {
+        name: (
+            FAMILIES[name].legal(game, seat)
+            if name in allowed
+            else np.zeros(FAMILIES[name].shape(lay), dtype=bool)
+        )
+        for name in game.rules.families
+    }
 
 
 def legal_actions(game: Game, seat: int | None = None) -> list[Action]:
@@ -166,8 +185,28 @@ def actions_from_events(events: list[Event]) -> list[tuple[int, Action]]:
 
 
 __all__ = [
-    "FAMILIES", "Action", "ActionFamily", "BreakTool", "Discard", "EndPass",
-    "IllegalActionError", "Layout", "Map", "PlacePath", "PlayCard", "RemoveFront", "Repair",
-    "Rockfall", "Steal", "actions_from_events", "apply", "check", "describe", "family_of",
-    "layout_of", "legal_actions", "legal_set", "offered",
+    "FAMILIES",
+    "Action",
+    "ActionFamily",
+    "BreakTool",
+    "Discard",
+    "EndPass",
+    "IllegalActionError",
+    "Layout",
+    "Map",
+    "PlacePath",
+    "PlayCard",
+    "RemoveFront",
+    "Repair",
+    "Rockfall",
+    "Steal",
+    "actions_from_events",
+    "apply",
+    "check",
+    "describe",
+    "family_of",
+    "layout_of",
+    "legal_actions",
+    "legal_set",
+    "offered",
 ]

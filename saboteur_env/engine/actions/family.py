@@ -91,25 +91,39 @@ def layout_of(config: GameConfig) -> Layout:
     x0, x1, y0, y1 = config.window
     width, height = x1 - x0 + 1, y1 - y0 + 1
     variants = rules.variants
-    kinds = CARD_KINDS[:rules.n_kinds]
-    tool_pairs = [(k, kind.effect[1]) for k, kind in enumerate(kinds)
-                  if kind.effect[:1] == ("break",)]
-    tool_pairs += [(k, t) for k, kind in enumerate(kinds) if kind.effect[:1] == ("repair",)
-                   for t in kind.effect[1]]
+    kinds = CARD_KINDS[: rules.n_kinds]
+    tool_pairs = [
+        (k, kind.effect[1]) for k, kind in enumerate(kinds) if kind.effect[:1] == ("break",)
+    ]
+    tool_pairs += [
+        (k, t)
+        for k, kind in enumerate(kinds)
+        if kind.effect[:1] == ("repair",)
+        for t in kind.effect[1]
+    ]
     x_kinds = X_ACTION_KINDS if rules.offers("xaction") else ()
     fit = FIT[np.array(variants)]
     fit.flags.writeable = False
     return Layout(
-        window=config.window, width=width, height=height, n_cells=width * height,
-        max_players=rules.max_players, n_kinds=rules.n_kinds, variants=variants,
+        window=config.window,
+        width=width,
+        height=height,
+        n_cells=width * height,
+        max_players=rules.max_players,
+        n_kinds=rules.n_kinds,
+        variants=variants,
         variant_row={v: i for i, v in enumerate(variants)},
-        rows_of_kind={k: tuple(i for i, v in enumerate(variants) if VARIANTS[v].kind == k)
-                      for k in range(rules.n_kinds)},
+        rows_of_kind={
+            k: tuple(i for i, v in enumerate(variants) if VARIANTS[v].kind == k)
+            for k in range(rules.n_kinds)
+        },
         fit=fit,
         tool_pairs=tuple(tool_pairs),
         tool_row={p: i for i, p in enumerate(tool_pairs)},
-        tool_rows_of_kind={k: tuple(i for i, (kk, _) in enumerate(tool_pairs) if kk == k)
-                           for k in range(rules.n_kinds)},
+        tool_rows_of_kind={
+            k: tuple(i for i, (kk, _) in enumerate(tool_pairs) if kk == k)
+            for k in range(rules.n_kinds)
+        },
         x_kinds=x_kinds,
         x_row={k: i for i, k in enumerate(x_kinds)},
     )

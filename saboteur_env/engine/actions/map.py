@@ -63,9 +63,12 @@ class MapFamily(ActionFamily):
         game.discards[MAP] += 1
         game.known_goals[seat, action.goal] = True
         game.emit(EventType.MAP_PLAYED, seat, {"goal": action.goal})
-        game.emit(EventType.MAP_RESULT, seat,
-                  {"goal": action.goal, "identity": int(game.board.goal_identity[action.goal])},
-                  visible_to=seat)
+        game.emit(
+            EventType.MAP_RESULT,
+            seat,
+            {"goal": action.goal, "identity": int(game.board.goal_identity[action.goal])},
+            visible_to=seat,
+        )
         end_turn(game, seat)
 
     def describe(self, action: Action) -> str:

@@ -51,7 +51,7 @@ class PlaceFamily(ActionFamily):
             return out
         hand = game.hands[seat]
         codes = None
-        for k in (np.flatnonzero(hand).tolist() if kinds is None else kinds):
+        for k in np.flatnonzero(hand).tolist() if kinds is None else kinds:
             if CARD_KINDS[k].category != "path" or not hand[k]:
                 continue
             if codes is None:
@@ -73,26 +73,33 @@ class PlaceFamily(ActionFamily):
         if CARD_KINDS[k].category != "path":
             return f"{CARD_KINDS[k].id} is not a path card (RULES 3.1)"
         if action.rotated and VARIANT_OF[(k, True)] == VARIANT_OF[(k, False)]:
-            return (f"{CARD_KINDS[k].id} is symmetric under 180 degrees: use rotated=False "
-                    "(one action per distinct move)")
+            return (
+                f"{CARD_KINDS[k].id} is symmetric under 180 degrees: use rotated=False "
+                "(one action per distinct move)"
+            )
         if not game.can_place_paths(seat):
             return self.explain(game, seat, action)
-        if not (is_int(action.x) and is_int(action.y)) or \
-                not game.board.in_window(action.x, action.y):
+        if not (is_int(action.x) and is_int(action.y)) or not game.board.in_window(
+            action.x, action.y
+        ):
             return f"cell ({action.x}, {action.y}) is outside the board window (DESIGN 3)"
         return None
 
     def explain(self, game: Game, seat: int, action: Action) -> str:
         assert isinstance(action, PlacePath)
         if not game.can_place_paths(seat):
-            return ("a player with a broken tool or a Trapped! card may not place path "
-                    "cards (RULES 3.1.1, 3.2, 6.5)")
+            return (
+                "a player with a broken tool or a Trapped! card may not place path "
+                "cards (RULES 3.1.1, 3.2, 6.5)"
+            )
         if game.board.variant_at(action.x, action.y) != EMPTY:
             return f"cell ({action.x}, {action.y}) is not empty (RULES 3.1.2)"
-        return (f"{kind_label(action.kind, action.rotated)} does not fit at "
-                f"({action.x}, {action.y}): it must touch the maze, match every "
-                "face-up neighbour's edges and connect to the start "
-                "(RULES 3.1.2, 3.1.4, 3.1.5)")
+        return (
+            f"{kind_label(action.kind, action.rotated)} does not fit at "
+            f"({action.x}, {action.y}): it must touch the maze, match every "
+            "face-up neighbour's edges and connect to the start "
+            "(RULES 3.1.2, 3.1.4, 3.1.5)"
+        )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """Place the card; turn over every goal it connects (RULES 4.2); reaching the gold
@@ -105,15 +112,26 @@ class PlaceFamily(ActionFamily):
         game.hands[seat, k] -= 1
         variant = VARIANT_OF[(k, action.rotated)]
         revealed = game.board.place(variant, action.x, action.y)
-        game.emit(EventType.PATH_PLACED, seat, {"kind": k, "x": action.x, "y": action.y,
-                                                "rotated": VARIANTS[variant].rotated,
-                                                "variant": variant})
+        game.emit(
+            EventType.PATH_PLACED,
+            seat,
+            {
+                "kind": k,
+                "x": action.x,
+                "y": action.y,
+                "rotated": VARIANTS[variant].rotated,
+                "variant": variant,
+            },
+        )
         gold_found = False
         for slot, ident, rotated in revealed:
             game.known_goals[:, slot] = True
             gx, gy = GOAL_CELLS[slot]
-            game.emit(EventType.GOAL_REVEALED, seat, {"goal": slot, "x": gx, "y": gy,
-                                                      "identity": ident, "rotated": rotated})
+            game.emit(
+                EventType.GOAL_REVEALED,
+                seat,
+                {"goal": slot, "x": gx, "y": gy, "identity": ident, "rotated": rotated},
+            )
             gold_found |= ident == GOAL_GOLD
         if gold_found:
             end_round(game, gold_found=True, connector=seat)

@@ -75,8 +75,10 @@ class RemoveFamily(ActionFamily):
         assert isinstance(action, RemoveFront)
         if game.hands[seat].sum() < game.rules.remove_discards:
             return "discard-two-to-remove needs at least 2 cards in hand (RULES 6.7)"
-        return (f"seat {seat} has no {FRONT_SLOTS[action.slot]} card in front of "
-                "himself to remove (RULES 6.7)")
+        return (
+            f"seat {seat} has no {FRONT_SLOTS[action.slot]} card in front of "
+            "himself to remove (RULES 6.7)"
+        )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         assert isinstance(action, RemoveFront)
@@ -85,8 +87,9 @@ class RemoveFamily(ActionFamily):
 
     def describe(self, action: Action) -> str:
         assert isinstance(action, RemoveFront)
-        return (f"discard two cards to remove the {FRONT_SLOTS[action.slot]} card in front of "
-                "yourself")
+        return (
+            f"discard two cards to remove the {FRONT_SLOTS[action.slot]} card in front of yourself"
+        )
 
     def from_event(self, event: Event) -> Action | None:
         if event.type is not EventType.REMOVE_STARTED:

@@ -44,15 +44,18 @@ class RockfallFamily(ActionFamily):
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Rockfall)
         why = hand_form(game, seat, ROCKFALL)
-        if why is None and not (is_int(action.x) and is_int(action.y)
-                                and game.board.in_window(action.x, action.y)):
+        if why is None and not (
+            is_int(action.x) and is_int(action.y) and game.board.in_window(action.x, action.y)
+        ):
             return self.explain(game, seat, action)
         return why
 
     def explain(self, game: Game, seat: int, action: Action) -> str:
         assert isinstance(action, Rockfall)
-        return (f"no removable tunnel card at ({action.x}, {action.y}): rockfall "
-                "removes a path card, never the start or a goal (RULES 3.4)")
+        return (
+            f"no removable tunnel card at ({action.x}, {action.y}): rockfall "
+            "removes a path card, never the start or a goal (RULES 3.4)"
+        )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """Remove the card (both cards go to the discard pile face up) and draw."""
@@ -63,8 +66,11 @@ class RockfallFamily(ActionFamily):
         removed = game.board.remove(action.x, action.y)
         game.discards[ROCKFALL] += 1
         game.discards[VARIANTS[removed].kind] += 1
-        game.emit(EventType.ROCKFALL, seat, {"x": action.x, "y": action.y, "variant": removed,
-                                             "kind": int(VARIANTS[removed].kind)})
+        game.emit(
+            EventType.ROCKFALL,
+            seat,
+            {"x": action.x, "y": action.y, "variant": removed, "kind": int(VARIANTS[removed].kind)},
+        )
         end_turn(game, seat)
 
     def describe(self, action: Action) -> str:

@@ -39,13 +39,12 @@ class StealFamily(ActionFamily):
 
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         if i >= n:
-            raise ValueError(f"targets relative seat {i}, "
-                             f"but only {n} players are in play")
+            raise ValueError(f"targets relative seat {i}, but only {n} players are in play")
         return Steal((actor + i) % n)
 
     def legal(self, game: Game, seat: int) -> np.ndarray:
         out = np.zeros(game.layout.max_players, dtype=bool)
-        out[:game.n] = victims(game, seat)[relative_seats(seat, game.n)]
+        out[: game.n] = victims(game, seat)[relative_seats(seat, game.n)]
         return out
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
@@ -56,8 +55,10 @@ class StealFamily(ActionFamily):
 
     def explain(self, game: Game, seat: int, action: Action) -> str:
         assert isinstance(action, Steal)
-        return (f"seat {action.target!r} cannot be robbed: a thief steals from another player "
-                "holding at least 1 gold (RULES 6.9)")
+        return (
+            f"seat {action.target!r} cannot be robbed: a thief steals from another player "
+            "holding at least 1 gold (RULES 6.9)"
+        )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         from ..scoring import steal

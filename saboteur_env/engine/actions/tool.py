@@ -43,8 +43,7 @@ class ToolFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         row, rel = divmod(i, lay.max_players)
         if rel >= n:
-            raise ValueError(f"targets relative seat {rel}, "
-                             f"but only {n} players are in play")
+            raise ValueError(f"targets relative seat {rel}, but only {n} players are in play")
         kind, tool = lay.tool_pairs[row]
         target = (actor + rel) % n
         if CARD_KINDS[kind].effect[0] == "break":
@@ -122,8 +121,9 @@ class ToolFamily(ActionFamily):
         if isinstance(action, BreakTool):
             return f"break seat {action.target}'s {TOOLS[CARD_KINDS[action.kind].effect[1]]}"
         assert isinstance(action, Repair)
-        return (f"repair seat {action.target}'s {TOOLS[action.tool]} with "
-                f"{CARD_KINDS[action.kind].id}")
+        return (
+            f"repair seat {action.target}'s {TOOLS[action.tool]} with {CARD_KINDS[action.kind].id}"
+        )
 
     def from_event(self, event: Event) -> Action | None:
         d = event.data

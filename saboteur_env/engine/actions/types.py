@@ -94,5 +94,15 @@ class Steal:
     target: int
 
 
-Action = (PlacePath | BreakTool | Repair | Rockfall | Map | Discard | PlayCard | RemoveFront
-          | EndPass | Steal)
+Action = (
+    PlacePath
+    | BreakTool
+    | Repair
+    | Rockfall
+    | Map
+    | Discard
+    | PlayCard
+    | RemoveFront
+    | EndPass
+    | Steal
+)

@@ -63,8 +63,7 @@ class XActionFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         row, rel = divmod(i, lay.max_players)
         if rel >= n:
-            raise ValueError(f"targets relative seat {rel}, "
-                             f"but only {n} players are in play")
+            raise ValueError(f"targets relative seat {rel}, but only {n} players are in play")
         return PlayCard(lay.x_kinds[row], (actor + rel) % n)
 
     def legal(self, game: Game, seat: int) -> np.ndarray:
@@ -90,11 +89,20 @@ class XActionFamily(ActionFamily):
         assert isinstance(action, PlayCard)
         cid = CARD_KINDS[action.kind].id
         verb, slot, who = X_EFFECTS[cid]
-        extra = (f", with no {FRONT_SLOTS[slot]} card already in front" if verb == "put"
-                 else f", with a {FRONT_SLOTS[slot]} card in front" if verb == "clear"
-                 else ", and a dwarf card must be left to draw" if verb == "swap_hats" else "")
-        return (f"{cid} cannot target seat {action.target}: target must be {_WHO[who]}"
-                + extra + " (RULES 6.5, 7.21)")
+        extra = (
+            f", with no {FRONT_SLOTS[slot]} card already in front"
+            if verb == "put"
+            else f", with a {FRONT_SLOTS[slot]} card in front"
+            if verb == "clear"
+            else ", and a dwarf card must be left to draw"
+            if verb == "swap_hats"
+            else ""
+        )
+        return (
+            f"{cid} cannot target seat {action.target}: target must be {_WHO[who]}"
+            + extra
+            + " (RULES 6.5, 7.21)"
+        )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """The card's effect (``cards.X_EFFECTS``), then the player draws one card; after
@@ -126,14 +134,22 @@ class XActionFamily(ActionFamily):
             elif verb == "inspection":  # private to the inspector, stays as seen
                 game.inspected[seat, t] = game.roles[t]
                 game.inspected_swaps[seat, t] = game.hat_swaps[t]
-                game.emit(EventType.INSPECTION_RESULT, seat,
-                          {"target": t, "role": int(game.roles[t])}, visible_to=seat)
+                game.emit(
+                    EventType.INSPECTION_RESULT,
+                    seat,
+                    {"target": t, "role": int(game.roles[t])},
+                    visible_to=seat,
+                )
             elif verb == "swap_hats":  # RULES 7.21: the old card is out for the round
                 game.hats_discarded.append(int(game.roles[t]))
                 game.hat_swaps[t] += 1
                 game.roles[t] = game.set_aside.pop(0)
-                game.emit(EventType.ROLE_DEALT, t, {"role": int(game.roles[t]), "swapped": True},
-                          visible_to=t)
+                game.emit(
+                    EventType.ROLE_DEALT,
+                    t,
+                    {"role": int(game.roles[t]), "swapped": True},
+                    visible_to=t,
+                )
         end_turn(game, seat, drawer=drawer)
 
     def describe(self, action: Action) -> str:
