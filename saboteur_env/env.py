@@ -214,16 +214,15 @@ class raw_env(AECEnv):
         action = int(action)
         g = self.game
         seat = g.current
-        try:
-            a = self.codec.decode(action, seat, g.n)
-        except ValueError as err:
-            raise IllegalActionError(f"{agent} may not play action {action}: {err}") from None
-        try:
-            events = g.apply(a)  # the engine verifies: its legal set is the mask
-        except IllegalActionError as err:
-            raise IllegalActionError(
-                f"{agent} may not play action {action} ({a!r}): {err}"
-            ) from None
+        if not self._mask()[action]:
+            try:
+                a = self.codec.decode(action, seat, g.n)
+                why = g.check(a) or "it is masked"
+            except ValueError as err:
+                a, why = None, str(err)
+            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {why}")
+        # the mask is the engine's legal set of this state: the action is verified
+        events = g.apply(self.codec.decode(action, seat, g.n), verify=False)
         self._mask_cache = None
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []

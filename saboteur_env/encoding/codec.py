@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.actions import FAMILIES, Action, describe, family_of, layout_of
+from ..engine.actions import FAMILIES, Action, describe, family_of, layout_of, legal_set
 from ..engine.config import GameConfig
 from ..engine.state import Game
 
@@ -74,9 +74,10 @@ class Codec:
         self.tool_pairs = list(lay.tool_pairs)
         self.x_pos = lay.x_row
         self.blocks: dict[str, tuple[int, int]] = {}
+        self._shapes = {name: FAMILIES[name].shape(lay) for name in config.ruleset.families}
         off = 0
         for name in config.ruleset.families:
-            size = int(np.prod(FAMILIES[name].shape(lay)))
+            size = int(np.prod(self._shapes[name]))
             self.blocks[name] = (off, size)
             off += size
         self.n = off
@@ -139,9 +140,12 @@ class Codec:
         All zeros when the game is over or ``seat`` is not to act.
         """
         m = np.zeros(self.n, dtype=np.int8)
-        legal = game.legal(seat)
-        for name, (off, size) in self.blocks.items():
-            m[off : off + size] = legal[name].ravel()
+        # the families write their legal arrays straight into their blocks of the mask
+        views = {
+            name: m[off : off + size].reshape(self._shapes[name])
+            for name, (off, size) in self.blocks.items()
+        }
+        legal_set(game, seat, offered_only=True, out=views)
         return m
 
     def describe(self, index: int, actor: int, n_players: int) -> str:

@@ -18,6 +18,16 @@ from ..engine.cards import CARD_KINDS, GOAL_CELLS, X_EFFECTS
 from ..engine.events import Event, EventType
 from .spec import HistoryColumn, RecentType
 
+# plain ints of the named columns and types (these run at every event)
+_H = {m.name: int(m) for m in HistoryColumn}
+_T = {m.name: int(m) for m in RecentType}
+_THROUGH, _DEAD, _ROCKFALLS, _MAPS, _DISCARDS = (
+    _H[k] for k in ("PLACED_THROUGH", "PLACED_DEAD_END", "ROCKFALLS", "MAPS", "DISCARDS")
+)
+_PLACE, _BREAK, _REPAIR, _ROCKFALL, _MAP, _DISCARD, _REMOVE, _STEAL = (
+    _T[k] for k in ("PLACE", "BREAK", "REPAIR", "ROCKFALL", "MAP", "DISCARD", "REMOVE", "STEAL")
+)
+
 #: rows kept in the ``recent`` view
 N_RECENT = 8
 _X_INDEX = {e: i for i, e in enumerate(X_EFFECTS)}
@@ -77,55 +87,54 @@ def _round_start(h: RoundHistory, e: Event) -> None:
 def _path_placed(h: RoundHistory, e: Event) -> None:
     d, s = e.data, e.seat
     dead = int(CARD_KINDS[d["kind"]].is_dead_end)
-    col = HistoryColumn.PLACED_DEAD_END if dead else HistoryColumn.PLACED_THROUGH
-    h.actor_counts[s, col] += 1
-    h.add(s, RecentType.PLACE, -1, d["x"], d["y"], -1, dead)
+    h.actor_counts[s, _DEAD if dead else _THROUGH] += 1
+    h.add(s, _PLACE, -1, d["x"], d["y"], -1, dead)
     h.last_placed = (d["x"], d["y"])
 
 
 def _tool_broken(h: RoundHistory, e: Event) -> None:
     d = e.data
     h.tool_counts[e.seat, d["target"], 0] += 1
-    h.add(e.seat, RecentType.BREAK, d["target"], 0, 0, d["tool"])
+    h.add(e.seat, _BREAK, d["target"], 0, 0, d["tool"])
 
 
 def _tool_repaired(h: RoundHistory, e: Event) -> None:
     d = e.data
     h.tool_counts[e.seat, d["target"], 1] += 1
-    h.add(e.seat, RecentType.REPAIR, d["target"], 0, 0, d["tool"])
+    h.add(e.seat, _REPAIR, d["target"], 0, 0, d["tool"])
 
 
 def _rockfall(h: RoundHistory, e: Event) -> None:
     d = e.data
-    h.actor_counts[e.seat, HistoryColumn.ROCKFALLS] += 1
-    h.add(e.seat, RecentType.ROCKFALL, -1, d["x"], d["y"])
+    h.actor_counts[e.seat, _ROCKFALLS] += 1
+    h.add(e.seat, _ROCKFALL, -1, d["x"], d["y"])
     if h.last_placed == (d["x"], d["y"]):
         h.last_placed = None
 
 
 def _map_played(h: RoundHistory, e: Event) -> None:
-    h.actor_counts[e.seat, HistoryColumn.MAPS] += 1
-    h.add(e.seat, RecentType.MAP, -1, *GOAL_CELLS[e.data["goal"]])
+    h.actor_counts[e.seat, _MAPS] += 1
+    h.add(e.seat, _MAP, -1, *GOAL_CELLS[e.data["goal"]])
 
 
 def _discarded(h: RoundHistory, e: Event) -> None:
-    h.actor_counts[e.seat, HistoryColumn.DISCARDS] += 1
-    h.add(e.seat, RecentType.DISCARD)
+    h.actor_counts[e.seat, _DISCARDS] += 1
+    h.add(e.seat, _DISCARD)
 
 
 def _action_played(h: RoundHistory, e: Event) -> None:
     d = e.data
     ei = _X_INDEX[d["card"]]
     h.xcounts[e.seat, d["target"], ei] += 1
-    h.add(e.seat, RecentType[d["card"].upper()], d["target"])
+    h.add(e.seat, _T[d["card"].upper()], d["target"])
 
 
 def _front_removed(h: RoundHistory, e: Event) -> None:
-    h.add(e.seat, RecentType.REMOVE, e.seat, tool=e.data["slot"])
+    h.add(e.seat, _REMOVE, e.seat, tool=e.data["slot"])
 
 
 def _theft(h: RoundHistory, e: Event) -> None:
-    h.add(e.seat, RecentType.STEAL, e.data["target"])
+    h.add(e.seat, _STEAL, e.data["target"])
 
 
 #: what each public event adds to the round's history (other events add nothing)
@@ -163,20 +172,28 @@ class HistoryCache:
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._cache: OrderedDict[int, tuple[list[Event], RoundHistory, int]] = OrderedDict()
+        self._last: tuple[list[Event], RoundHistory, int] | None = None
 
     def get(self, events: list[Event], n: int) -> RoundHistory:
-        key = id(events)
-        hit = self._cache.get(key)
+        """The history of the last round in ``events``, brought up to date."""
+        last = self._last
+        if last is not None and last[0] is events and last[2] <= len(events):
+            h = last[1]
+            if last[2] < len(events):
+                h.update(events, last[2])
+                self._last = (events, h, len(events))
+            return h
+        if last is not None:  # keep the previous game: envs may interleave several games
+            self._cache[id(last[0])] = last
+            if len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        hit = self._cache.pop(id(events), None)
         if hit is not None and hit[0] is events and hit[2] <= len(events):
-            _, h, seen = hit
-            if seen < len(events):
-                h.update(events, seen)
-            self._cache.move_to_end(key)
+            h = hit[1]
+            h.update(events, hit[2])
         else:
             h = round_history(events, n)
-            if len(self._cache) >= self.size:
-                self._cache.popitem(last=False)
-        self._cache[key] = (events, h, len(events))
+        self._last = (events, h, len(events))
         return h
 
     def __getstate__(self) -> dict[str, int]:

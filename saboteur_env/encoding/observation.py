@@ -16,6 +16,8 @@ card.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -63,6 +65,18 @@ from .spec import (  # noqa: F401  (re-exported: the spec tables and names live 
 )
 
 _JOIN_PAIRS = ((1, 4), (2, 8), (1, 2), (2, 4), (4, 8), (8, 1))
+
+
+def _ints(names: type[IntEnum]) -> SimpleNamespace:
+    """The members of a named index as plain ints (indexing numpy with an IntEnum member costs
+    a conversion each time; the encoder runs at every step)."""
+    return SimpleNamespace(**{m.name: int(m) for m in names})
+
+
+_C, _P, _X, _F, _PR = (
+    _ints(e) for e in (BoardChannel, PlayerFeature, XPlayerFeature, PhaseFeature, PrivateFeature)
+)
+_N_GAME = len(GameFeature)
 
 
 @dataclass(frozen=True)
@@ -244,7 +258,7 @@ class ObservationEncoder:
         var = b.var[2:-2, 2:-2]
         opn = b.opn[2:-2, 2:-2]
         conn = b.conn[2:-2, 2:-2]
-        C = BoardChannel
+        C = _C
         planes[C.OPEN_N : C.OPEN_W + 1] = (opn[None] >> self._shifts[:, None, None]) & 1
         planes[C.CONN_N : C.CONN_W + 1] = (conn[None] >> self._shifts[:, None, None]) & 1
         faceup = var >= 0
@@ -269,7 +283,7 @@ class ObservationEncoder:
         """The observation of ``seat``: float32 ``(size,)`` (DESIGN 4)."""
         o = np.zeros(self.size, dtype=np.float32) if out is None else out
         V = self._views
-        C, P = BoardChannel, PlayerFeature
+        C, P = _C, _P
         n, mp = game.n, self.max_players
         hist = self._history.get(game.events, n)
         # relative row r shows absolute seat rel[r]
@@ -320,7 +334,7 @@ class ObservationEncoder:
             row[2 * mp + nt + tc + 2] = dead
             row[2 * mp + nt + tc + 3] = 1
         gv = V["game"].offset
-        o[gv : gv + len(GameFeature)] = (
+        o[gv : gv + _N_GAME] = (
             game.round,
             game.config.num_rounds,
             len(game.deck),
@@ -330,8 +344,8 @@ class ObservationEncoder:
             game.board.path_cards_on_board(),
         )
         pv = V["private"].offset
-        o[pv + PrivateFeature.GOLD] = game.gold[seat]
-        o[pv + PrivateFeature.SEAT] = seat
+        o[pv + _PR.GOLD] = game.gold[seat]
+        o[pv + _PR.SEAT] = seat
         if self._has_x:
             self._encode_s2(game, seat, o, rel, rel_ix, hist)
         return o
@@ -346,7 +360,7 @@ class ObservationEncoder:
         hist: RoundHistory,
     ) -> None:
         n = game.n
-        X, F = XPlayerFeature, PhaseFeature
+        X, F = _X, _F
         xp_off, ins_off, hist_off, ph, ncol = self._x_offsets
         xf = game.xfront
         if xf.any():
@@ -366,7 +380,7 @@ class ObservationEncoder:
         if hist.xcounts.any():
             hv = self._views["xhistory"]
             o[hist_off : hist_off + hv.size].reshape(hv.shape)[:n, :n] = hist.xcounts[rel_ix]
-        o[ph + F[game.phase.name]] = 1
+        o[ph + getattr(F, game.phase.name)] = 1
         o[ph + F.COUNT] = game.phase_count
         if game.phase_slot >= 0:
             o[ph + F.REMOVE_PICK + game.phase_slot] = 1

@@ -259,8 +259,13 @@ class Game:
         """Every legal action of ``seat`` (default: the seat to act), structured."""
         return _actions.legal_actions(self, seat)
 
-    def apply(self, action: Action) -> list[Event]:
+    def apply(self, action: Action, verify: bool = True) -> list[Event]:
         """Play ``action`` for the seat to act and advance the game.
+
+        Args:
+            action: a structured action.
+            verify: ``False`` only for an action taken from this state's legal set
+                (:meth:`legal`, e.g. the env's mask): it skips the check.
 
         Returns:
             The events caused (public and private).
@@ -269,7 +274,7 @@ class Game:
             IllegalActionError: the action breaks a rule (named in the message); nothing
                 changes.
         """
-        return _actions.apply(self, action)
+        return _actions.apply(self, action, verify)
 
     def determinize(self, seat: int, rng: np.random.Generator) -> Game:
         """A full state consistent with what ``seat`` knows (:func:`.determinize.determinize`)."""

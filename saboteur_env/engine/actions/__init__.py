@@ -17,7 +17,7 @@ import numpy as np
 
 from ..phases import FAMILIES_OF_PHASE, Phase
 from .discard import DiscardFamily, DoneFamily
-from .family import ActionFamily, Layout, layout_of
+from .family import ActionFamily, Layout, held_kinds, layout_of
 from .map import MapFamily
 from .place import PlaceFamily
 from .remove import RemoveFamily
@@ -116,23 +116,35 @@ def offered(game: Game) -> tuple[str, ...]:
     return tuple(f for f in game.rules.families if f in allowed)
 
 
-def legal_set(game: Game, seat: int | None = None) -> dict[str, np.ndarray]:
+def legal_set(
+    game: Game,
+    seat: int | None = None,
+    offered_only: bool = False,
+    out: dict[str, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
     """The legal actions of ``seat`` (default: the seat to act) as one bool array per family
     of the ruleset, each laid out as its block of the flat action space (DESIGN 3): all
     ``False`` for families the phase does not offer, and everywhere when the game is over or
-    ``seat`` is not to act."""
+    ``seat`` is not to act.
+
+    Args:
+        offered_only: leave out the families the phase does not offer (no legal action).
+        out: family name -> an all-zero array of the family's shape to write into (e.g. the
+            blocks of a mask); the result then holds these arrays.
+    """
     seat = game.current if seat is None else seat
-    lay = game.layout
     active = not game.game_over and seat == game.current
     allowed = FAMILIES_OF_PHASE[game.phase] if active else ()
-    return {
-        name: (
-            FAMILIES[name].legal(game, seat)
-            if name in allowed
-            else np.zeros(FAMILIES[name].shape(lay), dtype=bool)
-        )
-        for name in game.rules.families
-    }
+    held = held_kinds(game, seat)
+    result = {}
+    for name in game.rules.families:
+        fam = FAMILIES[name]
+        dest = None if out is None else out[name]
+        if name in allowed:
+            result[name] = fam.legal(game, seat, held, dest)
+        elif not offered_only:
+            result[name] = fam.blank(game.layout, dest)
+    return result
 
 
 def legal_actions(game: Game, seat: int | None = None) -> list[Action]:
@@ -147,15 +159,19 @@ def legal_actions(game: Game, seat: int | None = None) -> list[Action]:
     return out
 
 
-def apply(game: Game, action: object) -> list[Event]:
+def apply(game: Game, action: object, verify: bool = True) -> list[Event]:
     """Play ``action`` for the seat to act and advance the game; the events it caused.
+
+    ``verify=False`` skips :func:`check` for an action the caller took from this very state's
+    :func:`legal_set` (the env's mask is that set): membership in the legal set is the check.
 
     Raises:
         IllegalActionError: the action breaks a rule (named in the message); nothing changes.
     """
-    why = check(game, action)
-    if why is not None:
-        raise IllegalActionError(why)
+    if verify:
+        why = check(game, action)
+        if why is not None:
+            raise IllegalActionError(why)
     family = family_of(action)
     assert family is not None
     game.begin_decision()

@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
 
 from ..cards import CARD_KINDS
 from ..events import EventType
@@ -65,10 +64,13 @@ class DiscardFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return Discard(i)
 
-    def legal(self, game: Game, seat: int) -> npt.NDArray[np.bool_]:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Any card in hand (RULES 3.6)."""
-        in_hand: npt.NDArray[np.bool_] = game.hands[seat] > 0
-        return in_hand
+        out = self.blank(game.layout, out)
+        out[:] = game.hands[seat] > 0
+        return out
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Discard)
@@ -121,8 +123,12 @@ class DoneFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return EndPass()
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
-        return np.ones(1, dtype=bool)
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        out = self.blank(game.layout, out)
+        out[0] = True
+        return out
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         finish_pass(game, seat, explicit=True)

@@ -16,7 +16,7 @@ clockwise, ...) padded to the ruleset's largest player count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, TypeGuard
 
 import numpy as np
@@ -134,9 +134,17 @@ def is_int(v: object) -> TypeGuard[int | np.integer[Any]]:
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
+def held_kinds(game: Game, seat: int) -> list[int]:
+    """The card kinds ``seat`` holds, ascending (one entry per kind)."""
+    return np.flatnonzero(game.hands[seat]).tolist()
+
+
+@cache
 def relative_seats(seat: int, n: int) -> np.ndarray:
     """int64 ``(n,)``: the absolute seat at each relative position from ``seat``."""
-    return (seat + np.arange(n)) % n
+    rel = (seat + np.arange(n)) % n
+    rel.flags.writeable = False  # cached: shared by every caller
+    return rel
 
 
 class ActionFamily:
@@ -173,10 +181,18 @@ class ActionFamily:
         raise NotImplementedError
 
     # --- rules -----------------------------------------------------------------------------
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """bool ``shape(layout)``: the family's legal actions for ``seat`` in this state (the
-        caller has checked that ``seat`` is to act and that the phase offers the family)."""
+        caller has checked that ``seat`` is to act and that the phase offers the family).
+        ``held``: the kinds the seat holds (:func:`held_kinds`), when the caller has them;
+        ``out``: an array of that shape, all zeros, to write into (e.g. the block of a mask)."""
         raise NotImplementedError
+
+    def blank(self, lay: Layout, out: np.ndarray | None) -> np.ndarray:
+        """``out``, or a new all-``False`` legal array."""
+        return np.zeros(self.shape(lay), dtype=bool) if out is None else out
 
     def check(self, game: Game, seat: int, action: Action) -> str | None:
         """Why ``action`` is illegal for ``seat`` (naming the RULES section), or ``None``.
@@ -187,14 +203,15 @@ class ActionFamily:
         why = self.form(game, seat, action)
         if why is not None:
             return why
-        lay = game.layout
-        if self.legal_of(game, seat, action).ravel()[self.index(lay, action, seat, game.n)]:
+        if self.allows(game, seat, action):
             return None
         return self.explain(game, seat, action)
 
-    def legal_of(self, game: Game, seat: int, action: Action) -> np.ndarray:
-        """The legal array as far as ``action`` needs it (families may compute less)."""
-        return self.legal(game, seat)
+    def allows(self, game: Game, seat: int, action: Action) -> bool:
+        """Whether a well-formed ``action`` is in :meth:`legal` (families may look up the one
+        entry without building the whole array)."""
+        i = self.index(game.layout, action, seat, game.n)
+        return bool(self.legal(game, seat).ravel()[i])
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         """Structural problems of ``action`` (wrong types, unknown kinds, cards not in hand,

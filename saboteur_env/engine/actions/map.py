@@ -38,11 +38,14 @@ class MapFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return Map(i)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Goal slots still face down (a map may also look at a goal one already knows)."""
-        if not game.hands[seat, MAP]:
-            return np.zeros(3, dtype=bool)
-        return ~game.board.goal_revealed
+        out = self.blank(game.layout, out)
+        if game.hands[seat, MAP]:
+            out[:] = ~game.board.goal_revealed
+        return out
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Map)

@@ -13,7 +13,7 @@ import numpy as np
 from ..board import EMPTY
 from ..cards import CARD_KINDS, GOAL_CELLS, GOAL_GOLD, VARIANT_OF, VARIANTS, kind_label
 from ..events import EventType
-from .family import ActionFamily, Layout, hand_form, is_int
+from .family import ActionFamily, Layout, hand_form, held_kinds, is_int
 from .types import PlacePath
 
 if TYPE_CHECKING:
@@ -43,15 +43,18 @@ class PlaceFamily(ActionFamily):
         v = VARIANTS[lay.variants[row]]
         return PlacePath(int(v.kind), *lay.xy(cell), v.rotated)
 
-    def legal(self, game: Game, seat: int, kinds: list[int] | None = None) -> np.ndarray:
-        """Rows of the path cards in hand (or of ``kinds``), where the seat may place paths."""
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Rows of the path cards in hand, where the seat may place paths: ``FIT`` of each
+        oriented card at each cell's neighbourhood code."""
         lay = game.layout
-        out = np.zeros((len(lay.variants), lay.n_cells), dtype=bool)
+        out = self.blank(lay, out)
         if not game.can_place_paths(seat):  # RULES 3.1.1, 3.2, 6.5
             return out
         hand = game.hands[seat]
         codes = None
-        for k in np.flatnonzero(hand).tolist() if kinds is None else kinds:
+        for k in held_kinds(game, seat) if held is None else held:
             if CARD_KINDS[k].category != "path" or not hand[k]:
                 continue
             if codes is None:
@@ -60,9 +63,14 @@ class PlaceFamily(ActionFamily):
                 out[row] = lay.fit[row, codes]
         return out
 
-    def legal_of(self, game: Game, seat: int, action: Action) -> np.ndarray:
+    def allows(self, game: Game, seat: int, action: Action) -> bool:
+        """The one entry of :meth:`legal`: the same predicate and the same ``FIT`` look-up."""
         assert isinstance(action, PlacePath)
-        return self.legal(game, seat, [int(action.kind)])
+        if not game.can_place_paths(seat):
+            return False
+        lay = game.layout
+        row = lay.variant_row[VARIANT_OF[(action.kind, bool(action.rotated))]]
+        return bool(lay.fit[row, game.board.window_codes()[lay.cell(action.x, action.y)]])
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, PlacePath)

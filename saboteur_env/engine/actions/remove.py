@@ -59,11 +59,14 @@ class RemoveFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return RemoveFront(i)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Slots with a card in front of the seat, when it holds enough cards to pay."""
-        if game.hands[seat].sum() < game.rules.remove_discards:
-            return np.zeros(len(FRONT_SLOTS), dtype=bool)
-        return game.front(seat)
+        out = self.blank(game.layout, out)
+        if game.hands[seat].sum() >= game.rules.remove_discards:
+            out[:] = game.front(seat)
+        return out
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, RemoveFront)

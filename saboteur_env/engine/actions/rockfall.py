@@ -35,11 +35,14 @@ class RockfallFamily(ActionFamily):
     def action(self, lay: Layout, i: int, actor: int, n: int) -> Action:
         return Rockfall(*lay.xy(i))
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """Cells with a tunnel card that a rockfall may remove: never the start or a goal."""
-        if not game.hands[seat, ROCKFALL]:
-            return np.zeros(game.layout.n_cells, dtype=bool)
-        return game.board.removable()
+        out = self.blank(game.layout, out)
+        if game.hands[seat, ROCKFALL]:
+            out[:] = game.board.removable()
+        return out
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Rockfall)

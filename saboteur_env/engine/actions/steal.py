@@ -42,8 +42,10 @@ class StealFamily(ActionFamily):
             raise ValueError(f"targets relative seat {i}, but only {n} players are in play")
         return Steal((actor + i) % n)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
-        out = np.zeros(game.layout.max_players, dtype=bool)
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        out = self.blank(game.layout, out)
         out[: game.n] = victims(game, seat)[relative_seats(seat, game.n)]
         return out
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..cards import CARD_KINDS, TOOLS
 from ..events import EventType
-from .family import ActionFamily, Layout, hand_form, relative_seats, seat_form
+from .family import ActionFamily, Layout, hand_form, held_kinds, relative_seats, seat_form
 from .types import BreakTool, Repair
 
 if TYPE_CHECKING:
@@ -50,14 +50,16 @@ class ToolFamily(ActionFamily):
             return BreakTool(kind, target)
         return Repair(kind, tool, target)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         """A broken tool goes on a player whose tool of that kind is whole (not on oneself
         with ``self_sabotage=False``); a repair on a player with that tool broken."""
         lay = game.layout
-        out = np.zeros((len(lay.tool_pairs), lay.max_players), dtype=bool)
+        out = self.blank(lay, out)
         n = game.n
         rel = relative_seats(seat, n)
-        for k in np.flatnonzero(game.hands[seat]).tolist():
+        for k in held_kinds(game, seat) if held is None else held:
             for row in lay.tool_rows_of_kind[k]:
                 broken = game.broken[rel, lay.tool_pairs[row][1]]
                 if CARD_KINDS[k].effect[0] == "break":

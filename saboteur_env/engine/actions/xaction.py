@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from ..cards import CARD_KINDS, FRONT_SLOTS, FRONT_THEFT, X_EFFECTS
 from ..events import EventType
-from .family import ActionFamily, Layout, hand_form, relative_seats, seat_form
+from .family import ActionFamily, Layout, hand_form, held_kinds, relative_seats, seat_form
 from .types import PlayCard
 
 if TYPE_CHECKING:
@@ -66,12 +66,14 @@ class XActionFamily(ActionFamily):
             raise ValueError(f"targets relative seat {rel}, but only {n} players are in play")
         return PlayCard(lay.x_kinds[row], (actor + rel) % n)
 
-    def legal(self, game: Game, seat: int) -> np.ndarray:
+    def legal(
+        self, game: Game, seat: int, held: list[int] | None = None, out: np.ndarray | None = None
+    ) -> np.ndarray:
         lay = game.layout
-        out = np.zeros((len(lay.x_kinds), lay.max_players), dtype=bool)
+        out = self.blank(lay, out)
         n = game.n
         rel = relative_seats(seat, n)
-        for k in np.flatnonzero(game.hands[seat]).tolist():
+        for k in held_kinds(game, seat) if held is None else held:
             if k in lay.x_row:
                 out[lay.x_row[k], :n] = targets(game, seat, k)[rel]
         return out
