@@ -61,8 +61,9 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .encoding.codec import Codec, describe_action
+from .encoding.codec import Codec
 from .engine.actions import IllegalActionError, actions_from_events
+from .engine.actions import describe as describe_action
 from .engine.config import GameConfig
 from .engine.events import Event, EventType, RoundResult
 from .engine.state import Game

@@ -417,3 +417,51 @@ def test_deepcopy_equal_after_failed_calls():
         with pytest.raises((TypeError, ValueError)):
             e.reset(seed=bad)
     assert snapshot(c) == snapshot(e)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "Map(1.0)",
+        "Map(True)",
+        "PlacePath(K['B02'], 1, 0, 'yes')",
+        "PlacePath(K['B02'], 1, 0, 2)",
+        "PlacePath(K['B02'], 1.0, 0)",
+        "Repair(K['repair_pick'], 0.0, 1)",
+        "Rockfall('1', 0)",
+        "BreakTool(K['break_cart'], 1.0)",
+        "Discard(-1)",
+        "Discard(999)",
+    ],
+)
+def test_malformed_actions_are_refused_with_the_state_untouched(bad):
+    """Values of the wrong type are refused by ``check`` (no coercion), and ``apply`` raises
+    :class:`IllegalActionError` with the state unchanged (fix: some passed ``check`` and then
+    crashed half-way through ``apply``)."""
+    from saboteur_env.engine import BreakTool, Map, PlacePath, Repair, Rockfall, build_state
+    from saboteur_env.engine.cards import KIND_INDEX as K
+
+    g = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger"] * 3,
+        hands=[["map", "B02", "repair_pick", "break_cart", "rockfall"], ["map"], ["map"]],
+        broken=[[], ["pick"], []],
+    )
+    action = eval(
+        bad,
+        {
+            "Map": Map,
+            "PlacePath": PlacePath,
+            "Repair": Repair,
+            "K": K,
+            "Rockfall": Rockfall,
+            "BreakTool": BreakTool,
+            "Discard": Discard,
+        },
+    )
+    before = (g.hands.copy(), g.decisions, len(g.events), g.board.var.copy(), g.broken.copy())
+    assert isinstance(g.check(action), str)
+    with pytest.raises(IllegalActionError):
+        g.apply(action)
+    after = (g.hands, g.decisions, len(g.events), g.board.var, g.broken)
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))

@@ -140,3 +140,49 @@ def test_check_counts_false_loads_more_copies_than_the_deck_holds():
     assert g.board.path_cards_on_board() == copies
     assert g.hands[:, k].sum() == 0 and (g.deck != k).all()
     assert g.board.connected_openings(copies, 0) != 0  # connectivity computed
+
+
+@pytest.mark.parametrize(
+    "options,words",
+    [
+        ({"hands": [[-1], ["map"], ["map"]]}, "card kind -1"),
+        ({"hands": [[999], ["map"], ["map"]]}, "card kind 999"),
+        ({"hands": [["theft"], ["map"], ["map"]]}, "this game's deck"),
+        ({"trapped": [0]}, "trapped"),
+        ({"gold": [1, 2]}, "gold"),
+        ({"gold": [1, -2, 0]}, "gold"),
+        ({"known_goals": [[5], [], []]}, "known_goals"),
+    ],
+)
+def test_build_state_names_bad_arguments(options, words):
+    """The test hook refuses what no game can hold, naming the argument (base game)."""
+    kw = {"roles": ROLES, "hands": [["map"]] * 3, **options}
+    with pytest.raises(ValueError, match=words):
+        build_state(GameConfig(num_players=3), **kw)
+
+
+def test_thefts_in_front_come_before_a_new_theft():
+    """RULES 6.9: Thefts already in front of a hand-built position were played before any
+    Theft played from it, so a new Theft is the most recent and goes first (fix: their order
+    numbers collided with the new one's)."""
+    from saboteur_env.engine import PlayCard
+    from saboteur_env.engine.cards import KIND_INDEX
+
+    cfg = GameConfig(num_players=5, expansion=True)
+    g = build_state(
+        cfg,
+        roles=["green-digger"] * 5,
+        hands=[["theft"], [], [], [], []],
+        deck=[],
+        theft=[3, 4, 2],
+        gold=[1, 1, 1, 1, 1],
+    )
+    g.apply(PlayCard(KIND_INDEX["theft"], 0))
+    from saboteur_env.engine.scoring import theft_order
+
+    assert theft_order(g.theft_turn.tolist(), g.xfront[:, 1].tolist(), g.xfront[:, 0].tolist()) == [
+        0,
+        2,
+        3,
+        4,
+    ]

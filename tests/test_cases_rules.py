@@ -527,7 +527,7 @@ def test_r26_round_three_ends_the_game_engine():
 def test_r26_all_agents_terminate_after_round_three_env(which):
     """Case R26 / RULES 5.5 through the AEC env: after the final round every agent terminates,
     is stepped with None once and removed; no fourth deal."""
-    from saboteur_env.env import raw_env
+    from saboteur_env.aec import raw_env
 
     env = raw_env(num_players=3)
     env.reset(seed=0)

@@ -42,5 +42,22 @@ def test_blocked_pettingzoo_really_blocks_the_adapter():
 
 
 def test_env_attributes_are_the_functions_in_any_order():
+    """``saboteur_env.env`` is the function whichever module a program imports first."""
+    firsts = (
+        "import saboteur_env",
+        "import saboteur_env.aec",
+        "import saboteur_env.saboteur_v0",
+        "from saboteur_env.aec import raw_env",
+        "from saboteur_env import saboteur_v0",
+        "import saboteur_env.engine",
+    )
+    for first in firsts:
+        code = (
+            first + "\nimport saboteur_env\n"
+            "e = saboteur_env.env(num_players=3); e.reset(seed=1)\n"
+            "assert callable(saboteur_env.raw_env)\n"
+            "assert saboteur_env.saboteur_v0.env is saboteur_env.env\nprint('ok')\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.stdout.strip() == "ok", (first, out.stderr)
     assert callable(saboteur_env.raw_env) and callable(saboteur_env.env)
-    assert saboteur_env.saboteur_v0.env is saboteur_env.env

@@ -377,7 +377,7 @@ def test_map_result_reaches_only_the_player_through_the_env():
     """RULES 3.5 (the result is secret), DESIGN 5: through the AEC env the private
     ``map_result`` event is routed to the player's infos only; the other agents see the public
     ``map_played`` event."""
-    from saboteur_env.env import raw_env
+    from saboteur_env.aec import raw_env
 
     env = raw_env(num_players=3)
     env.reset(seed=0)

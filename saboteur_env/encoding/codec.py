@@ -156,8 +156,3 @@ class Codec:
             ValueError: as :meth:`decode`.
         """
         return describe(self.decode(index, actor, n_players))
-
-
-def describe_action(a: Action) -> str:
-    """English text for a structured action (absolute seats)."""
-    return describe(a)

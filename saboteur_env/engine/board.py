@@ -419,6 +419,7 @@ class Board:
         for gr, gc in self._goal_rc:
             out[gr - _PAD, gc - _PAD] = False
         out = out.ravel()
+        out.flags.writeable = False  # cached and shared: legal sets copy it
         self._removable = (self.version, out, int(out.sum()))
         return out
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .state import Game
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Ruleset:
     """One game variant (see the module docstring).
 
@@ -141,7 +141,7 @@ class Ruleset:
         if role_table not in tables:
             raise ValueError(f"role_table={role_table!r}: 'published' or 'seed' (RULES 2.2)")
         sab, dig = tables[role_table][num_players]
-        out[SABOTEUR], out[GOLD_DIGGER] = sab, dig
+        out[self.saboteur], out[self.diggers[0]] = sab, dig
         return out
 
     def role_prior(

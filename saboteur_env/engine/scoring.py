@@ -365,12 +365,7 @@ def close_round(game: Game, result: RoundResult) -> None:
         )
     if game.round + 1 >= game.config.num_rounds:
         game.game_over = True
-        best = int(game.gold.max())
-        game.emit(
-            EventType.GAME_END,
-            None,
-            {"gold": game.gold.tolist(), "winners": [s for s in range(n) if game.gold[s] == best]},
-        )
+        game.emit(EventType.GAME_END, None, {"gold": game.gold.tolist(), "winners": game.winners()})
         return
     game.round += 1
     deal_round(game, (game.last_card_seat + 1) % n)

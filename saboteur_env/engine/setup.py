@@ -115,17 +115,26 @@ def _start_round(game: Game, first: int) -> None:
 
 
 # --- the test hook (DESIGN 2) --------------------------------------------------------------
-def card_kind(k: str | int) -> int:
-    """A card kind index from an id (``"B07"``, ``"map"``) or an index.
+def card_kind(k: str | int, n_kinds: int | None = None) -> int:
+    """A card kind index from an id (``"B07"``, ``"map"``) or an index; with ``n_kinds``, it
+    must be a hand card of a ruleset with that many kinds.
 
     Raises:
-        ValueError: an unknown id.
+        ValueError: an unknown id, or an index out of range.
     """
     if isinstance(k, str):
         if k not in KIND_INDEX:
             raise ValueError(f"unknown card kind {k!r}; valid: {sorted(KIND_INDEX)}")
-        return KIND_INDEX[k]
-    return int(k)
+        i = KIND_INDEX[k]
+    elif isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+        i = int(k)
+    else:
+        raise ValueError(f"card kind {k!r}: an id such as 'B07' or a kind index")
+    if n_kinds is not None and not 0 <= i < n_kinds:
+        raise ValueError(
+            f"card kind {k!r} is not a card of this game's deck (kinds 0-{n_kinds - 1})"
+        )
+    return i
 
 
 def build_state(
@@ -223,6 +232,19 @@ def build_state(
                 raise ValueError(f"broken tool {t!r}: use one of {TOOLS} or 0-2 (RULES 1.3)")
     if len(hands) != n:
         raise ValueError(f"{len(hands)} hands given for {n} players")
+    trapped, theft = list(trapped), list(theft)
+    for name, seats in (("trapped", trapped), ("theft", theft)):
+        if seats and not rules.offers("xaction"):
+            raise ValueError(f"{name}={seats!r}: {rules.title} has no such cards (RULES 6.5)")
+        if any(not isinstance(s, (int, np.integer)) or not 0 <= s < n for s in seats) or len(
+            set(seats)
+        ) != len(seats):
+            raise ValueError(f"{name}={seats!r}: distinct seats 0..{n - 1}")
+    if gold is not None and (len(gold) != n or any(int(v) < 0 for v in gold)):
+        raise ValueError(f"gold={list(gold)!r}: one non-negative amount per seat ({n})")
+    for slots in known_goals or ():
+        if any(sl not in (0, 1, 2) for sl in slots):
+            raise ValueError(f"known_goals={known_goals!r}: goal slots are 0, 1 and 2")
     g = Game(config, seed, _deal=False)
     g.round = round
     g.roles = np.array(role_ids, dtype=np.int8)
@@ -235,12 +257,13 @@ def build_state(
     g.hands = np.zeros((n, nk), dtype=np.int16)
     for s, h in enumerate(hands):
         for k in h:
-            g.hands[s, card_kind(k)] += 1
+            g.hands[s, card_kind(k, nk)] += 1
     used += g.hands.sum(axis=0)
     used += _lay_fronts(g, broken_lists, trapped, theft)
+    g.decisions = len(theft)  # the Thefts in front were played before any decision to come
     if removed is not None:
         for k in removed:
-            g.removed[card_kind(k)] += 1
+            g.removed[card_kind(k, nk)] += 1
         used += g.removed
     for (a, t), r in (inspected or {}).items():
         g.inspected[a, t] = rules.role_id(r)
@@ -267,7 +290,7 @@ def _lay_maze(
     used = np.zeros(g.rules.n_kinds, dtype=np.int64)
     b = g.board
     for x, y, k, rot in board:
-        k = card_kind(k)
+        k = card_kind(k, g.rules.n_kinds)
         if CARD_KINDS[k].category != "path":
             raise ValueError(f"{CARD_KINDS[k].id} is not a path card")
         if not b.in_window(x, y) or b.variant_at(x, y) != EMPTY:
@@ -321,7 +344,7 @@ def _stock(
     if deck is None:
         g.deck = g.rng.permutation(np.repeat(np.arange(nk, dtype=np.int16), left))
     else:
-        g.deck = np.array([card_kind(k) for k in deck], dtype=np.int16)
+        g.deck = np.array([card_kind(k, nk) for k in deck], dtype=np.int16)
         g.discards = left - np.bincount(g.deck, minlength=nk)
         if check_counts and (g.discards < 0).any():
             raise ValueError("the given deck holds cards that are already elsewhere")

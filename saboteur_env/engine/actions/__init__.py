@@ -79,7 +79,9 @@ def _wrong_phase(game: Game, seat: int, action: Action, family: ActionFamily) ->
     if phase is Phase.THEFT:
         return "at round end the thief must choose a victim (Steal, RULES 6.9)"
     if phase is Phase.TURN:
-        return f"{action!r} is only legal in a pass or at round end (RULES 6.7, 6.9)"
+        if family.name == "steal":
+            return f"{action!r} is only legal at round end, by a thief (RULES 6.9)"
+        return f"{action!r} is only legal in a pass (RULES 6.7)"
     if phase is Phase.REMOVE and family.name == "done":
         return "discard-two-to-remove needs exactly two discards (RULES 6.7)"
     what = (
@@ -104,16 +106,10 @@ def check(game: Game, action: object, seat: int | None = None) -> str | None:
     if family is None:
         return f"unknown action {action!r}"
     if not game.rules.offers(family.name):
-        return f"{action!r} exists only in the Saboteur 2 expansion (RULES 6)"
+        return f"{action!r} is not an action of {game.rules.title} (RULES 6: Saboteur 2 only)"
     if family.name not in FAMILIES_OF_PHASE[game.phase]:
         return _wrong_phase(game, seat, action, family)  # type: ignore[arg-type]
     return family.check(game, seat, action)  # type: ignore[arg-type]
-
-
-def offered(game: Game) -> tuple[str, ...]:
-    """Names of the families the ruleset and the current phase offer, in block order."""
-    allowed = FAMILIES_OF_PHASE[game.phase]
-    return tuple(f for f in game.rules.families if f in allowed)
 
 
 def legal_set(
@@ -224,5 +220,4 @@ __all__ = [
     "layout_of",
     "legal_actions",
     "legal_set",
-    "offered",
 ]

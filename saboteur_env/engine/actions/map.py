@@ -8,7 +8,7 @@ import numpy as np
 
 from ..cards import KIND_INDEX
 from ..events import EventType
-from .family import ActionFamily, Layout, hand_form
+from .family import ActionFamily, Layout, hand_form, is_int
 from .types import Map
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class MapFamily(ActionFamily):
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Map)
         why = hand_form(game, seat, MAP)
-        if why is None and action.goal not in (0, 1, 2):
+        if why is None and not (is_int(action.goal) and action.goal in (0, 1, 2)):
             return f"goal slot {action.goal!r} is not 0, 1 or 2"
         return why
 

@@ -78,6 +78,8 @@ class PlaceFamily(ActionFamily):
         why = hand_form(game, seat, k)
         if why is not None:
             return why
+        if not isinstance(action.rotated, (bool, np.bool_)):
+            return f"rotated={action.rotated!r}: must be a bool (RULES 0.2)"
         if CARD_KINDS[k].category != "path":
             return f"{CARD_KINDS[k].id} is not a path card (RULES 3.1)"
         if action.rotated and VARIANT_OF[(k, True)] == VARIANT_OF[(k, False)]:

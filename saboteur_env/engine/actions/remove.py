@@ -13,7 +13,7 @@ import numpy as np
 from ..cards import FRONT_SLOTS, FRONT_THEFT
 from ..events import EventType
 from ..phases import Phase
-from .family import ActionFamily, Layout
+from .family import ActionFamily, Layout, is_int
 from .types import RemoveFront
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class RemoveFamily(ActionFamily):
 
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, RemoveFront)
-        if action.slot not in range(len(FRONT_SLOTS)):
+        if not is_int(action.slot) or action.slot not in range(len(FRONT_SLOTS)):
             return f"slot {action.slot!r} is not 0-4 ({FRONT_SLOTS})"
         return None
 

@@ -11,7 +11,15 @@ import numpy as np
 
 from ..cards import CARD_KINDS, TOOLS
 from ..events import EventType
-from .family import ActionFamily, Layout, hand_form, held_kinds, relative_seats, seat_form
+from .family import (
+    ActionFamily,
+    Layout,
+    hand_form,
+    held_kinds,
+    is_int,
+    relative_seats,
+    seat_form,
+)
 from .types import BreakTool, Repair
 
 if TYPE_CHECKING:
@@ -83,8 +91,14 @@ class ToolFamily(ActionFamily):
         why = seat_form(game, action.target)
         if why is not None:
             return why
-        if isinstance(action, Repair) and action.tool not in info.effect[1]:
-            name = TOOLS[action.tool] if action.tool in (0, 1, 2) else repr(action.tool)
+        if isinstance(action, Repair) and not (
+            is_int(action.tool) and action.tool in info.effect[1]
+        ):
+            name = (
+                TOOLS[action.tool]
+                if is_int(action.tool) and action.tool in (0, 1, 2)
+                else repr(action.tool)
+            )
             return f"{info.id} cannot repair a {name} (RULES 3.3)"
         return None
 

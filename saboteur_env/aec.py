@@ -28,6 +28,8 @@ everything).
 
 Version History
 ---------------
+The adapter was ``saboteur_env/env.py`` before the engine redesign; import it as
+``saboteur_env.env()`` / ``saboteur_env.raw_env()`` or from :mod:`saboteur_env.saboteur_v0`.
 The ``_vN`` suffix of :mod:`saboteur_env.saboteur_v0` moves when the spaces' fingerprint changes
 (``agents.network.env_spec``: sizes, view shapes and offsets, action blocks, variants, window).
 
