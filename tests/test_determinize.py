@@ -81,3 +81,27 @@ def test_determinize_drops_other_players_private_events():
     d = g.determinize(2, np.random.default_rng(0))
     assert all(e.visible_to in (None, 2) for e in d.events)
     assert [e for e in g.events if e.visible_to in (None, 2)] == d.events
+
+
+def test_determinize_keeps_the_seats_own_card_taken_by_swap_your_hats():
+    """RULES 6.5, 7.21: a player knows the dwarf card Swap your hats took from him, so it stays
+    out of the resampled roles; the card taken from another player is resampled (fix: both were
+    reshuffled, handing the seat's old role to others)."""
+    from saboteur_env.engine import PlayCard, build_state
+
+    K = KIND_INDEX
+    cfg = GameConfig(num_players=4, expansion=True)
+    g = build_state(
+        cfg,
+        roles=["saboteur", "green-digger", "boss", "blue-digger"],
+        hands=[["B01"], ["swap_hats", "swap_hats", "B01"], ["B01"], ["B01"]],
+        set_aside=["geologist", "profiteer", "green-digger"],
+        current=1,
+    )
+    g.apply(PlayCard(K["swap_hats"], 0))  # seat 0's saboteur card is discarded
+    assert g.hats_discarded == [cfg.ruleset.saboteur] and g.hats_discarded_from == [0]
+    for seed in range(30):
+        d = g.determinize(0, np.random.default_rng(seed))
+        assert d.hats_discarded == [cfg.ruleset.saboteur]
+        assert d.roles[0] == g.roles[0]
+        assert cfg.ruleset.saboteur not in d.roles[1:].tolist() + d.set_aside

@@ -2,7 +2,9 @@
 (DESIGN 2).
 
 What a seat knows: the public state and history, its own hand, role, face-down discards, map
-results and inspection results (RULES 3.5, 3.6, 6.5).  Everything else is resampled.
+results and inspection results (RULES 3.5, 3.6, 6.5).  The hidden cards, roles and goals are
+resampled; the other players' gold is kept as it is (in the base game it is secret, RULES 5.3,
+but how much each side won is public, so a resample would need the round history).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     sizes kept), their face-down discards (how many each discarded kept, RULES 3.6), the draw
     pile and the cards removed unseen (RULES 6.6).  The roles of the other players are
     reshuffled with the dwarf cards aside and those discarded by Swap your hats, except the
-    roles ``seat`` has inspected with no Swap your hats on that player since (RULES 6.5); the
+    roles ``seat`` has inspected with no Swap your hats on that player since (RULES 6.5) and the
+    seat's own cards that Swap your hats discarded (an inspector's knowledge of a discarded
+    card is not used); the
     identities of the goals ``seat`` has not seen are permuted (who mapped which goal is public,
     so those players keep knowing the goal, now the resampled one); the gold supply is
     reshuffled.  Other seats' private events are dropped from the copy's history and their
@@ -69,13 +73,20 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
         if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
     ]
     free = [s for s in others if s not in known]
+    # the dwarf cards Swap your hats took from the seat itself are known to it: they stay
+    mine_out = [i for i, s in enumerate(g.hats_discarded_from) if s == seat]
+    out_free = [i for i in range(len(g.hats_discarded)) if i not in mine_out]
     hidden = rng.permutation(
-        np.array([g.roles[s] for s in free] + g.set_aside + g.hats_discarded, dtype=np.int8)
+        np.array(
+            [g.roles[s] for s in free] + g.set_aside + [g.hats_discarded[i] for i in out_free],
+            dtype=np.int8,
+        )
     ).tolist()
     g.roles[free] = hidden[: len(free)]
     rest = hidden[len(free) :]
     g.set_aside = rest[: len(g.set_aside)]
-    g.hats_discarded = rest[len(g.set_aside) :]
+    for i, r in zip(out_free, rest[len(g.set_aside) :]):
+        g.hats_discarded[i] = r
     mine = g.inspected[seat].copy()
     g.inspected[:] = -1
     g.inspected[seat] = mine

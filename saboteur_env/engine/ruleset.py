@@ -126,8 +126,8 @@ class Ruleset:
         (``"seed"``); Saboteur 2: the 15 cards whatever the count (RULES 6.2).
 
         Raises:
-            ValueError: ``role_table`` is neither ``"published"`` nor ``"seed"``, or the
-                player count is outside :attr:`player_range`.
+            ValueError: the player count is outside :attr:`player_range`, or (base game)
+                ``role_table`` is neither ``"published"`` nor ``"seed"``.
         """
         lo, hi = self.player_range
         if not lo <= num_players <= hi:

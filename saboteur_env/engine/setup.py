@@ -94,6 +94,7 @@ def _clear_round_state(game: Game) -> None:
     game.hat_swaps = np.zeros(n, dtype=np.int16)
     game.inspected_swaps = np.zeros((n, n), dtype=np.int16)
     game.hats_discarded = []
+    game.hats_discarded_from = []
     game.phase, game.phase_count, game.phase_slot = Phase.TURN, 0, -1
     game.theft_queue = []
     game.pending_result = None

@@ -106,6 +106,7 @@ FIELDS: dict[str, str] = {
     "hat_swaps": "array",  # int16 (n,): Swap your hats played on each seat
     "inspected_swaps": "array",  # int16 (n, n): hat_swaps of the target when inspected
     "hats_discarded": "list",  # role ids discarded by Swap your hats (out for the round)
+    "hats_discarded_from": "list",  # the seat each of those dwarf cards was taken from
     "theft_queue": "list",  # thieves still to act at round end, in order
     "pending_result": "deep",  # the RoundResult while thefts are resolved
     "events": "list",  # every event of the game, in order
@@ -158,6 +159,7 @@ class Game:
     hat_swaps: np.ndarray
     inspected_swaps: np.ndarray
     hats_discarded: list[int]
+    hats_discarded_from: list[int]
     theft_queue: list[int]
     pending_result: RoundResult | None
     events: list[Event]

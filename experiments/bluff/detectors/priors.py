@@ -19,24 +19,12 @@ from math import lgamma
 
 import numpy as np
 
+from agents.heuristic.belief import role_deck  # the beliefs the heuristic and detectors share
 from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.config import GameConfig
 
 
 # --- role assignments (RULES 2.2) -----------------------------------------------------
-def role_deck(config: GameConfig) -> np.ndarray:
-    """The dwarf cards in play for ``config``: int64 ``(n_roles,)`` card counts per role, the
-    ruleset's (``config.ruleset.role_deck``).
-
-    Base game (RULES 2.2): ``role_table="published"`` uses one more card than players, the
-    extra one set aside; ``"seed"`` exactly as many (10 players: 10 of the 11 cards).
-    Saboteur 2 (RULES 6.2): the 15 dwarf cards (4/4/1/1/2/3 in the order of
-    ``config.ruleset.roles``), all used whatever the player count, one dealt to each player
-    and the rest set aside (drawn by Swap your hats).
-    """
-    return config.ruleset.role_deck(config.num_players, config.role_table)
-
-
 def roles_change(config: GameConfig) -> bool:
     """Whether a role can change mid-round in ``config``'s game: its deck holds Swap your hats
     cards (RULES 6.5; Saboteur 2, not the base game)."""

@@ -144,6 +144,7 @@ class XActionFamily(ActionFamily):
                 )
             elif verb == "swap_hats":  # RULES 7.21: the old card is out for the round
                 game.hats_discarded.append(int(game.roles[t]))
+                game.hats_discarded_from.append(t)
                 game.hat_swaps[t] += 1
                 game.roles[t] = game.set_aside.pop(0)
                 game.emit(
