@@ -443,9 +443,7 @@ class Collector:
         env = self.envs[i]
         env.reset(seed=int(self.rng.integers(2**31)))
         if game is not None:
-            env.game = game
-            env.agent_selection = env.agents[game.current]
-            env._mask_cache = None
+            env.load(game)
         n = self.cfg.num_players
         if players is None:
             players = self.pool.sample(self.rng, size=n)

@@ -148,6 +148,27 @@ class raw_env(AECEnv):
         self.agent_selection = self.agents[self.game.current]
         self._mask_cache = None
 
+    def load(self, game: Game) -> None:
+        """Continue from ``game`` (a hand-built position, a copy or a determinization) after a
+        :meth:`reset`: it becomes the env's game, the agent to act is its seat to act, and the
+        events not yet seen are cleared.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            ValueError: ``game`` was made for other options than this env's.
+        """
+        if self.game is None:
+            raise RuntimeError("call reset() before load()")
+        if game.config != self.config:
+            raise ValueError(
+                f"the game's options {game.config} differ from the env's {self.config}"
+            )
+        self.game = game
+        self._mask_cache = None
+        for pending in self._pending:
+            pending.clear()
+        self.agent_selection = self.agents[game.current]
+
     def _route(self, events) -> None:
         pend = self._pending
         for e in events:

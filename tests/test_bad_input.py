@@ -128,9 +128,7 @@ def test_masked_tool_action_names_the_rule(kind):
     e = MAKERS[kind](num_players=3)
     e.reset(seed=0)
     raw = e.unwrapped
-    raw.game = g
-    raw._mask_cache = None
-    raw.agent_selection = raw.agents[0]
+    raw.load(g)
     before = snapshot(e)
     idx = raw.codec.encode(BreakTool(_kind("break_pick"), 1), 0, 3)
     assert raw.observe("player_0")["action_mask"][idx] == 0

@@ -532,9 +532,7 @@ def test_r26_all_agents_terminate_after_round_three_env(which):
     env = raw_env(num_players=3)
     env.reset(seed=0)
     g = round3_gold() if which == "gold" else round3_saboteurs()
-    env.game = g
-    env.agent_selection = env.agents[g.current]
-    env._mask_cache = None
+    env.load(g)
     obs = env.observe(env.agent_selection)
     mask = obs["action_mask"]
     a = place("EW", 7, 0) if which == "gold" else Discard(K("map"))

@@ -280,3 +280,22 @@ def test_unseeded_reset_after_a_seeded_one_continues_the_seeded_stream():
     assert np.array_equal(f1, f2) and np.array_equal(t1, t2)
     assert np.array_equal(s1[0], s2[0]) and np.array_equal(s1[1], s2[1])
     assert not np.array_equal(f1, s1[0]) and not np.array_equal(s1[0], t1)
+
+
+def test_load_continues_from_a_given_game_and_refuses_a_mismatch():
+    """raw_env.load: a hand-built position becomes the env's game (the seat to act is the agent
+    to act); before reset, or for a game of other options, a clear error and nothing changes."""
+    from saboteur_env import build_state
+
+    e = saboteur_env.raw_env(num_players=3)
+    g = build_state(
+        e.config, roles=["gold-digger"] * 3, hands=[["map"], ["map"], ["map"]], current=2
+    )
+    with pytest.raises(RuntimeError, match="reset"):
+        e.load(g)
+    e.reset(seed=0)
+    with pytest.raises(ValueError, match="options"):
+        e.load(Game(GameConfig(num_players=4), 0))
+    e.load(g)
+    assert e.game is g and e.agent_selection == "player_2"
+    assert e.observe("player_2")["action_mask"].sum() == 1 + 3  # discard the map, or map a goal

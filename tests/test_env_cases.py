@@ -35,12 +35,7 @@ NUGGETS = [1, 2, 3] + [1] * 15 + [2] * 7 + [3] * 3
 
 def load(e, game):
     """Put a hand-built game into a (raw or wrapped) env that has been reset."""
-    raw = e.unwrapped
-    raw.game = game
-    raw._mask_cache = None
-    for pending in raw._pending:
-        pending.clear()
-    raw.agent_selection = raw.agents[game.current]
+    e.unwrapped.load(game)
     return e
 
 

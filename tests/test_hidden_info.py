@@ -294,11 +294,7 @@ def _env_for(game, **kw):
     cfg = {f.name: getattr(game.config, f.name) for f in fields(game.config)}
     e = saboteur_env.raw_env(**cfg, **kw)
     e.reset(seed=0)
-    e.game = game
-    e._mask_cache = None
-    for p in e._pending:
-        p.clear()
-    e.agent_selection = e.agents[game.current]
+    e.load(game)
     return e
 
 

@@ -382,9 +382,7 @@ def test_map_result_reaches_only_the_player_through_the_env():
     env = raw_env(num_players=3)
     env.reset(seed=0)
     g = make(roles=G3, hands=[["map", "EW"], ["map"], ["map"]], goals=(2, GOAL_GOLD, 1))
-    env.game = g
-    env.agent_selection = env.agents[0]
-    env._mask_cache = None
+    env.load(g)
     idx = codec(g).encode(Map(1), 0, 3)
     assert env.observe("player_0")["action_mask"][idx] == 1
     env.step(idx)
