@@ -65,8 +65,6 @@ from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
 #: role names by role id (``Ruleset.roles``): the base game's and Saboteur 2's
 ROLE_NAMES = BASE.roles
 X_ROLE_NAMES = SABOTEUR_2.roles
-#: the role that "wins" a round it is paid in, not by being in the winners set (RULES 6.9)
-PAID_ROLE = "geologist"
 ROLE_OVERRIDES = ("none", "all-digger")
 
 
@@ -257,7 +255,7 @@ def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
     (RULES 6.9, module docstring)."""
     if seat in rd["winners"]:
         return True
-    return rules.roles[rd["roles"][seat]] == PAID_ROLE and rd["paid"][seat] > 0
+    return rd["roles"][seat] in rules.paid_roles and rd["paid"][seat] > 0
 
 
 def role_labels(rules: Ruleset) -> list[str]:
@@ -357,6 +355,7 @@ def summarize(
     ]
     return {
         "expansion": rules.expansion,
+        "ruleset": rules.name,
         "role_names": list(role_names),
         "agents": agents_out,
         "seats": seats,
@@ -380,19 +379,17 @@ def summarize(
     }
 
 
-def _digger_rate(roles: dict) -> dict:
-    """The gold-digger rate; Saboteur 2: both digger teams pooled."""
-    if "gold-digger" in roles:
-        return roles["gold-digger"]
-    g, b = roles["green-digger"], roles["blue-digger"]
-    return _rate(g["wins"] + b["wins"], g["n"] + b["n"])
+def _digger_rate(roles: dict, rules: Ruleset) -> dict:
+    """The rate of the ruleset's digger roles, pooled (Saboteur 2: both digger teams)."""
+    names = [rules.roles[r] for r in rules.diggers]
+    if len(names) == 1:
+        return roles[names[0]]
+    return _rate(sum(roles[k]["wins"] for k in names), sum(roles[k]["n"] for k in names))
 
 
 def _summary_ruleset(summary: dict) -> Ruleset:
-    """The ruleset of a :func:`summarize` result (its ``role_names``; the base game when it
-    has none)."""
-    roles = tuple(summary.get("role_names", BASE.roles))
-    return next((r for r in RULESETS.values() if r.roles == roles), BASE)
+    """The ruleset of a :func:`summarize` result."""
+    return RULESETS[summary.get("ruleset", BASE.name)]
 
 
 def format_summary(summary: dict) -> str:
@@ -409,7 +406,7 @@ def format_summary(summary: dict) -> str:
         f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}"
     )
     for a, s in summary["agents"].items():
-        d, b = _digger_rate(s["roles"]), s["roles"]["saboteur"]
+        d, b = _digger_rate(s["roles"], rules), s["roles"][rules.roles[rules.saboteur]]
         lo, hi = s["bt_elo_ci"]
         lines.append(
             f"{a:<{w}}  {s['bt_elo']:>7.0f} [{lo:>5.0f},{hi:>5.0f}]     "
@@ -446,7 +443,7 @@ def format_summary(summary: dict) -> str:
         )
     roles = list(rules.roles)
     if len(roles) > 2:  # more roles than the digger and saboteur columns above
-        note = f" ({PAID_ROLE}: paid > 0)" if PAID_ROLE in roles else ""
+        note = "".join(f" ({rules.roles[r]}: paid > 0)" for r in rules.paid_roles)
         lines.append(f"{rules.title} round win rate by role [Wilson 95%]{note}:")
         for a, s in summary["agents"].items():
             cells = []

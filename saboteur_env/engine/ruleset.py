@@ -20,6 +20,7 @@ import numpy.typing as npt
 from .cards import (
     BASE_ROLES,
     EXPANSION_ROLES,
+    GEOLOGIST,
     GOLD_CARDS,
     GOLD_DIGGER,
     HAND_SIZE,
@@ -68,6 +69,8 @@ class Ruleset:
         default_window: the default board window (x_min, x_max, y_min, y_max), chosen so that
             practically no legal placement falls outside it (DESIGN 3).
         variants: placeable oriented path cards (variant ids) in the codec's row order.
+        paid_roles: roles paid from their own share although never winners (Saboteur 2's
+            geologists, RULES 6.9).
         pass_cards: most cards one pass may discard, one decision each (RULES 3.6: 1;
             Saboteur 2: 3, RULES 6.7 option 4).
         remove_discards: cards discarded to remove a card in front of oneself (RULES 6.7).
@@ -95,6 +98,7 @@ class Ruleset:
     phases: tuple[Phase, ...]
     default_window: tuple[int, int, int, int]
     variants: tuple[int, ...]
+    paid_roles: tuple[int, ...]
     pass_cards: int
     remove_discards: int
     deal_steps: tuple[str, ...]
@@ -211,6 +215,7 @@ BASE = Ruleset(
     phases=(Phase.TURN,),
     default_window=(-6, 14, -8, 8),
     variants=placeable_variants(False),
+    paid_roles=(),
     pass_cards=1,
     remove_discards=2,
     deal_steps=("roles", "goals", "cards"),
@@ -238,6 +243,7 @@ SABOTEUR_2 = Ruleset(
     # ladders start new tunnels, so the expansion's mazes spread further
     default_window=(-9, 17, -11, 11),
     variants=placeable_variants(True),
+    paid_roles=(GEOLOGIST,),
     pass_cards=3,
     remove_discards=2,
     deal_steps=("cards", "roles", "goals"),
