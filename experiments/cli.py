@@ -138,6 +138,11 @@ def main(argv=None) -> None:
         tournament_main(a)
 
     commands["tournament"] = tournament
+    if argv and argv[0] in ("-V", "--version"):
+        import saboteur_env
+
+        print(f"saboteur-env {saboteur_env.__version__}")
+        return
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         help_ = bool(argv) and argv[0] in ("-h", "--help")
         if argv and not help_:
@@ -152,7 +157,8 @@ def main(argv=None) -> None:
             "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
             " --evaluate CHECKPOINT)\n"
             "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
-            "  bluff  bluff-detection benchmark",
+            "  bluff  bluff-detection benchmark\n"
+            "  --version  print the version",
             file=sys.stdout if help_ else sys.stderr,
         )
         sys.exit(0 if help_ else 2)

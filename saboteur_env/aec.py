@@ -82,6 +82,7 @@ class raw_env(AECEnv):
         "name": "saboteur_v0",
         "render_modes": ["ansi", "rgb_array", "human"],
         "is_parallelizable": False,
+        "render_fps": 2,
     }
 
     def __init__(self, render_mode: str | None = None, render_seat=None, **config) -> None:

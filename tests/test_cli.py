@@ -163,3 +163,17 @@ def test_help_texts_name_no_issue_numbers(capsys, command):
     text = capsys.readouterr().out
     assert f"saboteur {command}" in text
     assert not re.search(r"issue\s*#?\d", text, re.I), text
+
+
+def test_version_is_single_sourced(capsys):
+    """``saboteur --version`` prints the package version, which the installed metadata reads
+    from ``saboteur_env.__version__``."""
+    import importlib.metadata
+
+    import saboteur_env
+
+    main(["--version"])
+    out = capsys.readouterr().out.strip()
+    assert out == f"saboteur-env {saboteur_env.__version__}"
+    assert importlib.metadata.version("saboteur-env") == saboteur_env.__version__
+    assert saboteur_env.raw_env.metadata["render_fps"] > 0
