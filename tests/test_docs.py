@@ -19,3 +19,20 @@ def test_ci_runs_the_readme_test_command():
     test_cmd = blocks[1].removeprefix("python3 -m venv .venv && . .venv/bin/activate && ")
     ci = (root / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == test_cmd
+
+
+def test_readme_loop_runs_and_replays_the_same_game():
+    """The README's first Python example runs as written and is reproducible."""
+    import contextlib
+    import io
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    outs = []
+    for _ in range(2):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(compile(code, "README.md", "exec"), {})
+        outs.append(buf.getvalue())
+    assert outs[0] == outs[1] and outs[0].startswith("[")
