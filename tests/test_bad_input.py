@@ -463,3 +463,31 @@ def test_malformed_actions_are_refused_with_the_state_untouched(bad):
         g.apply(action)
     after = (g.hands, g.decisions, len(g.events), g.board.var, g.broken)
     assert all(np.array_equal(a, b) for a, b in zip(before, after))
+
+
+def test_engine_entry_points_name_bad_arguments():
+    """Game, legal, legal_actions and determinize refuse wrong types and seats by name."""
+    g = Game(GameConfig(num_players=5), 0)
+    with pytest.raises(TypeError, match="GameConfig"):
+        Game(5)  # type: ignore[arg-type]
+    for bad in ("abc", -1, 1.5):
+        with pytest.raises(ValueError, match="seed"):
+            Game(GameConfig(), bad)  # type: ignore[arg-type]
+    for seat in (9, -1, 1.0):
+        with pytest.raises(ValueError, match="seat"):
+            g.legal(seat)
+        with pytest.raises(ValueError, match="seat"):
+            g.determinize(seat, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="Generator"):
+        g.determinize(2, 5)
+    from saboteur_env.engine import build_state
+    from saboteur_env.engine.cards import KIND_INDEX
+
+    h = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger"] * 3,
+        hands=[["B02", "repair_cart"], ["map"], ["map"]],
+        broken=[[], [], ["cart"]],
+    )
+    assert "must be ints" in h.check(PlacePath(KIND_INDEX["B02"], "1", 0))
+    assert "0 (pick), 1 (lantern) or 2 (cart)" in h.check(Repair(KIND_INDEX["repair_cart"], 2.0, 2))

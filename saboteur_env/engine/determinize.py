@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .actions.family import is_int
+
 if TYPE_CHECKING:
     from .state import Game
 
@@ -41,7 +43,14 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
 
     Returns:
         A new :class:`~.state.Game`.
+
+    Raises:
+        ValueError: ``seat`` is not a seat in play.  TypeError: ``rng`` is not a Generator.
     """
+    if not is_int(seat) or not 0 <= seat < game.n:
+        raise ValueError(f"seat={seat!r}: a seat 0..{game.n - 1}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, not {type(rng).__name__}")
     g = game.copy()
     n, nk = g.n, g.rules.n_kinds
     others = [s for s in range(n) if s != seat]

@@ -55,6 +55,7 @@ from .actions import (
     Steal,
     layout_of,
 )
+from .actions.family import is_int
 from .board import HIDDEN_GOAL, Board
 from .cards import FRONT_THEFT, FRONT_TRAPPED, KIND_INDEX
 from .config import GameConfig
@@ -169,6 +170,10 @@ class Game:
     def __init__(
         self, config: GameConfig | None = None, seed: int | None = None, _deal: bool = True
     ) -> None:
+        if config is not None and not isinstance(config, GameConfig):
+            raise TypeError(f"config must be a GameConfig, not {type(config).__name__}")
+        if seed is not None and (not is_int(seed) or seed < 0):
+            raise ValueError(f"seed={seed!r}: None or a non-negative int (RULES 10)")
         self.config = config or GameConfig()
         self.rules = self.config.ruleset
         self.layout = layout_of(self.config)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..phases import FAMILIES_OF_PHASE, Phase
 from .discard import DiscardFamily, DoneFamily
-from .family import ActionFamily, Layout, held_kinds, layout_of
+from .family import ActionFamily, Layout, held_kinds, is_int, layout_of
 from .map import MapFamily
 from .place import PlaceFamily
 from .remove import RemoveFamily
@@ -112,6 +112,19 @@ def check(game: Game, action: object, seat: int | None = None) -> str | None:
     return family.check(game, seat, action)  # type: ignore[arg-type]
 
 
+def _seat(game: Game, seat: int | None) -> int:
+    """The seat asked about (default: the seat to act).
+
+    Raises:
+        ValueError: not a seat in play.
+    """
+    if seat is None:
+        return game.current
+    if not is_int(seat) or not 0 <= seat < game.n:
+        raise ValueError(f"seat={seat!r}: a seat 0..{game.n - 1}")
+    return int(seat)
+
+
 def legal_set(
     game: Game,
     seat: int | None = None,
@@ -128,7 +141,7 @@ def legal_set(
         out: family name -> an all-zero array of the family's shape to write into (e.g. the
             blocks of a mask); the result then holds these arrays.
     """
-    seat = game.current if seat is None else seat
+    seat = _seat(game, seat)
     active = not game.game_over and seat == game.current
     allowed = FAMILIES_OF_PHASE[game.phase] if active else ()
     held = held_kinds(game, seat)
@@ -146,7 +159,7 @@ def legal_set(
 def legal_actions(game: Game, seat: int | None = None) -> list[Action]:
     """Every legal action of ``seat`` (default: the seat to act), structured, in block
     order: :func:`legal_set` decoded."""
-    seat = game.current if seat is None else seat
+    seat = _seat(game, seat)
     lay = game.layout
     out: list[Action] = []
     for name, legal in legal_set(game, seat).items():

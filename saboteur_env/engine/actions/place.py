@@ -89,9 +89,9 @@ class PlaceFamily(ActionFamily):
             )
         if not game.can_place_paths(seat):
             return self.explain(game, seat, action)
-        if not (is_int(action.x) and is_int(action.y)) or not game.board.in_window(
-            action.x, action.y
-        ):
+        if not (is_int(action.x) and is_int(action.y)):
+            return f"cell ({action.x!r}, {action.y!r}): coordinates must be ints"
+        if not game.board.in_window(action.x, action.y):
             return f"cell ({action.x}, {action.y}) is outside the board window (DESIGN 3)"
         return None
 

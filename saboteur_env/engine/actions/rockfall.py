@@ -47,6 +47,8 @@ class RockfallFamily(ActionFamily):
     def form(self, game: Game, seat: int, action: Action) -> str | None:
         assert isinstance(action, Rockfall)
         why = hand_form(game, seat, ROCKFALL)
+        if why is None and not (is_int(action.x) and is_int(action.y)):
+            return f"cell ({action.x!r}, {action.y!r}): coordinates must be ints"
         if why is None and not (
             is_int(action.x) and is_int(action.y) and game.board.in_window(action.x, action.y)
         ):

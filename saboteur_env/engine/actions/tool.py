@@ -91,15 +91,11 @@ class ToolFamily(ActionFamily):
         why = seat_form(game, action.target)
         if why is not None:
             return why
-        if isinstance(action, Repair) and not (
-            is_int(action.tool) and action.tool in info.effect[1]
-        ):
-            name = (
-                TOOLS[action.tool]
-                if is_int(action.tool) and action.tool in (0, 1, 2)
-                else repr(action.tool)
-            )
-            return f"{info.id} cannot repair a {name} (RULES 3.3)"
+        if isinstance(action, Repair):
+            if not is_int(action.tool) or action.tool not in (0, 1, 2):
+                return f"tool={action.tool!r}: 0 (pick), 1 (lantern) or 2 (cart) (RULES 1.3)"
+            if action.tool not in info.effect[1]:
+                return f"{info.id} cannot repair a {TOOLS[action.tool]} (RULES 3.3)"
         return None
 
     def explain(self, game: Game, seat: int, action: Action) -> str:
