@@ -83,6 +83,24 @@ class Codec:
         self.n = off
         self._starts = np.array([o for o, _ in self.blocks.values()])
         self._names = list(self.blocks)
+        self._buffer = self._make_buffer()
+
+    def _make_buffer(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The array a mask is built in, and each block's view of it (copies and pickles
+        rebuild it: views do not survive them)."""
+        buf = np.zeros(self.n, dtype=np.int8)
+        views = {
+            name: buf[off : off + size].reshape(self._shapes[name])
+            for name, (off, size) in self.blocks.items()
+        }
+        return buf, views
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_buffer"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._buffer = self._make_buffer()
 
     # --- cells -----------------------------------------------------------------------
     def cell(self, x: int, y: int) -> int:
@@ -139,14 +157,11 @@ class Codec:
 
         All zeros when the game is over or ``seat`` is not to act.
         """
-        m = np.zeros(self.n, dtype=np.int8)
+        buf, views = self._buffer
+        buf[:] = 0
         # the families write their legal arrays straight into their blocks of the mask
-        views = {
-            name: m[off : off + size].reshape(self._shapes[name])
-            for name, (off, size) in self.blocks.items()
-        }
         legal_set(game, seat, offered_only=True, out=views)
-        return m
+        return buf.copy()
 
     def describe(self, index: int, actor: int, n_players: int) -> str:
         """A short English description of flat action ``index`` taken by seat ``actor``

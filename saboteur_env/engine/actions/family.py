@@ -136,7 +136,7 @@ def is_int(v: object) -> TypeGuard[int | np.integer[Any]]:
 
 def held_kinds(game: Game, seat: int) -> list[int]:
     """The card kinds ``seat`` holds, ascending (one entry per kind)."""
-    return np.flatnonzero(game.hands[seat]).tolist()
+    return game.hands[seat].nonzero()[0].tolist()  # type: ignore[no-any-return]
 
 
 @cache
