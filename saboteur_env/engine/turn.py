@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .events import EventType
+from .scoring import end_round
 
 if TYPE_CHECKING:
     from .state import Game
@@ -22,7 +23,6 @@ def draw(game: Game, seat: int, count: int) -> None:
 def next_seat(game: Game) -> None:
     """Play passes to the next seat clockwise that holds cards; the round ends when no hand
     holds a card (RULES 5.1)."""
-    from .scoring import end_round
 
     sizes = game.hands.sum(axis=1)
     if not sizes.any():

@@ -16,7 +16,9 @@ import numpy as np
 from ..cards import CARD_KINDS
 from ..events import EventType
 from ..phases import Phase
+from ..turn import draw, end_turn, next_seat
 from .family import ActionFamily, Layout, hand_form
+from .remove import finish_remove
 from .types import Discard, EndPass
 
 if TYPE_CHECKING:
@@ -37,7 +39,6 @@ def discard_face_down(game: Game, seat: int, kind: int) -> None:
 def finish_pass(game: Game, seat: int, explicit: bool = False) -> None:
     """End a pass of several cards: draw as many as were discarded (RULES 6.7 option 4).
     ``explicit``: ended by a ``done`` decision."""
-    from ..turn import draw, next_seat
 
     k = game.phase_count
     game.phase, game.phase_count = Phase.TURN, 0
@@ -79,8 +80,6 @@ class DiscardFamily(ActionFamily):
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """On a turn: a pass of one card ends the turn; where a pass may hold more cards it
         continues in :attr:`Phase.PASS`.  In a pass or a removal: the next card."""
-        from ..turn import end_turn
-        from .remove import finish_remove
 
         assert isinstance(action, Discard)
         discard_face_down(game, seat, action.kind)

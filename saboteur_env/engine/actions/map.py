@@ -8,6 +8,7 @@ import numpy as np
 
 from ..cards import KIND_INDEX
 from ..events import EventType
+from ..turn import end_turn
 from .family import ActionFamily, Layout, hand_form, is_int
 from .types import Map
 
@@ -59,7 +60,6 @@ class MapFamily(ActionFamily):
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """Look at the goal: public that a map was played, private what it showed."""
-        from ..turn import end_turn
 
         assert isinstance(action, Map)
         game.hands[seat, MAP] -= 1

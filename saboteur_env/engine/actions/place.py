@@ -13,6 +13,8 @@ import numpy as np
 from ..board import EMPTY
 from ..cards import CARD_KINDS, GOAL_CELLS, GOAL_GOLD, VARIANT_OF, VARIANTS, kind_label
 from ..events import EventType
+from ..scoring import end_round
+from ..turn import end_turn
 from .family import ActionFamily, Layout, hand_form, held_kinds, is_int
 from .types import PlacePath
 
@@ -114,8 +116,6 @@ class PlaceFamily(ActionFamily):
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """Place the card; turn over every goal it connects (RULES 4.2); reaching the gold
         ends the round at once (RULES 5.1), else the seat draws (RULES 3.7)."""
-        from ..scoring import end_round
-        from ..turn import end_turn
 
         assert isinstance(action, PlacePath)
         k = action.kind

@@ -13,6 +13,7 @@ import numpy as np
 from ..cards import FRONT_SLOTS, FRONT_THEFT
 from ..events import EventType
 from ..phases import Phase
+from ..turn import end_turn
 from .family import ActionFamily, Layout, is_int
 from .types import RemoveFront
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 def finish_remove(game: Game, seat: int) -> None:
     """After the discards: the card in front goes to the discard pile; draw one card."""
-    from ..turn import end_turn
 
     slot = game.phase_slot
     k = game.front_kind(seat, slot)

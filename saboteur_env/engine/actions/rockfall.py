@@ -8,6 +8,7 @@ import numpy as np
 
 from ..cards import KIND_INDEX, VARIANTS
 from ..events import EventType
+from ..turn import end_turn
 from .family import ActionFamily, Layout, hand_form, is_int
 from .types import Rockfall
 
@@ -64,7 +65,6 @@ class RockfallFamily(ActionFamily):
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """Remove the card (both cards go to the discard pile face up) and draw."""
-        from ..turn import end_turn
 
         assert isinstance(action, Rockfall)
         game.hands[seat, ROCKFALL] -= 1

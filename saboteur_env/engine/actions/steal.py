@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..events import EventType
+from ..scoring import steal
 from .family import ActionFamily, Layout, is_int, relative_seats
 from .types import Steal
 
@@ -63,7 +64,6 @@ class StealFamily(ActionFamily):
         )
 
     def apply(self, game: Game, seat: int, action: Action) -> None:
-        from ..scoring import steal
 
         assert isinstance(action, Steal)
         steal(game, seat, action.target)

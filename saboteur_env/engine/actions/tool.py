@@ -11,6 +11,7 @@ import numpy as np
 
 from ..cards import CARD_KINDS, TOOLS
 from ..events import EventType
+from ..turn import end_turn
 from .family import (
     ActionFamily,
     Layout,
@@ -110,7 +111,6 @@ class ToolFamily(ActionFamily):
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """A broken tool lies in front of the target; a repair discards itself and the broken
         tool it mends (RULES 3.3)."""
-        from ..turn import end_turn
 
         assert isinstance(action, (BreakTool, Repair))
         k, t = action.kind, action.target

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from ..cards import CARD_KINDS, FRONT_SLOTS, FRONT_THEFT, X_EFFECTS
 from ..events import EventType
+from ..turn import end_turn
 from .family import ActionFamily, Layout, hand_form, held_kinds, relative_seats, seat_form
 from .types import PlayCard
 
@@ -109,7 +110,6 @@ class XActionFamily(ActionFamily):
     def apply(self, game: Game, seat: int, action: Action) -> None:
         """The card's effect (``cards.X_EFFECTS``), then the player draws one card; after
         Swap your hand the target draws instead (RULES 7.20)."""
-        from ..turn import end_turn
 
         assert isinstance(action, PlayCard)
         k, t = action.kind, action.target
