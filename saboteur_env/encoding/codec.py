@@ -45,6 +45,8 @@ English text, :meth:`Codec.decode` the structured action, :meth:`Codec.block_of`
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from ..engine.actions import FAMILIES, Action, describe, family_of, layout_of, legal_set
@@ -81,7 +83,7 @@ class Codec:
             self.blocks[name] = (off, size)
             off += size
         self.n = off
-        self._starts = np.array([o for o, _ in self.blocks.values()])
+        self._starts = [o for o, _ in self.blocks.values()]
         self._names = list(self.blocks)
         self._buffer = self._make_buffer()
 
@@ -135,7 +137,7 @@ class Codec:
         """
         if not 0 <= index < self.n:
             raise ValueError(f"action {index} is outside the action space 0..{self.n - 1}")
-        b = int(np.searchsorted(self._starts, index, side="right")) - 1
+        b = bisect_right(self._starts, index) - 1
         name = self._names[b]
         return name, index - self.blocks[name][0]
 
