@@ -4,8 +4,8 @@
 ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``saboteur_env.raw_env(**config)``
 the bare one.  Keyword options are those of :class:`~saboteur_env.engine.config.GameConfig` plus
 ``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``, ``"human"``) and ``render_seat`` (the
-seat whose view ``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for
-everything).
+seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1``, or
+``"spectator"`` for everything; checked at construction, any other value is a ``ValueError``).
 
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
@@ -81,11 +81,34 @@ class _BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
         super().step(action)
 
 
+def _render_seat(value, n: int) -> int | str | None:
+    """``render_seat`` checked: ``None``, ``"spectator"`` or a seat ``0..n-1`` (an int, not a
+    bool; a numpy integer becomes a Python int).
+
+    Raises:
+        ValueError: any other value, naming the option and the valid values.
+    """
+    if value is None or (isinstance(value, str) and value == "spectator"):
+        return value
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and 0 <= value < n
+    ):
+        return int(value)
+    raise ValueError(
+        f"render_seat={value!r}; valid: None (the agent to act), a seat 0..{n - 1} (an int) "
+        "or 'spectator'"
+    )
+
+
 class raw_env(AECEnv):
     """Saboteur as a PettingZoo AEC environment (see the module docstring).
 
     Raises:
         saboteur_env.engine.config.ConfigError: an invalid or unknown option.
+        ValueError: an unknown ``render_mode`` or a ``render_seat`` that is not ``None``, a seat
+            or ``"spectator"``.
     """
 
     metadata = {
@@ -104,20 +127,7 @@ class raw_env(AECEnv):
             )
         self.render_mode = render_mode
         n = self.config.num_players
-        if render_seat not in (None, "spectator") and not (
-            isinstance(render_seat, (int, np.integer))
-            and not isinstance(render_seat, (bool, np.bool_))
-            and 0 <= render_seat < n
-        ):
-            raise ValueError(
-                f"render_seat={render_seat!r}; valid: None (the agent to act), "
-                f"a seat 0..{n - 1} (an int) or 'spectator'"
-            )
-        self.render_seat = (
-            None
-            if render_seat is None
-            else (render_seat if render_seat == "spectator" else int(render_seat))
-        )
+        self.render_seat = _render_seat(render_seat, n)
         self.codec = Codec(self.config)
         self.encoder = ObservationEncoder(self.config)
         self.possible_agents = [f"player_{i}" for i in range(n)]

@@ -13,7 +13,13 @@ def parallel_env(**config):
     """The Parallel API view of :func:`env` (PettingZoo's ``turn_based_aec_to_parallel``):
     each parallel step plays one decision, the action of the agent to act (the others' actions
     are ignored); ``infos[agent]["active_agent"]`` names the next agent to act.  Keyword options
-    as :func:`env` (DESIGN 5)."""
+    as :func:`env` (DESIGN 5); ``state()`` and ``state_space`` are the env's.
+
+    With ``max_cycles=k`` the game is truncated after ``k * num_players`` parallel steps (one
+    per decision).  PettingZoo's ``max_cycles_test`` cannot pass unmodified: it plays
+    ``action_space.sample()``, almost always a masked move, which raises (no silent penalty),
+    and it expects ``k`` parallel steps; ``tests/test_pettingzoo_conventions.py`` runs it with
+    masked actions and this step count."""
     return turn_based_aec_to_parallel(env(**config))
 
 
