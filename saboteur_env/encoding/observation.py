@@ -20,7 +20,7 @@ current role, gold and goal knowledge, every goal's identity, the draw pile, dis
 removed unseen.  It still leaves out the order of the draw pile and of the nugget supply.
 
 Bounds (the Box of every view) are honest: ``gold`` is bounded by the base game's nugget supply
-(44, RULES 1.4) or, in Saboteur 2 where gold is a count (RULES 6.9), by ``num_rounds`` times the
+(44, RULES 1.4) or, in Saboteur 2 where gold is a count (RULES 6.6, 6.9), by ``num_rounds`` times the
 largest one-round gain (the largest payout, 5 or the crystals of the deck, plus 1 stolen).
 """
 
@@ -144,7 +144,9 @@ class ObservationEncoder:
 
     ``encode(game, seat)`` returns float32 ``(size,)``; ``views(flat)`` splits it into named
     arrays (``board`` (C, H, W), ``hand``, ``role``, ``players``, ``history``, ``tools``,
-    ``recent``, ``game``, ``private``).
+    ``recent``, ``game``, ``private``).  ``encode(game, "spectator")`` returns the full state,
+    float32 ``(state_size,)`` in ``[state_low, state_high]``, laid out by :meth:`state_spec`
+    (DESIGN 8); ``views`` splits it too.
     """
 
     def __init__(self, config: GameConfig) -> None:
