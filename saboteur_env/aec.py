@@ -4,11 +4,18 @@
 ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``), ``saboteur_env.raw_env(**config)``
 the bare one.  Keyword options are those of :class:`~saboteur_env.engine.config.GameConfig` plus
 ``render_mode`` (``None``, ``"ansi"``, ``"rgb_array"``, ``"human"``) and ``render_seat`` (the
-seat whose view ``render()`` draws: ``None`` = the agent to act, an int, or ``"spectator"`` for
-everything).
+seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1``, or
+``"spectator"`` for everything; checked at construction, any other value is a ``ValueError``).
 
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
+* ``max_cycles`` (PettingZoo's per-agent meaning, DESIGN 5): each agent may act at most
+  ``max_cycles`` times; when the game's decisions reach ``max_cycles * num_players`` every agent
+  is truncated in that step (``None``, the default: no bound).
+* ``state()``: the spectator's view (DESIGN 8), float32 ``(state_size,)`` in ``state_space``: the
+  observation of seat 0 followed by the hidden block (every hand, role and gold, the goal
+  identities, ...), see :meth:`~saboteur_env.encoding.observation.ObservationEncoder.encode`
+  with ``viewer="spectator"``.  For centralised critics; never give it to a player.
 * Observation: ``Dict(observation=Box(float32, (size,)), action_mask=Box(0, 1, (n,), int8))``,
   identical for every agent; see :mod:`saboteur_env.encoding.observation`.  The mask of an
   agent that is not to act is all zeros.
@@ -68,7 +75,31 @@ class _BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
 
     def step(self, action) -> None:
         self.unwrapped._check_action(action)
+        if isinstance(action, np.integer):
+            # a valid numpy index of any width (np.uint64 fails gymnasium's contains check)
+            action = int(action)
         super().step(action)
+
+
+def _render_seat(value, n: int) -> int | str | None:
+    """``render_seat`` checked: ``None``, ``"spectator"`` or a seat ``0..n-1`` (an int, not a
+    bool; a numpy integer becomes a Python int).
+
+    Raises:
+        ValueError: any other value, naming the option and the valid values.
+    """
+    if value is None or (isinstance(value, str) and value == "spectator"):
+        return value
+    if (
+        isinstance(value, (int, np.integer))
+        and not isinstance(value, (bool, np.bool_))
+        and 0 <= value < n
+    ):
+        return int(value)
+    raise ValueError(
+        f"render_seat={value!r}; valid: None (the agent to act), a seat 0..{n - 1} (an int) "
+        "or 'spectator'"
+    )
 
 
 class raw_env(AECEnv):
@@ -76,6 +107,8 @@ class raw_env(AECEnv):
 
     Raises:
         saboteur_env.engine.config.ConfigError: an invalid or unknown option.
+        ValueError: an unknown ``render_mode`` or a ``render_seat`` that is not ``None``, a seat
+            or ``"spectator"``.
     """
 
     metadata = {
@@ -93,10 +126,10 @@ class raw_env(AECEnv):
                 f"render_mode={render_mode!r}; valid: {[None, *self.metadata['render_modes']]}"
             )
         self.render_mode = render_mode
-        self.render_seat = render_seat
+        n = self.config.num_players
+        self.render_seat = _render_seat(render_seat, n)
         self.codec = Codec(self.config)
         self.encoder = ObservationEncoder(self.config)
-        n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
@@ -107,6 +140,10 @@ class raw_env(AECEnv):
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
+        #: the spectator's state (DESIGN 8), float32 ``(state_size,)``; see :meth:`state`
+        self.state_space = spaces.Box(
+            self.encoder.state_low, self.encoder.state_high, dtype=np.float32
+        )
         self.game: Game | None = None
         self._mask_cache: tuple | None = None
         self._seed_stream: np.random.Generator | None = None
@@ -197,6 +234,18 @@ class raw_env(AECEnv):
             mask = np.zeros(self.codec.n, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
+    def state(self) -> np.ndarray:
+        """The full state as the spectator sees it (DESIGN 8): float32 ``(state_size,)``, in
+        :attr:`state_space`; the observation of seat 0 then the hidden block (layout:
+        ``self.encoder.state_spec()``).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if self.game is None:
+            raise RuntimeError("call reset() before state()")
+        return self.encoder.encode(self.game, "spectator")
+
     def _check_action(self, action) -> None:
         """Raise a clear error for an action that ``step`` can never take in this state: a
         non-None action of a done agent, a non-int, an index outside the space, or any step
@@ -269,7 +318,7 @@ class raw_env(AECEnv):
                     }
         if g.game_over:
             self.terminations = {ag: True for ag in self.agents}
-        elif self.config.max_cycles is not None and g.decisions >= self.config.max_cycles:
+        elif self.config.max_decisions is not None and g.decisions >= self.config.max_decisions:
             self.truncations = {ag: True for ag in self.agents}
         self._accumulate_rewards()
         self.agent_selection = self.agents[g.current]

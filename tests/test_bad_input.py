@@ -188,6 +188,65 @@ def test_numpy_integer_actions_are_accepted(kind):
     assert snapshot(e) == snapshot(f)
 
 
+@pytest.mark.parametrize("dtype", [np.uint64, np.uint16, np.int8])
+def test_unsigned_and_narrow_numpy_indexes_fail_alike_in_both_envs(dtype):
+    """A masked index as np.uint64 (or any numpy integer width) gets the raw env's clear
+    IllegalActionError from the wrapped env too, not PettingZoo's bare AssertionError; the
+    state is untouched.  A legal one plays as the same Python int would."""
+    bad = 530 if dtype is not np.int8 else 100
+    errors = []
+    for kind in MAKERS:
+        e = started(kind)
+        assert not e.observe(e.agent_selection)["action_mask"][bad]
+        before = snapshot(e)
+        with pytest.raises(IllegalActionError, match=rf"may not play action {bad}\b") as err:
+            e.step(dtype(bad))
+        errors.append(str(err.value))
+        assert snapshot(e) == before
+    assert errors[0] == errors[1]
+    e, f = started("wrapped"), started("wrapped")
+    legal = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1])
+    e.step(np.uint64(legal))
+    f.step(legal)
+    assert snapshot(e) == snapshot(f)
+
+
+def test_numpy_out_of_range_uint64_is_named_by_the_wrapped_env():
+    e = started("wrapped")
+    before = snapshot(e)
+    with pytest.raises(IllegalActionError, match=r"outside Discrete\(9789\)"):
+        e.step(np.uint64(2**63 + 5))
+    assert snapshot(e) == before
+
+
+def test_codec_encode_with_narrow_numpy_fields_does_not_wrap():
+    """Saboteur 2's indexes pass 32767: numpy int16 fields (as read from a hand array) give
+    the same index as Python ints, never an int16 overflow."""
+    codec = Codec(GameConfig(expansion=True))
+    assert codec.encode(Discard(np.int16(59)), 0, 5) == codec.encode(Discard(59), 0, 5)
+    assert codec.encode(Discard(np.int16(59)), 0, 5) == codec.blocks["discard"][0] + 59
+    last = codec.variants[-1]
+    from saboteur_env.engine.cards import VARIANTS
+
+    v = VARIANTS[last]
+    plain = PlacePath(int(v.kind), 3, 2, bool(v.rotated))
+    narrow = PlacePath(np.int16(v.kind), np.int16(3), np.int16(2), np.bool_(v.rotated))
+    i = codec.encode(narrow, 0, 5)
+    assert isinstance(i, int) and i == codec.encode(plain, 0, 5) > 32767
+    assert codec.decode(i, 0, 5) == plain
+
+
+def test_default_and_largest_board_windows_are_accepted():
+    from saboteur_env.engine.config import MAX_WINDOW_SIDE
+    from saboteur_env.engine.ruleset import RULESETS
+
+    for rules in RULESETS.values():
+        x0, x1, y0, y1 = rules.default_window
+        assert x1 - x0 + 1 <= MAX_WINDOW_SIDE and y1 - y0 + 1 <= MAX_WINDOW_SIDE
+    cfg = GameConfig(board_window=(-51, 8, -29, 30))
+    assert cfg.window == (-51, 8, -29, 30)
+
+
 @pytest.mark.parametrize("kind", MAKERS)
 def test_action_for_terminated_agent_raises(kind):
     """Case P1: after the game, a non-None action for a terminated agent raises; None is the
@@ -295,6 +354,10 @@ def test_numpy_and_none_seeds_are_accepted(kind):
         ({"first_player": "youngest"}, r"first_player='youngest'"),
         ({"reward": "points"}, r"reward='points'"),
         ({"max_cycles": 0}, r"max_cycles=0"),
+        ({"max_cycles": True}, r"max_cycles=True.*positive int"),
+        ({"max_cycles": 2.0}, r"max_cycles=2.0.*positive int"),
+        ({"board_window": (-2000, 2000, -2000, 2000)}, r"board_window.*at most 60 a side"),
+        ({"board_window": (-52, 8, -2, 2)}, r"board_window.*61 x 5 cells"),
         ({"board_window": (1, 14, -8, 8)}, r"board_window.*start"),
         ({"board_window": (0, 8, -2)}, r"board_window.*four ints"),
         ({"both_doors_rule": "x"}, r"both_doors_rule='x'"),

@@ -428,10 +428,11 @@ def test_p12_turns_per_round_bounded():
 
 
 @pytest.mark.parametrize("wrapped", [True, False])
-@pytest.mark.parametrize("max_cycles", [1, 30, 150])
+@pytest.mark.parametrize("max_cycles", [1, 6, 30])
 def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles):
-    """Case P12: with max_cycles=k every agent gets truncation=True in the step of the k-th
-    decision, none gets termination, each gets one dead step, and the loop ends cleanly."""
+    """Case P12: with max_cycles=k (turns per agent, PettingZoo's meaning) every agent gets
+    truncation=True in the step of the (k * num_players)-th decision, none gets termination,
+    each gets one dead step, and the loop ends cleanly."""
     e = (saboteur_env.env if wrapped else saboteur_env.raw_env)(
         num_players=5, max_cycles=max_cycles
     )
@@ -447,11 +448,11 @@ def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles)
             continue
         e.step(random_action(obs, rng))
         live += 1
-        if live < max_cycles:
+        if live < max_cycles * 5:
             assert not any(e.truncations.values())
         else:
             assert all(e.truncations.values()) and not any(e.terminations.values())
-    assert live == max_cycles
+    assert live == max_cycles * 5
     assert sorted(dead) == sorted(e.possible_agents) and e.agents == []
     assert not e.unwrapped.game.game_over
 

@@ -11,6 +11,17 @@ round (who placed, broke, repaired, caused a rockfall, used a map, discarded, on
 privately its own role, hand, map results and gold.  Never: other players' roles, hands or gold,
 unmapped goals, the order of the draw pile, the kinds of discarded cards, the set-aside dwarf
 card.
+
+The spectator (DESIGN 8, ``encode(game, "spectator")``, the env's ``state()``): the observation
+of seat 0 (whose relative seats are the absolute seats) followed by the *hidden block*
+(:data:`HIDDEN_VIEWS`, absolute seats, padded to the largest player count): every seat's hand,
+current role, gold and goal knowledge, every goal's identity, the draw pile, discard pile and
+(base game) gold-nugget supply by kind, and in Saboteur 2 the dwarf cards aside and the cards
+removed unseen.  It still leaves out the order of the draw pile and of the nugget supply.
+
+Bounds (the Box of every view) are honest: ``gold`` is bounded by the base game's nugget supply
+(44, RULES 1.4) or, in Saboteur 2 where gold is a count (RULES 6.6, 6.9), by ``num_rounds``
+times the largest one-round gain (the largest payout, 5 or the crystals of the deck, plus 1 stolen).
 """
 
 from __future__ import annotations
@@ -27,7 +38,10 @@ from ..engine.cards import (
     FRONT_SLOTS,
     GOAL_CELLS,
     GOAL_GOLD,
+    GOAL_KINDS,
+    S2_PAYOUT,
     START_CELL,
+    START_KIND,
     VARIANT_CRYSTALS,
     VARIANT_DOOR,
     VARIANT_LADDER,
@@ -35,6 +49,7 @@ from ..engine.cards import (
     X_EFFECTS,
 )
 from ..engine.config import GameConfig
+from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import theft_order
 from ..engine.state import Game
 from .history import N_RECENT, HistoryCache, RoundHistory
@@ -78,6 +93,35 @@ _C, _P, _X, _F, _PR = (
 )
 _N_GAME = len(GameFeature)
 
+#: The spectator's hidden block (DESIGN 8), after the observation of seat 0: (name, meaning) of
+#: each view, rows indexed by *absolute* seat.  ``nuggets`` is the base game's only,
+#: ``aside`` and ``removed`` Saboteur 2's only.
+HIDDEN_VIEWS: tuple[tuple[str, str], ...] = (
+    ("all_hands", "every seat's cards per card kind, (max_players, n_kinds)"),
+    ("all_roles", "every seat's current role, one-hot, (max_players, n_roles)"),
+    ("all_gold", "every seat's gold, (max_players,)"),
+    ("all_known_goals", "goal slots each seat has seen (map or reveal), (max_players, 3)"),
+    ("goals", "identity of goal slot 0/1/2: one-hot gold, stone A, stone B, (3, 3)"),
+    ("deck", "the draw pile per card kind (its order is not encoded), (n_kinds,)"),
+    ("discards", "the discard pile per card kind, (n_kinds,)"),
+    ("nuggets", "base game: the gold-nugget supply left, cards of value 1/2/3, (3,)"),
+    ("aside", "Saboteur 2: dwarf cards aside per role, (n_roles,)"),
+    ("removed", "Saboteur 2: cards removed unseen this round per card kind, (n_kinds,)"),
+)
+
+
+def gold_bound(config: GameConfig) -> int:
+    """The most gold one seat can hold in a game of ``config``: the base game's whole nugget
+    supply (RULES 1.4, 5.2, 5.3), or in Saboteur 2 ``num_rounds`` times the largest one-round
+    gain: the largest payout (a lone winner's 5, or a lone geologist's crystals, at most every
+    crystal of the deck) plus 1 stolen (RULES 6.9)."""
+    rules = config.ruleset
+    if rules.nugget_cards:
+        return int(NUGGET_SUPPLY.sum())
+    crystals = sum(int(c) * ALL_KINDS[k].crystals for k, c in enumerate(rules.deck.tolist()))
+    crystals += sum(ALL_KINDS[k].crystals for k in (*GOAL_KINDS, START_KIND))
+    return config.num_rounds * (max(max(S2_PAYOUT.values()), crystals) + 1)
+
 
 @dataclass(frozen=True)
 class View:
@@ -100,7 +144,9 @@ class ObservationEncoder:
 
     ``encode(game, seat)`` returns float32 ``(size,)``; ``views(flat)`` splits it into named
     arrays (``board`` (C, H, W), ``hand``, ``role``, ``players``, ``history``, ``tools``,
-    ``recent``, ``game``, ``private``).
+    ``recent``, ``game``, ``private``).  ``encode(game, "spectator")`` returns the full state,
+    float32 ``(state_size,)`` in ``[state_low, state_high]``, laid out by :meth:`state_spec`
+    (DESIGN 8); ``views`` splits it too.
     """
 
     def __init__(self, config: GameConfig) -> None:
@@ -164,7 +210,13 @@ class ObservationEncoder:
                 max(1000, config.num_rounds),
                 "columns GAME_FEATURES",
             ),
-            ("private", (len(PRIVATE_FEATURES),), 0, 1000, "columns PRIVATE_FEATURES"),
+            (
+                "private",
+                (len(PRIVATE_FEATURES),),
+                0,
+                max(gold_bound(config), mp - 1),
+                "columns PRIVATE_FEATURES",
+            ),
         ]
         extra = {
             "xplayers": (
@@ -212,6 +264,7 @@ class ObservationEncoder:
         for v in self._views.values():
             self.low[v.offset : v.offset + v.size] = v.low
             self.high[v.offset : v.offset + v.size] = v.high
+        self._build_state_spec(cards)
         self._start_rc = (START_CELL[1] - y0, START_CELL[0] - x0)
         self._goal_rc = [(gy - y0, gx - x0) for gx, gy in GOAL_CELLS]
         self._through = np.array([any(not st for st in v.stub) for v in VARIANTS], dtype=np.float32)
@@ -229,6 +282,38 @@ class ObservationEncoder:
         self._rel: dict = {}
         self._history = HistoryCache()
 
+    def _build_state_spec(self, cards: int) -> None:
+        """The spectator's views: the observation's, then the hidden block (HIDDEN_VIEWS)."""
+        mp, nk, nr = self.max_players, self.n_kinds, self.rules.n_roles
+        shapes = {
+            "all_hands": ((mp, nk), cards),
+            "all_roles": ((mp, nr), 1),
+            "all_gold": ((mp,), gold_bound(self.config)),
+            "all_known_goals": ((mp, 3), 1),
+            "goals": ((3, 3), 1),
+            "deck": ((nk,), cards),
+            "discards": ((nk,), cards),
+            "nuggets": ((3,), len(NUGGET_SUPPLY)),
+            "aside": ((nr,), max(1, len(self.rules.fixed_role_deck or ()))),
+            "removed": ((nk,), cards),
+        }
+        skip = {"aside", "removed"} if self.rules.nugget_cards else {"nuggets"}
+        self._state_views: dict[str, View] = dict(self._views)
+        off = self.size
+        for name, meaning in HIDDEN_VIEWS:
+            if name in skip:
+                continue
+            shape, hi = shapes[name]
+            v = View(name, shape, off, 0, hi, meaning)
+            self._state_views[name] = v
+            off += v.size
+        self.state_size = off
+        self.state_low = np.zeros(off, dtype=np.float32)
+        self.state_high = np.zeros(off, dtype=np.float32)
+        for v in self._state_views.values():
+            self.state_low[v.offset : v.offset + v.size] = v.low
+            self.state_high[v.offset : v.offset + v.size] = v.high
+
     def _make_rel(self, n: int, seat: int) -> tuple:
         rel = (seat + np.arange(n)) % n
         self._rel[(n, seat)] = (rel, np.ix_(rel, rel))
@@ -239,11 +324,18 @@ class ObservationEncoder:
         """Every view, in order (name, shape, offset, bounds, meaning)."""
         return list(self._views.values())
 
+    def state_spec(self) -> list[View]:
+        """Every view of the spectator's state (``encode(game, "spectator")``), in order: the
+        observation's views (of seat 0), then the hidden block (:data:`HIDDEN_VIEWS`)."""
+        return list(self._state_views.values())
+
     def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
-        """Split a flat observation (or a batch ``(..., size)``) into named views."""
+        """Split a flat observation (or a batch ``(..., size)``) into named views; a spectator
+        state (``(..., state_size)``) also gets its hidden views."""
         out = {}
         lead = flat.shape[:-1]
-        for v in self._views.values():
+        table = self._state_views if flat.shape[-1] == self.state_size else self._views
+        for v in table.values():
             out[v.name] = flat[..., v.offset : v.offset + v.size].reshape(*lead, *v.shape)
         return out
 
@@ -279,8 +371,22 @@ class ObservationEncoder:
         self._board_cache = (key, planes)
         return planes
 
-    def encode(self, game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The observation of ``seat``: float32 ``(size,)`` (DESIGN 4)."""
+    def encode(self, game: Game, seat: int | str, out: np.ndarray | None = None) -> np.ndarray:
+        """What ``seat`` (the viewer) sees, DESIGN 4, 8.
+
+        Args:
+            seat: a seat ``0..n-1``: its observation, float32 ``(size,)``; or ``"spectator"``:
+                the full state, float32 ``(state_size,)`` (the observation of seat 0, then the
+                hidden block, :meth:`state_spec`).
+            out: a zeroed float32 array of that shape to write into (default: a new one).
+
+        Raises:
+            ValueError: ``seat`` is another string.
+        """
+        if isinstance(seat, str):
+            if seat != "spectator":
+                raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
+            return self._encode_spectator(game, out)
         o = np.zeros(self.size, dtype=np.float32) if out is None else out
         V = self._views
         C, P = _C, _P
@@ -348,6 +454,32 @@ class ObservationEncoder:
         o[pv + _PR.SEAT] = seat
         if self._has_x:
             self._encode_s2(game, seat, o, rel, rel_ix, hist)
+        return o
+
+    def _encode_spectator(self, game: Game, out: np.ndarray | None) -> np.ndarray:
+        o = np.zeros(self.state_size, dtype=np.float32) if out is None else out
+        self.encode(game, 0, o[: self.size])
+        n, V = game.n, self._state_views
+
+        def view(name: str) -> np.ndarray:
+            v = V[name]
+            return o[v.offset : v.offset + v.size].reshape(v.shape)
+
+        view("all_hands")[:n] = game.hands[:, : self.n_kinds]
+        view("all_roles")[np.arange(n), game.roles.astype(np.intp)] = 1
+        view("all_gold")[:n] = game.gold
+        view("all_known_goals")[:n] = game.known_goals
+        view("goals")[np.arange(3), game.board.goal_identity.astype(np.intp)] = 1
+        view("deck")[:] = np.bincount(game.deck.astype(np.intp), minlength=self.n_kinds)[
+            : self.n_kinds
+        ]
+        view("discards")[:] = game.discards[: self.n_kinds]
+        if "nuggets" in V:
+            view("nuggets")[:] = np.bincount(game.nuggets.astype(np.intp), minlength=4)[1:4]
+        else:
+            aside = np.bincount(np.asarray(game.set_aside, dtype=np.intp), minlength=0)
+            view("aside")[: len(aside)] = aside
+            view("removed")[:] = game.removed[: self.n_kinds]
         return o
 
     def _encode_s2(

@@ -8,6 +8,10 @@ from typing import Any, NoReturn, TypeGuard, cast
 
 from .ruleset import Ruleset, ruleset_of
 
+#: The largest board window, in cells a side (width and height), DESIGN 3: it bounds the action
+#: and observation sizes and keeps every window coordinate within the ``recent`` view's +-64.
+MAX_WINDOW_SIDE = 60
+
 
 class ConfigError(ValueError):
     """An invalid :class:`GameConfig` option; the message names the option and the valid values."""
@@ -33,11 +37,15 @@ class GameConfig:
         remove_cards_each_round: expansion: remove 10 cards every round (RULES 6.6).
         first_player: seat that starts round 1, or ``"random"`` (RULES 2.4).
         board_window: (x_min, x_max, y_min, y_max) of the addressable cells, inclusive; must
-            contain the start (0, 0) and the goals (8, -2..2) (DESIGN 3).  ``None`` (default):
-            the ruleset's ``default_window``.
+            contain the start (0, 0) and the goals (8, -2..2) and span at most
+            :data:`MAX_WINDOW_SIDE` cells a side (DESIGN 3).  ``None`` (default): the ruleset's
+            ``default_window`` (21 x 17 base, 27 x 23 Saboteur 2).
         reward: ``"gold"`` (gold received each round) or ``"win"`` (+1 / -1 per round) (DESIGN 5).
-        max_cycles: optional bound on decisions per game; when reached every agent is
-            truncated (``None`` = no bound).
+        max_cycles: PettingZoo's per-agent bound (DESIGN 5): each agent may act at most
+            ``max_cycles`` times, counted over the whole table: once the game's decisions reach
+            ``max_cycles * num_players`` (:attr:`max_decisions`) every agent is truncated in
+            that step.  (In Saboteur 2 a pass or removal is several decisions of one agent,
+            RULES 6.7.)  ``None`` (default): no bound; otherwise a positive int, not a bool.
 
     Raises:
         ConfigError: on any invalid value, naming the option.
@@ -95,9 +103,11 @@ class GameConfig:
         if self.reward not in ("gold", "win"):
             bad("reward", "must be 'gold' or 'win'")
         if self.max_cycles is not None and (
-            not isinstance(self.max_cycles, int) or self.max_cycles < 1
+            not isinstance(self.max_cycles, int)
+            or isinstance(self.max_cycles, bool)
+            or self.max_cycles < 1
         ):
-            bad("max_cycles", "must be None or a positive int")
+            bad("max_cycles", "must be None or a positive int (turns per agent)")
         if self.board_window is None:
             object.__setattr__(self, "board_window", rules.default_window)
         try:
@@ -110,6 +120,11 @@ class GameConfig:
         x0, x1, y0, y1 = w
         if not (x0 <= 0 and x1 >= 8 and y0 <= -2 and y1 >= 2):
             bad("board_window", "must contain the start (0, 0) and the goals (8, -2..2)")
+        if x1 - x0 + 1 > MAX_WINDOW_SIDE or y1 - y0 + 1 > MAX_WINDOW_SIDE:
+            bad(
+                "board_window",
+                f"spans {x1 - x0 + 1} x {y1 - y0 + 1} cells; at most {MAX_WINDOW_SIDE} a side",
+            )
         object.__setattr__(self, "board_window", w)
 
     @classmethod
@@ -130,6 +145,12 @@ class GameConfig:
         w = self.board_window
         assert w is not None, "GameConfig.__post_init__ normalises board_window"
         return w
+
+    @property
+    def max_decisions(self) -> int | None:
+        """The decisions after which every agent is truncated: ``max_cycles * num_players``
+        (``None``: no bound).  See :attr:`max_cycles`."""
+        return None if self.max_cycles is None else self.max_cycles * self.num_players
 
     @property
     def ruleset(self) -> Ruleset:
