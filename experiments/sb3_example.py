@@ -1,5 +1,4 @@
-"""Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO
-(case P14).
+"""Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO.
 
 :class:`SingleAgentSaboteur` puts the learner in one seat (fixed, or drawn each game) and plays
 every other seat with given agents (default: random).  Observations are the flat float32 tensor;
@@ -130,7 +129,7 @@ def main(argv=None) -> dict:
     from experiments.cli_args import at_least, check_agents
 
     p = argparse.ArgumentParser(
-        description="MaskablePPO on single-agent Saboteur (case P14)",
+        description="MaskablePPO on single-agent Saboteur",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--steps", type=at_least(1), default=10_000, help="training timesteps")

@@ -14,15 +14,15 @@ number of worker processes.
 Reported: OpenSkill Plackett-Luce ratings (online, game order = game id; order-dependent) and
 a batch Bradley-Terry fit with bootstrap 95% intervals over whole games
 (:mod:`experiments.ratings`); per-agent win rates by role with Wilson 95% intervals; mean gold;
-per-seat win rates, gold and role frequencies (a seat-bias check, case T1); the side win rates
-with a warning when one side wins more than 99% of rounds (case T9); the full pairwise win
-matrix and any non-transitive cycle (case T5).
+per-seat win rates, gold and role frequencies (a seat-bias check); the side win rates
+with a warning when one side wins more than 99% of rounds; the full pairwise win
+matrix and any non-transitive cycle.
 
 Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per game and seat),
 ``rounds.csv`` (one row per round and seat), ``summary.json``, ``ratings.png``,
 ``win_rates.png``.
 
-``--role-override all-digger`` (experiments only, case T9) makes every player a gold-digger in
+``--role-override all-digger`` (experiments only) makes every player a gold-digger in
 every round: the engine deals as usual, then the harness rewrites the dealt roles before anyone
 acts (agents read their role from the observation).
 
@@ -69,7 +69,7 @@ ROLE_OVERRIDES = ("none", "all-digger")
 
 
 class OneSidedWarning(UserWarning):
-    """One side won more than 99% of the rounds: a sign of a rules or agent bug (case T9)."""
+    """One side won more than 99% of the rounds: a sign of a rules or agent bug."""
 
 
 @dataclass(frozen=True)
@@ -320,7 +320,7 @@ def summarize(
             if side[i] / rounds_total > 0.99:
                 warn.append(
                     f"the {name} won {side[i] / rounds_total:.1%} of {int(rounds_total)}"
-                    " rounds (> 99%): check the rules engine and the agents (case T9)"
+                    " rounds (> 99%): check the rules engine and the agents"
                 )
     online_t = online.table()
     agents_out = {}
@@ -674,7 +674,7 @@ def main(argv=None) -> None:
         "--role-override",
         choices=ROLE_OVERRIDES,
         default="none",
-        help="all-digger: every player is a gold-digger (sanity check, case T9)",
+        help="all-digger: every player is a gold-digger (sanity check)",
     )
     p.add_argument("--bootstrap", type=at_least(1), default=200, help="bootstrap resamples")
     p.add_argument("--no-plots", action="store_true")

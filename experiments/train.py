@@ -184,9 +184,14 @@ class TrainConfig:
         return out
 
 
+#: options named as in every other command (``--players``/``--rounds``); the field names
+#: (``--num-players``/``--num-rounds``) stay as aliases
+_SHARED_FLAGS = {"num_players": "--players", "num_rounds": "--rounds"}
+
+
 def _flag(name: str) -> str:
     """The command-line option of a :class:`TrainConfig` field."""
-    return "--" + name.replace("_", "-")
+    return _SHARED_FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
 #: ``saboteur train --help`` text of each option (the default is appended)
@@ -1250,13 +1255,19 @@ def parse_args(argv=None) -> TrainConfig:
     defaults = TrainConfig()
     for f in fields(TrainConfig):
         val = getattr(defaults, f.name)
-        flag = _flag(f.name)
+        flags = [_flag(f.name)]
+        if f.name in _SHARED_FLAGS:
+            flags.append("--" + f.name.replace("_", "-"))  # the older name, an alias
         if isinstance(val, bool):
             p.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=val, help=HELP.get(f.name)
+                *flags,
+                dest=f.name,
+                action=argparse.BooleanOptionalAction,
+                default=val,
+                help=HELP.get(f.name),
             )
         else:
-            p.add_argument(flag, type=type(val), default=val, help=HELP.get(f.name))
+            p.add_argument(*flags, dest=f.name, type=type(val), default=val, help=HELP.get(f.name))
     ns = p.parse_args(argv)
     cfg = TrainConfig(**vars(ns))
     bad = cfg.problems()
