@@ -981,12 +981,18 @@ def evaluate_checkpoint(
     "seconds"}``.  Raises :class:`~agents.network.CheckpointMismatchError` (a ``ValueError``)
     for a checkpoint that does not match the environment's spaces.
     """
-    from agents.network import read_checkpoint
+    from agents.network import CheckpointMismatchError, read_checkpoint
 
-    _, meta = read_checkpoint(path)
-    players = int(meta.get("game_config", {}).get("num_players", 5))
-    if num_rounds is None:
-        num_rounds = int(meta.get("game_config", {}).get("num_rounds", 1))
+    _, meta = read_checkpoint(path)  # refuses a game_config that is not an object
+    game = meta.get("game_config", {})
+    try:
+        players = int(game.get("num_players", 5))
+        if num_rounds is None:
+            num_rounds = int(game.get("num_rounds", 1))
+    except (TypeError, ValueError) as err:
+        raise CheckpointMismatchError(
+            f"{path}: metadata game_config num_players/num_rounds are not ints ({err})"
+        ) from err
     out: dict = {
         "checkpoint": str(path),
         "deals": deals,
