@@ -307,3 +307,27 @@ def test_a_closed_pipe_exits_quietly(tmp_path, argv):
         os.close(w)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert proc.returncode == 1
+
+
+def test_the_notebook_extra_installs_what_the_quickstart_needs():
+    """``pip install 'saboteur-env[notebook]'`` is enough to execute the quick-start notebook
+    (tests/test_notebooks.py): its runner and kernel and every third-party module it imports."""
+    import json
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    names = {re.split(r"[<>=\[ ]", r)[0].lower() for r in extras["notebook"]}
+    assert {"nbclient", "nbformat", "ipykernel", "matplotlib", "pillow"} <= names
+    assert {"openskill", "tqdm"} <= names  # the notebook runs a small tournament
+    test = (ROOT / "tests" / "test_notebooks.py").read_text()
+    for module in re.findall(r'importorskip\("([a-z_]+)', test):
+        assert module in names, module
+    cells = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())["cells"]
+    source = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    for module in set(re.findall(r"^\s*(?:import|from) ([a-z_]+)", source, re.M)):
+        if module in ("os", "tempfile", "warnings", "saboteur_env", "agents", "experiments"):
+            continue
+        known = {"numpy", "pettingzoo"} | names  # numpy/pettingzoo are base dependencies
+        assert module in known, module
