@@ -442,6 +442,7 @@ def test_tournament_records_replay_to_the_same_results(tmp_path):
         assert replay_game(str(f)).gold.tolist() == res["gold"]
 
 
+@pytest.mark.filterwarnings("ignore::experiments.tournament.OneSidedWarning")  # 1-deal runs
 def test_a_second_tournament_into_the_same_out_is_refused_unless_overwrite(tmp_path, capsys):
     """The results of an earlier tournament are never replaced silently: the same ``--out``
     again is a usage error (exit 2) naming --out and --overwrite, and nothing is changed;
