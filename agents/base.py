@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import inspect
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -33,6 +35,24 @@ class Agent:
         raise NotImplementedError
 
 
+class MissingExtraError(ImportError):
+    """A feature needs an optional dependency group (``pyproject.toml`` extras) that is not
+    installed; the message names the extra and the ``pip install`` line."""
+
+
+def require_extra(extra: str, modules: Sequence[str], what: str) -> None:
+    """Import ``modules``; if one is missing raise :class:`MissingExtraError` naming ``extra``
+    (``"saboteur train needs the 'train' extra: pip install 'saboteur-env[train]'"``)."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as err:
+            raise MissingExtraError(
+                f"{what} needs the {extra!r} extra: pip install 'saboteur-env[{extra}]' "
+                f"(module {module!r} is not installed)"
+            ) from err
+
+
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
 
 
@@ -45,11 +65,35 @@ def make_agent(spec: str) -> Agent:
     """Build an agent from a spec: ``"random"``, ``"heuristic"``, ``"heuristic:subtle"``...
 
     Raises:
-        ValueError: an unknown agent name; the message lists the known ones.
+        TypeError: ``spec`` is not a string.
+        ValueError: an unknown agent name (the message lists the known ones), or an option
+            given to an agent that takes none (``"random:3"``).
+        MissingExtraError: the agent needs an extra that is not installed (``"ppo"``: torch).
     """
-    name, _, option = spec.partition(":")
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"make_agent: the spec must be a str such as 'random', got {spec!r} "
+            f"of type {type(spec).__name__}"
+        )
+    name, sep, option = spec.partition(":")
     if name not in _REGISTRY:
         raise ValueError(f"unknown agent {spec!r}; known agents: {sorted(_REGISTRY)}")
-    agent = _REGISTRY[name](option) if option else _REGISTRY[name]()
+    factory = _REGISTRY[name]
+    if sep and not _takes_option(factory):
+        raise ValueError(f"agent {name!r} takes no option, got {spec!r} (use {name!r})")
+    agent = factory(option) if option else factory()
     agent.name = spec
     return agent
+
+
+def _takes_option(factory: Callable[..., Agent]) -> bool:
+    """Whether ``factory`` accepts one positional argument (the spec's option)."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return True
+    try:
+        sig.bind("option")
+    except TypeError:
+        return False
+    return True

@@ -48,8 +48,32 @@ CHECKPOINT_FORMAT = 1
 KNOWN_BLOCKS = ("place", "rockfall", "map", "tool", "discard")
 
 
+#: the accepted range of each network shape field of a checkpoint's metadata (its ``"net"``):
+#: a shape outside it is refused before any layer is built (a ``conv_layers`` of 10**7 would
+#: otherwise allocate until the machine runs out of memory)
+NET_SHAPE_BOUNDS = {"channels": (1, 1024), "hidden": (1, 8192), "conv_layers": (1, 64)}
+
+
 class CheckpointMismatchError(ValueError):
-    """A checkpoint does not fit the environment's observation or action space."""
+    """A checkpoint does not fit the environment's observation or action space, or its
+    metadata or weights are unusable (a shape out of :data:`NET_SHAPE_BOUNDS`, a ``game_config``
+    that is not an object, non-finite weights)."""
+
+
+def check_net_shape(hparams, where: str = "checkpoint") -> None:
+    """Raise :class:`CheckpointMismatchError` unless ``hparams`` has exactly the network shape
+    fields, each an int within :data:`NET_SHAPE_BOUNDS`."""
+    if not isinstance(hparams, dict) or set(hparams) != set(NET_SHAPE_BOUNDS):
+        raise CheckpointMismatchError(
+            f"{where}: metadata 'net' must be an object with {sorted(NET_SHAPE_BOUNDS)}, "
+            f"got {hparams!r}"
+        )
+    for key, (lo, hi) in NET_SHAPE_BOUNDS.items():
+        value = hparams[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise CheckpointMismatchError(
+                f"{where}: metadata net.{key}={value!r} must be an int in {lo}..{hi}"
+            )
 
 
 def env_spec(config: GameConfig) -> dict:
@@ -260,7 +284,22 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
         raise CheckpointMismatchError(
             f"{path}: checkpoint format {meta.get('format')}, this code reads {CHECKPOINT_FORMAT}"
         )
-    return blob["state_dict"], meta
+    if "game_config" in meta and not isinstance(meta["game_config"], dict):
+        raise CheckpointMismatchError(
+            f"{path}: metadata 'game_config' must be an object (the GameConfig fields), "
+            f"got {meta['game_config']!r}"
+        )
+    if "net" in meta:
+        check_net_shape(meta["net"], where=str(path))
+    state = blob["state_dict"]
+    if not isinstance(state, dict):
+        raise CheckpointMismatchError(f"{path}: 'state_dict' is not a dict of tensors")
+    for key, value in state.items():
+        if not isinstance(value, torch.Tensor):
+            raise CheckpointMismatchError(f"{path}: weight {key!r} is not a tensor")
+        if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            raise CheckpointMismatchError(f"{path}: weight {key!r} has NaN or infinite values")
+    return state, meta
 
 
 def check_spec(meta_spec: dict, spec: dict, where: str = "checkpoint") -> None:
@@ -293,13 +332,20 @@ def load_checkpoint(
             checkpoint's own game config).
 
     Raises:
-        CheckpointMismatchError: not a checkpoint, another format, or spaces that differ.
+        CheckpointMismatchError: not a checkpoint, another format, spaces that differ,
+            unusable metadata (a network shape out of :data:`NET_SHAPE_BOUNDS`, a
+            ``game_config`` that is not a game config) or non-finite weights.
     """
     state, meta = read_checkpoint(path)
     if config is None:
-        gc = dict(meta["game_config"])
-        gc["board_window"] = tuple(gc["board_window"])
-        config = GameConfig(**gc)
+        try:
+            gc = dict(meta["game_config"])
+            gc["board_window"] = tuple(gc["board_window"])
+            config = GameConfig(**gc)
+        except (KeyError, TypeError, ValueError) as err:
+            raise CheckpointMismatchError(
+                f"{path}: metadata 'game_config' is not a usable game config ({err})"
+            ) from err
     spec = env_spec(config)
     check_spec(meta.get("spec", {}), spec, where=f"checkpoint {path}")
     try:

@@ -123,6 +123,9 @@ def _factory(option: str = "") -> PPOAgent:
     trailing ``greedy`` is an option: the rest is the path, commas included (a run folder may
     have one).  Batch-1 inference gains nothing from threads, so torch is limited to one thread
     here (tournaments run one process per core; callers that train restore their own count)."""
+    from .base import require_extra
+
+    require_extra("train", ["torch"], "the 'ppo' agent")
     import torch
 
     if torch.get_num_threads() > 1:

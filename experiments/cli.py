@@ -93,7 +93,43 @@ def _play(argv) -> None:
     print(f"{res['decisions']} decisions")
 
 
+def _spaces(argv) -> None:
+    """``saboteur spaces``: docs/spaces.md for a configuration (default: the base game)."""
+    from experiments.cli_args import check_config
+    from saboteur_env.encoding.observation import describe_spaces
+    from saboteur_env.engine.config import GameConfig
+
+    p = argparse.ArgumentParser(
+        prog="saboteur spaces",
+        description="Print the action and observation spaces (docs/spaces.md is this output "
+        "with the defaults).",
+    )
+    p.add_argument("--players", type=int, default=None, help="players (default: the default game)")
+    p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6), 2-12 players")
+    args = p.parse_args(argv)
+    config = {"expansion": True} if args.expansion else {}
+    if args.players is not None:
+        config["num_players"] = args.players
+    check_config(p, **config)
+    print(describe_spaces(GameConfig(**config) if config else None))
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout closed the pipe (``saboteur spaces | head``): exit quietly, without
+    the interpreter's second BrokenPipeError when it flushes stdout at exit."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a real file (tests)
+        pass
+    sys.exit(1)
+
+
 def main(argv=None) -> None:
+    from agents.base import MissingExtraError, require_extra
+
     argv = sys.argv[1:] if argv is None else argv
     commands = {"play": _play}
 
@@ -111,12 +147,7 @@ def main(argv=None) -> None:
 
     commands["replay"] = replay
 
-    def spaces(a):
-        from saboteur_env.encoding.observation import describe_spaces
-
-        print(describe_spaces())
-
-    commands["spaces"] = spaces
+    commands["spaces"] = _spaces
 
     def bluff(a):
         from experiments.bluff.cli import main as bluff_main
@@ -126,6 +157,7 @@ def main(argv=None) -> None:
     commands["bluff"] = bluff
 
     def train(a):
+        require_extra("train", ["torch"], "saboteur train")
         from experiments.train import main as train_main
 
         train_main(a)
@@ -133,6 +165,7 @@ def main(argv=None) -> None:
     commands["train"] = train
 
     def tournament(a):
+        require_extra("tournament", ["tqdm", "openskill", "matplotlib"], "saboteur tournament")
         from experiments.tournament import main as tournament_main
 
         tournament_main(a)
@@ -166,6 +199,12 @@ def main(argv=None) -> None:
 
     try:
         commands[argv[0]](argv[1:])
+        sys.stdout.flush()  # inside the try: a closed pipe is reported here, not at exit
+    except MissingExtraError as err:  # an optional dependency group is not installed
+        print(f"saboteur {argv[0]}: error: {err}", file=sys.stderr)
+        sys.exit(2)
+    except BrokenPipeError:  # piped into `head`: the reader left, stop quietly
+        _quiet_broken_pipe()
     except ValueError as err:  # a bad option is the user's input, not a crash
         # a PPO checkpoint that does not fit the game (e.g. ppo with --expansion); its class
         # is looked up only if torch was loaded, so the other commands never import it

@@ -39,7 +39,7 @@ def check_agents(
             p.error(f"{option}: empty agent spec")
         try:
             make_agent(spec)
-        except (ValueError, OSError) as err:
+        except (ValueError, OSError, ImportError) as err:  # ImportError: MissingExtraError
             p.error(f"{option}: {err}")
 
 
@@ -56,13 +56,19 @@ def check_config(p: argparse.ArgumentParser, options: dict | None = None, **conf
         GameConfig(**config)
     except ConfigError as err:
         names = {**OPTION_OF, **(options or {})}
-        field = next((f for f in config if f"{f}=" in str(err)), None)
+        # the field the message is about ("GameConfig.num_players=13: ... (expansion=True)")
+        field = next((f for f in config if f"GameConfig.{f}=" in str(err)), None) or next(
+            (f for f in config if f"{f}=" in str(err)), None
+        )
         prefix = f"{names[field]} {config[field]}: " if field in names else ""
         p.error(prefix + str(err))
 
 
 def check_output_file(p: argparse.ArgumentParser, path: str, option: str) -> None:
-    """``path`` must be writable: its folder exists and is writable, and it is not a folder."""
+    """``path`` must be writable: not empty, its folder exists and is writable, and it is not a
+    folder."""
+    if not path.strip():
+        p.error(f"{option} {path!r}: an empty path")
     if os.path.isdir(path):
         p.error(f"{option} {path}: is a folder, not a file")
     folder = os.path.dirname(os.path.abspath(path))
@@ -73,7 +79,10 @@ def check_output_file(p: argparse.ArgumentParser, path: str, option: str) -> Non
 
 
 def check_output_dir(p: argparse.ArgumentParser, path: str, option: str) -> None:
-    """``path`` must be a folder that exists or can be created under a writable folder."""
+    """``path`` must be a folder that exists or can be created under a writable folder (not an
+    empty path)."""
+    if not path.strip():
+        p.error(f"{option} {path!r}: an empty path")
     if os.path.exists(path) and not os.path.isdir(path):
         p.error(f"{option} {path}: exists and is not a folder")
     probe = os.path.abspath(path)

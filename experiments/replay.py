@@ -174,8 +174,11 @@ def main(argv=None, *, inp=None, out=None) -> None:
     out = sys.stdout if out is None else out
     try:
         rec = read_record(args.record)
-    except (OSError, ValueError) as err:
-        print(f"saboteur replay: cannot read {args.record}: {err}", file=sys.stderr)
+        for _ in replay(rec, copy=False):  # the whole record replays before anything is shown
+            pass
+    except (OSError, ValueError) as err:  # ValueError: RecordError
+        msg = " ".join(str(err).split())  # one line
+        print(f"saboteur replay: cannot replay {args.record}: {msg}", file=sys.stderr)
         sys.exit(2)
     viewer = "spectator" if args.spectator else args.seat
     if viewer != "spectator" and not 0 <= viewer < rec.config.num_players:

@@ -1,5 +1,4 @@
-"""Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO
-(case P14).
+"""Interop example: Saboteur as a single-agent Gymnasium env for sb3-contrib's MaskablePPO.
 
 :class:`SingleAgentSaboteur` puts the learner in one seat (fixed, or drawn each game) and plays
 every other seat with given agents (default: random).  Observations are the flat float32 tensor;
@@ -121,6 +120,30 @@ class SingleAgentSaboteur(gymnasium.Env):
         return self._obs, reward + r2, done and not truncated, truncated, {}
 
 
+def episode_rewards(
+    act, opponents: Sequence[str | Agent], episodes: int, seed: int, **config
+) -> list[float]:
+    """The learner's total reward in each of ``episodes`` games seeded ``seed, seed + 1, ...``
+    (the same deals, seats and opponents for every ``act``), where ``act(obs, mask)`` chooses
+    the learner's action.  Used to put a reference (a random agent) beside the trained policy."""
+    env = SingleAgentSaboteur(opponents, **config)
+    totals = []
+    for i in range(episodes):
+        obs, _ = env.reset(seed=seed + i)
+        total, done, truncated = 0.0, False, False
+        while not (done or truncated):
+            obs, reward, done, truncated, _ = env.step(act(obs, env.action_masks()))
+            total += reward
+        totals.append(total)
+    return totals
+
+
+def random_policy(seed: int):
+    """``act(obs, mask)``: uniform over the legal actions, with its own seeded generator."""
+    rng = np.random.default_rng(seed)
+    return lambda obs, mask: int(rng.choice(np.flatnonzero(mask)))
+
+
 def main(argv=None) -> dict:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
@@ -130,7 +153,7 @@ def main(argv=None) -> dict:
     from experiments.cli_args import at_least, check_agents
 
     p = argparse.ArgumentParser(
-        description="MaskablePPO on single-agent Saboteur (case P14)",
+        description="MaskablePPO on single-agent Saboteur",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("--steps", type=at_least(1), default=10_000, help="training timesteps")
@@ -169,16 +192,30 @@ def main(argv=None) -> dict:
     mean, std = evaluate_policy(
         model, eval_env, n_eval_episodes=args.eval_episodes, use_masking=True
     )
+    # a reference on the same episodes: the trained policy and a random agent in the same
+    # deals and seats (seeded episodes), so the mean reward has something to be compared with
+    ref_seed = 1_000_000 + args.seed
+
+    def model_act(obs, mask):
+        return int(model.predict(obs, action_masks=mask, deterministic=True)[0])
+
+    same_model = episode_rewards(model_act, opponents, args.eval_episodes, ref_seed)
+    same_random = episode_rewards(random_policy(args.seed), opponents, args.eval_episodes, ref_seed)
     res = {
         "mean_reward": float(mean),
         "std_reward": float(std),
+        "same_episodes_mean_reward": float(np.mean(same_model)),
+        "random_mean_reward": float(np.mean(same_random)),
         "illegal_actions_train": base.illegal_actions,
         "illegal_actions_eval": eval_base.illegal_actions,
     }
     print(
         f"MaskablePPO after {args.steps} steps vs {opponents}: mean reward {mean:.3f} "
         f"+- {std:.3f}; illegal actions: train {base.illegal_actions}, "
-        f"eval {eval_base.illegal_actions}"
+        f"eval {eval_base.illegal_actions}\n"
+        f"on the same {args.eval_episodes} seeded episodes: MaskablePPO "
+        f"{res['same_episodes_mean_reward']:.3f}, random agent (reference) "
+        f"{res['random_mean_reward']:.3f}"
     )
     return res
 

@@ -14,15 +14,17 @@ number of worker processes.
 Reported: OpenSkill Plackett-Luce ratings (online, game order = game id; order-dependent) and
 a batch Bradley-Terry fit with bootstrap 95% intervals over whole games
 (:mod:`experiments.ratings`); per-agent win rates by role with Wilson 95% intervals; mean gold;
-per-seat win rates, gold and role frequencies (a seat-bias check, case T1); the side win rates
-with a warning when one side wins more than 99% of rounds (case T9); the full pairwise win
-matrix and any non-transitive cycle (case T5).
+per-seat win rates, gold and role frequencies (a seat-bias check); the side win rates
+with a warning when one side wins more than 99% of rounds; the full pairwise win
+matrix and any non-transitive cycle.
 
 Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per game and seat),
 ``rounds.csv`` (one row per round and seat), ``summary.json``, ``ratings.png``,
-``win_rates.png``.
+``win_rates.png`` (their titles name the settings: agents, players, rounds, deals, seed).  A
+second tournament into the same ``--out`` is refused (a usage error) while it holds the outputs
+of an earlier one, unless ``--overwrite`` is given.
 
-``--role-override all-digger`` (experiments only, case T9) makes every player a gold-digger in
+``--role-override all-digger`` (experiments only) makes every player a gold-digger in
 every round: the engine deals as usual, then the harness rewrites the dealt roles before anyone
 acts (agents read their role from the observation).
 
@@ -69,7 +71,7 @@ ROLE_OVERRIDES = ("none", "all-digger")
 
 
 class OneSidedWarning(UserWarning):
-    """One side won more than 99% of the rounds: a sign of a rules or agent bug (case T9)."""
+    """One side won more than 99% of the rounds: a sign of a rules or agent bug."""
 
 
 @dataclass(frozen=True)
@@ -320,7 +322,7 @@ def summarize(
             if side[i] / rounds_total > 0.99:
                 warn.append(
                     f"the {name} won {side[i] / rounds_total:.1%} of {int(rounds_total)}"
-                    " rounds (> 99%): check the rules engine and the agents (case T9)"
+                    " rounds (> 99%): check the rules engine and the agents"
                 )
     online_t = online.table()
     agents_out = {}
@@ -461,10 +463,38 @@ def format_summary(summary: dict) -> str:
 
 
 # --- outputs ---------------------------------------------------------------------------
+#: what a tournament writes in ``--out`` (``records/``: with ``--records``)
+OUTPUT_FILES = ("games.csv", "rounds.csv", "summary.json", "ratings.png", "win_rates.png")
+
+
+def existing_outputs(out: str) -> list[str]:
+    """The outputs of an earlier tournament in folder ``out`` (:data:`OUTPUT_FILES`, and
+    ``records/`` when it holds records)."""
+    found = [f for f in OUTPUT_FILES if os.path.exists(os.path.join(out, f))]
+    records = os.path.join(out, "records")
+    if os.path.isdir(records) and any(f.endswith(".jsonl") for f in os.listdir(records)):
+        found.append("records/")
+    return found
+
+
+def settings_text(meta: dict) -> str:
+    """One line naming the settings of a tournament (the plots' subtitle)."""
+    text = (
+        f"agents {', '.join(meta.get('agents', []))}; {meta.get('players')} players, "
+        f"{meta.get('rounds')} rounds, {meta.get('deals')} deals, seed {meta.get('seed')}"
+    )
+    if meta.get("expansion"):
+        text += "; Saboteur 2"
+    if meta.get("role_override", "none") != "none":
+        text += f"; roles: {meta['role_override']}"
+    return text
+
+
 def write_outputs(
     results: Sequence[dict], summary: dict, out: str, meta: dict, plots: bool = True
 ) -> list[str]:
-    """Write games.csv, rounds.csv, summary.json and the PNG plots; returns the paths."""
+    """Write games.csv, rounds.csv, summary.json and the PNG plots (subtitled with
+    :func:`settings_text` of ``meta``); returns the paths."""
     os.makedirs(out, exist_ok=True)
     paths = []
     p = os.path.join(out, "games.csv")
@@ -546,11 +576,11 @@ def write_outputs(
         json.dump({"meta": meta, **summary}, f, indent=2, default=float)
     paths.append(p)
     if plots:
-        paths += _plots(summary, out)
+        paths += _plots(summary, out, settings_text(meta))
     return paths
 
 
-def _plots(summary: dict, out: str) -> list[str]:
+def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -572,6 +602,8 @@ def _plots(summary: dict, out: str) -> list[str]:
     axes[1].set_xticks(x, names, rotation=20)
     axes[1].set_ylabel("OpenSkill mu ± 2 sigma (online)")
     axes[1].set_title("OpenSkill Plackett-Luce")
+    if subtitle:
+        fig.suptitle(subtitle, fontsize=9)
     fig.tight_layout()
     p1 = os.path.join(out, "ratings.png")
     fig.savefig(p1, dpi=100)
@@ -596,7 +628,7 @@ def _plots(summary: dict, out: str) -> list[str]:
     ax.set_ylim(0, 1)
     ax.set_ylabel("round win rate (Wilson 95%)")
     ax.legend()
-    ax.set_title("win rate by role and agent")
+    ax.set_title("win rate by role and agent" + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     fig.tight_layout()
     p2 = os.path.join(out, "win_rates.png")
     fig.savefig(p2, dpi=100)
@@ -669,12 +701,17 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument("--workers", type=at_least(0), default=0, help="processes (default: all cores)")
-    p.add_argument("--out", default="runs/tournament")
+    p.add_argument("--out", default="runs/tournament", help="output folder")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the results of an earlier tournament in --out (otherwise refused)",
+    )
     p.add_argument(
         "--role-override",
         choices=ROLE_OVERRIDES,
         default="none",
-        help="all-digger: every player is a gold-digger (sanity check, case T9)",
+        help="all-digger: every player is a gold-digger (sanity check)",
     )
     p.add_argument("--bootstrap", type=at_least(1), default=200, help="bootstrap resamples")
     p.add_argument("--no-plots", action="store_true")
@@ -698,6 +735,17 @@ def main(argv=None) -> None:
     check_agents(p, specs)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_output_dir(p, a.out, "--out")
+    earlier = existing_outputs(a.out)
+    if earlier and not a.overwrite:
+        p.error(
+            f"--out {a.out}: holds the results of an earlier tournament ({', '.join(earlier)}); "
+            "pass --overwrite to replace them or choose another --out"
+        )
+    if "records/" in earlier:  # --overwrite: no record of the earlier run stays behind
+        records = os.path.join(a.out, "records")
+        for name in os.listdir(records):
+            if name.endswith(".jsonl"):
+                os.remove(os.path.join(records, name))
     opts = Options(
         agents=specs,
         players=a.players,
@@ -716,6 +764,9 @@ def main(argv=None) -> None:
     t0 = time.perf_counter()
     results, summary = tournament(opts)
     elapsed = time.perf_counter() - t0
+    for name in earlier:  # --overwrite: e.g. no earlier plot stays beside --no-plots results
+        if name in OUTPUT_FILES:
+            os.remove(os.path.join(opts.out, name))
     meta = {
         **asdict(opts),
         "elapsed_s": elapsed,

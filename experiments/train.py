@@ -184,9 +184,14 @@ class TrainConfig:
         return out
 
 
+#: options named as in every other command (``--players``/``--rounds``); the field names
+#: (``--num-players``/``--num-rounds``) stay as aliases
+_SHARED_FLAGS = {"num_players": "--players", "num_rounds": "--rounds"}
+
+
 def _flag(name: str) -> str:
     """The command-line option of a :class:`TrainConfig` field."""
-    return "--" + name.replace("_", "-")
+    return _SHARED_FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
 #: ``saboteur train --help`` text of each option (the default is appended)
@@ -546,9 +551,12 @@ class Collector:
         self.uncredited += traj.uncredited
         self.start_game(i)
 
-    def collect(self, n_steps: int) -> list[list[Step]]:
-        """Tick until at least ``n_steps`` learning decisions lie in finished games."""
+    def collect(self, n_steps: int, deadline: float | None = None) -> list[list[Step]]:
+        """Tick until at least ``n_steps`` learning decisions lie in finished games, or until
+        ``deadline`` (a ``time.perf_counter()`` value): then the games finished so far."""
         while sum(len(t) for t in self.finished) < n_steps:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
             self.tick()
         out, self.finished = self.finished, []
         return out
@@ -633,14 +641,28 @@ def ppo_update(
 
 # --- warm start: behaviour cloning of the heuristic ---------------------------------------
 def collect_demonstrations(
-    n_decisions: int, cfg: TrainConfig, seed: int, teacher: str = "heuristic"
+    n_decisions: int,
+    cfg: TrainConfig,
+    seed: int,
+    teacher: str = "heuristic",
+    deadline: float | None = None,
+    progress=None,
 ) -> dict[str, np.ndarray]:
     """Every decision of ``teacher`` agents in all-``teacher`` games: observations (int8: every
     observation value is a small integer), packed masks, actions, and each decision's return
-    (the rewards its seat receives from then on to the end of the game)."""
+    (the rewards its seat receives from then on to the end of the game).
+
+    ``deadline`` (a ``time.perf_counter()`` value): stop when it is reached, keeping only the
+    games played to their end (``"cut_short"`` is then true; the budget of ``--minutes``
+    includes the warm start).  ``progress(decisions)`` is called after every game."""
     rng = np.random.default_rng(seed)
     obs, masks, acts, rets = [], [], [], []
+    cut_short = False
     while len(acts) < n_decisions:
+        if deadline is not None and time.perf_counter() >= deadline:
+            cut_short = True
+            break
+        game_start = len(acts)
         env = saboteur_env.raw_env(
             num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
         )
@@ -664,28 +686,49 @@ def collect_demonstrations(
                 if r:
                     for i in mine[env.agent_name_mapping[other]]:
                         rets[i] += float(r)
+            if deadline is not None and time.perf_counter() >= deadline:
+                # an unfinished game has no returns yet: drop it
+                del obs[game_start:], masks[game_start:], acts[game_start:], rets[game_start:]
+                cut_short = True
+                break
+        if cut_short:
+            break
+        if progress is not None:
+            progress(len(acts))
+    if not obs:  # the budget ran out during the first game
+        n_obs = int(env_spec(cfg.game_config())["obs_size"])
     return {
-        "obs": np.stack(obs),
-        "mask": np.stack(masks),
-        "action": np.array(acts),
+        "obs": np.stack(obs) if obs else np.zeros((0, n_obs), dtype=np.int8),
+        "mask": np.stack(masks) if masks else np.zeros((0, 0), dtype=np.uint8),
+        "action": np.array(acts, dtype=np.int64),
         "ret": np.array(rets, dtype=np.float32),
+        "cut_short": cut_short,
     }
 
 
 def behaviour_cloning(
-    net: PolicyValueNet, data: dict, cfg: TrainConfig, rng: np.random.Generator
+    net: PolicyValueNet,
+    data: dict,
+    cfg: TrainConfig,
+    rng: np.random.Generator,
+    deadline: float | None = None,
 ) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value to their
-    returns; returns the last epoch's mean losses and the accuracy."""
+    returns; returns the last epoch's mean losses and the accuracy, and ``bc_minibatches``
+    (the updates made: fewer than planned when ``deadline`` is reached first)."""
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_lr)
     n = len(data["action"])
     n_act = net.n_actions
     net.train()
-    stats = {}
+    stats: dict = {}
+    updates = 0
     for _ in range(cfg.bc_epochs):
         ce_l, v_l, acc_l = [], [], []
         perm = rng.permutation(n)
         for start in range(0, n, cfg.minibatch):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            updates += 1
             mb = np.sort(perm[start : start + cfg.minibatch])
             obs = torch.from_numpy(data["obs"][mb].astype(np.float32))
             mask = torch.from_numpy(np.unpackbits(data["mask"][mb], axis=1, count=n_act))
@@ -702,13 +745,14 @@ def behaviour_cloning(
             ce_l.append(float(ce.detach()))
             v_l.append(float(vl.detach()))
             acc_l.append(float((logp.argmax(1) == act).float().mean()))
-        stats = {
-            "bc_ce": float(np.mean(ce_l)),
-            "bc_value_loss": float(np.mean(v_l)),
-            "bc_accuracy": float(np.mean(acc_l)),
-        }
+        if ce_l:
+            stats = {
+                "bc_ce": float(np.mean(ce_l)),
+                "bc_value_loss": float(np.mean(v_l)),
+                "bc_accuracy": float(np.mean(acc_l)),
+            }
     net.eval()
-    return stats
+    return {**stats, "bc_minibatches": updates}  # no losses when no minibatch was fitted
 
 
 # --- the training loop --------------------------------------------------------------------
@@ -976,12 +1020,18 @@ def evaluate_checkpoint(
     "seconds"}``.  Raises :class:`~agents.network.CheckpointMismatchError` (a ``ValueError``)
     for a checkpoint that does not match the environment's spaces.
     """
-    from agents.network import read_checkpoint
+    from agents.network import CheckpointMismatchError, read_checkpoint
 
-    _, meta = read_checkpoint(path)
-    players = int(meta.get("game_config", {}).get("num_players", 5))
-    if num_rounds is None:
-        num_rounds = int(meta.get("game_config", {}).get("num_rounds", 1))
+    _, meta = read_checkpoint(path)  # refuses a game_config that is not an object
+    game = meta.get("game_config", {})
+    try:
+        players = int(game.get("num_players", 5))
+        if num_rounds is None:
+            num_rounds = int(game.get("num_rounds", 1))
+    except (TypeError, ValueError) as err:
+        raise CheckpointMismatchError(
+            f"{path}: metadata game_config num_players/num_rounds are not ints ({err})"
+        ) from err
     out: dict = {
         "checkpoint": str(path),
         "deals": deals,
@@ -1062,14 +1112,29 @@ def train(cfg: TrainConfig) -> dict:
         cfg.max_snapshots,
     )
     t_start = time.perf_counter()
+    # the wall-clock budget covers the warm start and PPO: no phase starts or goes on past it
+    deadline = t_start + cfg.minutes * 60 if cfg.minutes else None
     bc_stats: dict = {}
     if cfg.bc_decisions and not cfg.init:
-        data = collect_demonstrations(cfg.bc_decisions, cfg, seed=cfg.seed + 7919)
+        done_bar = _warm_start_progress(cfg)
+        data = collect_demonstrations(
+            cfg.bc_decisions, cfg, seed=cfg.seed + 7919, deadline=deadline, progress=done_bar
+        )
+        done_bar(None)
         t_demo = time.perf_counter() - t_start
-        bc_stats = behaviour_cloning(net, data, cfg, rng)
+        if cfg.progress:
+            print(
+                f"warm start: fitting {len(data['action'])} heuristic decisions "
+                f"({cfg.bc_epochs} epochs)",
+                file=sys.stderr,
+            )
+        bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=deadline)
         bc_stats.update(
             {
                 "bc_decisions": len(data["action"]),
+                "bc_cut_short": bool(data["cut_short"])
+                or bc_stats["bc_minibatches"]
+                < cfg.bc_epochs * math.ceil(len(data["action"]) / cfg.minibatch),
                 "bc_demo_s": t_demo,
                 "bc_s": time.perf_counter() - t_start,
             }
@@ -1087,10 +1152,14 @@ def train(cfg: TrainConfig) -> dict:
     interrupted = False
     try:
         while True:
-            it += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break  # the budget is spent (e.g. by the warm start): no iteration starts
             t0 = time.perf_counter()
             d0, ld0 = collector.decisions, collector.learning_decisions
-            trajs = collector.collect(cfg.steps_per_iter)
+            trajs = collector.collect(cfg.steps_per_iter, deadline=deadline)
+            if not trajs:  # the budget ran out before any game finished
+                break
+            it += 1
             t1 = time.perf_counter()
             batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping)
             stats = ppo_update(net, opt, batch, cfg, rng)
@@ -1128,7 +1197,7 @@ def train(cfg: TrainConfig) -> dict:
                 pool.add_snapshot(f"iter_{it}", net)
             done = (
                 (cfg.iterations and it >= cfg.iterations)
-                or (cfg.minutes and (t2 - t_start) >= cfg.minutes * 60)
+                or (deadline is not None and t2 >= deadline)
                 or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions)
             )
             if cfg.eval_every and (it % cfg.eval_every == 0 or done):
@@ -1187,6 +1256,31 @@ def train(cfg: TrainConfig) -> dict:
 def _explained_var(v: torch.Tensor, r: torch.Tensor) -> float:
     var = float(r.var())
     return float("nan") if var == 0 else 1.0 - float((r - v).var()) / var
+
+
+def _warm_start_progress(cfg: TrainConfig):
+    """A progress callback for the warm start's demonstrations (tqdm over ``bc_decisions``
+    when available, else nothing); ``callback(None)`` closes it."""
+    bar = None
+    if cfg.progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=cfg.bc_decisions, unit="dec", desc="warm start", file=sys.stderr)
+        except ImportError:
+            print(f"warm start: playing {cfg.bc_decisions} heuristic decisions", file=sys.stderr)
+    state = {"last": 0}
+
+    def update(decisions):
+        if bar is None:
+            return
+        if decisions is None:
+            bar.close()
+            return
+        bar.update(decisions - state["last"])
+        state["last"] = decisions
+
+    return update
 
 
 def _progress(cfg: TrainConfig):
@@ -1250,13 +1344,19 @@ def parse_args(argv=None) -> TrainConfig:
     defaults = TrainConfig()
     for f in fields(TrainConfig):
         val = getattr(defaults, f.name)
-        flag = _flag(f.name)
+        flags = [_flag(f.name)]
+        if f.name in _SHARED_FLAGS:
+            flags.append("--" + f.name.replace("_", "-"))  # the older name, an alias
         if isinstance(val, bool):
             p.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=val, help=HELP.get(f.name)
+                *flags,
+                dest=f.name,
+                action=argparse.BooleanOptionalAction,
+                default=val,
+                help=HELP.get(f.name),
             )
         else:
-            p.add_argument(flag, type=type(val), default=val, help=HELP.get(f.name))
+            p.add_argument(*flags, dest=f.name, type=type(val), default=val, help=HELP.get(f.name))
     ns = p.parse_args(argv)
     cfg = TrainConfig(**vars(ns))
     bad = cfg.problems()

@@ -281,7 +281,9 @@ def read_record(src) -> Record:
     """Read a record from a path, a text stream or a string holding the JSON lines.
 
     Raises:
-        RecordError: not a record, a newer format version, or a malformed line.
+        RecordError: not a record, a newer format version, a header field of the wrong type
+            (``version``/``seed`` not an int, ``agents`` not a list of names), or a malformed
+            line.
     """
     if isinstance(src, (str, os.PathLike)) and (not isinstance(src, str) or "\n" not in src):
         with open(src, encoding="utf-8") as f:
@@ -307,15 +309,29 @@ def read_record(src) -> Record:
     if h.get("format") != FORMAT:
         raise RecordError(f"format {h.get('format')!r} is not {FORMAT!r}")
     version = h.get("version")
-    if not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise RecordError(f"line 1: header field 'version' must be an int, got {version!r}")
+    if not 1 <= version <= FORMAT_VERSION:
         raise RecordError(
             f"format version {version!r} is not supported (this reader knows 1..{FORMAT_VERSION})"
         )
+    for key in ("config", "seed", "agents"):
+        if key not in h:
+            raise RecordError(f"line 1: the header has no {key!r} field")
+    seed, names = h["seed"], h["agents"]
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise RecordError(f"line 1: header field 'seed' must be an int, got {seed!r}")
+    if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+        raise RecordError(
+            f"line 1: header field 'agents' must be a list of names (str), got {names!r}"
+        )
+    if not isinstance(h["config"], dict):
+        raise RecordError(f"line 1: header field 'config' must be an object, got {h['config']!r}")
     try:
         cfg = dict(h["config"])
         cfg["board_window"] = tuple(cfg["board_window"])
         config = GameConfig.from_kwargs(**cfg)
-        rec = Record(config, int(h["seed"]), list(h["agents"]), header=h)
+        rec = Record(config, seed, list(names), header=h)
     except (KeyError, TypeError, ValueError) as err:
         raise RecordError(f"line 1: bad header ({err})") from err
     for n, obj in lines[1:]:
@@ -381,8 +397,9 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
             valid until the next step).
 
     Raises:
-        RecordError: a decision by the wrong seat, an illegal action, or a round result that
-            differs from the recorded one (the record does not belong to this engine/config).
+        RecordError: a decision by the wrong seat, an illegal action, or a round result or
+            game end (gold, winners) that differs from the recorded one (the record does not
+            belong to this engine/config, or was edited).
     """
     rec = record if isinstance(record, Record) else read_record(record)
     game = Game(rec.config, rec.seed)
@@ -441,6 +458,16 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
             events,
             result,
         )
+    if rec.end is not None and rec.end.get("type") == "game_end":
+        want = {key: rec.end[key] for key in ("gold", "winners") if key in rec.end}
+        got = {"gold": game.gold.tolist(), "winners": game.winners()} if game.game_over else {}
+        got = {key: got[key] for key in want if key in got}
+        if not game.game_over or json.loads(json.dumps(got)) != want:
+            raise RecordError(
+                "the game end differs: the replay gives "
+                + (str(got) if game.game_over else "an unfinished game")
+                + f", the record says {want}"
+            )
 
 
 def replay_game(record: Record | str) -> Game:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from pathlib import Path
 
 import pytest
 
 from experiments.cli import main
 
+ROOT = Path(__file__).resolve().parent.parent
 ARGV = ["play", "--players", "5", "--seed", "1", "--render", "ansi"]
 
 
@@ -177,3 +180,154 @@ def test_version_is_single_sourced(capsys):
     assert out == f"saboteur-env {saboteur_env.__version__}"
     assert importlib.metadata.version("saboteur-env") == saboteur_env.__version__
     assert saboteur_env.raw_env.metadata["render_fps"] > 0
+
+
+# --- missing extras, `saboteur spaces` options, empty paths, broken pipes --------------------
+@pytest.mark.parametrize(
+    "argv, module, extra",
+    [
+        (["train", "--help"], "torch", "train"),
+        (["train"], "torch", "train"),
+        (["tournament", "--deals", "1"], "tqdm", "tournament"),
+        (["tournament"], "openskill", "tournament"),
+        (["tournament"], "matplotlib", "tournament"),
+    ],
+)
+def test_a_missing_extra_is_named(capsys, monkeypatch, argv, module, extra):
+    """Without the optional dependencies the command names the extra to install, instead of a
+    ModuleNotFoundError traceback (``sys.modules[name] = None`` makes the import fail)."""
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert f"needs the '{extra}' extra: pip install 'saboteur-env[{extra}]'" in cap.err
+    assert f"saboteur {argv[0]}" in cap.err and repr(module) in cap.err
+
+
+def test_make_agent_ppo_without_torch_names_the_extra(monkeypatch):
+    from agents import make_agent
+    from agents.base import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(MissingExtraError, match=r"'ppo' agent needs the 'train' extra"):
+        make_agent("ppo")
+    assert issubclass(MissingExtraError, ImportError)
+
+
+def test_play_with_ppo_without_torch_is_a_usage_error(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    err = _usage_error(capsys, ["play", "--agents", "ppo"])
+    assert "--agents" in err and "'train' extra" in err
+
+
+def test_spaces_default_output_is_docs_spaces_md(capsys):
+    main(["spaces"])
+    out = capsys.readouterr().out
+    assert out == (ROOT / "docs" / "spaces.md").read_text()
+
+
+def test_spaces_takes_players_and_expansion(capsys):
+    from saboteur_env.encoding.observation import describe_spaces
+    from saboteur_env.engine.config import GameConfig
+
+    main(["spaces", "--players", "4"])
+    assert capsys.readouterr().out == describe_spaces(GameConfig(num_players=4)) + "\n"
+    main(["spaces", "--expansion", "--players", "12"])
+    out = capsys.readouterr().out
+    assert out == describe_spaces(GameConfig(num_players=12, expansion=True)) + "\n"
+    with pytest.raises(SystemExit) as exc:
+        main(["spaces", "--help"])
+    assert exc.value.code == 0
+    assert "--players" in capsys.readouterr().out
+
+
+def test_bad_spaces_options_are_usage_errors(capsys):
+    err = _usage_error(capsys, ["spaces", "--bogus"])
+    assert "unrecognized arguments: --bogus" in err
+    err = _usage_error(capsys, ["spaces", "--players", "2"])
+    assert "--players 2" in err
+    err = _usage_error(capsys, ["spaces", "--players", "x"])
+    assert "--players" in err and "'x'" in err
+    err = _usage_error(capsys, ["spaces", "--expansion", "--players", "13"])
+    assert "--players 13" in err
+
+
+def test_empty_paths_and_option_free_agents_are_usage_errors(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    err = _usage_error(capsys, ["play", "--record", ""])
+    assert "--record ''" in err and "empty path" in err
+    err = _usage_error(capsys, ["tournament", "--out", "", "--no-plots", "--deals", "1"])
+    assert "--out ''" in err and "empty path" in err
+    err = _usage_error(capsys, ["play", "--agents", "random:x"])
+    assert "--agents" in err and "'random'" in err and "takes no option" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_make_agent_rejects_options_and_non_strings():
+    from agents import make_agent
+
+    with pytest.raises(ValueError, match=r"agent 'random' takes no option, got 'random:3'"):
+        make_agent("random:3")
+    with pytest.raises(ValueError, match="takes no option"):
+        make_agent("random:")
+    with pytest.raises(TypeError, match="NoneType"):
+        make_agent(None)
+    with pytest.raises(TypeError, match="int"):
+        make_agent(3)
+    assert make_agent("heuristic:subtle").name == "heuristic:subtle"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["spaces"], ["play", "--players", "3", "--rounds", "1"], ["replay", "RECORD", "--no-pause"]],
+)
+def test_a_closed_pipe_exits_quietly(tmp_path, argv):
+    """``saboteur spaces | head``: the reader is gone; no BrokenPipeError traceback."""
+    import os
+    import subprocess
+
+    if "RECORD" in argv:
+        record = tmp_path / "g.jsonl"
+        main(["play", "--players", "3", "--rounds", "1", "--record", str(record)])
+        argv = [str(record) if a == "RECORD" else a for a in argv]
+    r, w = os.pipe()
+    os.close(r)  # the reader left before anything was written
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "experiments.cli", *argv],
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+    finally:
+        os.close(w)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+    assert proc.returncode == 1
+
+
+def test_the_notebook_extra_installs_what_the_quickstart_needs():
+    """``pip install 'saboteur-env[notebook]'`` is enough to execute the quick-start notebook
+    (tests/test_notebooks.py): its runner and kernel and every third-party module it imports."""
+    import json
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    names = {re.split(r"[<>=\[ ]", r)[0].lower() for r in extras["notebook"]}
+    assert {"nbclient", "nbformat", "ipykernel", "matplotlib", "pillow"} <= names
+    assert {"openskill", "tqdm"} <= names  # the notebook runs a small tournament
+    test = (ROOT / "tests" / "test_notebooks.py").read_text()
+    for module in re.findall(r'importorskip\("([a-z_]+)', test):
+        assert module in names, module
+    cells = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())["cells"]
+    source = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    for module in set(re.findall(r"^\s*(?:import|from) ([a-z_]+)", source, re.M)):
+        if module in ("os", "tempfile", "warnings", "saboteur_env", "agents", "experiments"):
+            continue
+        known = {"numpy", "pettingzoo"} | names  # numpy/pettingzoo are base dependencies
+        assert module in known, module

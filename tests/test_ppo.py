@@ -223,3 +223,65 @@ def test_weights_that_do_not_fit_their_metadata_are_a_clear_error(tmp_path):
     torch.save({"state_dict": blob["state_dict"], "meta": 3}, path)
     with pytest.raises(CheckpointMismatchError, match="metadata"):
         load_checkpoint(path)
+
+
+def _edit_checkpoint(path, meta_edit=None, state_edit=None):
+    blob = torch.load(path, weights_only=True)
+    meta, state = json.loads(blob["meta"]), blob["state_dict"]
+    if meta_edit:
+        meta_edit(meta)
+    if state_edit:
+        state_edit(state)
+    torch.save({"state_dict": state, "meta": json.dumps(meta)}, path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "key, value", [("conv_layers", 10**7), ("channels", 0), ("hidden", "128"), ("hidden", True)]
+)
+def test_a_network_shape_out_of_bounds_is_refused_before_building(
+    tmp_path, monkeypatch, key, value
+):
+    """``conv_layers: 10**7`` in the metadata would build ten million layers: it is refused
+    before any layer is built (the network's constructor is never called)."""
+    from agents import network
+
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    _edit_checkpoint(path, lambda m: m["net"].__setitem__(key, value))
+
+    def never(*a, **k):
+        raise AssertionError("PolicyValueNet built for an out-of-bounds shape")
+
+    monkeypatch.setattr(network, "PolicyValueNet", never)
+    with pytest.raises(CheckpointMismatchError, match=rf"net\.{key}=.* must be an int in"):
+        load_checkpoint(path)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_weights_are_refused_on_load(tmp_path, bad):
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    first = next(iter(tiny_net().state_dict()))
+
+    def poison(state):
+        state[first] = state[first].clone()
+        state[first].view(-1)[0] = bad
+
+    _edit_checkpoint(path, state_edit=poison)
+    with pytest.raises(CheckpointMismatchError, match=rf"weight '{first}' has NaN or infinite"):
+        load_checkpoint(path)
+
+
+def test_a_string_game_config_is_a_clear_error(tmp_path, capsys):
+    """``saboteur train --evaluate`` on a checkpoint whose metadata ``game_config`` is a string:
+    a usage error naming the field, not an AttributeError traceback."""
+    from experiments.cli import main
+
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    _edit_checkpoint(path, lambda m: m.__setitem__("game_config", "base 5p"))
+    with pytest.raises(CheckpointMismatchError, match="'game_config' must be an object"):
+        load_checkpoint(path)
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--evaluate", str(path), "--deals", "1"])
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    assert "game_config" in cap.err and "Traceback" not in cap.err and "usage:" in cap.err

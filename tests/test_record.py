@@ -280,3 +280,68 @@ def test_expansion_records_with_events_replay_exactly(players):
     rec = read_record(io.StringIO(buf.getvalue()))
     assert len(rec.events) == len(g.events)
     assert replay_game(io.StringIO(buf.getvalue())).gold.tolist() == g.gold.tolist()
+
+
+def _edited(lines, kind, edit):
+    """``lines`` with the first line of type ``kind`` changed by ``edit(obj)``."""
+    i = next(i for i, x in enumerate(lines) if json.loads(x)["type"] == kind)
+    obj = json.loads(lines[i])
+    edit(obj)
+    return "\n".join(lines[:i] + [json.dumps(obj)] + lines[i + 1 :]) + "\n"
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("version", True), ("seed", 3.7), ("seed", "7"), ("seed", True), ("agents", "abcd")],
+)
+def test_header_fields_of_the_wrong_type_are_refused(field, value):
+    """``version: true`` is not version 1, ``seed: 3.7`` is not the deal 3, ``agents: "abcd"``
+    is not four names: each is a RecordError naming the field."""
+    lines = _record_text().splitlines()
+    text = _edited(lines, "header", lambda h: h.__setitem__(field, value))
+    with pytest.raises(RecordError, match=rf"header field '{field}' must be"):
+        read_record(text)
+
+
+def test_an_edited_game_end_does_not_replay():
+    lines = _record_text().splitlines()
+    text = _edited(lines, "game_end", lambda e: e.__setitem__("gold", [99, 0, 0, 0]))
+    read_record(text)  # well-formed
+    with pytest.raises(RecordError, match="game end differs"):
+        list(replay(text))
+    text = _edited(lines, "game_end", lambda e: e.__setitem__("winners", [3, 2, 1, 0]))
+    with pytest.raises(RecordError, match="game end differs"):
+        list(replay(text))
+
+
+@pytest.mark.parametrize("edit", ["action", "seat", "seed", "result", "end"])
+def test_replay_cli_on_an_edited_record_is_one_line_and_exit_2(tmp_path, record_path, edit, capsys):
+    """``saboteur replay`` on a record that does not replay: one line on stderr, exit code 2, no
+    traceback, and nothing printed (the whole record is replayed before anything is shown)."""
+    from experiments.replay import main as replay_main
+
+    lines = open(record_path, encoding="utf-8").read().splitlines()
+    if edit == "action":
+        text = _edited(lines, "decision", lambda d: d.__setitem__("action", 10**6))
+    elif edit == "seat":
+        text = _edited(lines, "decision", lambda d: d.__setitem__("seat", (d["seat"] + 1) % 4))
+    elif edit == "seed":
+        text = _edited(lines, "header", lambda h: h.__setitem__("seed", h["seed"] + 1))
+    elif edit == "result":
+        text = _edited(lines, "round_end", lambda r: r.__setitem__("received", [99] * 4))
+    else:
+        text = _edited(lines, "game_end", lambda e: e.__setitem__("gold", [99, 0, 0, 0]))
+    path = tmp_path / "edited.jsonl"
+    path.write_text(text)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        replay_main([str(path), "--no-pause"])
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert cap.err.startswith("saboteur replay: cannot replay") and cap.err.count("\n") == 1
+    assert "Traceback" not in cap.err
+    gif = tmp_path / "x.gif"
+    with pytest.raises(SystemExit) as exc:
+        replay_main([str(path), "--out", str(gif)])
+    assert exc.value.code == 2 and not gif.exists()

@@ -440,3 +440,100 @@ def test_tournament_records_replay_to_the_same_results(tmp_path):
     assert len(files) == len(results) == 2
     for res, f in zip(sorted(results, key=lambda r: r["game_id"]), files):
         assert replay_game(str(f)).gold.tolist() == res["gold"]
+
+
+@pytest.mark.filterwarnings("ignore::experiments.tournament.OneSidedWarning")  # 1-deal runs
+def test_a_second_tournament_into_the_same_out_is_refused_unless_overwrite(tmp_path, capsys):
+    """The results of an earlier tournament are never replaced silently: the same ``--out``
+    again is a usage error (exit 2) naming --out and --overwrite, and nothing is changed;
+    ``--overwrite`` replaces them (no earlier plot stays beside ``--no-plots`` results)."""
+    out = tmp_path / "t"
+    argv = [
+        "--agents",
+        "random",
+        "--players",
+        "3",
+        "--deals",
+        "1",
+        "--rounds",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--bootstrap",
+        "5",
+        "--no-progress",
+    ]
+    main(argv)
+    before = {f.name: f.read_bytes() for f in out.iterdir()}
+    assert "ratings.png" in before
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main([*argv[:-1], "--seed", "5", "--no-progress"])
+    assert exc.value.code == 2
+    cap = capsys.readouterr()
+    assert f"--out {out}" in cap.err and "--overwrite" in cap.err and "summary.json" in cap.err
+    assert cap.out == ""
+    assert {f.name: f.read_bytes() for f in out.iterdir()} == before
+    main([*argv, "--seed", "5", "--overwrite", "--no-plots"])
+    assert sorted(f.name for f in out.iterdir()) == ["games.csv", "rounds.csv", "summary.json"]
+    import json
+
+    assert json.loads((out / "summary.json").read_text())["meta"]["seed"] == 5
+
+
+def test_plots_name_the_settings_that_produced_them(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from experiments.tournament import settings_text
+
+    titles = []
+    real_suptitle = Figure.suptitle
+
+    def suptitle(self, text, **kw):
+        titles.append(text)
+        return real_suptitle(self, text, **kw)
+
+    monkeypatch.setattr(Figure, "suptitle", suptitle)
+    import matplotlib.axes
+
+    real_set_title = matplotlib.axes.Axes.set_title
+
+    def set_title(self, text, *a, **kw):
+        titles.append(text)
+        return real_set_title(self, text, *a, **kw)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "set_title", set_title)
+    out = tmp_path / "t"
+    main(
+        [
+            "--agents",
+            "random,heuristic",
+            "--players",
+            "4",
+            "--deals",
+            "1",
+            "--rounds",
+            "2",
+            "--seed",
+            "7",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--bootstrap",
+            "5",
+            "--no-progress",
+        ]
+    )
+    want = "agents random, heuristic; 4 players, 2 rounds, 1 deals, seed 7"
+    assert (
+        settings_text(
+            {"agents": ["random", "heuristic"], "players": 4, "rounds": 2, "deals": 1, "seed": 7}
+        )
+        == want
+    )
+    assert titles.count(want) == 1  # the ratings figure's suptitle
+    assert any(t.endswith("\n" + want) for t in titles)  # the win-rate plot's title

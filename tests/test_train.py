@@ -489,3 +489,102 @@ def test_maskable_example_bad_options_are_usage_errors(capsys):
             main(argv)
         assert exc.value.code == 2
         assert needle in capsys.readouterr().err
+
+
+def test_the_warm_start_counts_against_the_time_budget(tmp_path):
+    """``--minutes`` covers the warm start (a budget far smaller than the warm start it asks
+    for): the demonstrations are cut short, no PPO iteration starts once the budget is spent,
+    and final.pt is still written.  The assertions are on the recorded counts, not on time."""
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=60,
+        minutes=1e-4,  # 6 ms
+        minibatch=64,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.0,
+        eval_every=0,
+        checkpoint_every=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        seed=1,
+        bc_decisions=100_000,
+        bc_epochs=3,
+    )
+    res = train(cfg)
+    bc = json.loads((tmp_path / "run" / "bc.json").read_text())
+    assert bc["bc_cut_short"] is True
+    assert bc["bc_decisions"] < 100_000
+    assert bc["bc_minibatches"] < 3 * max(1, math.ceil(bc["bc_decisions"] / 64))
+    assert res["last"] == {}  # no iteration started after the budget was spent
+    assert not (tmp_path / "run" / "metrics.csv").exists()
+    load_checkpoint(res["checkpoint"])
+
+
+def test_demonstrations_keep_only_finished_games_at_the_deadline():
+    import time
+
+    from experiments.train import collect_demonstrations
+
+    cfg = TrainConfig(num_players=3, num_rounds=1)
+    data = collect_demonstrations(50, cfg, seed=0, deadline=time.perf_counter())
+    assert data["cut_short"] and len(data["action"]) == 0
+    assert data["obs"].shape[0] == data["ret"].shape[0] == 0
+    seen = []
+    data = collect_demonstrations(50, cfg, seed=0, progress=seen.append)
+    assert not data["cut_short"] and len(data["action"]) >= 50
+    assert seen and seen[-1] == len(data["action"])  # progress after every game
+
+
+def test_collector_stops_at_the_deadline():
+    import time
+
+    from experiments.train import Collector, OpponentPool
+
+    cfg = TrainConfig(num_envs=2, num_players=3, num_rounds=1)
+    net = tiny(cfg)
+    pool = OpponentPool({"current": 1.0}, heuristic_available=False)
+    c = Collector(cfg, net, pool, np.random.default_rng(0), torch.Generator().manual_seed(0))
+    assert c.collect(10_000, deadline=time.perf_counter()) == []
+    assert c.decisions == 0
+
+
+def test_train_takes_players_and_rounds_like_every_other_command():
+    from experiments.train import parse_args
+
+    cfg = parse_args(["--players", "4", "--rounds", "2"])
+    assert (cfg.num_players, cfg.num_rounds) == (4, 2)
+    cfg = parse_args(["--num-players", "6", "--num-rounds", "1"])  # the older names
+    assert (cfg.num_players, cfg.num_rounds) == (6, 1)
+
+
+def test_train_usage_errors_name_players_and_rounds(capsys):
+    err = _usage_error(capsys, ["train", "--players", "2"])
+    assert "--players 2" in err
+    err = _usage_error(capsys, ["train", "--num-rounds", "0"])
+    assert "--rounds 0" in err
+
+
+def test_train_help_names_no_case_or_issue(capsys):
+    import re
+
+    from experiments.train import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "--players" in text and "--num-players" in text
+    assert not re.search(r"case [A-Z]\d|issue\s*#?\d", text, re.I), text
+
+
+def test_maskable_example_prints_a_random_reference(capsys):
+    pytest.importorskip("sb3_contrib")
+    from experiments.sb3_example import main
+
+    res = main(["--steps", "128", "--n-steps", "64", "--eval-episodes", "2"])
+    out = capsys.readouterr().out
+    assert "random agent (reference)" in out
+    assert math.isfinite(res["random_mean_reward"])
+    assert math.isfinite(res["same_episodes_mean_reward"])

@@ -90,7 +90,12 @@ def main(argv=None) -> dict:
     x = a.expansion
     game = variant(x)
     table = game.populations
-    players_text = a.players or counts(game)
+    # an empty value is an error, not the default (the default is leaving the option out)
+    if a.players is not None and not a.players.strip():
+        p.error(f"--players {a.players!r}: empty; give comma-separated player counts, e.g. 3,5")
+    if a.populations is not None and not a.populations.strip():
+        p.error(f"--populations {a.populations!r}: empty; give comma-separated populations")
+    players_text = a.players if a.players is not None else counts(game)
     players = []
     for v in players_text.split(","):
         try:
@@ -107,7 +112,8 @@ def main(argv=None) -> dict:
     games = a.games if a.games is not None else 40
     if games > MAX_GAMES:
         p.error(f"argument --games: must be <= {MAX_GAMES}, got {games}")
-    pops = [v.strip() for v in (a.populations or ",".join(table)).split(",")]
+    pops_text = a.populations if a.populations is not None else ",".join(table)
+    pops = [v.strip() for v in pops_text.split(",")]
     if len(set(pops)) != len(pops) or "" in pops:
         p.error(f"--populations {a.populations}: empty or repeated population")
     known = {*table, *POPULATIONS}
@@ -117,7 +123,7 @@ def main(argv=None) -> dict:
 
             try:
                 make_agent(pop)  # any agent spec is a population of its own
-            except ValueError:
+            except (ValueError, ImportError):  # ImportError: MissingExtraError
                 p.error(
                     f"--populations: unknown population {pop!r}; known: "
                     f"{', '.join(table)} (or any agent spec)"
