@@ -120,6 +120,11 @@ class Event:
     visible_to: int | None = None
 
 
+#: the base game's round-result fields told to every seat (RULES 5.1), and all of them
+BASE_PUBLIC = ("round", "gold_found", "winning_side", "winners", "connector", "roles")
+BASE_FIELDS = (*BASE_PUBLIC, "received", "last_card_seat", "turns")
+
+
 @dataclass(frozen=True)
 class RoundResult:
     """The outcome of one round (RULES 5.1-5.3, 6.8, 6.9).
@@ -160,25 +165,8 @@ class RoundResult:
     crystals: int = 0
     trapped: list[int] = field(default_factory=list)
     thefts: list[tuple[int, int]] = field(default_factory=list)
-    public: tuple[str, ...] = (
-        "round",
-        "gold_found",
-        "winning_side",
-        "winners",
-        "connector",
-        "roles",
-    )
-    fields: tuple[str, ...] = (
-        "round",
-        "gold_found",
-        "winning_side",
-        "winners",
-        "connector",
-        "roles",
-        "received",
-        "last_card_seat",
-        "turns",
-    )
+    public: tuple[str, ...] = BASE_PUBLIC
+    fields: tuple[str, ...] = BASE_FIELDS
 
     def public_data(self) -> dict[str, Any]:
         """The ``round_end`` event's payload: the :attr:`public` fields."""

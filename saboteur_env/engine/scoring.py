@@ -29,7 +29,7 @@ from .cards import (
     SABOTEUR_PAYOUT,
     X_SABOTEUR,
 )
-from .events import EventType, RoundResult
+from .events import BASE_FIELDS, BASE_PUBLIC, EventType, RoundResult
 from .phases import Phase
 
 if TYPE_CHECKING:
@@ -140,47 +140,18 @@ def theft_order(
 
 
 # --- round end over a game ---------------------------------------------------------------
-#: the record fields of a round result, per game (RULES 5, 6.9)
-BASE_FIELDS = (
-    "round",
-    "gold_found",
-    "winning_side",
-    "winners",
-    "connector",
-    "roles",
-    "received",
-    "last_card_seat",
-    "turns",
-)
+#: the record fields of a Saboteur 2 round result (RULES 6.9); the base game's are the default
 S2_FIELDS = (
-    "round",
-    "gold_found",
-    "winning_side",
-    "winners",
-    "connector",
-    "roles",
-    "received",
+    *BASE_FIELDS[:7],
     "paid",
-    "last_card_seat",
-    "turns",
+    *BASE_FIELDS[7:],
     "pass_blue",
     "pass_green",
     "crystals",
     "trapped",
     "thefts",
 )
-S2_PUBLIC = (
-    "round",
-    "gold_found",
-    "winning_side",
-    "winners",
-    "connector",
-    "roles",
-    "pass_blue",
-    "pass_green",
-    "crystals",
-    "thefts",
-)
+S2_PUBLIC = (*BASE_PUBLIC, "pass_blue", "pass_green", "crystals", "thefts")
 
 
 def end_round(game: Game, gold_found: bool, connector: int | None) -> None:
