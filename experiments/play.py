@@ -43,8 +43,16 @@ def play_game(
     Returns:
         ``{"gold": [...], "winners": [...], "rounds": [RoundResult, ...], "decisions": int}``
         (``rounds``: ``game.round_results``).
+
+    Raises:
+        TypeError: ``seed`` is not an int.  ValueError: ``num_players`` is given and is not
+            the number of agents.
     """
     n = len(agents)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int (the deal seed), not {type(seed).__name__}")
+    if config.pop("num_players", n) != n:
+        raise ValueError(f"num_players does not match the {n} agents given (one per seat)")
     env = saboteur_env.raw_env(num_players=n, **config)
     env.reset(seed=seed)
     for seat, agent in enumerate(agents):

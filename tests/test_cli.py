@@ -331,3 +331,16 @@ def test_the_notebook_extra_installs_what_the_quickstart_needs():
             continue
         known = {"numpy", "pettingzoo"} | names  # numpy/pettingzoo are base dependencies
         assert module in known, module
+
+
+def test_play_game_names_a_bad_seed_and_a_player_count_that_disagrees():
+    """``play_game`` takes one agent per seat and an int deal seed."""
+    from agents import make_agent
+    from experiments.play import play_game
+
+    agents = [make_agent("random") for _ in range(3)]
+    with pytest.raises(TypeError, match="seed"):
+        play_game(agents, seed=None)
+    with pytest.raises(ValueError, match="num_players"):
+        play_game(agents, seed=0, num_players=5)
+    assert len(play_game(agents, seed=0, num_players=3, num_rounds=1)["rounds"]) == 1
