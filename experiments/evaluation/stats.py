@@ -1,0 +1,192 @@
+"""Deal-clustered statistics: every interval of the project's evaluations (DESIGN 9).
+
+The seats of one deal are not independent observations: the gold-diggers of a round share one
+outcome, and the duplicate games of a deal share its cards.  So every interval here treats the
+*deal* as the unit that is sampled (the cluster) and reports the number of observations and
+of clusters beside it.
+
+* :func:`cluster_rate` - a rate of 0/1 outcomes: the Wilson score interval at the effective
+  sample size ``n / deff``, where the design effect ``deff`` is the ratio of the cluster-robust
+  variance of the mean (:func:`cluster_se`) to the naive binomial one, floored at 1 (Kish
+  1965; never narrower than the naive interval).  Analytic, stays inside [0, 1].
+* :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
+  deal-level percentile bootstrap (resample whole deals with replacement).
+* :func:`cluster_bootstrap` - the same resampling for any statistic computed from weighted
+  rows (the ratings of :mod:`experiments.evaluation.team`).
+
+All intervals are 95% unless ``level`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.ratings import wilson
+
+#: default number of deal-bootstrap resamples
+N_BOOT = 2000
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its interval.
+
+    Attributes:
+        value: the estimate (a fraction for rates and win differences, not percent).
+        lo, hi: the interval's ends.
+        n: observations; ``clusters``: distinct deals among them.
+        method: how the interval was made (``"wilson-deff"``, ``"deal-bootstrap"``).
+    """
+
+    value: float
+    lo: float
+    hi: float
+    n: int
+    clusters: int
+    method: str
+
+    def as_dict(self) -> dict:
+        """JSON-ready ``{"value", "lo", "hi", "n", "clusters", "method"}``."""
+        return {
+            "value": self.value,
+            "lo": self.lo,
+            "hi": self.hi,
+            "n": self.n,
+            "clusters": self.clusters,
+            "method": self.method,
+        }
+
+    def pct(self, signed: bool = False) -> str:
+        """``"23.7% [19.8, 27.6]"`` (``signed``: ``"+9.0 [+2.2, +15.8]"`` points)."""
+        if signed:
+            return f"{100 * self.value:+.1f} [{100 * self.lo:+.1f}, {100 * self.hi:+.1f}]"
+        return f"{100 * self.value:.1f}% [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+
+
+def _check(values: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    v = np.asarray(values, dtype=np.float64)
+    c = np.asarray(clusters)
+    if v.ndim != 1 or c.shape != v.shape:
+        raise ValueError(
+            f"values {v.shape} and clusters {c.shape} must be 1-d arrays of the same length"
+        )
+    return v, c
+
+
+def cluster_se(values: np.ndarray, clusters: np.ndarray) -> float:
+    """Cluster-robust standard error of the mean of ``values`` (float ``(n,)``), clustered by
+    ``clusters`` (any ``(n,)`` labels):
+    ``sqrt(G / (G - 1) * sum_g (S_g - m N_g)**2) / N`` with ``S_g``, ``N_g`` the sum and count
+    of cluster ``g``, ``m`` the mean, ``G`` clusters, ``N`` observations (NaN for G < 2).
+
+    Raises:
+        ValueError: when the two arrays differ in shape or are not 1-d.
+    """
+    v, c = _check(values, clusters)
+    _, inv = np.unique(c, return_inverse=True)
+    g = int(inv.max()) + 1 if len(inv) else 0
+    if g < 2:
+        return float("nan")
+    s = np.bincount(inv, weights=v, minlength=g)
+    cnt = np.bincount(inv, minlength=g).astype(np.float64)
+    m = v.mean()
+    return math.sqrt(g / (g - 1) * float(((s - m * cnt) ** 2).sum())) / len(v)
+
+
+def cluster_rate(won: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> Estimate:
+    """Rate of the 0/1 outcomes ``won`` (``(n,)``) with a design-effect Wilson interval
+    (module docstring).  An empty input gives NaN with the interval ``(0, 1)``.
+
+    Raises:
+        ValueError: for mismatched shapes or values other than 0 and 1.
+    """
+    v, c = _check(won, clusters)
+    if not np.isin(v, (0.0, 1.0)).all():
+        raise ValueError("cluster_rate: won must hold only 0 and 1")
+    n = len(v)
+    g = len(np.unique(c))
+    if n == 0:
+        return Estimate(float("nan"), 0.0, 1.0, 0, 0, "wilson-deff")
+    p = float(v.mean())
+    deff = 1.0
+    if 0.0 < p < 1.0 and g >= 2:
+        deff = max(1.0, cluster_se(v, c) ** 2 / (p * (1 - p) / n))
+    z = _z(level)
+    n_eff = n / deff
+    lo, hi = wilson(p * n_eff, n_eff, z)
+    return Estimate(p, float(lo), float(hi), n, g, "wilson-deff")
+
+
+def _z(level: float) -> float:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level={level}: must lie strictly between 0 and 1")
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def cluster_weights(clusters: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarray:
+    """Row weights of a deal bootstrap, float64 ``(n_boot, n)``: resample the ``G`` distinct
+    clusters ``G`` times with replacement; a row's weight is how often its cluster was drawn.
+
+    Raises:
+        ValueError: for ``n_boot < 1``.
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
+    _, inv = np.unique(np.asarray(clusters), return_inverse=True)
+    g = int(inv.max()) + 1 if len(inv) else 0
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot) if g else np.zeros((n_boot, 0))
+    return counts[:, inv].astype(np.float64)
+
+
+def cluster_bootstrap(stat, clusters: np.ndarray, n_boot: int = N_BOOT, seed: int = 0):
+    """Deal-bootstrap replicates of ``stat``: ``stat(weights)`` maps float ``(n,)`` row weights
+    to a float array (any shape); returns ``(point, replicates)`` with ``point = stat(ones)``
+    and replicates of shape ``(n_boot, *point.shape)``."""
+    c = np.asarray(clusters)
+    point = np.asarray(stat(np.ones(len(c))), dtype=np.float64)
+    w = cluster_weights(c, n_boot, seed)
+    reps = np.stack([np.asarray(stat(w[b]), dtype=np.float64) for b in range(n_boot)])
+    return point, reps
+
+
+def percentile_interval(reps: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of bootstrap replicates ``(n_boot, ...)`` along the first axis."""
+    a = 100 * (1 - level) / 2
+    return np.nanpercentile(reps, a, axis=0), np.nanpercentile(reps, 100 - a, axis=0)
+
+
+def cluster_mean(
+    values: np.ndarray,
+    clusters: np.ndarray,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Estimate:
+    """Mean of ``values`` (float ``(n,)``, e.g. paired win differences in -1/0/+1) with a
+    deal-bootstrap percentile interval: each resample draws whole deals with replacement and
+    takes the ratio ``sum(w * v) / sum(w)``.  Vectorised: cost ``O(n_boot * G)``.
+
+    Raises:
+        ValueError: for mismatched shapes or ``n_boot < 1``.
+    """
+    v, c = _check(values, clusters)
+    if n_boot < 1:
+        raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
+    n = len(v)
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, 0, "deal-bootstrap")
+    _, inv = np.unique(c, return_inverse=True)
+    g = int(inv.max()) + 1
+    s = np.bincount(inv, weights=v, minlength=g)
+    cnt = np.bincount(inv, minlength=g).astype(np.float64)
+    rng = np.random.default_rng(seed)
+    draws = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot).astype(np.float64)
+    reps = (draws @ s) / (draws @ cnt)
+    lo, hi = percentile_interval(reps, level)
+    return Estimate(float(v.mean()), float(lo), float(hi), n, g, "deal-bootstrap")
