@@ -1,5 +1,5 @@
 """The ``saboteur`` command line: ``play``, ``bench``, ``spaces``, ``replay``, ``train``,
-``tournament`` and ``bluff``.
+``tournament``, ``evaluate`` and ``bluff``.
 
 Bad options are usage errors (a message naming the option on stderr, exit code 2), found before
 anything is played (:mod:`experiments.cli_args`)."""
@@ -171,6 +171,14 @@ def main(argv=None) -> None:
         tournament_main(a)
 
     commands["tournament"] = tournament
+
+    def evaluate(a):
+        require_extra("tournament", ["tqdm"], "saboteur evaluate")
+        from experiments.evaluation.cli import main as evaluate_main
+
+        evaluate_main(a)
+
+    commands["evaluate"] = evaluate
     if argv and argv[0] in ("-V", "--version"):
         import saboteur_env
 
@@ -190,6 +198,8 @@ def main(argv=None) -> None:
             "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
             " --evaluate CHECKPOINT)\n"
             "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
+            "  evaluate  role-probe head-to-head (CANDIDATE --against random,heuristic;"
+            " --external SPECS)\n"
             "  bluff  bluff-detection benchmark\n"
             "  --version  print the version",
             file=sys.stdout if help_ else sys.stderr,

@@ -2,13 +2,16 @@
 
 ``python -m experiments.reference --out runs/reference``
 
-Three blocks, all one-round games (``num_rounds=1``) on seeded deals
-(:func:`experiments.tournament.deal_seed`; the same deals for every agent at a given N):
+Three blocks, all one-round games (``num_rounds=1``) on the first deals of the test split
+(:mod:`experiments.evaluation.splits`; the same deals for every agent at a given N):
 
 1. Base game, N = 3..10, all-random and all-heuristic play: rate of rounds won by the
    saboteurs (gold not found) with a Wilson 95% interval, mean round length (decisions per
    round) and mean legal actions per decision (``obs["action_mask"].sum()``, over the first
-   ``--legal-games`` deals of the cell).
+   ``--legal-games`` deals of the cell).  Balance: the same rates by the number of saboteurs
+   in play (0, 1, 2, ...; RULES 2.2 leaves some role cards face down) and given at least one,
+   every interval deal-clustered (:mod:`experiments.evaluation.stats`).  An agent that cannot
+   play a cell (a checkpoint trained for another player count) is listed as skipped.
 2. Saboteur 2 (``expansion=True``), N = 2..12, the same columns; "saboteur win" = a round whose
    winners set includes a seat with the saboteur role (gold not found, or the both-doors rule
    giving the round to them; trapped saboteurs are not winners, and a round without a
@@ -38,7 +41,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.ratings import wilson
+from experiments.evaluation.outcomes import saboteurs_in_play
+from experiments.evaluation.stats import cluster_rate
 from experiments.tournament import Task, run, schedule, summarize
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
@@ -55,14 +59,16 @@ def _players(text: str) -> list[int]:
     return out
 
 
-def _rate(k: int, n: int) -> dict:
-    lo, hi = wilson(k, n)
+def _rate(won: Sequence[float], deals: Sequence[int]) -> dict:
+    """A deal-clustered rate (:func:`experiments.evaluation.stats.cluster_rate`)."""
+    e = cluster_rate(np.asarray(won, dtype=float), np.asarray(deals))
     return {
-        "wins": int(k),
-        "n": int(n),
-        "rate": k / n if n else float("nan"),
-        "lo": float(lo),
-        "hi": float(hi),
+        "wins": int(np.sum(won)),
+        "n": e.n,
+        "rate": e.value,
+        "lo": e.lo,
+        "hi": e.hi,
+        "clusters": e.clusters,
     }
 
 
@@ -119,13 +125,16 @@ def self_play_cell(
     )
     results = run(tasks, workers=workers, progress=False)
     sab_role = rules.saboteur
-    sab_wins = not_found = 0
-    decisions = []
+    sab_win, not_found, nsab, deal, decisions = [], [], [], [], []
     for r in results:
         rd = r["rounds"][0]
-        sab_wins += any(rd["roles"][s] == sab_role for s in rd["winners"])
-        not_found += not rd["gold_found"]
+        sab_win.append(float(any(rd["roles"][s] == sab_role for s in rd["winners"])))
+        not_found.append(float(not rd["gold_found"]))
+        nsab.append(saboteurs_in_play(rd, rules))
+        deal.append(r["deal"])
         decisions.append(r["decisions"])
+    sw, nf, ns, dl = (np.array(x) for x in (sab_win, not_found, nsab, deal))
+    some = ns > 0
     lt = _map(legal_counts, tasks[:legal_games], workers)
     legal_sum, legal_dec = sum(a for a, _ in lt), sum(b for _, b in lt)
     d = np.array(decisions, dtype=float)
@@ -134,8 +143,17 @@ def self_play_cell(
         "players": players,
         "expansion": rules.expansion,
         "rounds": len(results),
-        "saboteur_win": _rate(sab_wins, len(results)),
-        "gold_not_found": _rate(not_found, len(results)),
+        "saboteur_win": _rate(sw, dl),
+        "gold_not_found": _rate(nf, dl),
+        "saboteur_win_given_saboteur": _rate(sw[some], dl[some]),
+        "by_saboteurs": {
+            str(k): {
+                "rounds": int((ns == k).sum()),
+                "saboteur_win": _rate(sw[ns == k], dl[ns == k]),
+                "gold_not_found": _rate(nf[ns == k], dl[ns == k]),
+            }
+            for k in sorted(set(ns.tolist()))
+        },
         "round_length": float(d.mean()),
         "round_length_sd": float(d.std(ddof=1)) if len(d) > 1 else float("nan"),
         "legal_per_decision": legal_sum / legal_dec if legal_dec else float("nan"),
@@ -212,17 +230,35 @@ def mixed_table(cells: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
+def balance_table(cells: Sequence[dict]) -> str:
+    """Saboteur win rate by saboteurs in play, and given at least one (deal-clustered 95%)."""
+    ks = sorted({int(k) for c in cells for k in c["by_saboteurs"]})
+    head = ["N", "agent", "rounds", "saboteur win, given >= 1 saboteur [95%]"]
+    head += [f"{k} saboteur{'s' if k != 1 else ''}: rounds, saboteur win" for k in ks]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in cells:
+        row = [str(c["players"]), c["agent"], str(c["rounds"])]
+        row.append(_ci(c["saboteur_win_given_saboteur"]))
+        for k in ks:
+            b = c["by_saboteurs"].get(str(k))
+            row.append("-" if b is None else f"{b['rounds']}, {_ci(b['saboteur_win'])}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
 def markdown(report: dict) -> str:
     m = report["meta"]
     parts = [
         "# Reference table",
         "",
         f"Command: `{m['command']}`  ",
-        f"Seed: {m['seed']} (deal d of every cell: `experiments.tournament.deal_seed({m['seed']},"
-        " d)`; agent seeds `agent_seed(seed, d, offset, seat)`); one-round games; "
+        f"Deals: the first deals of the test split (deal d of every cell has the seed d, "
+        "`experiments.evaluation.splits`); agent seed "
+        f"`agent_seed({m['seed']}, deal_seed, offset, seat)`; one-round games; "
         f"workers: {m['workers']}; run time: {m.get('elapsed_s', float('nan')):.0f} s",
         "",
-        "Saboteur win = rounds won by the saboteurs, Wilson 95% interval. decisions/round: "
+        "Saboteur win = rounds won by the saboteurs; 95% intervals clustered by deal "
+        "(here one round per deal: the Wilson interval). decisions/round: "
         "mean over all rounds of the cell; legal actions/decision: mean of "
         "`obs['action_mask'].sum()` over every decision of the first (games) deals of the cell. "
         "Saboteur win counts a round only when a saboteur is in play and wins it, so it can "
@@ -235,6 +271,10 @@ def markdown(report: dict) -> str:
             f"## Base game (rounds per cell: {', '.join(map(str, n))})",
             "",
             self_play_table(report["base"]),
+            "",
+            "Balance by saboteurs in play:",
+            "",
+            balance_table(report["base"]),
         ]
     if report["expansion"]:
         n = sorted({c["rounds"] for c in report["expansion"]})
@@ -247,6 +287,10 @@ def markdown(report: dict) -> str:
             "saboteur in play do not count).",
             "",
             self_play_table(report["expansion"]),
+            "",
+            "Balance by saboteurs in play:",
+            "",
+            balance_table(report["expansion"]),
         ]
     if report["mixed"]:
         parts += [
@@ -270,7 +314,12 @@ def main(argv=None) -> dict:
     p.add_argument("--out", default="runs/reference")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--agents", default="random,heuristic", help="self-play agents")
+    p.add_argument(
+        "--agents",
+        default="random,heuristic",
+        help="self-play agents (e.g. add ppo:agents/checkpoints/ppo_base_5p.pt: cells it "
+        "cannot play are skipped)",
+    )
     p.add_argument("--base-players", default="3-10")
     p.add_argument("--x-players", default="2-12", help="Saboteur 2 player counts")
     p.add_argument("--mixed-players", default="3-10")
@@ -320,7 +369,14 @@ def main(argv=None) -> dict:
                 continue
             for spec in specs:
                 rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
-                c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
+                try:
+                    c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
+                except ValueError as err:  # e.g. a checkpoint trained for another N
+                    report.setdefault("skipped", []).append(
+                        {"key": key, "players": n, "agent": spec, "why": str(err)[:200]}
+                    )
+                    print(f"skip {key} N={n} {spec}: {str(err)[:120]}", file=sys.stderr)
+                    continue
                 report[key].append(c)
                 save()
                 print(

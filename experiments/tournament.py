@@ -2,20 +2,29 @@
 
 ``saboteur tournament --agents random,heuristic --players 5 --deals 100``
 
-Schedule (duplicate deals).  Deal ``d`` has the seed ``deal_seed(seed, d)``; the environment is
-reset with it (``env.reset(seed=...)``), so the role cards, goal cards and every shuffle of every
-round are fixed by the deal alone.  Each deal is played ``k`` times (``k`` = number of agent
-specs), game ``o`` seating ``specs[(seat + o) % k]`` in each seat: over the ``k`` games of a deal
-every agent sits in every seat exactly once, and so meets every role assignment of that deal.
-Agents get their own seeds (``agent_seed(seed, d, o, seat)``), so how much randomness an agent
-consumes never changes the deal.  Results are sorted by game id, so they are identical for any
+This is the ``mixed`` protocol of :mod:`experiments.evaluation.protocols`: for ratings; per-role
+claims about one agent come from ``saboteur evaluate`` (the ``role-probe`` protocol).
+
+Schedule (duplicate deals).  Deal ``d`` is deal ``first + d`` of a deal split
+(:mod:`experiments.evaluation.splits`; ``--split``, default ``test``, and ``--first-deal``); its
+seed resets the environment (``env.reset(seed=...)``), so the role cards, goal cards and every
+shuffle of every round are fixed by the deal alone.  Each deal is played ``k`` times
+(``k`` = number of agent specs), game ``o`` seating ``specs[(seat + o) % k]`` in each seat:
+over the ``k`` games of a deal every agent sits in every seat exactly once, and so meets every
+role assignment of that deal.
+Agents get their own seeds (``agent_seed(seed, deal_seed, o, seat)``), so how much randomness
+an agent consumes never changes the deal; ``--seed`` seeds the agents and the bootstrap, not
+the deals.  Results are sorted by game id, so they are identical for any
 number of worker processes.
 
-Reported: OpenSkill Plackett-Luce ratings (online, game order = game id; order-dependent) and
-a batch Bradley-Terry fit with bootstrap 95% intervals over whole games
-(:mod:`experiments.ratings`); per-agent win rates by role with Wilson 95% intervals; mean gold;
-per-seat win rates, gold and role frequencies (a seat-bias check); the side win rates
-with a warning when one side wins more than 99% of rounds; the full pairwise win
+Reported (every interval deal-clustered, :mod:`experiments.evaluation.stats`, with the number
+of observations and deals): team ratings per role (:mod:`experiments.evaluation.team`: the
+winning side's seats against the losing side's, order-free, deal-bootstrap 95% intervals);
+per-agent round win rates by role; mean gold; per-seat win rates, gold and role frequencies (a
+seat-bias check); the side win rates, also by the number of saboteurs in play, with a warning
+when one side wins more than 99% of rounds.  Secondary, labelled as a free-for-all view of
+final gold: OpenSkill Plackett-Luce (online, game-id order; order-dependent), a batch
+Bradley-Terry fit with deal-bootstrap intervals (:mod:`experiments.ratings`), the full pairwise
 matrix and any non-transitive cycle.
 
 Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per game and seat),
@@ -42,7 +51,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import sys
 import time
@@ -53,13 +61,15 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from experiments.cli_args import at_least, check_agents, check_config, check_output_dir
+from experiments.evaluation.outcomes import role_won, round_table, ruleset_of, saboteurs_in_play
+from experiments.evaluation.splits import SPLITS, deal_seeds
+from experiments.evaluation.stats import cluster_mean, cluster_rate
 from experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
     bradley_terry,
     cycles,
     pair_results,
-    wilson,
     win_matrix,
 )
 from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
@@ -90,14 +100,9 @@ class Task:
     record_dir: str = ""
 
 
-def deal_seed(seed: int, deal: int) -> int:
-    """The environment seed of deal ``deal`` of a tournament seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, deal, 0x5AB]).generate_state(1)[0])
-
-
-def agent_seed(seed: int, deal: int, offset: int, seat: int) -> int:
-    """The seed of the agent in ``seat`` of game ``offset`` of deal ``deal``."""
-    return int(np.random.SeedSequence([seed, deal, offset, seat, 0xA6E]).generate_state(1)[0])
+def agent_seed(seed: int, deal_seed: int, offset: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` of game ``offset`` of the deal seeded ``deal_seed``."""
+    return int(np.random.SeedSequence([seed, deal_seed, offset, seat, 0xA6E]).generate_state(1)[0])
 
 
 def lineup(specs: Sequence[str], players: int, offset: int) -> tuple[str, ...]:
@@ -115,8 +120,16 @@ def schedule(
     role_override: str = "none",
     config: dict | None = None,
     record_dir: str = "",
+    split: str = "test",
+    first: int = 0,
 ) -> list[Task]:
-    """Every game of a tournament, in game-id order (see the module docstring)."""
+    """Every game of a tournament, in game-id order (see the module docstring): deals
+    ``first .. first + deals - 1`` of deal split ``split``.
+
+    Raises:
+        ValueError: no agent spec, an unknown ``role_override`` or split, or deals that run
+            past the end of the split.
+    """
     if not specs:
         raise ValueError("at least one agent spec is needed")
     if role_override not in ROLE_OVERRIDES:
@@ -124,8 +137,7 @@ def schedule(
     k = len(specs)
     tasks = []
     cfg = tuple(sorted((config or {}).items()))
-    for d in range(deals):
-        ds = deal_seed(seed, d)
+    for d, ds in enumerate(deal_seeds(split, deals, first)):
         for o in range(k):
             tasks.append(
                 Task(
@@ -134,7 +146,7 @@ def schedule(
                     ds,
                     o,
                     lineup(specs, players, o),
-                    tuple(agent_seed(seed, d, o, s) for s in range(players)),
+                    tuple(agent_seed(seed, ds, o, s) for s in range(players)),
                     num_rounds,
                     role_override,
                     cfg,
@@ -242,22 +254,19 @@ def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[
 
 
 # --- statistics ------------------------------------------------------------------------
-def _rate(k, n) -> dict:
-    lo, hi = wilson(k, n)
-    return {"wins": int(k), "n": int(n), "rate": (k / n) if n else float("nan"), "lo": lo, "hi": hi}
-
-
-def ruleset_of(result: dict) -> Ruleset:
-    """The ruleset a game result of :func:`play` was played under (default: the base game)."""
-    return RULESETS[result.get("ruleset", BASE.name)]
-
-
-def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
-    """Did ``seat`` win round ``rd``: in the winners set; Saboteur 2 geologists: paid > 0
-    (RULES 6.9, module docstring)."""
-    if seat in rd["winners"]:
-        return True
-    return rd["roles"][seat] in rules.paid_roles and rd["paid"][seat] > 0
+def _rate(won: np.ndarray, deals: np.ndarray) -> dict:
+    """A deal-clustered rate as the summary's dict: ``wins``, ``n``, ``rate``, ``lo``, ``hi``,
+    ``clusters`` (deals), ``method``."""
+    e = cluster_rate(won, deals)
+    return {
+        "wins": int(np.sum(won)),
+        "n": e.n,
+        "rate": e.value,
+        "lo": e.lo,
+        "hi": e.hi,
+        "clusters": e.clusters,
+        "method": e.method,
+    }
 
 
 def role_labels(rules: Ruleset) -> list[str]:
@@ -270,101 +279,118 @@ def role_labels(rules: Ruleset) -> list[str]:
 def summarize(
     results: Sequence[dict], specs: Sequence[str], n_boot: int = 200, seed: int = 0
 ) -> dict:
-    """All statistics of a tournament (see the module docstring) as a JSON-ready dict."""
+    """All statistics of a tournament (see the module docstring) as a JSON-ready dict.
+
+    Every rate is clustered by deal (:func:`experiments.evaluation.stats.cluster_rate`); the
+    team ratings and the Bradley-Terry intervals resample whole deals (``n_boot`` times,
+    seeded by ``seed``)."""
+    from experiments.evaluation.team import team_ratings
+
     agents = list(dict.fromkeys(specs))
-    k = len(agents)
     n = len(results[0]["lineup"]) if results else 0
     rules = ruleset_of(results[0]) if results else BASE
     role_names = rules.roles
-    sab = rules.saboteur
-    nr = rules.n_roles
-    # per role win rates (rounds), mean gold (games), per-seat statistics
-    role_w = {a: np.zeros((nr, 2)) for a in agents}  # [role] -> (wins, n)
-    gold = {a: [] for a in agents}
-    game_w = {a: [0.0, 0] for a in agents}
-    seat_w = np.zeros(n)
-    seat_gold = np.zeros(n)
-    seat_sab = np.zeros(n)
-    seat_games = np.zeros(n)
-    seat_rounds = np.zeros(n)
-    seat_agent = np.zeros((n, k))
-    side = np.zeros(2)
+    table = round_table(results, agents)
+    # one row per (game, seat): final gold, game won
+    g_deal = np.array([r["deal"] for r in results for _ in r["lineup"]], dtype=np.int64)
+    g_agent = np.array([agents.index(a) for r in results for a in r["lineup"]], dtype=np.int64)
+    g_seat = np.array([s for r in results for s in range(len(r["lineup"]))], dtype=np.int64)
+    g_gold = np.array([x for r in results for x in r["gold"]], dtype=np.float64)
+    g_won = np.array([float(s in r["winners"]) for r in results for s in range(len(r["lineup"]))])
+    # one row per round: gold found, saboteurs in play
+    rd_deal = np.array([r["deal"] for r in results for _ in r["rounds"]], dtype=np.int64)
+    rd_found = np.array([float(rd["gold_found"]) for r in results for rd in r["rounds"]])
+    rd_sabs = np.array(
+        [saboteurs_in_play(rd, rules) for r in results for rd in r["rounds"]], dtype=np.int64
+    )
     online = OnlineRatings(agents)
     for r in results:
-        lu = r["lineup"]
-        for s, a in enumerate(lu):
-            gold[a].append(r["gold"][s])
-            won = s in r["winners"]
-            game_w[a][0] += won
-            game_w[a][1] += 1
-            seat_w[s] += won
-            seat_gold[s] += r["gold"][s]
-            seat_games[s] += 1
-            seat_agent[s, agents.index(a)] += 1
-        for rd in r["rounds"]:
-            side[0 if rd["gold_found"] else 1] += 1
-            for s, a in enumerate(lu):
-                role = rd["roles"][s]
-                role_w[a][role, 0] += role_won(rd, s, rules)
-                role_w[a][role, 1] += 1
-                seat_sab[s] += role == sab
-                seat_rounds[s] += 1
-        online.update(lu, r["gold"])
+        online.update(r["lineup"], r["gold"])
     per_game = pair_results([r["lineup"] for r in results], [r["gold"] for r in results], agents)
     wins = per_game.sum(axis=0)
     bt = bradley_terry(wins)
-    lo, hi = bootstrap_bt(per_game, n_boot=n_boot, seed=seed)
+    # the deal is the resampled unit: sum each deal's games first
+    deal_ids = np.unique([r["deal"] for r in results]) if results else np.array([])
+    per_deal = (
+        np.stack(
+            [
+                per_game[[i for i, r in enumerate(results) if r["deal"] == d]].sum(axis=0)
+                for d in deal_ids
+            ]
+        )
+        if results
+        else per_game
+    )
+    lo, hi = bootstrap_bt(per_deal, n_boot=n_boot, seed=seed)
     P = win_matrix(wins)
-    rounds_total = side.sum()
+    team = team_ratings(results, agents, n_boot=n_boot, seed=seed) if results else None
+    rounds_total = len(rd_found)
     warn = []
     if rounds_total:
-        for i, name in enumerate(("gold-diggers", "saboteurs")):
-            if side[i] / rounds_total > 0.99:
+        for name, share in (("gold-diggers", rd_found.mean()), ("saboteurs", 1 - rd_found.mean())):
+            if share > 0.99:
                 warn.append(
-                    f"the {name} won {side[i] / rounds_total:.1%} of {int(rounds_total)}"
+                    f"the {name} won {share:.1%} of {int(rounds_total)}"
                     " rounds (> 99%): check the rules engine and the agents"
                 )
     online_t = online.table()
     agents_out = {}
     for i, a in enumerate(agents):
-        g = np.array(gold[a], dtype=float)
-        sem = g.std(ddof=1) / math.sqrt(len(g)) if len(g) > 1 else float("nan")
+        mg = g_agent == i
+        g = g_gold[mg]
+        gold_e = cluster_mean(g, g_deal[mg], n_boot=max(n_boot, 1), seed=seed)
+        roles_out = {}
+        for role in range(rules.n_roles):
+            m = (table.agent == i) & (table.role == role)
+            roles_out[role_names[role]] = _rate(table.won[m], table.deal[m])
+        dig = (table.agent == i) & np.isin(table.role, rules.diggers)
         agents_out[a] = {
-            "games": len(g),
-            "mean_gold": float(g.mean()) if len(g) else float("nan"),
-            "mean_gold_ci": [float(g.mean() - 1.96 * sem), float(g.mean() + 1.96 * sem)]
-            if len(g) > 1
-            else [float("nan")] * 2,
-            "game_win": _rate(*game_w[a]),
-            "roles": {
-                role_names[role]: _rate(role_w[a][role, 0], role_w[a][role, 1])
-                for role in range(nr)
-            },
+            "games": int(mg.sum()),
+            "mean_gold": gold_e.value,
+            "mean_gold_ci": [gold_e.lo, gold_e.hi],
+            "game_win": _rate(g_won[mg], g_deal[mg]),
+            "roles": roles_out,
+            "digger_roles": _rate(table.won[dig], table.deal[dig]),
+            "team_rating": team["agents"][a] if team else None,
             "openskill": online_t[a],
             "bt_elo": float(bt[i]),
             "bt_elo_ci": [float(lo[i]), float(hi[i])],
         }
-    seats = [
-        {
-            "seat": s,
-            "games": int(seat_games[s]),
-            "win": _rate(seat_w[s], seat_games[s]),
-            "mean_gold": float(seat_gold[s] / seat_games[s]) if seat_games[s] else None,
-            "saboteur_share": float(seat_sab[s] / seat_rounds[s]) if seat_rounds[s] else None,
-            "agent_games": {a: int(seat_agent[s, j]) for j, a in enumerate(agents)},
-        }
-        for s in range(n)
-    ]
+    seats = []
+    for s in range(n):
+        ms = g_seat == s
+        mr = table.seat == s
+        seats.append(
+            {
+                "seat": s,
+                "games": int(ms.sum()),
+                "win": _rate(g_won[ms], g_deal[ms]),
+                "mean_gold": float(g_gold[ms].mean()) if ms.any() else None,
+                "saboteur_share": float((table.role[mr] == rules.saboteur).mean())
+                if mr.any()
+                else None,
+                "agent_games": {a: int((ms & (g_agent == j)).sum()) for j, a in enumerate(agents)},
+            }
+        )
+    by_sab = {
+        str(c): _rate(1 - rd_found[rd_sabs == c], rd_deal[rd_sabs == c])
+        for c in sorted(set(rd_sabs.tolist()))
+    }
+    some = rd_sabs > 0
     return {
         "expansion": rules.expansion,
         "ruleset": rules.name,
         "role_names": list(role_names),
+        "deals": int(len(deal_ids)),
         "agents": agents_out,
+        "team_ratings": team,
         "seats": seats,
         "sides": {
-            "gold-digger": _rate(side[0], rounds_total),
-            "saboteur": _rate(side[1], rounds_total),
+            "gold-digger": _rate(rd_found, rd_deal),
+            "saboteur": _rate(1 - rd_found, rd_deal),
         },
+        "saboteur_side_by_saboteurs": by_sab,
+        "saboteur_side_given_saboteur": _rate(1 - rd_found[some], rd_deal[some]),
         "pairwise": {
             "agents": agents,
             "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P],
@@ -374,24 +400,21 @@ def summarize(
         "rounds": int(rounds_total),
         "warnings": warn,
         "rating_notes": (
-            "openskill: Plackett-Luce, online in game-id order (order-dependent); "
-            "bt_elo: batch Bradley-Terry MLE on pairwise gold comparisons, "
-            "order-independent, bootstrap 95% over whole games"
+            "team_rating: per role, the winning side's seats against the losing side's, "
+            "logistic model, order-free, deal-bootstrap 95%; secondary, free-for-all on final "
+            "gold: openskill (Plackett-Luce, online in game-id order, order-dependent) and "
+            "bt_elo (batch Bradley-Terry on pairwise gold comparisons, deal-bootstrap 95%)"
         ),
     }
-
-
-def _digger_rate(roles: dict, rules: Ruleset) -> dict:
-    """The rate of the ruleset's digger roles, pooled (Saboteur 2: both digger teams)."""
-    names = [rules.roles[r] for r in rules.diggers]
-    if len(names) == 1:
-        return roles[names[0]]
-    return _rate(sum(roles[k]["wins"] for k in names), sum(roles[k]["n"] for k in names))
 
 
 def _summary_ruleset(summary: dict) -> Ruleset:
     """The ruleset of a :func:`summarize` result."""
     return RULESETS[summary.get("ruleset", BASE.name)]
+
+
+def _ci(r: dict) -> str:
+    return f"{r['rate']:>6.1%} [{r['lo']:.1%},{r['hi']:.1%}]"
 
 
 def format_summary(summary: dict) -> str:
@@ -400,29 +423,54 @@ def format_summary(summary: dict) -> str:
     rules = _summary_ruleset(summary)
     w = max([len(a) for a in summary["agents"]] + [5])
     lines.append(
-        f"{summary['games']} games, {summary['rounds']} rounds"
+        f"{summary['games']} games, {summary.get('deals', '?')} deals, {summary['rounds']} rounds"
         + ("" if rules is BASE else f" ({rules.title})")
+        + "; mixed seating (every agent in every seat of every deal); 95% intervals "
+        "clustered by deal"
     )
     lines.append(
-        f"{'agent':<{w}}  {'BT elo [95%]':>22}  {'OS mu±sd':>12}  {'gold':>5}  "
+        f"{'agent':<{w}}  {'team rating: digger':>22}  {'saboteur':>22}  {'gold':>5}  "
         f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}"
     )
     for a, s in summary["agents"].items():
-        d, b = _digger_rate(s["roles"], rules), s["roles"][rules.roles[rules.saboteur]]
-        lo, hi = s["bt_elo_ci"]
+        d, b = s["digger_roles"], s["roles"][rules.roles[rules.saboteur]]
+        tr = s.get("team_rating") or {}
+        cells = []
+        for key in ("gold-digger", "saboteur"):
+            t = tr.get(key)
+            cells.append(
+                f"{t['rating']:>6.0f} [{t['lo']:>5.0f},{t['hi']:>5.0f}]" if t else f"{'-':>20}"
+            )
         lines.append(
-            f"{a:<{w}}  {s['bt_elo']:>7.0f} [{lo:>5.0f},{hi:>5.0f}]     "
-            f"{s['openskill']['mu']:>5.1f}±{s['openskill']['sigma']:<4.1f}  "
+            f"{a:<{w}}  {cells[0]:>22}  {cells[1]:>22}  "
             f"{s['mean_gold']:>5.2f}  {s['game_win']['rate']:>8.1%}  "
-            f"{d['rate']:>6.1%} [{d['lo']:.1%},{d['hi']:.1%}]  "
-            f"{b['rate']:>6.1%} [{b['lo']:.1%},{b['hi']:.1%}]"
+            f"{_ci(d):>20}  {_ci(b):>20}"
         )
+    lines.append(
+        "free-for-all view of final gold (secondary; ignores the hidden teams): "
+        + "; ".join(
+            f"{a} BT {s['bt_elo']:.0f} [{s['bt_elo_ci'][0]:.0f},{s['bt_elo_ci'][1]:.0f}], "
+            f"OpenSkill {s['openskill']['mu']:.1f}±{s['openskill']['sigma']:.1f}"
+            for a, s in summary["agents"].items()
+        )
+    )
     sd = summary["sides"]
     lines.append(
         f"side win rates: gold-diggers {sd['gold-digger']['rate']:.1%} "
         f"[{sd['gold-digger']['lo']:.1%},{sd['gold-digger']['hi']:.1%}], "
         f"saboteurs {sd['saboteur']['rate']:.1%}"
     )
+    if "saboteur_side_by_saboteurs" in summary:
+        parts = [
+            f"{c}: {_ci(r).strip()} n={r['n']}"
+            for c, r in summary["saboteur_side_by_saboteurs"].items()
+        ]
+        given = summary["saboteur_side_given_saboteur"]
+        lines.append(
+            "gold not found, by saboteurs in play: "
+            + "; ".join(parts)
+            + f"; given at least one: {_ci(given).strip()}"
+        )
     lines.append("seat  win rate [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
         lines.append(
@@ -481,7 +529,8 @@ def settings_text(meta: dict) -> str:
     """One line naming the settings of a tournament (the plots' subtitle)."""
     text = (
         f"agents {', '.join(meta.get('agents', []))}; {meta.get('players')} players, "
-        f"{meta.get('rounds')} rounds, {meta.get('deals')} deals, seed {meta.get('seed')}"
+        f"{meta.get('rounds')} rounds, {meta.get('deals')} {meta.get('split', 'test')} deals "
+        f"from {meta.get('first_deal', 0)}, seed {meta.get('seed')}"
     )
     if meta.get("expansion"):
         text += "; Saboteur 2"
@@ -652,6 +701,8 @@ class Options:
     progress: bool = True
     records: bool = False
     expansion: bool = False
+    split: str = "test"
+    first_deal: int = 0
 
 
 def tournament(opts: Options) -> tuple[list[dict], dict]:
@@ -673,6 +724,8 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
         opts.role_override,
         config={"expansion": True} if opts.expansion else None,
         record_dir=record_dir,
+        split=opts.split,
+        first=opts.first_deal,
     )
     workers = opts.workers or os.cpu_count() or 1
     results = run(tasks, workers=workers, progress=opts.progress)
@@ -699,7 +752,16 @@ def main(argv=None) -> None:
         help="deals; each is played once per agent spec (default 100)",
     )
     p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
-    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument(
+        "--split",
+        choices=tuple(SPLITS),
+        default="test",
+        help="deal split the deals come from (experiments.evaluation.splits; default test)",
+    )
+    p.add_argument(
+        "--first-deal", type=at_least(0), default=0, help="first deal of the split (default 0)"
+    )
+    p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents and the bootstrap")
     p.add_argument("--workers", type=at_least(0), default=0, help="processes (default: all cores)")
     p.add_argument("--out", default="runs/tournament", help="output folder")
     p.add_argument(
@@ -760,6 +822,8 @@ def main(argv=None) -> None:
         progress=not a.no_progress,
         records=a.records,
         expansion=a.expansion,
+        split=a.split,
+        first_deal=a.first_deal,
     )
     t0 = time.perf_counter()
     results, summary = tournament(opts)

@@ -60,6 +60,7 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
+from experiments.evaluation.splits import draw_train_seed
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE
@@ -230,7 +231,7 @@ HELP = {
     "bc_lr": "warm start learning rate",
     "eval_every": "iterations between duplicate-deal evaluations against random and the "
     "heuristic, and at the end (0 = never)",
-    "eval_deals": "deals per evaluation (x 2 games per baseline)",
+    "eval_deals": "dev-split deals per role per evaluation (role-probe protocol)",
     "checkpoint_every": "iterations between checkpoints/iter_XXXX.pt (0 = only final.pt)",
     "seed": "random seed",
     "threads": "torch threads",
@@ -446,7 +447,7 @@ class Collector:
     ) -> None:
         """New game in copy ``i`` (``game``: a hand-built position, for tests)."""
         env = self.envs[i]
-        env.reset(seed=int(self.rng.integers(2**31)))
+        env.reset(seed=draw_train_seed(self.rng))  # training deals: the train split only
         if game is not None:
             env.load(game)
         n = self.cfg.num_players
@@ -666,7 +667,7 @@ def collect_demonstrations(
         env = saboteur_env.raw_env(
             num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
         )
-        env.reset(seed=int(rng.integers(2**31)))
+        env.reset(seed=draw_train_seed(rng))  # demonstrations: the train split only
         agents = [make_agent(teacher) for _ in range(cfg.num_players)]
         for s, a in enumerate(agents):
             a.reset(s, env.config, seed=int(rng.integers(2**31)))
@@ -874,113 +875,18 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     return path
 
 
-def _pair_rows(
-    candidate: str,
-    baseline: str,
-    deals: int,
-    seed: int,
-    num_players: int,
-    num_rounds: int,
-    workers: int = 1,
-) -> list[tuple[int, str, int, int]]:
-    """Play the two-agent duplicate-deal tournament; one row per (deal, seat, round):
-    ``(role, opposed_by, candidate won, baseline won)``.
-
-    ``opposed_by`` says who plays the *other* role's seats in the candidate's game:
-    ``"candidate"``, ``"baseline"``, ``"both"`` or ``"none"`` (in the baseline's game of the
-    same deal those seats are played by the other agent, so a row compares, e.g., candidate
-    gold-diggers against baseline saboteurs with baseline gold-diggers against candidate
-    saboteurs)."""
-    from experiments.tournament import run, schedule
-
-    tasks = schedule([candidate, baseline], num_players, deals, seed, num_rounds)
-    results = run(tasks, workers=workers, progress=False)
-    by = {(r["deal"], r["offset"]): r for r in results}
-    rows = []
-    for d in range(deals):
-        g0, g1 = by[(d, 0)], by[(d, 1)]
-        for seat in range(num_players):
-            gc, gb = (g0, g1) if g0["lineup"][seat] == candidate else (g1, g0)
-            for rc, rb in zip(gc["rounds"], gb["rounds"]):
-                role = int(rc["roles"][seat])
-                who = {
-                    gc["lineup"][s] == candidate
-                    for s in range(num_players)
-                    if int(rc["roles"][s]) != role
-                }
-                opp = (
-                    "none"
-                    if not who
-                    else "both"
-                    if len(who) == 2
-                    else "candidate"
-                    if True in who
-                    else "baseline"
-                )
-                rows.append((role, opp, int(seat in rc["winners"]), int(seat in rb["winners"])))
-    return rows
-
-
-def tournament_eval(
-    candidate: str,
-    baseline: str,
-    deals: int,
-    seed: int = 0,
-    num_players: int = 5,
-    num_rounds: int = 1,
-    workers: int = 1,
-    breakdown: bool = False,
-) -> dict:
-    """A two-agent duplicate-deal tournament (:mod:`experiments.tournament`) of agent spec
-    ``candidate`` against ``baseline``, with paired win-rate differences.
-
-    Over the two games of a deal every seat is played once by each agent with the same roles,
-    so each (deal, seat, round) gives a pair (candidate won, baseline won) in the same seat and
-    role.  Returns per role: ``n`` pairs, both win rates, the mean difference and its 95%
-    normal interval (fractions, not percent).  ``breakdown=True`` adds ``"breakdown"``:
-    the same per role and per ``opposed_by`` (:func:`_pair_rows`), keyed ``"<role> vs
-    <agent>"``; it shows how much of a role's difference comes from the other role's play.
-    """
-    rows = _pair_rows(candidate, baseline, deals, seed, num_players, num_rounds, workers)
-    pairs: dict[int, list[tuple[int, int]]] = {r: [] for r in range(len(ROLE_NAMES))}
-    for role, _, cw, bw in rows:
-        pairs[role].append((cw, bw))
-    out = _paired(pairs)
-    if breakdown:
-        parts: dict[tuple[int, str], list[tuple[int, int]]] = {}
-        for role, opp, cw, bw in rows:
-            parts.setdefault((role, opp), []).append((cw, bw))
-        out["breakdown"] = {
-            f"{ROLE_NAMES[r]} vs {opp}": _paired({r: pr})[ROLE_NAMES[r]]
-            for (r, opp), pr in sorted(parts.items())
-        }
-    return out
-
-
-def _paired(pairs: dict[int, list[tuple[int, int]]]) -> dict:
-    out = {}
-    for role, pr in pairs.items():
-        if not pr:
-            continue
-        a = np.array(pr, dtype=float)
-        diff = a[:, 0] - a[:, 1]
-        half = 1.96 * diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else float("nan")
-        out[ROLE_NAMES[role]] = {
-            "n": len(pr),
-            "candidate": float(a[:, 0].mean()),
-            "baseline": float(a[:, 1].mean()),
-            "diff": float(diff.mean()),
-            "lo": max(-1.0, float(diff.mean() - half)),
-            "hi": min(1.0, float(diff.mean() + half)),
-        }
-    return out
-
-
 def evaluate(
     net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int, path: Path | None = None
 ) -> dict:
-    """Duplicate-deal tournaments of the current policy against random and the heuristic
-    (through :mod:`experiments.tournament`; the network is saved to ``path`` first)."""
+    """The in-training evaluation: the ``role-probe`` protocol
+    (:func:`experiments.evaluation.protocols.role_probe`) of the current policy against random
+    and the heuristic, on ``deals`` deals per role of the **dev** split (never the test split:
+    checkpoint selection and the learning curve must not see the published deals).  The network
+    is saved to ``path`` first.  Returns flat keys ``{base}_{role}`` (the policy's win rate in
+    the probe seat), ``{base}_base_{role}`` (the reference's), ``{base}_diff_{role}`` and its
+    deal-clustered 95% interval ``{base}_lo_{role}`` / ``{base}_hi_{role}`` (fractions)."""
+    from experiments.evaluation.protocols import role_probe
+
     out: dict[str, float] = {}
     path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
     save_checkpoint(path, net, cfg.game_config(), asdict(cfg))
@@ -988,39 +894,51 @@ def evaluate(
     threads = torch.get_num_threads()
     try:
         results = {
-            base: tournament_eval(f"ppo:{path}", base, deals, seed, cfg.num_players, cfg.num_rounds)
+            base: role_probe(
+                f"ppo:{path}",
+                base,
+                players=cfg.num_players,
+                deals=deals,
+                split="dev",
+                seed=seed,
+                num_rounds=cfg.num_rounds,
+            )
             for base in bases
         }
     finally:  # building a PPO agent limits torch to one thread; training keeps --threads
         torch.set_num_threads(threads)
     for base, res in results.items():
-        for role, r in res.items():
-            out[f"{base}_{role}"] = r["candidate"]
-            out[f"{base}_base_{role}"] = r["baseline"]
-            out[f"{base}_diff_{role}"] = r["diff"]
-            out[f"{base}_lo_{role}"] = r["lo"]
-            out[f"{base}_hi_{role}"] = r["hi"]
+        for role, r in res["roles"].items():
+            out[f"{base}_{role}"] = r["candidate"]["value"]
+            out[f"{base}_base_{role}"] = r["reference"]["value"]
+            out[f"{base}_diff_{role}"] = r["diff"]["value"]
+            out[f"{base}_lo_{role}"] = r["diff"]["lo"]
+            out[f"{base}_hi_{role}"] = r["diff"]["hi"]
     return out
 
 
 def evaluate_checkpoint(
     path: str | Path,
     deals: int = 500,
-    seed: int = 1,
+    seed: int = 0,
     baselines: Sequence[str] = ("random", "heuristic"),
     workers: int = 1,
     num_rounds: int | None = None,
+    split: str = "test",
+    first: int = 0,
 ) -> dict:
-    """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): a
-    duplicate-deal tournament against each baseline, with the paired per-role differences
-    and their breakdown (:func:`tournament_eval`), at the checkpoint's player count and, unless
-    ``num_rounds`` is given, the round count of its training games.
+    """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): the
+    ``role-probe`` head-to-head (:func:`experiments.evaluation.protocols.head_to_head`) against
+    each baseline, per role, on ``deals`` deals per role of ``split`` (default ``test``) from
+    ``first``, at the checkpoint's player count; games have ``num_rounds`` rounds (default: as
+    many as its training games) and round 1 is probed.
 
-    Returns ``{baseline: {role: {...}, "breakdown": {...}}, "checkpoint", "deals", "seed",
-    "seconds"}``.  Raises :class:`~agents.network.CheckpointMismatchError` (a ``ValueError``)
-    for a checkpoint that does not match the environment's spaces.
+    Returns the head-to-head dict plus ``"checkpoint"``, ``"num_players"``, ``"num_rounds"``
+    and ``"seconds"``.  Raises :class:`~agents.network.CheckpointMismatchError` (a
+    ``ValueError``) for a checkpoint that does not match the environment's spaces.
     """
     from agents.network import CheckpointMismatchError, read_checkpoint
+    from experiments.evaluation.protocols import head_to_head
 
     _, meta = read_checkpoint(path)  # refuses a game_config that is not an object
     game = meta.get("game_config", {})
@@ -1032,39 +950,31 @@ def evaluate_checkpoint(
         raise CheckpointMismatchError(
             f"{path}: metadata game_config num_players/num_rounds are not ints ({err})"
         ) from err
-    out: dict = {
-        "checkpoint": str(path),
-        "deals": deals,
-        "seed": seed,
-        "num_players": players,
-        "num_rounds": num_rounds,
-    }
     t0 = time.perf_counter()
-    for base in baselines:
-        out[base] = tournament_eval(
-            f"ppo:{path}", base, deals, seed, players, num_rounds, workers=workers, breakdown=True
-        )
-    out["seconds"] = time.perf_counter() - t0
+    out = head_to_head(
+        f"ppo:{path}",
+        list(baselines),
+        players,
+        deals,
+        split,
+        first,
+        seed,
+        workers=workers,
+        num_rounds=num_rounds,
+    )
+    out.update(
+        checkpoint=str(path),
+        num_players=players,
+        num_rounds=num_rounds,
+        seconds=time.perf_counter() - t0,
+    )
     return out
 
 
 def _print_evaluation(res: dict) -> None:
-    for key, val in res.items():
-        if not isinstance(val, dict):
-            continue
-        print(
-            f"against {key} ({res['deals']} deals x 2 games, {res['num_players']} players, "
-            f"{res['num_rounds']} round(s) per game, paired difference in the same seat and "
-            "role, 95% interval):"
-        )
-        rows = [(role, r) for role, r in val.items() if role != "breakdown"]
-        rows += [("  " + k, r) for k, r in val.get("breakdown", {}).items()]
-        for name, r in rows:
-            print(
-                f"  {name:<28} n={r['n']:>5}  ppo {100 * r['candidate']:5.1f}%  "
-                f"{key} {100 * r['baseline']:5.1f}%  diff {100 * r['diff']:+6.1f} "
-                f"[{100 * r['lo']:+.1f}, {100 * r['hi']:+.1f}]"
-            )
+    from experiments.evaluation.protocols import format_head_to_head
+
+    print(format_head_to_head(res))
 
 
 def train(cfg: TrainConfig) -> dict:
@@ -1201,7 +1111,7 @@ def train(cfg: TrainConfig) -> dict:
                 or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions)
             )
             if cfg.eval_every and (it % cfg.eval_every == 0 or done):
-                ev = evaluate(net, cfg, cfg.eval_deals, seed=10_000_000 + cfg.seed)
+                ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
                 logs.log_eval(
                     {"iteration": it, "learning_decisions": collector.learning_decisions, **ev}
                 )
@@ -1382,13 +1292,21 @@ def main(argv=None) -> None:
 
         p = argparse.ArgumentParser(
             prog="saboteur train --evaluate",
-            description="Evaluate a checkpoint: duplicate-deal tournaments against random "
-            "and the heuristic, paired per-role win-rate differences.",
+            description="Evaluate a checkpoint: the role-probe protocol against random and "
+            "the heuristic (the checkpoint in one seat and role, every other seat the "
+            "reference, paired with an all-reference game of the same deal), per role.",
             formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         )
         p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
-        p.add_argument("--deals", type=at_least(1), default=500)
-        p.add_argument("--seed", type=at_least(0), default=1)
+        p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
+        p.add_argument(
+            "--split",
+            choices=("test", "dev"),
+            default="test",
+            help="deal split (experiments.evaluation.splits)",
+        )
+        p.add_argument("--first-deal", type=at_least(0), default=0)
+        p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
         p.add_argument("--workers", type=at_least(1), default=1)
         p.add_argument(
             "--rounds",
@@ -1404,7 +1322,13 @@ def main(argv=None) -> None:
             check_output_file(p, a.json, "--json")
         try:
             res = evaluate_checkpoint(
-                a.evaluate, a.deals, a.seed, workers=a.workers, num_rounds=a.rounds
+                a.evaluate,
+                a.deals,
+                a.seed,
+                workers=a.workers,
+                num_rounds=a.rounds,
+                split=a.split,
+                first=a.first_deal,
             )
         except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
             p.error(f"--evaluate {a.evaluate!r}: {err}")

@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import saboteur_env  # noqa: E402
 from agents.network import PolicyValueNet, env_spec, load_checkpoint  # noqa: E402
 from experiments.train import (  # noqa: E402
     Collector,
@@ -209,42 +210,27 @@ def test_maskable_ppo_example_no_illegal_actions():
     assert env.illegal_actions == 1
 
 
-def test_tournament_eval_pairs_seats(tmp_path):
+def test_checkpoint_evaluation_is_a_role_probe_on_the_test_split(tmp_path):
+    """``--evaluate`` is the role-probe protocol: per role, the checkpoint's win in the probe
+    seat minus the reference's in the same seat of the same deal; the deals come from the
+    test split; the player count from the checkpoint (here 4)."""
     from agents.network import save_checkpoint
-    from experiments.train import tournament_eval
+    from experiments.evaluation.splits import TEST
+    from experiments.train import evaluate_checkpoint
 
-    cfg = TrainConfig()
-    path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
-    res = tournament_eval(f"ppo:{path}", "random", deals=2, seed=0)
-    assert sum(r["n"] for r in res.values()) == 2 * 5  # deals x seats, one round
-    for r in res.values():
-        assert r["lo"] <= r["diff"] <= r["hi"] or math.isnan(r["lo"])
-        assert r["diff"] == pytest.approx(r["candidate"] - r["baseline"])
-
-
-def test_tournament_eval_breakdown_partitions_pairs(tmp_path):
-    """The breakdown by who plays the other role splits every role's pairs exactly."""
-    from agents.network import save_checkpoint
-    from experiments.train import evaluate_checkpoint, tournament_eval
-
-    cfg = TrainConfig()
-    path = save_checkpoint(tmp_path / "t.pt", tiny(cfg), cfg.game_config())
-    res = tournament_eval(f"ppo:{path}", "random", deals=3, seed=1, breakdown=True)
-    parts = res.pop("breakdown")
-    for role, r in res.items():
-        mine = [p for k, p in parts.items() if k.startswith(role + " vs ")]
-        assert sum(p["n"] for p in mine) == r["n"]
-        assert sum(p["n"] * p["diff"] for p in mine) == pytest.approx(r["n"] * r["diff"])
-        assert all(k.split(" vs ")[1] in ("candidate", "baseline", "both", "none") for k in parts)
-        assert -1 <= r["lo"] <= r["hi"] <= 1
-    # the player count comes from the checkpoint (here 4 players: 4 pairs per deal)
     cfg4 = TrainConfig(num_players=4)
     path4 = save_checkpoint(tmp_path / "t4.pt", tiny(cfg4), cfg4.game_config())
-    ev = evaluate_checkpoint(path4, deals=1, seed=1, baselines=("random",))
-    assert (
-        ev["num_players"] == 4
-        and sum(r["n"] for k, r in ev["random"].items() if k != "breakdown") == 4
-    )
+    ev = evaluate_checkpoint(path4, deals=3, seed=1, baselines=("random",))
+    assert ev["num_players"] == 4 and ev["split"] == "test" and ev["protocol"] == "role-probe"
+    res = ev["against"]["random"]
+    assert set(res["roles"]) == {"gold-digger", "saboteur"}
+    for r in res["roles"].values():
+        assert r["deals"] == 3 == r["diff"]["clusters"]
+        assert r["diff"]["value"] == pytest.approx(
+            r["candidate"]["value"] - r["reference"]["value"]
+        )
+        assert -1 <= r["diff"]["lo"] <= r["diff"]["value"] <= r["diff"]["hi"] <= 1
+    assert res["split"] == "test" and 0 == TEST.start
 
 
 # --- regressions: bad options, threads, --init, Ctrl-C, --evaluate, the interop example ----
@@ -423,16 +409,16 @@ def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
 
 def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys):
     """--evaluate played 1-round games whatever the checkpoint was trained on; now the
-    checkpoint's round count by default (--rounds overrides), and a --json into a missing
-    folder is a usage error before the (long) evaluation instead of a crash after it."""
+    checkpoint's round count by default (--rounds overrides; round 1 is probed), and a --json
+    into a missing folder is a usage error before the (long) evaluation instead of a crash
+    after it."""
     from agents.network import save_checkpoint
     from experiments.train import evaluate_checkpoint
 
     cfg = TrainConfig(num_rounds=2)
     path = save_checkpoint(tmp_path / "r2.pt", tiny(cfg), cfg.game_config())
     ev = evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",))
-    assert ev["num_rounds"] == 2
-    assert sum(r["n"] for k, r in ev["random"].items() if k != "breakdown") == 5 * 2
+    assert ev["num_rounds"] == 2 == ev["against"]["random"]["num_rounds"]
     assert (
         evaluate_checkpoint(path, deals=1, seed=1, baselines=("random",), num_rounds=1)[
             "num_rounds"
@@ -588,3 +574,43 @@ def test_maskable_example_prints_a_random_reference(capsys):
     assert "random agent (reference)" in out
     assert math.isfinite(res["random_mean_reward"])
     assert math.isfinite(res["same_episodes_mean_reward"])
+
+
+def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
+    """Every environment a training run resets (self-play, demonstrations, the in-training
+    evaluation) gets a seed of the train or dev split, never one of the test split that the
+    published evaluations use (DESIGN 9)."""
+    from experiments.evaluation.splits import DEV, TEST, TRAIN
+
+    env_cls = type(saboteur_env.raw_env())
+    seeds: list = []
+    original = env_cls.reset
+
+    def reset(self, seed=None, options=None):
+        seeds.append(seed)
+        return original(self, seed=seed, options=options)
+
+    monkeypatch.setattr(env_cls, "reset", reset)
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=60,
+        iterations=1,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.0,
+        eval_every=1,
+        eval_deals=2,
+        out=str(tmp_path / "run"),
+        progress=False,
+        seed=5,
+        bc_decisions=30,
+        bc_epochs=1,
+    )
+    train(cfg)
+    drawn = [s for s in seeds if s is not None]
+    assert len(drawn) > 10
+    assert not [s for s in drawn if s in TEST]
+    assert any(s in TRAIN for s in drawn) and any(s in DEV for s in drawn)

@@ -7,8 +7,9 @@ of clusters beside it.
 
 * :func:`cluster_rate` - a rate of 0/1 outcomes: the Wilson score interval at the effective
   sample size ``n / deff``, where the design effect ``deff`` is the ratio of the cluster-robust
-  variance of the mean (:func:`cluster_se`) to the naive binomial one, floored at 1 (Kish
-  1965; never narrower than the naive interval).  Analytic, stays inside [0, 1].
+  variance of the mean (:func:`cluster_se`) to the naive one, ``p (1 - p) / (n - 1)`` (the
+  same small-sample correction, so one observation per deal gives ``deff = 1``), floored at 1
+  (Kish 1965; never narrower than the naive interval).  Analytic, stays inside [0, 1].
 * :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
   deal-level percentile bootstrap (resample whole deals with replacement).
 * :func:`cluster_bootstrap` - the same resampling for any statistic computed from weighted
@@ -113,7 +114,7 @@ def cluster_rate(won: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> 
     p = float(v.mean())
     deff = 1.0
     if 0.0 < p < 1.0 and g >= 2:
-        deff = max(1.0, cluster_se(v, c) ** 2 / (p * (1 - p) / n))
+        deff = max(1.0, cluster_se(v, c) ** 2 / (p * (1 - p) / (n - 1)))
     z = _z(level)
     n_eff = n / deff
     lo, hi = wilson(p * n_eff, n_eff, z)

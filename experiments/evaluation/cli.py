@@ -1,0 +1,91 @@
+"""``saboteur evaluate``: the published evaluations (DESIGN 9).
+
+``saboteur evaluate heuristic --against random,heuristic --players 5 --deals 500``
+    the ``role-probe`` head-to-head of a candidate against each reference, per role;
+``saboteur evaluate --external random,heuristic,heuristic:subtle``
+    the external 4-player protocol (a saboteur against three heuristic gold-diggers), beside
+    the published figures.
+
+Deals come from ``--split`` (default ``test``) from ``--first-deal``; the command prints the
+split, the deal count and the seed with the table, and ``--json FILE`` writes the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from experiments.cli_args import at_least, check_agents, check_config, check_output_file
+from experiments.evaluation.splits import SPLITS
+
+
+def main(argv=None) -> dict:
+    """Run the command; returns the result dict (also written with ``--json``)."""
+    p = argparse.ArgumentParser(
+        prog="saboteur evaluate",
+        description="Role-probe head-to-head of a candidate agent against reference agents "
+        "(experiments.evaluation), or the external 4-player saboteur protocol.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument("candidate", nargs="?", default=None, help="agent spec under test")
+    p.add_argument("--against", default="random,heuristic", help="reference agent specs")
+    p.add_argument(
+        "--external",
+        default=None,
+        metavar="SPECS",
+        help="instead: the external protocol for these comma-separated saboteur specs",
+    )
+    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--expansion", action="store_true", help="Saboteur 2 (all six roles)")
+    p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
+    p.add_argument("--split", choices=tuple(SPLITS), default="test")
+    p.add_argument("--first-deal", type=at_least(0), default=0)
+    p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
+    p.add_argument("--workers", type=at_least(1), default=1)
+    p.add_argument("--json", default="", help="also write the result to this file")
+    a = p.parse_args(argv)
+    if a.json:
+        check_output_file(p, a.json, "--json")
+    from experiments.evaluation import protocols
+
+    t0 = time.perf_counter()
+    if a.external is not None:
+        if a.candidate is not None:
+            p.error("--external takes its candidates itself; give no positional candidate")
+        specs = [s.strip() for s in a.external.split(",") if s.strip()]
+        if not specs:
+            p.error("--external: at least one agent spec is needed")
+        check_agents(p, specs)
+        res = protocols.external_protocol(
+            specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
+        )
+        text = protocols.format_external(res)
+    else:
+        if a.candidate is None:
+            p.error("give a candidate agent spec (or --external SPECS)")
+        refs = [s.strip() for s in a.against.split(",") if s.strip()]
+        if not refs:
+            p.error("--against: at least one agent spec is needed")
+        check_agents(p, [a.candidate, *refs])
+        check_config(p, num_players=a.players, num_rounds=1, expansion=a.expansion)
+        res = protocols.head_to_head(
+            a.candidate,
+            refs,
+            a.players,
+            a.deals,
+            a.split,
+            a.first_deal,
+            a.seed,
+            a.expansion,
+            workers=a.workers,
+        )
+        text = protocols.format_head_to_head(res)
+    res["seconds"] = time.perf_counter() - t0
+    print(text)
+    print(f"({res['seconds']:.0f} s)")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1)
+            f.write("\n")
+    return res

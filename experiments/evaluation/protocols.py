@@ -1,0 +1,363 @@
+"""Evaluation protocols: who sits where, on which deals (DESIGN 9).
+
+``role-probe`` (:func:`role_probe`) - isolates how well a *candidate* plays one role.  For role
+``q``, the deals are the first ``deals`` deals of the split (from ``first``) in which some seat
+holds ``q`` in the (only) round; the probe seat is one of those seats (rotated by deal).  Each
+such deal is played twice, one round each:
+
+* the *reference game*: every seat is the reference agent;
+* the *probe game*: the probe seat is the candidate, every other seat the reference agent.
+
+Same deal, same roles, same agent seeds per seat, so the paired difference (candidate won minus
+reference won, in that seat and role) measures the candidate's play of ``q`` and nothing else.
+The reference game of a deal does not depend on the probe seat, so it is played once per deal
+and shared by every role's probe.  Run for every role of the ruleset (base: gold-digger,
+saboteur; Saboteur 2: its six roles).  One-round games: a role is fixed for one round only
+(RULES 2.2 deals new role cards every round).
+
+``mixed`` - the tournament's rotation (:func:`experiments.tournament.schedule`): every agent in
+every seat of every deal once; for ratings (:mod:`experiments.evaluation.team`), not for
+per-role claims, since each role's result there also contains the agent's play of the others.
+
+``external`` (:func:`external_protocol`) - the protocol of the one published Saboteur AI result
+(4 players, base game, a saboteur candidate against three heuristic gold-diggers, the
+saboteur's win rate over 500 games): ``role-probe`` for the saboteur at 4 players with the
+heuristic as reference.  At 4 players at most one saboteur is in play, so the other three
+seats are gold-diggers in every probed deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.evaluation.outcomes import role_won
+from experiments.evaluation.splits import DealSplit, deal_seeds, split_named
+from experiments.evaluation.stats import Estimate, cluster_mean, cluster_rate
+from saboteur_env.engine.ruleset import Ruleset, ruleset_of
+
+PROTOCOLS = ("role-probe", "mixed", "external")
+#: published figures of the external protocol (their engine and bots, not ours)
+EXTERNAL_PUBLISHED = {
+    "BC + KL-regularised PPO saboteur (published)": 0.756,
+    "their heuristic saboteur (published)": 0.348,
+}
+#: how far past ``deals`` a probe may scan the split for deals holding its role
+SCAN_FACTOR = 200
+
+
+def probe_agent_seed(seed: int, deal_seed: int, seat: int) -> int:
+    """The agent seed of ``seat`` in both games of a probed deal (the same in both, so the
+    reference seats of the two games start from the same random state)."""
+    return int(np.random.SeedSequence([seed, deal_seed, seat, 0xA6E]).generate_state(1)[0])
+
+
+def dealt_roles(deal_seed: int, players: int, expansion: bool = False) -> np.ndarray:
+    """int64 ``(players,)``: the role of every seat in round 1 of the deal (RULES 2.2)."""
+    import saboteur_env
+
+    env = saboteur_env.raw_env(num_players=players, num_rounds=1, expansion=expansion)
+    env.reset(seed=int(deal_seed))
+    return np.asarray(env.game.roles, dtype=np.int64).copy()
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probed (deal, role): the candidate plays ``role`` in ``seat``."""
+
+    deal: int  # index within the split, from its start
+    deal_seed: int
+    role: int
+    seat: int
+
+
+def probe_deals(
+    role: int,
+    players: int,
+    deals: int,
+    split: DealSplit | str = "test",
+    first: int = 0,
+    expansion: bool = False,
+    roles_cache: dict | None = None,
+) -> list[Probe]:
+    """The probes of ``role``: the first ``deals`` deals of ``split`` (from ``first``) in which
+    a seat holds ``role``; the seat is the ``(k % m)``-th of the ``m`` seats holding it in the
+    ``k``-th such deal.
+
+    Raises:
+        ValueError: for a role id the ruleset does not have, or when fewer than ``deals`` deals
+            hold the role within ``SCAN_FACTOR * deals`` deals of the split.
+    """
+    rules = ruleset_of(expansion)
+    if not 0 <= role < rules.n_roles:
+        raise ValueError(f"role {role}: {rules.name} has roles 0-{rules.n_roles - 1}")
+    s = split_named(split) if isinstance(split, str) else split
+    cache = {} if roles_cache is None else roles_cache
+    out: list[Probe] = []
+    limit = min(SCAN_FACTOR * max(deals, 1), s.size - first)
+    for k, ds in enumerate(deal_seeds(s, limit, first)):
+        if len(out) == deals:
+            break
+        if ds not in cache:
+            cache[ds] = dealt_roles(ds, players, expansion)
+        seats = np.flatnonzero(cache[ds] == role)
+        if len(seats):
+            out.append(Probe(first + k, ds, role, int(seats[len(out) % len(seats)])))
+    if len(out) < deals:
+        raise ValueError(
+            f"only {len(out)} of {limit} {s.name} deals hold the role {rules.roles[role]!r} "
+            f"at {players} players; {deals} were asked for"
+        )
+    return out
+
+
+def probe_schedule(
+    candidate: str,
+    reference: str,
+    players: int = 5,
+    deals: int = 500,
+    split: str = "test",
+    first: int = 0,
+    seed: int = 0,
+    expansion: bool = False,
+    roles: Sequence[int] | None = None,
+    num_rounds: int = 1,
+) -> tuple[list, dict[int, list[tuple[Probe, int, int]]]]:
+    """The games of a ``role-probe`` run: ``(tasks, pairs)`` where ``tasks`` are
+    :class:`experiments.tournament.Task` in game-id order and ``pairs[role]`` lists
+    ``(probe, probe_game_id, reference_game_id)``.
+
+    Raises:
+        ValueError: for an unknown split or role, or too few deals holding a role.
+    """
+    from experiments.tournament import Task
+
+    rules: Ruleset = ruleset_of(expansion)
+    s = split_named(split)
+    role_ids = list(range(rules.n_roles)) if roles is None else [int(r) for r in roles]
+    cache: dict = {}
+    config = (("expansion", True),) if expansion else ()
+    tasks: list = []
+    ref_game: dict[int, int] = {}
+    probe_game: dict[tuple[int, int], int] = {}
+
+    def task(deal: int, ds: int, lineup: tuple[str, ...], offset: int) -> int:
+        seeds = tuple(probe_agent_seed(seed, ds, p) for p in range(players))
+        tasks.append(Task(len(tasks), deal, ds, offset, lineup, seeds, num_rounds, "none", config))
+        return len(tasks) - 1
+
+    pairs: dict[int, list[tuple[Probe, int, int]]] = {}
+    for q in role_ids:
+        pairs[q] = []
+        for p in probe_deals(q, players, deals, s, first, expansion, roles_cache=cache):
+            if p.deal_seed not in ref_game:
+                ref_game[p.deal_seed] = task(p.deal, p.deal_seed, (reference,) * players, 0)
+            key = (p.deal_seed, p.seat)
+            if key not in probe_game:
+                lineup = tuple(candidate if i == p.seat else reference for i in range(players))
+                probe_game[key] = task(p.deal, p.deal_seed, lineup, 1 + p.seat)
+            pairs[q].append((p, probe_game[key], ref_game[p.deal_seed]))
+    return tasks, pairs
+
+
+def role_probe(
+    candidate: str,
+    reference: str,
+    players: int = 5,
+    deals: int = 500,
+    split: str = "test",
+    first: int = 0,
+    seed: int = 0,
+    expansion: bool = False,
+    roles: Sequence[int] | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    num_rounds: int = 1,
+) -> dict:
+    """Run the ``role-probe`` protocol (module docstring) of ``candidate`` against
+    ``reference`` for every role (or the role ids in ``roles``).  Games have ``num_rounds``
+    rounds (for agents trained on longer games); only round 1, where the role is fixed, is
+    probed.
+
+    Returns a JSON-ready dict: ``{"protocol", "candidate", "reference", "players",
+    "expansion", "split", "first", "seed", "games", "roles": {role name: {"deals",
+    "candidate", "reference", "diff"}}}`` where the three are :meth:`Estimate.as_dict` (win
+    rates of the probe seat and their paired difference, deal-clustered; fractions).
+
+    Raises:
+        ValueError: for an unknown split, role or agent spec, or too few deals holding a role.
+    """
+    from experiments.tournament import run
+
+    rules: Ruleset = ruleset_of(expansion)
+    s = split_named(split)
+    tasks, pairs = probe_schedule(
+        candidate, reference, players, deals, s.name, first, seed, expansion, roles, num_rounds
+    )
+    results = run(tasks, workers=workers, progress=progress)
+    out_roles = {}
+    for q, qpairs in pairs.items():
+        cw, rw, clusters = [], [], []
+        for p, pg, rg in qpairs:
+            rc = results[pg]["rounds"][0]
+            rr = results[rg]["rounds"][0]
+            assert rc["roles"][p.seat] == q and rr["roles"][p.seat] == q  # same deal, same role
+            cw.append(float(role_won(rc, p.seat, rules)))
+            rw.append(float(role_won(rr, p.seat, rules)))
+            clusters.append(p.deal_seed)
+        c, r, cl = np.array(cw), np.array(rw), np.array(clusters)
+        out_roles[rules.roles[q]] = {
+            "deals": len(cl),
+            "candidate": cluster_rate(c, cl).as_dict(),
+            "reference": cluster_rate(r, cl).as_dict(),
+            "diff": cluster_mean(c - r, cl, seed=seed).as_dict(),
+        }
+    return {
+        "protocol": "role-probe",
+        "candidate": candidate,
+        "reference": reference,
+        "players": players,
+        "expansion": expansion,
+        "ruleset": rules.name,
+        "split": s.name,
+        "first": first,
+        "seed": seed,
+        "num_rounds": num_rounds,
+        "games": len(tasks),
+        "roles": out_roles,
+    }
+
+
+def head_to_head(
+    candidate: str,
+    references: Sequence[str],
+    players: int = 5,
+    deals: int = 500,
+    split: str = "test",
+    first: int = 0,
+    seed: int = 0,
+    expansion: bool = False,
+    workers: int = 1,
+    progress: bool = False,
+    num_rounds: int = 1,
+) -> dict:
+    """:func:`role_probe` of ``candidate`` against each reference: ``{"candidate", "players",
+    "expansion", "split", "first", "deals", "seed", "against": {reference: role_probe(...)}}``."""
+    return {
+        "protocol": "role-probe",
+        "candidate": candidate,
+        "players": players,
+        "expansion": expansion,
+        "split": split,
+        "first": first,
+        "deals": deals,
+        "seed": seed,
+        "num_rounds": num_rounds,
+        "against": {
+            ref: role_probe(
+                candidate,
+                ref,
+                players,
+                deals,
+                split,
+                first,
+                seed,
+                expansion,
+                workers=workers,
+                progress=progress,
+                num_rounds=num_rounds,
+            )
+            for ref in references
+        },
+    }
+
+
+def format_head_to_head(h2h: dict) -> str:
+    """The head-to-head table: one line per reference and role."""
+    game = "Saboteur 2" if h2h["expansion"] else "base game"
+    lines = [
+        f"role-probe: {h2h['candidate']} in one seat, every other seat the reference; "
+        f"{game}, {h2h['players']} players, round 1 of {h2h.get('num_rounds', 1)}-round "
+        f"games, {h2h['split']} deals from "
+        f"{h2h['first']} ({h2h['deals']} per role), seed {h2h['seed']}; deal-clustered 95%",
+        f"{'reference':<18} {'role':<12} {'deals':>5}  {'candidate win':>20}  "
+        f"{'reference win':>20}  {'difference (points)':>22}",
+    ]
+    for ref, res in h2h["against"].items():
+        for role, r in res["roles"].items():
+            c, b, d = (Estimate(**r[k]) for k in ("candidate", "reference", "diff"))
+            lines.append(
+                f"{ref:<18} {role:<12} {r['deals']:>5}  {c.pct():>20}  {b.pct():>20}  "
+                f"{d.pct(signed=True):>22}"
+            )
+    return "\n".join(lines)
+
+
+def external_protocol(
+    candidates: Sequence[str],
+    deals: int = 500,
+    split: str = "test",
+    first: int = 0,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+) -> dict:
+    """The external protocol (module docstring) for each candidate: its saboteur win rate in
+    a 4-player base round against three heuristic gold-diggers, over ``deals`` deals.
+
+    Returns ``{"protocol": "external", "deals", "split", "first", "seed", "reference":
+    "heuristic", "candidates": {spec: Estimate.as_dict() | {"error": text}}, "published":
+    EXTERNAL_PUBLISHED}``; a candidate that cannot play 4 players (e.g. a checkpoint trained
+    for 5) gets ``{"error": ...}``.
+    """
+    from saboteur_env.engine.ruleset import BASE
+
+    out: dict = {}
+    for spec in candidates:
+        try:
+            res = role_probe(
+                spec,
+                "heuristic",
+                players=4,
+                deals=deals,
+                split=split,
+                first=first,
+                seed=seed,
+                roles=[BASE.saboteur],
+                workers=workers,
+                progress=progress,
+            )
+        except ValueError as err:  # e.g. a checkpoint whose spaces are those of 5 players
+            out[spec] = {"error": str(err).splitlines()[0]}
+            continue
+        out[spec] = res["roles"][BASE.roles[BASE.saboteur]]["candidate"]
+    return {
+        "protocol": "external",
+        "players": 4,
+        "deals": deals,
+        "split": split,
+        "first": first,
+        "seed": seed,
+        "reference": "heuristic",
+        "candidates": out,
+        "published": dict(EXTERNAL_PUBLISHED),
+    }
+
+
+def format_external(ext: dict) -> str:
+    """The external protocol's table, ours beside the published figures."""
+    lines = [
+        f"external protocol: base game, 4 players, the candidate as saboteur against three "
+        f"heuristic gold-diggers, {ext['deals']} {ext['split']} deals from {ext['first']}; "
+        "deal-clustered 95%",
+        f"{'saboteur':<46} {'win rate':>22}",
+    ]
+    for spec, r in ext["candidates"].items():
+        text = r["error"] if "error" in r else Estimate(**r).pct()
+        lines.append(f"{spec:<46} {text:>22}")
+    for name, v in ext["published"].items():
+        lines.append(f"{name:<46} {100 * v:>21.1f}%")
+    lines.append("(published: their engine and their bots; ours: this engine and ours)")
+    return "\n".join(lines)

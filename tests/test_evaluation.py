@@ -1,0 +1,152 @@
+"""The evaluation module (DESIGN 9): deal splits, deal-clustered intervals, the role-probe
+schedule, the balance by saboteurs in play."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from experiments.evaluation.outcomes import round_table, saboteurs_in_play
+from experiments.evaluation.protocols import dealt_roles, probe_deals, probe_schedule
+from experiments.evaluation.splits import (
+    DEV,
+    TEST,
+    TRAIN,
+    deal_seeds,
+    draw_train_seed,
+    split_named,
+    split_of,
+)
+from experiments.evaluation.stats import cluster_mean, cluster_rate, cluster_se
+from experiments.ratings import wilson
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+
+
+# --- splits ----------------------------------------------------------------------------------
+def test_splits_are_disjoint_and_cover_the_seed_range():
+    assert TEST.stop == DEV.start and DEV.stop == TRAIN.start and TRAIN.stop == 2**31
+    assert deal_seeds("test", 3, first=10) == [10, 11, 12]
+    assert deal_seeds("dev", 2) == [1_000_000, 1_000_001]
+    assert split_of(999_999) is TEST and split_of(1_000_000) is DEV and split_of(2**31 - 1) is TRAIN
+    rng = np.random.default_rng(0)
+    assert all(draw_train_seed(rng) in TRAIN for _ in range(1000))
+    with pytest.raises(ValueError, match="valid: train, dev, test|valid: test, dev, train"):
+        split_named("validation")
+    with pytest.raises(ValueError, match="run past the test split"):
+        deal_seeds("test", 2, first=TEST.size - 1)
+    with pytest.raises(ValueError, match="in no split"):
+        split_of(-1)
+
+
+# --- deal-clustered intervals -------------------------------------------------------------
+def test_clustered_rate_is_wider_than_the_naive_one_and_matches_the_hand_value():
+    """Four deals, three seats each sharing the deal's outcome (1, 1, 0, 0): 12 observations
+    but only 4 independent ones.  By hand: S_g = 3, 3, 0, 0, m N_g = 1.5, so the clustered
+    variance of the mean is 4/3 * 4 * 1.5**2 / 12**2 = 1/12; the naive one is 0.25/11; the
+    design effect is 11/3, the effective sample size 36/11, and the interval is Wilson's for
+    half of 36/11 trials won."""
+    won = np.array([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0], dtype=float)
+    deals = np.repeat([0, 1, 2, 3], 3)
+    assert cluster_se(won, deals) == pytest.approx(math.sqrt(1 / 12))
+    e = cluster_rate(won, deals)
+    z, n_eff = 1.959963984540054, 36 / 11
+    half = z * math.sqrt(0.25 / n_eff + z * z / (4 * n_eff**2)) / (1 + z * z / n_eff)
+    assert (e.value, e.n, e.clusters) == (0.5, 12, 4)
+    assert e.lo == pytest.approx(0.5 - half) and e.hi == pytest.approx(0.5 + half)
+    assert e.lo == pytest.approx(0.1326, abs=1e-4)
+    naive = wilson(6, 12)
+    assert e.hi - e.lo > 1.4 * (naive[1] - naive[0])
+    # independent seats (no within-deal correlation): never narrower than the naive interval
+    ind = cluster_rate(np.array([1, 0, 1, 0, 1, 0], dtype=float), np.arange(6))
+    assert (ind.lo, ind.hi) == pytest.approx(wilson(3, 6))
+
+
+def test_deal_bootstrap_of_a_mean_agrees_with_the_cluster_robust_error():
+    rng = np.random.default_rng(1)
+    deal_effect = rng.normal(size=400)
+    deals = np.repeat(np.arange(400), 5)
+    values = deal_effect[deals] + rng.normal(scale=0.5, size=deals.size)
+    e = cluster_mean(values, deals, n_boot=4000, seed=2)
+    se = cluster_se(values, deals)
+    assert (e.n, e.clusters) == (2000, 400)
+    assert (e.hi - e.lo) == pytest.approx(2 * 1.96 * se, rel=0.08)
+    # treating the 2000 rows as independent would be about twice too narrow here
+    assert 2 * 1.96 * values.std(ddof=1) / math.sqrt(2000) < 0.6 * (e.hi - e.lo)
+    with pytest.raises(ValueError, match="same length"):
+        cluster_mean(values, deals[:-1])
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        cluster_rate(np.array([0.5]), np.array([0]))
+
+
+# --- role-probe -------------------------------------------------------------------------------
+@pytest.mark.parametrize("expansion,players", [(False, 5), (False, 4), (True, 6)])
+def test_role_probe_places_the_candidate_in_the_stated_role_and_seat(expansion, players):
+    rules = SABOTEUR_2 if expansion else BASE
+    tasks, pairs = probe_schedule(
+        "cand", "ref", players=players, deals=6, split="dev", seed=3, expansion=expansion
+    )
+    assert set(pairs) == set(range(rules.n_roles))
+    for q, qpairs in pairs.items():
+        assert len(qpairs) == 6
+        for probe, pg, rg in qpairs:
+            p, r = tasks[pg], tasks[rg]
+            assert p.deal_seed == r.deal_seed == probe.deal_seed and probe.deal_seed in DEV
+            assert dealt_roles(probe.deal_seed, players, expansion)[probe.seat] == q
+            assert p.lineup[probe.seat] == "cand"
+            assert [a for i, a in enumerate(p.lineup) if i != probe.seat] == ["ref"] * (
+                players - 1
+            )
+            assert r.lineup == ("ref",) * players
+            assert p.agent_seeds == r.agent_seeds  # the reference seats start alike
+    # the reference game of a deal is shared by all roles probed on it
+    ref_ids = [rg for qp in pairs.values() for _, _, rg in qp]
+    assert len({tasks[i].deal_seed for i in ref_ids}) == len(set(ref_ids))
+
+
+def test_probe_deals_skip_deals_without_the_role():
+    """At 4 base players a deal holds 0 or 1 saboteur (RULES 2.2); the saboteur probe takes
+    the first deals that hold one."""
+    probes = probe_deals(BASE.saboteur, 4, 20, "test")
+    held = [s for s in range(0, probes[-1].deal_seed + 1) if BASE.saboteur in dealt_roles(s, 4)]
+    assert [p.deal_seed for p in probes] == held[:20]
+    with pytest.raises(ValueError, match="roles 0-1"):
+        probe_deals(2, 5, 1)
+
+
+def test_role_probe_pairs_are_played_on_the_same_deal_and_role():
+    from experiments.evaluation.protocols import role_probe
+
+    res = role_probe("random", "heuristic", players=5, deals=4, split="dev", seed=0)
+    for role, r in res["roles"].items():
+        assert r["deals"] == 4 == r["candidate"]["n"] == r["diff"]["clusters"]
+        assert r["diff"]["value"] == pytest.approx(
+            r["candidate"]["value"] - r["reference"]["value"]
+        )
+
+
+# --- balance by saboteurs in play ---------------------------------------------------------
+def test_tournament_side_rates_by_saboteurs_in_play_match_a_hand_count():
+    """At 4 players a round has 0 or 1 saboteur; the summary's saboteur-side rate given k
+    saboteurs is the share of those rounds where the gold was not found, counted here by
+    hand from the raw results."""
+    from experiments.tournament import run, schedule, summarize
+
+    results = run(schedule(["random"], 4, deals=30, seed=0, num_rounds=1), progress=False)
+    s = summarize(results, ["random"], n_boot=20)
+    by_hand: dict[int, list[int]] = {}
+    for r in results:
+        rd = r["rounds"][0]
+        k = saboteurs_in_play(rd, BASE)
+        by_hand.setdefault(k, []).append(0 if rd["gold_found"] else 1)
+    assert set(by_hand) == {0, 1}  # both occur in 30 deals
+    for k, outcomes in by_hand.items():
+        cell = s["saboteur_side_by_saboteurs"][str(k)]
+        assert (cell["n"], cell["wins"]) == (len(outcomes), sum(outcomes))
+    given = s["saboteur_side_given_saboteur"]
+    assert (given["n"], given["wins"]) == (len(by_hand[1]), sum(by_hand[1]))
+    # a round with no saboteur in play is never won by the saboteurs' side... but it can
+    # still end with the gold not found (the deck runs out): it is reported, not hidden
+    t = round_table(results)
+    assert len(t) == 4 * 30 and set(np.unique(t.saboteurs)) == {0, 1}
