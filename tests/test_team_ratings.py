@@ -216,3 +216,31 @@ def test_bad_input_is_refused():
     dup = results + [dict(results[0])]
     with pytest.raises(ValueError, match="twice"):
         team_ratings(dup, ["A", "B"])
+
+
+def test_saboteur_2_fits_diggers_against_saboteurs_only():
+    """RULES 6.9: green and blue diggers pooled as gold-diggers against the saboteurs; the boss,
+    profiteer and geologist rows are left out of the fit and are nobody's opponent."""
+    import copy
+
+    from saboteur_env.engine.ruleset import SABOTEUR_2 as S2
+
+    agents = ["random", "heuristic"]
+    tasks = schedule(agents, 6, deals=4, seed=0, num_rounds=1, config={"expansion": True})
+    results = run(tasks, workers=1, progress=False)
+    assert results[0]["ruleset"] == "saboteur_2"
+    table = round_table(results, agents)
+    fitted = np.isin(table.role, (*S2.diggers, S2.saboteur))
+    assert 0 < fitted.sum() < len(table)  # some boss/profiteer/geologist seats were dealt
+    s = team_ratings(results, agents, n_boot=50)
+    assert s["rows"] == int(fitted.sum())
+    # what the other roles did changes nothing: make every one of them a winner
+    changed = copy.deepcopy(results)
+    for r in changed:
+        for rd in r["rounds"]:
+            for seat, role in enumerate(rd["roles"]):
+                if role not in (*S2.diggers, S2.saboteur) and seat not in rd["winners"]:
+                    rd["winners"].append(seat)
+    assert round_table(changed, agents).won.sum() > table.won.sum()
+    t = team_ratings(changed, agents, n_boot=50)
+    assert t["agents"] == s["agents"]
