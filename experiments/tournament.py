@@ -439,7 +439,9 @@ def format_summary(summary: dict) -> str:
         for key in ("gold-digger", "saboteur"):
             t = tr.get(key)
             cells.append(
-                f"{t['rating']:>6.0f} [{t['lo']:>5.0f},{t['hi']:>5.0f}]" if t else f"{'-':>20}"
+                f"{t['rating']:>6.0f} [{t['lo']:>5.0f},{t['hi']:>5.0f}]"
+                if t and t.get("rating") is not None
+                else f"{'-':>20}"
             )
         lines.append(
             f"{a:<{w}}  {cells[0]:>22}  {cells[1]:>22}  "
@@ -639,18 +641,24 @@ def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
     ag = summary["agents"]
     x = np.arange(len(names))
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for j, role in enumerate(("gold-digger", "saboteur")):
+        cells = [(ag[a].get("team_rating") or {}).get(role) or {} for a in names]
+        val = np.array([c.get("rating") for c in cells], dtype=float)
+        lo = np.array([c.get("lo") for c in cells], dtype=float)
+        hi = np.array([c.get("hi") for c in cells], dtype=float)
+        axes[0].errorbar(
+            x + (j - 0.5) * 0.2, val, yerr=[val - lo, hi - val], fmt="os"[j], capsize=5, label=role
+        )
+    axes[0].set_xticks(x, names, rotation=20)
+    axes[0].set_ylabel("team rating (Elo scale), deal-bootstrap 95%")
+    axes[0].set_title("team rating by role (winning side vs losing side)")
+    axes[0].legend()
     elo = np.array([ag[a]["bt_elo"] for a in names])
     ci = np.array([ag[a]["bt_elo_ci"] for a in names])
-    axes[0].errorbar(x, elo, yerr=[elo - ci[:, 0], ci[:, 1] - elo], fmt="o", capsize=5)
-    axes[0].set_xticks(x, names, rotation=20)
-    axes[0].set_ylabel("Bradley-Terry Elo (batch), 95% bootstrap")
-    axes[0].set_title("batch rating")
-    mu = np.array([ag[a]["openskill"]["mu"] for a in names])
-    sd = np.array([ag[a]["openskill"]["sigma"] for a in names])
-    axes[1].errorbar(x, mu, yerr=2 * sd, fmt="s", capsize=5, color="C1")
+    axes[1].errorbar(x, elo, yerr=[elo - ci[:, 0], ci[:, 1] - elo], fmt="o", capsize=5, color="C2")
     axes[1].set_xticks(x, names, rotation=20)
-    axes[1].set_ylabel("OpenSkill mu ± 2 sigma (online)")
-    axes[1].set_title("OpenSkill Plackett-Luce")
+    axes[1].set_ylabel("Bradley-Terry Elo on final gold, deal-bootstrap 95%")
+    axes[1].set_title("secondary: free-for-all on gold")
     if subtitle:
         fig.suptitle(subtitle, fontsize=9)
     fig.tight_layout()
@@ -675,7 +683,7 @@ def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
         )
     ax.set_xticks(x, names, rotation=20)
     ax.set_ylim(0, 1)
-    ax.set_ylabel("round win rate (Wilson 95%)")
+    ax.set_ylabel("round win rate (95%, clustered by deal)")
     ax.legend()
     ax.set_title("win rate by role and agent" + (f"\n{subtitle}" if subtitle else ""), fontsize=9)
     fig.tight_layout()

@@ -95,9 +95,7 @@ def test_role_probe_places_the_candidate_in_the_stated_role_and_seat(expansion, 
             assert p.deal_seed == r.deal_seed == probe.deal_seed and probe.deal_seed in DEV
             assert dealt_roles(probe.deal_seed, players, expansion)[probe.seat] == q
             assert p.lineup[probe.seat] == "cand"
-            assert [a for i, a in enumerate(p.lineup) if i != probe.seat] == ["ref"] * (
-                players - 1
-            )
+            assert [a for i, a in enumerate(p.lineup) if i != probe.seat] == ["ref"] * (players - 1)
             assert r.lineup == ("ref",) * players
             assert p.agent_seeds == r.agent_seeds  # the reference seats start alike
     # the reference game of a deal is shared by all roles probed on it
@@ -119,7 +117,8 @@ def test_role_probe_pairs_are_played_on_the_same_deal_and_role():
     from experiments.evaluation.protocols import role_probe
 
     res = role_probe("random", "heuristic", players=5, deals=4, split="dev", seed=0)
-    for role, r in res["roles"].items():
+    assert set(res["roles"]) == {"gold-digger", "saboteur"}
+    for r in res["roles"].values():
         assert r["deals"] == 4 == r["candidate"]["n"] == r["diff"]["clusters"]
         assert r["diff"]["value"] == pytest.approx(
             r["candidate"]["value"] - r["reference"]["value"]

@@ -53,7 +53,9 @@ def test_reference_smoke(tmp_path, capsys):
                 _rates_ok(r)
     md = (out / "reference.md").read_text()
     assert md in capsys.readouterr().out
-    assert "python -m experiments.reference --out" in md and "Seed: 0" in md
+    assert "python -m experiments.reference --out" in md and "agent_seed(0, deal_seed" in md
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| N ")]
-    assert len(rows) == 5  # 2 base + 2 expansion + 1 mixed
+    assert len(rows) == 9  # 2 base + 2 expansion, their balance rows, 1 mixed
+    for c in report["base"] + report["expansion"]:  # balance: the cells partition the rounds
+        assert sum(b["rounds"] for b in c["by_saboteurs"].values()) == c["rounds"]
     assert json.loads((out / "reference.json").read_text())["meta"]["seed"] == 0

@@ -407,7 +407,7 @@ def test_command_line_writes_outputs(tmp_path, capsys):
     for f in ("games.csv", "rounds.csv", "summary.json", "ratings.png", "win_rates.png"):
         assert (out / f).stat().st_size > 0
     text = capsys.readouterr().out
-    assert "BT elo" in text and "heuristic:subtle" in text
+    assert "team rating" in text and "heuristic:subtle" in text and "clustered by deal" in text
     rows = (out / "games.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 2 * 2 * 3  # header + games x seats
 
@@ -528,7 +528,7 @@ def test_plots_name_the_settings_that_produced_them(tmp_path, monkeypatch):
             "--no-progress",
         ]
     )
-    want = "agents random, heuristic; 4 players, 2 rounds, 1 deals, seed 7"
+    want = "agents random, heuristic; 4 players, 2 rounds, 1 test deals from 0, seed 7"
     assert (
         settings_text(
             {"agents": ["random", "heuristic"], "players": 4, "rounds": 2, "deals": 1, "seed": 7}
