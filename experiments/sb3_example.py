@@ -28,6 +28,7 @@ from gymnasium import spaces
 
 import saboteur_env
 from agents.base import Agent, make_agent
+from experiments.evaluation.splits import draw_train_seed
 from saboteur_env.engine.state import IllegalActionError
 
 
@@ -70,7 +71,8 @@ class SingleAgentSaboteur(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        self.env.reset(seed=int(rng.integers(2**31)))
+        # the deal: a train-split seed (the test split is for published evaluations only)
+        self.env.reset(seed=draw_train_seed(rng))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.n))
         others = [s for s in range(self.n) if s != self.seat]
         self._opponents = {s: self._opponent(k) for k, s in enumerate(others)}

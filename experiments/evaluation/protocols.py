@@ -13,7 +13,10 @@ reference won, in that seat and role) measures the candidate's play of ``q`` and
 The reference game of a deal does not depend on the probe seat, so it is played once per deal
 and shared by every role's probe.  Run for every role of the ruleset (base: gold-digger,
 saboteur; Saboteur 2: its six roles).  One-round games: a role is fixed for one round only
-(RULES 2.2 deals new role cards every round).
+(RULES 2.2 deals new role cards every round).  The probe is by the role *dealt*: in Saboteur 2
+a Swap your hats card (RULES 6.5, 7.21) can give the probe seat another role during the round,
+and the round is then scored under the role the seat holds at its end (RULES 6.9), as the game
+does; the pairing is by the deal, so both games of a pair start from the same roles.
 
 ``mixed`` - the tournament's rotation (:func:`experiments.tournament.schedule`): every agent in
 every seat of every deal once; for ratings (:mod:`experiments.evaluation.team`), not for
@@ -28,6 +31,7 @@ seats are gold-diggers in every probed deal.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,7 +39,7 @@ import numpy as np
 
 from experiments.evaluation.outcomes import role_won
 from experiments.evaluation.splits import DealSplit, deal_seeds, split_named
-from experiments.evaluation.stats import Estimate, cluster_mean, cluster_rate
+from experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
 from saboteur_env.engine.ruleset import Ruleset, ruleset_of
 
 PROTOCOLS = ("role-probe", "mixed", "external")
@@ -96,6 +100,8 @@ def probe_deals(
     s = split_named(split) if isinstance(split, str) else split
     cache = {} if roles_cache is None else roles_cache
     out: list[Probe] = []
+    if not 0 <= first < s.size:
+        raise ValueError(f"first deal {first}: the {s.name} split has deals 0-{s.size - 1}")
     limit = min(SCAN_FACTOR * max(deals, 1), s.size - first)
     for k, ds in enumerate(deal_seeds(s, limit, first)):
         if len(out) == deals:
@@ -183,8 +189,10 @@ def role_probe(
 
     Returns a JSON-ready dict: ``{"protocol", "candidate", "reference", "players",
     "expansion", "split", "first", "seed", "games", "roles": {role name: {"deals",
-    "candidate", "reference", "diff"}}}`` where the three are :meth:`Estimate.as_dict` (win
-    rates of the probe seat and their paired difference, deal-clustered; fractions).
+    "role_changed", "candidate", "reference", "diff"}}}`` where the last three are
+    :meth:`Estimate.as_dict` (win rates of the probe seat and their paired difference,
+    deal-clustered; fractions) and ``role_changed`` counts the pairs in which the probe seat
+    ended the round with another role in either game (Saboteur 2's Swap your hats).
 
     Raises:
         ValueError: for an unknown split, role or agent spec, or too few deals holding a role.
@@ -200,19 +208,21 @@ def role_probe(
     out_roles = {}
     for q, qpairs in pairs.items():
         cw, rw, clusters = [], [], []
+        changed = 0
         for p, pg, rg in qpairs:
             rc = results[pg]["rounds"][0]
             rr = results[rg]["rounds"][0]
-            assert rc["roles"][p.seat] == q and rr["roles"][p.seat] == q  # same deal, same role
+            changed += rc["roles"][p.seat] != q or rr["roles"][p.seat] != q  # Swap your hats
             cw.append(float(role_won(rc, p.seat, rules)))
             rw.append(float(role_won(rr, p.seat, rules)))
             clusters.append(p.deal_seed)
         c, r, cl = np.array(cw), np.array(rw), np.array(clusters)
         out_roles[rules.roles[q]] = {
             "deals": len(cl),
+            "role_changed": int(changed),
             "candidate": cluster_rate(c, cl).as_dict(),
             "reference": cluster_rate(r, cl).as_dict(),
-            "diff": cluster_mean(c - r, cl, seed=seed).as_dict(),
+            "diff": paired_difference(c, r, cl).as_dict(),
         }
     return {
         "protocol": "role-probe",
@@ -309,8 +319,12 @@ def external_protocol(
 
     Returns ``{"protocol": "external", "deals", "split", "first", "seed", "reference":
     "heuristic", "candidates": {spec: Estimate.as_dict() | {"error": text}}, "published":
-    EXTERNAL_PUBLISHED}``; a candidate that cannot play 4 players (e.g. a checkpoint trained
-    for 5) gets ``{"error": ...}``.
+    EXTERNAL_PUBLISHED}``; a checkpoint whose spaces do not fit 4 players gets
+    ``{"error": ...}``, one trained at another player count (the base game's spaces are the
+    same at every N) plays and gets ``"note": "trained at N players"``.
+
+    Raises:
+        ValueError: for an unknown split or agent spec, or too few deals holding a saboteur.
     """
     from saboteur_env.engine.ruleset import BASE
 
@@ -329,10 +343,16 @@ def external_protocol(
                 workers=workers,
                 progress=progress,
             )
-        except ValueError as err:  # e.g. a checkpoint whose spaces are those of 5 players
+        except ValueError as err:
+            network = sys.modules.get("agents.network")
+            if network is None or not isinstance(err, network.CheckpointMismatchError):
+                raise  # a deal range or spec problem, not this candidate's
             out[spec] = {"error": str(err).splitlines()[0]}
             continue
         out[spec] = res["roles"][BASE.roles[BASE.saboteur]]["candidate"]
+        trained = trained_players(spec)
+        if trained not in (None, 4):
+            out[spec]["note"] = f"trained at {trained} players"
     return {
         "protocol": "external",
         "players": 4,
@@ -346,6 +366,21 @@ def external_protocol(
     }
 
 
+def trained_players(spec: str) -> int | None:
+    """The player count a ``ppo`` spec's checkpoint was trained at (``None`` for other agents
+    or a checkpoint without that metadata)."""
+    if spec.split(":", 1)[0] != "ppo":
+        return None
+    try:
+        from agents import make_agent
+        from agents.network import read_checkpoint
+
+        _, meta = read_checkpoint(make_agent(spec).path)
+        return int(meta.get("game_config", {}).get("num_players"))
+    except (OSError, ValueError, TypeError, ImportError, AttributeError):
+        return None
+
+
 def format_external(ext: dict) -> str:
     """The external protocol's table, ours beside the published figures."""
     lines = [
@@ -355,7 +390,11 @@ def format_external(ext: dict) -> str:
         f"{'saboteur':<46} {'win rate':>22}",
     ]
     for spec, r in ext["candidates"].items():
-        text = r["error"] if "error" in r else Estimate(**r).pct()
+        if "error" in r:
+            text = r["error"]
+        else:
+            text = Estimate(**{k: v for k, v in r.items() if k != "note"}).pct()
+            text += f" ({r['note']})" if "note" in r else ""
         lines.append(f"{spec:<46} {text:>22}")
     for name, v in ext["published"].items():
         lines.append(f"{name:<46} {100 * v:>21.1f}%")

@@ -9,7 +9,12 @@ of clusters beside it.
   sample size ``n / deff``, where the design effect ``deff`` is the ratio of the cluster-robust
   variance of the mean (:func:`cluster_se`) to the naive one, ``p (1 - p) / (n - 1)`` (the
   same small-sample correction, so one observation per deal gives ``deff = 1``), floored at 1
-  (Kish 1965; never narrower than the naive interval).  Analytic, stays inside [0, 1].
+  (Kish 1965; never narrower than the naive interval).  When the rate is 0 or 1, or there is
+  one deal, the variance says nothing about clustering and the effective sample size is the
+  number of deals.  Analytic, stays inside [0, 1].
+* :func:`paired_difference` - the difference of two paired 0/1 outcomes with one pair per deal
+  (the ``role-probe`` protocol): Newcombe's hybrid score interval for paired data (1998, method
+  10), which never collapses to a point and stays inside [-1, 1].
 * :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
   deal-level percentile bootstrap (resample whole deals with replacement).
 * :func:`cluster_bootstrap` - the same resampling for any statistic computed from weighted
@@ -112,13 +117,52 @@ def cluster_rate(won: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> 
     if n == 0:
         return Estimate(float("nan"), 0.0, 1.0, 0, 0, "wilson-deff")
     p = float(v.mean())
-    deff = 1.0
     if 0.0 < p < 1.0 and g >= 2:
-        deff = max(1.0, cluster_se(v, c) ** 2 / (p * (1 - p) / (n - 1)))
+        n_eff = n / max(1.0, cluster_se(v, c) ** 2 / (p * (1 - p) / (n - 1)))
+    else:  # no variance to measure clustering by: count each deal once
+        n_eff = float(g)
     z = _z(level)
-    n_eff = n / deff
     lo, hi = wilson(p * n_eff, n_eff, z)
     return Estimate(p, float(lo), float(hi), n, g, "wilson-deff")
+
+
+def paired_difference(
+    a: np.ndarray, b: np.ndarray, clusters: np.ndarray, level: float = 0.95
+) -> Estimate:
+    """``mean(a) - mean(b)`` for paired 0/1 outcomes (``(n,)`` each, pair ``i`` = deal
+    ``clusters[i]``, one pair per deal) with Newcombe's hybrid score interval for paired
+    proportions (Newcombe 1998, Stat. Med. 17:2635, method 10): the two Wilson intervals
+    combined with the phi correlation of the 2x2 table of pairs (phi = 0 when a margin is 0).
+
+    Raises:
+        ValueError: for mismatched shapes, values other than 0 and 1, or a deal that holds more
+            than one pair.
+    """
+    x, c = _check(a, clusters)
+    y, _ = _check(b, clusters)
+    if not (np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all()):
+        raise ValueError("paired_difference: outcomes must hold only 0 and 1")
+    n = len(x)
+    if len(np.unique(c)) != n:
+        raise ValueError("paired_difference: one pair per deal (use cluster_mean otherwise)")
+    if n == 0:
+        return Estimate(float("nan"), -1.0, 1.0, 0, 0, "newcombe-paired")
+    both = float((x * y).sum())
+    only_a = float((x * (1 - y)).sum())
+    only_b = float(((1 - x) * y).sum())
+    neither = n - both - only_a - only_b
+    z = _z(level)
+    p1, p2 = (both + only_a) / n, (both + only_b) / n
+    l1, u1 = wilson(both + only_a, n, z)
+    l2, u2 = wilson(both + only_b, n, z)
+    den = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = (both * neither - only_a * only_b) / math.sqrt(den) if den > 0 else 0.0
+    d = p1 - p2
+    lo_sq = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
+    hi_sq = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
+    lo = max(-1.0, d - math.sqrt(max(lo_sq, 0.0)))
+    hi = min(1.0, d + math.sqrt(max(hi_sq, 0.0)))
+    return Estimate(d, lo, hi, n, n, "newcombe-paired")
 
 
 def _z(level: float) -> float:
