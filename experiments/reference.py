@@ -6,7 +6,7 @@ Three blocks, all one-round games (``num_rounds=1``) on the first deals of the t
 (:mod:`experiments.evaluation.splits`; the same deals for every agent at a given N):
 
 1. Base game, N = 3..10, all-random and all-heuristic play: rate of rounds won by the
-   saboteurs (gold not found) with a Wilson 95% interval, mean round length (decisions per
+   saboteurs (gold not found) with a 95% interval, mean round length (decisions per
    round) and mean legal actions per decision (``obs["action_mask"].sum()``, over the first
    ``--legal-games`` deals of the cell).  Balance: the same rates by the number of saboteurs
    in play (0, 1, 2, ...; RULES 2.2 leaves some role cards face down) and given at least one,
@@ -17,10 +17,10 @@ Three blocks, all one-round games (``num_rounds=1``) on the first deals of the t
    giving the round to them; trapped saboteurs are not winners, and a round without a
    saboteur in play counts as not won by them, RULES 6.9).  "gold not found" is reported
    beside it.
-3. Heuristic against random, base game, N = 3..10: duplicate deals with mixed seating
-   (:func:`experiments.tournament.schedule` with ``["heuristic", "random"]``), round win rate
-   by role (gold-digger, saboteur) of each agent with Wilson 95% intervals
-   (:func:`experiments.tournament.summarize`), and whether the two agents' intervals overlap.
+3. Heuristic against random, base game, N = 3..10: the ``role-probe`` protocol
+   (:func:`experiments.evaluation.protocols.role_probe`) both ways - the heuristic alone in
+   one seat among random players, and random alone among heuristic players - per role, with
+   the paired difference to the reference agent in the same seat (deal-clustered 95%).
 
 The games are played by :func:`experiments.tournament.run` (worker processes, results sorted
 by game id, so the numbers do not depend on ``--workers``).  Outputs in ``--out``:
@@ -43,7 +43,7 @@ import numpy as np
 
 from experiments.evaluation.outcomes import saboteurs_in_play
 from experiments.evaluation.stats import cluster_rate
-from experiments.tournament import Task, run, schedule, summarize
+from experiments.tournament import Task, run, schedule
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
 
@@ -163,24 +163,22 @@ def self_play_cell(
     }
 
 
-def mixed_cell(players: int, deals: int, seed: int, workers: int) -> dict:
-    """Heuristic and random on duplicate deals with mixed seating (base game)."""
+def probe_cell(players: int, deals: int, seed: int, workers: int) -> dict:
+    """Heuristic and random, base game, ``role-probe`` both ways (module docstring)."""
+    from experiments.evaluation.protocols import role_probe
+
     t0 = time.perf_counter()
-    specs = ["heuristic", "random"]
-    tasks = schedule(specs, players, deals, seed=seed, num_rounds=1)
-    results = run(tasks, workers=workers, progress=False)
-    summ = summarize(results, specs, n_boot=20, seed=seed)
-    out = {"players": players, "deals": deals, "games": len(results), "elapsed_s": 0.0, "roles": {}}
-    for role in BASE.roles:
-        h = summ["agents"]["heuristic"]["roles"][role]
-        r = summ["agents"]["random"]["roles"][role]
-        out["roles"][role] = {
-            "heuristic": h,
-            "random": r,
-            "overlap": bool(h["lo"] <= r["hi"] and r["lo"] <= h["hi"]),
-        }
-    out["elapsed_s"] = time.perf_counter() - t0
-    return out
+    kw = {"players": players, "deals": deals, "seed": seed, "workers": workers}
+    h_in_r = role_probe("heuristic", "random", **kw)
+    r_in_h = role_probe("random", "heuristic", **kw)
+    return {
+        "players": players,
+        "deals": deals,
+        "games": h_in_r["games"] + r_in_h["games"],
+        "heuristic_among_random": h_in_r["roles"],
+        "random_among_heuristic": r_in_h["roles"],
+        "elapsed_s": time.perf_counter() - t0,
+    }
 
 
 # --- tables ----------------------------------------------------------------------------------
@@ -205,28 +203,23 @@ def self_play_table(cells: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-def mixed_table(cells: Sequence[dict]) -> str:
-    head = [
-        "N",
-        "deals x2",
-        "digger: heuristic [95%]",
-        "digger: random [95%]",
-        "overlap",
-        "saboteur: heuristic [95%]",
-        "saboteur: random [95%]",
-        "overlap",
-    ]
+def _est(e: dict, signed: bool = False) -> str:
+    if signed:
+        return f"{100 * e['value']:+.1f} [{100 * e['lo']:+.1f}, {100 * e['hi']:+.1f}]"
+    return f"{e['value']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]"
+
+
+def probe_table(cells: Sequence[dict]) -> str:
+    head = ["N", "role", "deals", "heuristic among random", "random there", "difference (points)"]
+    head += ["random among heuristic", "heuristic there", "difference (points)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for c in cells:
-        row = [str(c["players"]), str(c["deals"])]
         for role in BASE.roles:
-            x = c["roles"][role]
-            row += [
-                f"{_ci(x['heuristic'])} n={x['heuristic']['n']}",
-                f"{_ci(x['random'])} n={x['random']['n']}",
-                "yes" if x["overlap"] else "**no**",
-            ]
-        lines.append("| " + " | ".join(row) + " |")
+            h, r = c["heuristic_among_random"][role], c["random_among_heuristic"][role]
+            row = [str(c["players"]), role, str(h["deals"])]
+            row += [_est(h["candidate"]), _est(h["reference"]), _est(h["diff"], True)]
+            row += [_est(r["candidate"]), _est(r["reference"]), _est(r["diff"], True)]
+            lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -292,15 +285,16 @@ def markdown(report: dict) -> str:
             "",
             balance_table(report["expansion"]),
         ]
-    if report["mixed"]:
+    if report["probe"]:
         parts += [
             "",
-            "## Heuristic vs random, base game, mixed seating (duplicate deals)",
+            "## Heuristic vs random, base game, role-probe",
             "",
-            "Each deal is played twice with the seats swapped between the agents; round "
-            "win rate by role, Wilson 95%; overlap = the two 95% intervals overlap.",
+            "One agent alone in one seat holding the role, every other seat the other agent; "
+            "each deal also played with the other agent in that seat; win rates of that seat "
+            "and the paired difference (Newcombe's paired interval), 95%.",
             "",
-            mixed_table(report["mixed"]),
+            probe_table(report["probe"]),
         ]
     return "\n".join(parts) + "\n"
 
@@ -322,7 +316,7 @@ def main(argv=None) -> dict:
     )
     p.add_argument("--base-players", default="3-10")
     p.add_argument("--x-players", default="2-12", help="Saboteur 2 player counts")
-    p.add_argument("--mixed-players", default="3-10")
+    p.add_argument("--probe-players", default="3-10", help="player counts of block 3")
     p.add_argument("--rounds-random", type=int, default=2000, help="rounds per random cell")
     p.add_argument(
         "--rounds-heuristic",
@@ -330,7 +324,7 @@ def main(argv=None) -> dict:
         default=2000,
         help="rounds per heuristic cell (and any other agent)",
     )
-    p.add_argument("--mixed-deals", type=int, default=300)
+    p.add_argument("--probe-deals", type=int, default=300, help="deals per role in block 3")
     p.add_argument("--legal-games", type=int, default=100)
     a = p.parse_args(argv)
     argv_list = sys.argv[1:] if argv is None else list(argv)
@@ -341,7 +335,7 @@ def main(argv=None) -> dict:
         "meta": {"command": command.strip(), "seed": a.seed, "workers": a.workers, "args": vars(a)},
         "base": [],
         "expansion": [],
-        "mixed": [],
+        "probe": [],
     }
     jpath = os.path.join(a.out, "reference.json")
 
@@ -352,16 +346,16 @@ def main(argv=None) -> dict:
     t0 = time.perf_counter()
     for key, players, rules in (
         ("base", _players(a.base_players), BASE),
-        ("mixed", _players(a.mixed_players), BASE),
+        ("probe", _players(a.probe_players), BASE),
         ("expansion", _players(a.x_players), SABOTEUR_2),
     ):
         for n in players:
-            if key == "mixed":
-                c = mixed_cell(n, a.mixed_deals, a.seed, a.workers)
-                report["mixed"].append(c)
+            if key == "probe":
+                c = probe_cell(n, a.probe_deals, a.seed, a.workers)
+                report["probe"].append(c)
                 save()
                 print(
-                    f"[{time.perf_counter() - t0:6.0f}s] mixed N={n}: {c['games']} games, "
+                    f"[{time.perf_counter() - t0:6.0f}s] probe N={n}: {c['games']} games, "
                     f"{c['elapsed_s']:.0f} s",
                     file=sys.stderr,
                     flush=True,

@@ -21,13 +21,13 @@ def test_reference_smoke(tmp_path, capsys):
             "3",
             "--x-players",
             "4",
-            "--mixed-players",
-            "3",
+            "--probe-players",
+            "5",
             "--rounds-random",
             "4",
             "--rounds-heuristic",
             "3",
-            "--mixed-deals",
+            "--probe-deals",
             "2",
             "--legal-games",
             "2",
@@ -40,22 +40,24 @@ def test_reference_smoke(tmp_path, capsys):
         (4, "random"),
         (4, "heuristic"),
     ]
-    assert [c["players"] for c in report["mixed"]] == [3]
+    assert [c["players"] for c in report["probe"]] == [5]
     for c in report["base"] + report["expansion"]:
         assert c["rounds"] == (4 if c["agent"] == "random" else 3)
         _rates_ok(c["saboteur_win"])
         _rates_ok(c["gold_not_found"])
         assert c["round_length"] > 0 and c["legal_per_decision"] >= 1
-    for role in ("gold-digger", "saboteur"):
-        for agent in ("heuristic", "random"):
-            r = report["mixed"][0]["roles"][role][agent]
-            if r["n"]:
-                _rates_ok(r)
+    for way in ("heuristic_among_random", "random_among_heuristic"):
+        for role in ("gold-digger", "saboteur"):
+            r = report["probe"][0][way][role]
+            assert r["deals"] == 2
+            d = r["diff"]
+            assert abs(d["value"] - (r["candidate"]["value"] - r["reference"]["value"])) < 1e-12
+            assert -1 <= d["lo"] <= d["value"] <= d["hi"] <= 1
     md = (out / "reference.md").read_text()
     assert md in capsys.readouterr().out
     assert "python -m experiments.reference --out" in md and "agent_seed(0, deal_seed" in md
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| N ")]
-    assert len(rows) == 9  # 2 base + 2 expansion, their balance rows, 1 mixed
+    assert len(rows) == 10  # 2 base + 2 expansion, their balance rows, 2 probe (roles)
     for c in report["base"] + report["expansion"]:  # balance: the cells partition the rounds
         assert sum(b["rounds"] for b in c["by_saboteurs"].values()) == c["rounds"]
     assert json.loads((out / "reference.json").read_text())["meta"]["seed"] == 0
