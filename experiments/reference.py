@@ -41,8 +41,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.evaluation.outcomes import saboteurs_in_play
-from experiments.evaluation.stats import cluster_rate
+from experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
+from experiments.evaluation.stats import Estimate, cluster_rate
 from experiments.tournament import Task, run, schedule
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
@@ -61,15 +61,8 @@ def _players(text: str) -> list[int]:
 
 def _rate(won: Sequence[float], deals: Sequence[int]) -> dict:
     """A deal-clustered rate (:func:`experiments.evaluation.stats.cluster_rate`)."""
-    e = cluster_rate(np.asarray(won, dtype=float), np.asarray(deals))
-    return {
-        "wins": int(np.sum(won)),
-        "n": e.n,
-        "rate": e.value,
-        "lo": e.lo,
-        "hi": e.hi,
-        "clusters": e.clusters,
-    }
+    won = np.asarray(won, dtype=float)
+    return cluster_rate(won, np.asarray(deals)).as_rate(int(won.sum()))
 
 
 # --- legal actions per decision (a small loop of its own: play() does not see the masks) -----
@@ -124,11 +117,10 @@ def self_play_cell(
         config=None if rules is BASE else {"expansion": rules.expansion},
     )
     results = run(tasks, workers=workers, progress=False)
-    sab_role = rules.saboteur
     sab_win, not_found, nsab, deal, decisions = [], [], [], [], []
     for r in results:
         rd = r["rounds"][0]
-        sab_win.append(float(any(rd["roles"][s] == sab_role for s in rd["winners"])))
+        sab_win.append(float(saboteurs_won(rd, rules)))
         not_found.append(float(not rd["gold_found"]))
         nsab.append(saboteurs_in_play(rd, rules))
         deal.append(r["deal"])
@@ -204,9 +196,7 @@ def self_play_table(cells: Sequence[dict]) -> str:
 
 
 def _est(e: dict, signed: bool = False) -> str:
-    if signed:
-        return f"{100 * e['value']:+.1f} [{100 * e['lo']:+.1f}, {100 * e['hi']:+.1f}]"
-    return f"{e['value']:.3f} [{e['lo']:.3f}, {e['hi']:.3f}]"
+    return Estimate(**e).pct(signed)
 
 
 def probe_table(cells: Sequence[dict]) -> str:
@@ -365,7 +355,10 @@ def main(argv=None) -> dict:
                 rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
                 try:
                     c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
-                except ValueError as err:  # e.g. a checkpoint trained for another N
+                except ValueError as err:  # a checkpoint whose spaces do not fit the game
+                    network = sys.modules.get("agents.network")
+                    if network is None or not isinstance(err, network.CheckpointMismatchError):
+                        raise
                     report.setdefault("skipped", []).append(
                         {"key": key, "players": n, "agent": spec, "why": str(err)[:200]}
                     )

@@ -61,8 +61,14 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from experiments.cli_args import at_least, check_agents, check_config, check_output_dir
-from experiments.evaluation.outcomes import role_won, round_table, ruleset_of, saboteurs_in_play
-from experiments.evaluation.splits import SPLITS, deal_seeds
+from experiments.evaluation.outcomes import (
+    result_ruleset,
+    role_won,
+    round_table,
+    saboteurs_in_play,
+    saboteurs_won,
+)
+from experiments.evaluation.splits import SPLITS, agent_seed, deal_seeds, range_problem
 from experiments.evaluation.stats import cluster_mean, cluster_rate
 from experiments.ratings import (
     OnlineRatings,
@@ -72,7 +78,7 @@ from experiments.ratings import (
     pair_results,
     win_matrix,
 )
-from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
 #: role names by role id (``Ruleset.roles``): the base game's and Saboteur 2's
 ROLE_NAMES = BASE.roles
@@ -98,11 +104,6 @@ class Task:
     role_override: str = "none"
     config: tuple = ()
     record_dir: str = ""
-
-
-def agent_seed(seed: int, deal_seed: int, offset: int, seat: int) -> int:
-    """The seed of the agent in ``seat`` of game ``offset`` of the deal seeded ``deal_seed``."""
-    return int(np.random.SeedSequence([seed, deal_seed, offset, seat, 0xA6E]).generate_state(1)[0])
 
 
 def lineup(specs: Sequence[str], players: int, offset: int) -> tuple[str, ...]:
@@ -214,6 +215,8 @@ def play(task: Task) -> dict:
         }
         for r in game.round_results
     ]
+    for rd, r in zip(rounds, game.round_results):
+        rd["winning_side"] = r.winning_side
     return {
         "game_id": task.game_id,
         "deal": task.deal,
@@ -255,18 +258,8 @@ def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[
 
 # --- statistics ------------------------------------------------------------------------
 def _rate(won: np.ndarray, deals: np.ndarray) -> dict:
-    """A deal-clustered rate as the summary's dict: ``wins``, ``n``, ``rate``, ``lo``, ``hi``,
-    ``clusters`` (deals), ``method``."""
-    e = cluster_rate(won, deals)
-    return {
-        "wins": int(np.sum(won)),
-        "n": e.n,
-        "rate": e.value,
-        "lo": e.lo,
-        "hi": e.hi,
-        "clusters": e.clusters,
-        "method": e.method,
-    }
+    """A deal-clustered rate as the summary's dict (:meth:`Estimate.as_rate`)."""
+    return cluster_rate(won, deals).as_rate(int(np.sum(won)))
 
 
 def role_labels(rules: Ruleset) -> list[str]:
@@ -288,7 +281,7 @@ def summarize(
 
     agents = list(dict.fromkeys(specs))
     n = len(results[0]["lineup"]) if results else 0
-    rules = ruleset_of(results[0]) if results else BASE
+    rules = result_ruleset(results[0]) if results else BASE
     role_names = rules.roles
     table = round_table(results, agents)
     # one row per (game, seat): final gold, game won
@@ -297,9 +290,10 @@ def summarize(
     g_seat = np.array([s for r in results for s in range(len(r["lineup"]))], dtype=np.int64)
     g_gold = np.array([x for r in results for x in r["gold"]], dtype=np.float64)
     g_won = np.array([float(s in r["winners"]) for r in results for s in range(len(r["lineup"]))])
-    # one row per round: gold found, saboteurs in play
+    # one row per round: gold found, saboteurs won, saboteurs in play
     rd_deal = np.array([r["deal"] for r in results for _ in r["rounds"]], dtype=np.int64)
     rd_found = np.array([float(rd["gold_found"]) for r in results for rd in r["rounds"]])
+    rd_sabwon = np.array([float(saboteurs_won(rd, rules)) for r in results for rd in r["rounds"]])
     rd_sabs = np.array(
         [saboteurs_in_play(rd, rules) for r in results for rd in r["rounds"]], dtype=np.int64
     )
@@ -310,27 +304,19 @@ def summarize(
     wins = per_game.sum(axis=0)
     bt = bradley_terry(wins)
     # the deal is the resampled unit: sum each deal's games first
-    deal_ids = np.unique([r["deal"] for r in results]) if results else np.array([])
-    per_deal = (
-        np.stack(
-            [
-                per_game[[i for i, r in enumerate(results) if r["deal"] == d]].sum(axis=0)
-                for d in deal_ids
-            ]
-        )
-        if results
-        else per_game
-    )
+    deal_ids, deal_of_game = np.unique([r["deal"] for r in results], return_inverse=True)
+    per_deal = np.zeros((len(deal_ids), *per_game.shape[1:]))
+    np.add.at(per_deal, deal_of_game.reshape(-1), per_game)
     lo, hi = bootstrap_bt(per_deal, n_boot=n_boot, seed=seed)
     P = win_matrix(wins)
     team = team_ratings(results, agents, n_boot=n_boot, seed=seed) if results else None
     rounds_total = len(rd_found)
     warn = []
     if rounds_total:
-        for name, share in (("gold-diggers", rd_found.mean()), ("saboteurs", 1 - rd_found.mean())):
+        for how, share in (("found", rd_found.mean()), ("not found", 1 - rd_found.mean())):
             if share > 0.99:
                 warn.append(
-                    f"the {name} won {share:.1%} of {int(rounds_total)}"
+                    f"the gold was {how} in {share:.1%} of {int(rounds_total)}"
                     " rounds (> 99%): check the rules engine and the agents"
                 )
     online_t = online.table()
@@ -373,7 +359,11 @@ def summarize(
             }
         )
     by_sab = {
-        str(c): _rate(1 - rd_found[rd_sabs == c], rd_deal[rd_sabs == c])
+        str(c): {
+            "rounds": int((rd_sabs == c).sum()),
+            "saboteurs_won": _rate(rd_sabwon[rd_sabs == c], rd_deal[rd_sabs == c]),
+            "gold_not_found": _rate(1 - rd_found[rd_sabs == c], rd_deal[rd_sabs == c]),
+        }
         for c in sorted(set(rd_sabs.tolist()))
     }
     some = rd_sabs > 0
@@ -386,11 +376,11 @@ def summarize(
         "team_ratings": team,
         "seats": seats,
         "sides": {
-            "gold-digger": _rate(rd_found, rd_deal),
-            "saboteur": _rate(1 - rd_found, rd_deal),
+            "gold_found": _rate(rd_found, rd_deal),
+            "saboteurs_won": _rate(rd_sabwon, rd_deal),
         },
-        "saboteur_side_by_saboteurs": by_sab,
-        "saboteur_side_given_saboteur": _rate(1 - rd_found[some], rd_deal[some]),
+        "by_saboteurs": by_sab,
+        "saboteurs_won_given_saboteur": _rate(rd_sabwon[some], rd_deal[some]),
         "pairwise": {
             "agents": agents,
             "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P],
@@ -408,11 +398,6 @@ def summarize(
     }
 
 
-def _summary_ruleset(summary: dict) -> Ruleset:
-    """The ruleset of a :func:`summarize` result."""
-    return RULESETS[summary.get("ruleset", BASE.name)]
-
-
 def _ci(r: dict) -> str:
     return f"{r['rate']:>6.1%} [{r['lo']:.1%},{r['hi']:.1%}]"
 
@@ -420,7 +405,7 @@ def _ci(r: dict) -> str:
 def format_summary(summary: dict) -> str:
     """The terminal table."""
     lines = []
-    rules = _summary_ruleset(summary)
+    rules = result_ruleset(summary)
     w = max([len(a) for a in summary["agents"]] + [5])
     lines.append(
         f"{summary['games']} games, {summary.get('deals', '?')} deals, {summary['rounds']} rounds"
@@ -458,21 +443,18 @@ def format_summary(summary: dict) -> str:
     )
     sd = summary["sides"]
     lines.append(
-        f"side win rates: gold-diggers {sd['gold-digger']['rate']:.1%} "
-        f"[{sd['gold-digger']['lo']:.1%},{sd['gold-digger']['hi']:.1%}], "
-        f"saboteurs {sd['saboteur']['rate']:.1%}"
+        f"rounds: gold found {_ci(sd['gold_found']).strip()}, saboteurs won "
+        f"{_ci(sd['saboteurs_won']).strip()}"
     )
-    if "saboteur_side_by_saboteurs" in summary:
-        parts = [
-            f"{c}: {_ci(r).strip()} n={r['n']}"
-            for c, r in summary["saboteur_side_by_saboteurs"].items()
-        ]
-        given = summary["saboteur_side_given_saboteur"]
-        lines.append(
-            "gold not found, by saboteurs in play: "
-            + "; ".join(parts)
-            + f"; given at least one: {_ci(given).strip()}"
-        )
+    parts = [
+        f"{c}: {b['rounds']} rounds, saboteurs won {_ci(b['saboteurs_won']).strip()}, "
+        f"gold not found {_ci(b['gold_not_found']).strip()}"
+        for c, b in summary["by_saboteurs"].items()
+    ]
+    lines.append(
+        "by saboteurs in play: " + "; ".join(parts) + "; saboteurs won given at least one: "
+        f"{_ci(summary['saboteurs_won_given_saboteur']).strip()}"
+    )
     lines.append("seat  win rate [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
         lines.append(
@@ -567,7 +549,7 @@ def write_outputs(
             ]
         )
         for r in results:
-            rules = ruleset_of(r)
+            rules = result_ruleset(r)
             labels = role_labels(rules)
             for s, a in enumerate(r["lineup"]):
                 wr.writerow(
@@ -604,7 +586,7 @@ def write_outputs(
             ]
         )
         for r in results:
-            rules = ruleset_of(r)
+            rules = result_ruleset(r)
             for rd in r["rounds"]:
                 for s, a in enumerate(r["lineup"]):
                     wr.writerow(
@@ -805,11 +787,9 @@ def main(argv=None) -> None:
     check_agents(p, specs)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_output_dir(p, a.out, "--out")
-    if a.first_deal + a.deals > SPLITS[a.split].size:
-        p.error(
-            f"--first-deal {a.first_deal} --deals {a.deals}: the {a.split} split has "
-            f"{SPLITS[a.split].size} deals"
-        )
+    problem = range_problem(a.split, a.first_deal, a.deals)
+    if problem:
+        p.error(problem)
     earlier = existing_outputs(a.out)
     if earlier and not a.overwrite:
         p.error(

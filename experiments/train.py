@@ -60,7 +60,7 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
-from experiments.evaluation.splits import draw_train_seed
+from experiments.evaluation.splits import SPLITS, draw_train_seed, range_problem
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE
@@ -1301,7 +1301,7 @@ def main(argv=None) -> None:
         p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
         p.add_argument(
             "--split",
-            choices=("test", "dev"),
+            choices=tuple(SPLITS),
             default="test",
             help="deal split (experiments.evaluation.splits)",
         )
@@ -1318,13 +1318,9 @@ def main(argv=None) -> None:
         a = p.parse_args(argv)
         if not Path(a.evaluate).is_file():
             p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
-        from experiments.evaluation.splits import SPLITS
-
-        if a.first_deal + a.deals > SPLITS[a.split].size:
-            p.error(
-                f"--first-deal {a.first_deal} --deals {a.deals}: the {a.split} split has "
-                f"{SPLITS[a.split].size} deals"
-            )
+        problem = range_problem(a.split, a.first_deal, a.deals)
+        if problem:
+            p.error(problem)
         if a.json:
             check_output_file(p, a.json, "--json")
         try:

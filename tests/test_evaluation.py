@@ -173,26 +173,45 @@ def test_role_probe_pairs_are_played_on_the_same_deal_and_role():
 
 # --- balance by saboteurs in play ---------------------------------------------------------
 def test_tournament_side_rates_by_saboteurs_in_play_match_a_hand_count():
-    """At 4 players a round has 0 or 1 saboteur; the summary's saboteur-side rate given k
-    saboteurs is the share of those rounds where the gold was not found, counted here by
-    hand from the raw results."""
+    """At 4 players a round has 0 or 1 saboteur; the summary's rates given k saboteurs are
+    the shares of those rounds the saboteurs won and where the gold was not found, counted
+    here by hand from the raw results."""
     from experiments.tournament import run, schedule, summarize
 
     results = run(schedule(["random"], 4, deals=30, seed=0, num_rounds=1), progress=False)
     s = summarize(results, ["random"], n_boot=20)
-    by_hand: dict[int, list[int]] = {}
+    by_hand: dict[int, list[tuple[int, int]]] = {}
     for r in results:
         rd = r["rounds"][0]
         k = saboteurs_in_play(rd, BASE)
-        by_hand.setdefault(k, []).append(0 if rd["gold_found"] else 1)
+        sab_won = any(rd["roles"][w] == BASE.saboteur for w in rd["winners"])
+        by_hand.setdefault(k, []).append((int(sab_won), int(not rd["gold_found"])))
     assert set(by_hand) == {0, 1}  # both occur in 30 deals
-    for k, outcomes in by_hand.items():
-        cell = s["saboteur_side_by_saboteurs"][str(k)]
-        assert (cell["n"], cell["wins"]) == (len(outcomes), sum(outcomes))
-    given = s["saboteur_side_given_saboteur"]
-    assert (given["n"], given["wins"]) == (len(by_hand[1]), sum(by_hand[1]))
-    # rounds with no saboteur in play are a cell of their own (random play rarely finds the
-    # gold even then), not counted as saboteur losses or wins
-    assert s["saboteur_side_by_saboteurs"]["0"]["n"] == len(by_hand[0]) > 0
+    for k, rows in by_hand.items():
+        cell = s["by_saboteurs"][str(k)]
+        assert cell["rounds"] == len(rows)
+        assert cell["saboteurs_won"]["wins"] == sum(w for w, _ in rows)
+        assert cell["gold_not_found"]["wins"] == sum(nf for _, nf in rows)
+    # no saboteur in play: nobody to win as a saboteur, even when the gold is not found
+    assert s["by_saboteurs"]["0"]["saboteurs_won"]["wins"] == 0
+    assert s["by_saboteurs"]["0"]["gold_not_found"]["wins"] > 0
+    given = s["saboteurs_won_given_saboteur"]
+    assert (given["n"], given["wins"]) == (len(by_hand[1]), sum(w for w, _ in by_hand[1]))
     t = round_table(results)
     assert len(t) == 4 * 30 and set(np.unique(t.saboteurs)) == {0, 1}
+
+
+def test_saboteurs_won_follows_the_winners_set():
+    """RULES 6.9: with the both-doors rule and no Boss the saboteurs win although the gold
+    was found; a trapped saboteur is not a winner; a round without a saboteur is won by no
+    saboteur (RULES 5.3)."""
+    from experiments.evaluation.outcomes import saboteurs_won
+
+    sab = SABOTEUR_2.saboteur
+    dig = SABOTEUR_2.diggers[0]
+    both_doors = {"roles": [dig, sab, dig], "winners": [1], "gold_found": True}
+    trapped = {"roles": [dig, sab, dig], "winners": [], "gold_found": False}
+    none = {"roles": [BASE.diggers[0]] * 3, "winners": [], "gold_found": False}
+    assert saboteurs_won(both_doors, SABOTEUR_2)
+    assert not saboteurs_won(trapped, SABOTEUR_2)
+    assert not saboteurs_won(none, BASE) and saboteurs_in_play(none, BASE) == 0

@@ -17,7 +17,7 @@ import json
 import time
 
 from experiments.cli_args import at_least, check_agents, check_config, check_output_file
-from experiments.evaluation.splits import SPLITS, split_named
+from experiments.evaluation.splits import SPLITS, range_problem
 
 
 def main(argv=None) -> dict:
@@ -47,12 +47,9 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     if a.json:
         check_output_file(p, a.json, "--json")
-    split = split_named(a.split)
-    if a.first_deal + a.deals > split.size:
-        p.error(
-            f"--first-deal {a.first_deal} --deals {a.deals}: the {split.name} split has "
-            f"{split.size} deals"
-        )
+    problem = range_problem(a.split, a.first_deal, a.deals)
+    if problem:
+        p.error(problem)
     from experiments.evaluation import protocols
 
     t0 = time.perf_counter()

@@ -10,16 +10,21 @@ independent observations.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from saboteur_env.engine.ruleset import BASE, RULESETS, Ruleset
+from saboteur_env.engine.ruleset import BASE, Ruleset, ruleset_named
 
 
-def ruleset_of(result: dict) -> Ruleset:
-    """The ruleset a game result was played under (default: the base game)."""
-    return RULESETS[result.get("ruleset", BASE.name)]
+def result_ruleset(result: dict) -> Ruleset:
+    """The ruleset a game result (or a tournament summary) names in ``"ruleset"`` (default:
+    the base game).
+
+    Raises:
+        ValueError: for a name no ruleset has.
+    """
+    return ruleset_named(result.get("ruleset", BASE.name))
 
 
 def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
@@ -28,6 +33,15 @@ def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
     if seat in rd["winners"]:
         return True
     return rd["roles"][seat] in rules.paid_roles and rd["paid"][seat] > 0
+
+
+def saboteurs_won(rd: dict, rules: Ruleset) -> bool:
+    """Did the saboteurs win round ``rd``: a seat holding the saboteur role is in the round's
+    winners set (RULES 5.3: the gold was not found; RULES 6.9: also the both-doors rule without
+    a Boss; trapped saboteurs are not winners).  A round without a saboteur in play is never
+    won by them, whether or not the gold was found (count those apart:
+    :func:`saboteurs_in_play`)."""
+    return any(rd["roles"][s] == rules.saboteur for s in rd["winners"])
 
 
 def saboteurs_in_play(rd: dict, rules: Ruleset) -> int:
@@ -69,22 +83,12 @@ class RoundTable:
 
     def where(self, mask: np.ndarray) -> RoundTable:
         """The rows where the bool ``(rows,)`` ``mask`` holds."""
-        cols = {
-            k: getattr(self, k)[mask]
-            for k in (
-                "deal",
-                "deal_seed",
-                "game",
-                "round",
-                "seat",
-                "agent",
-                "role",
-                "won",
-                "saboteurs",
-                "gold",
-            )
-        }
+        cols = {k: getattr(self, k)[mask] for k in COLUMNS}
         return RoundTable(**cols, agents=self.agents, rules=self.rules)
+
+
+#: the array columns of a :class:`RoundTable`
+COLUMNS = tuple(f.name for f in fields(RoundTable) if f.name not in ("agents", "rules"))
 
 
 def round_table(results: Sequence[dict], agents: Sequence[str] | None = None) -> RoundTable:
@@ -97,26 +101,12 @@ def round_table(results: Sequence[dict], agents: Sequence[str] | None = None) ->
     if agents is None:
         agents = list(dict.fromkeys(a for r in results for a in r["lineup"]))
     idx = {a: i for i, a in enumerate(agents)}
-    rules = ruleset_of(results[0]) if results else BASE
-    cols: dict[str, list] = {
-        k: []
-        for k in (
-            "deal",
-            "deal_seed",
-            "game",
-            "round",
-            "seat",
-            "agent",
-            "role",
-            "won",
-            "saboteurs",
-            "gold",
-        )
-    }
+    rules = result_ruleset(results[0]) if results else BASE
+    cols: dict[str, list] = {k: [] for k in COLUMNS}
     for r in results:
-        if ruleset_of(r) is not rules:
+        if result_ruleset(r) is not rules:
             raise ValueError(
-                f"results mix rulesets: game {r['game_id']} is {ruleset_of(r).name}, "
+                f"results mix rulesets: game {r['game_id']} is {result_ruleset(r).name}, "
                 f"the first is {rules.name}"
             )
         for a in r["lineup"]:

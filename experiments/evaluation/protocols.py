@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from experiments.evaluation.outcomes import role_won
-from experiments.evaluation.splits import DealSplit, deal_seeds, split_named
+from experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, split_named
 from experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
 from saboteur_env.engine.ruleset import Ruleset, ruleset_of
 
@@ -52,14 +52,12 @@ EXTERNAL_PUBLISHED = {
 SCAN_FACTOR = 200
 
 
-def probe_agent_seed(seed: int, deal_seed: int, seat: int) -> int:
-    """The agent seed of ``seat`` in both games of a probed deal (the same in both, so the
-    reference seats of the two games start from the same random state)."""
-    return int(np.random.SeedSequence([seed, deal_seed, seat, 0xA6E]).generate_state(1)[0])
-
-
 def dealt_roles(deal_seed: int, players: int, expansion: bool = False) -> np.ndarray:
-    """int64 ``(players,)``: the role of every seat in round 1 of the deal (RULES 2.2)."""
+    """int64 ``(players,)``: the role of every seat in round 1 of the deal (RULES 2.2).
+
+    Raises:
+        saboteur_env.engine.config.ConfigError: for a player count the game does not allow.
+    """
     import saboteur_env
 
     env = saboteur_env.raw_env(num_players=players, num_rounds=1, expansion=expansion)
@@ -69,9 +67,16 @@ def dealt_roles(deal_seed: int, players: int, expansion: bool = False) -> np.nda
 
 @dataclass(frozen=True)
 class Probe:
-    """One probed (deal, role): the candidate plays ``role`` in ``seat``."""
+    """One probed (deal, role): the candidate plays ``role`` in ``seat``.
 
-    deal: int  # index within the split, from its start
+    Attributes:
+        deal: the deal's index within its split (from the split's start).
+        deal_seed: the environment seed of the deal.
+        role: the role id (of the ruleset) dealt to ``seat`` in round 1.
+        seat: the probe seat.
+    """
+
+    deal: int
     deal_seed: int
     role: int
     seat: int
@@ -150,7 +155,8 @@ def probe_schedule(
     probe_game: dict[tuple[int, int], int] = {}
 
     def task(deal: int, ds: int, lineup: tuple[str, ...], offset: int) -> int:
-        seeds = tuple(probe_agent_seed(seed, ds, p) for p in range(players))
+        # offset 0 in both games of a pair: the reference seats start alike
+        seeds = tuple(agent_seed(seed, ds, 0, p) for p in range(players))
         tasks.append(Task(len(tasks), deal, ds, offset, lineup, seeds, num_rounds, "none", config))
         return len(tasks) - 1
 
@@ -254,7 +260,12 @@ def head_to_head(
     num_rounds: int = 1,
 ) -> dict:
     """:func:`role_probe` of ``candidate`` against each reference: ``{"candidate", "players",
-    "expansion", "split", "first", "deals", "seed", "against": {reference: role_probe(...)}}``."""
+    "expansion", "split", "first", "deals", "seed", "against": {reference: role_probe(...)}}``.
+
+    Raises:
+        ValueError: as :func:`role_probe` (an unknown split, role or agent spec, too few deals
+            holding a role, a checkpoint that does not fit the game).
+    """
     return {
         "protocol": "role-probe",
         "candidate": candidate,
@@ -286,7 +297,7 @@ def head_to_head(
 
 def format_head_to_head(h2h: dict) -> str:
     """The head-to-head table: one line per reference and role."""
-    game = "Saboteur 2" if h2h["expansion"] else "base game"
+    game = ruleset_of(h2h["expansion"]).title
     lines = [
         f"role-probe: {h2h['candidate']} in one seat, every other seat the reference; "
         f"{game}, {h2h['players']} players, round 1 of {h2h.get('num_rounds', 1)}-round "

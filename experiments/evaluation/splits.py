@@ -91,6 +91,27 @@ def deal_seeds(split: DealSplit | str, count: int, first: int = 0) -> list[int]:
     return [s.start + first + d for d in range(count)]
 
 
+def range_problem(split: DealSplit | str, first: int, count: int) -> str | None:
+    """What is wrong with deals ``first .. first + count - 1`` of ``split`` (a sentence naming
+    the options ``--first-deal`` / ``--deals`` for a usage error), or ``None`` when they fit.
+
+    Raises:
+        ValueError: for an unknown split name.
+    """
+    s = split_named(split) if isinstance(split, str) else split
+    if first + count > s.size:
+        return f"--first-deal {first} --deals {count}: the {s.name} split has {s.size} deals"
+    return None
+
+
+def agent_seed(seed: int, deal_seed: int, offset: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` of game ``offset`` of the deal seeded ``deal_seed``
+    (tournaments: ``offset`` = the rotation; role-probe: 0 in both games of a pair, so the
+    reference seats of the two games start alike).  Independent of the deal's own stream, so
+    how much randomness an agent consumes never changes the deal."""
+    return int(np.random.SeedSequence([seed, deal_seed, offset, seat, 0xA6E]).generate_state(1)[0])
+
+
 def draw_train_seed(rng: np.random.Generator) -> int:
     """A uniformly drawn seed of the ``train`` split (for self-play and demonstration games)."""
     return int(rng.integers(TRAIN.start, TRAIN.stop))

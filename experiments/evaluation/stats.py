@@ -26,6 +26,7 @@ All intervals are 95% unless ``level`` says otherwise.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,7 +45,8 @@ class Estimate:
         value: the estimate (a fraction for rates and win differences, not percent).
         lo, hi: the interval's ends.
         n: observations; ``clusters``: distinct deals among them.
-        method: how the interval was made (``"wilson-deff"``, ``"deal-bootstrap"``).
+        method: how the interval was made (``"wilson-deff"``, ``"newcombe-paired"``,
+            ``"deal-bootstrap"``).
     """
 
     value: float
@@ -61,6 +63,19 @@ class Estimate:
             "lo": self.lo,
             "hi": self.hi,
             "n": self.n,
+            "clusters": self.clusters,
+            "method": self.method,
+        }
+
+    def as_rate(self, wins: int) -> dict:
+        """The rate dict of the tournament and reference summaries: ``wins``, ``n``, ``rate``,
+        ``lo``, ``hi``, ``clusters``, ``method``."""
+        return {
+            "wins": int(wins),
+            "n": self.n,
+            "rate": self.value,
+            "lo": self.lo,
+            "hi": self.hi,
             "clusters": self.clusters,
             "method": self.method,
         }
@@ -173,6 +188,19 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
+def _draws(clusters: np.ndarray, n_boot: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(inverse, counts)``: each row's cluster index ``(n,)`` and how often each of the ``G``
+    clusters is drawn in each resample, float64 ``(n_boot, G)`` (``G`` draws with
+    replacement)."""
+    if n_boot < 1:
+        raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
+    _, inv = np.unique(np.asarray(clusters), return_inverse=True)
+    g = int(inv.max()) + 1 if len(inv) else 0
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot) if g else np.zeros((n_boot, 0))
+    return inv.reshape(-1), counts.astype(np.float64)
+
+
 def cluster_weights(clusters: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarray:
     """Row weights of a deal bootstrap, float64 ``(n_boot, n)``: resample the ``G`` distinct
     clusters ``G`` times with replacement; a row's weight is how often its cluster was drawn.
@@ -180,19 +208,23 @@ def cluster_weights(clusters: np.ndarray, n_boot: int, seed: int = 0) -> np.ndar
     Raises:
         ValueError: for ``n_boot < 1``.
     """
-    if n_boot < 1:
-        raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
-    _, inv = np.unique(np.asarray(clusters), return_inverse=True)
-    g = int(inv.max()) + 1 if len(inv) else 0
-    rng = np.random.default_rng(seed)
-    counts = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot) if g else np.zeros((n_boot, 0))
-    return counts[:, inv].astype(np.float64)
+    inv, counts = _draws(clusters, n_boot, seed)
+    return counts[:, inv]
 
 
-def cluster_bootstrap(stat, clusters: np.ndarray, n_boot: int = N_BOOT, seed: int = 0):
-    """Deal-bootstrap replicates of ``stat``: ``stat(weights)`` maps float ``(n,)`` row weights
-    to a float array (any shape); returns ``(point, replicates)`` with ``point = stat(ones)``
-    and replicates of shape ``(n_boot, *point.shape)``."""
+def cluster_bootstrap(
+    stat: Callable[[np.ndarray], np.ndarray],
+    clusters: np.ndarray,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Deal-bootstrap replicates of ``stat``: ``stat(weights)`` maps float64 ``(n,)`` row
+    weights to a float array (any shape); returns ``(point, replicates)`` with
+    ``point = stat(ones)`` and replicates float64 ``(n_boot, *point.shape)``.
+
+    Raises:
+        ValueError: for ``n_boot < 1``.
+    """
     c = np.asarray(clusters)
     point = np.asarray(stat(np.ones(len(c))), dtype=np.float64)
     w = cluster_weights(c, n_boot, seed)
@@ -201,7 +233,13 @@ def cluster_bootstrap(stat, clusters: np.ndarray, n_boot: int = N_BOOT, seed: in
 
 
 def percentile_interval(reps: np.ndarray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of bootstrap replicates ``(n_boot, ...)`` along the first axis."""
+    """Percentile interval of bootstrap replicates ``(n_boot, ...)`` along the first axis
+    (NaN replicates ignored); returns ``(lo, hi)`` of shape ``reps.shape[1:]``.
+
+    Raises:
+        ValueError: for a ``level`` outside (0, 1).
+    """
+    _z(level)  # checks level
     a = 100 * (1 - level) / 2
     return np.nanpercentile(reps, a, axis=0), np.nanpercentile(reps, 100 - a, axis=0)
 
@@ -221,17 +259,13 @@ def cluster_mean(
         ValueError: for mismatched shapes or ``n_boot < 1``.
     """
     v, c = _check(values, clusters)
-    if n_boot < 1:
-        raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
+    inv, draws = _draws(c, n_boot, seed)
     n = len(v)
     if n == 0:
         return Estimate(float("nan"), float("nan"), float("nan"), 0, 0, "deal-bootstrap")
-    _, inv = np.unique(c, return_inverse=True)
-    g = int(inv.max()) + 1
+    g = draws.shape[1]
     s = np.bincount(inv, weights=v, minlength=g)
     cnt = np.bincount(inv, minlength=g).astype(np.float64)
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(g, np.full(g, 1.0 / g), size=n_boot).astype(np.float64)
     reps = (draws @ s) / (draws @ cnt)
     lo, hi = percentile_interval(reps, level)
     return Estimate(float(v.mean()), float(lo), float(hi), n, g, "deal-bootstrap")
