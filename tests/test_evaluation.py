@@ -215,3 +215,40 @@ def test_saboteurs_won_follows_the_winners_set():
     assert saboteurs_won(both_doors, SABOTEUR_2)
     assert not saboteurs_won(trapped, SABOTEUR_2)
     assert not saboteurs_won(none, BASE) and saboteurs_in_play(none, BASE) == 0
+
+
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["heuristic", "--first-deal", "999999", "--deals", "3"], "--first-deal 999999"),
+        (["--external", "random", "--players", "9"], "--players cannot be combined"),
+        (["--external", "random", "heuristic"], "no positional candidate"),
+        (["nope"], "candidate: unknown agent 'nope'"),
+        (["heuristic", "--against", "random,nope"], "--against: unknown agent 'nope'"),
+        (["heuristic", "--split", "validation"], "invalid choice: 'validation'"),
+        (["heuristic", "--players", "13", "--expansion"], "13"),
+    ],
+)
+def test_evaluate_bad_options_are_usage_errors(capsys, argv, needle):
+    from experiments.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", *argv])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_evaluate_writes_the_head_to_head_it_prints(tmp_path, capsys):
+    import json
+
+    from experiments.cli import main
+
+    out = tmp_path / "h2h.json"
+    main(["evaluate", "random", "--against", "heuristic", "--deals", "3", "--json", str(out)])
+    text = capsys.readouterr().out
+    res = json.loads(out.read_text())
+    assert res["split"] == "test" and res["deals"] == 3 and res["protocol"] == "role-probe"
+    for role, r in res["against"]["heuristic"]["roles"].items():
+        assert role in text and r["deals"] == 3
+        assert f"{100 * r['diff']['value']:+.1f}" in text

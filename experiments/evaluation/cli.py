@@ -73,7 +73,7 @@ def main(argv=None) -> dict:
         specs = [s.strip() for s in a.external.split(",") if s.strip()]
         if not specs:
             p.error("--external: at least one agent spec is needed")
-        check_agents(p, specs)
+        check_agents(p, specs, "--external")
         try:
             res = protocols.external_protocol(
                 specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
@@ -87,7 +87,8 @@ def main(argv=None) -> dict:
         refs = [s.strip() for s in a.against.split(",") if s.strip()]
         if not refs:
             p.error("--against: at least one agent spec is needed")
-        check_agents(p, [a.candidate, *refs])
+        check_agents(p, [a.candidate], "candidate")
+        check_agents(p, refs, "--against")
         check_config(p, num_players=a.players, num_rounds=1, expansion=a.expansion)
         try:
             res = protocols.head_to_head(

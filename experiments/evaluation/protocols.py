@@ -149,7 +149,7 @@ def probe_schedule(
     s = split_named(split)
     role_ids = list(range(rules.n_roles)) if roles is None else [int(r) for r in roles]
     cache: dict = {}
-    config = (("expansion", True),) if expansion else ()
+    config = (("expansion", rules.expansion),)
     tasks: list = []
     ref_game: dict[int, int] = {}
     probe_game: dict[tuple[int, int], int] = {}
