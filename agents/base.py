@@ -47,9 +47,11 @@ def require_extra(extra: str, modules: Sequence[str], what: str) -> None:
         try:
             importlib.import_module(module)
         except ImportError as err:
+            torch_first = "pip install torch==2.13.0 && " if extra == "train" else ""
             raise MissingExtraError(
-                f"{what} needs the {extra!r} extra: pip install 'saboteur-env[{extra}]' "
-                f"(module {module!r} is not installed)"
+                f"{what} needs the {extra!r} extra: {torch_first}pip install "
+                f"'saboteur-env[{extra}]' (from a clone: {torch_first}pip install -e "
+                f"'.[{extra}]'; module {module!r} is not installed)"
             ) from err
 
 

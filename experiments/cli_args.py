@@ -90,3 +90,32 @@ def check_output_dir(p: argparse.ArgumentParser, path: str, option: str) -> None
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
         p.error(f"{option} {path}: cannot write under {probe}")
+
+
+def check_agents_fit(
+    p: argparse.ArgumentParser,
+    specs: Iterable[str],
+    num_players: int,
+    expansion: bool = False,
+    option: str = "--agents",
+) -> None:
+    """Build each agent spec and ``reset`` it for the game: a checkpoint whose spaces do not
+    fit ``num_players`` / ``expansion`` (or a file that is not a checkpoint) is a usage error
+    naming the option, before anything is played."""
+    from agents import make_agent
+    from saboteur_env.engine.config import GameConfig
+
+    config = GameConfig(num_players=num_players, expansion=expansion)
+    for spec in dict.fromkeys(specs):
+        try:
+            make_agent(spec).reset(0, config, seed=0)
+        except (ValueError, OSError, RuntimeError, ImportError) as err:
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            if "does not match the environment's spaces" in first:  # a fingerprint dump
+                first = "the checkpoint's observation and action spaces are not this game's"
+            elif len(first) > 160:  # e.g. torch's own load message: keep our sentence
+                first = first.split(" (")[0][:160]
+            p.error(
+                f"{option}: {spec!r} cannot play {config.ruleset.title} at {num_players} "
+                f"players: {first}"
+            )

@@ -60,7 +60,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from experiments.cli_args import at_least, check_agents, check_config, check_output_dir
+from experiments.cli_args import (
+    at_least,
+    check_agents,
+    check_agents_fit,
+    check_config,
+    check_output_dir,
+)
 from experiments.evaluation.outcomes import (
     result_ruleset,
     role_won,
@@ -398,6 +404,11 @@ def summarize(
     }
 
 
+def _int(x: float) -> int:
+    """Round for display without a signed zero."""
+    return int(round(x)) + 0
+
+
 def _ci(r: dict) -> str:
     return f"{r['rate']:>6.1%} [{r['lo']:.1%},{r['hi']:.1%}]"
 
@@ -414,8 +425,12 @@ def format_summary(summary: dict) -> str:
         "clustered by deal"
     )
     lines.append(
-        f"{'agent':<{w}}  {'team rating: digger':>22}  {'saboteur':>22}  {'gold':>5}  "
-        f"{'game win':>8}  {'digger win [95%]':>20}  {'saboteur win [95%]':>20}"
+        "team rating: Elo scale, per role class, relative within the class (ridge-shrunk toward "
+        "0); round win: rounds won in that role"
+    )
+    lines.append(
+        f"{'agent':<{w}}  {'team rating, digger':>20}  {'team rating, saboteur':>22}  "
+        f"{'gold':>5}  {'game win':>8}  {'round win, digger':>20}  {'round win, saboteur':>20}"
     )
     for a, s in summary["agents"].items():
         d, b = s["digger_roles"], s["roles"][rules.roles[rules.saboteur]]
@@ -424,20 +439,21 @@ def format_summary(summary: dict) -> str:
         for key in ("gold-digger", "saboteur"):
             t = tr.get(key)
             cells.append(
-                f"{t['rating']:>6.0f} [{t['lo']:>5.0f},{t['hi']:>5.0f}]"
+                f"{_int(t['rating']):>+6d} [{_int(t['lo']):>+5d},{_int(t['hi']):>+5d}]"
                 if t and t.get("rating") is not None
                 else f"{'-':>20}"
             )
         lines.append(
-            f"{a:<{w}}  {cells[0]:>22}  {cells[1]:>22}  "
+            f"{a:<{w}}  {cells[0]:>20}  {cells[1]:>22}  "
             f"{s['mean_gold']:>5.2f}  {s['game_win']['rate']:>8.1%}  "
             f"{_ci(d):>20}  {_ci(b):>20}"
         )
     lines.append(
         "free-for-all view of final gold (secondary; ignores the hidden teams): "
         + "; ".join(
-            f"{a} BT {s['bt_elo']:.0f} [{s['bt_elo_ci'][0]:.0f},{s['bt_elo_ci'][1]:.0f}], "
-            f"OpenSkill {s['openskill']['mu']:.1f}±{s['openskill']['sigma']:.1f}"
+            f"{a} Bradley-Terry {_int(s['bt_elo']):+d} [{_int(s['bt_elo_ci'][0]):+d}, "
+            f"{_int(s['bt_elo_ci'][1]):+d}], OpenSkill mu {s['openskill']['mu']:.1f} sigma "
+            f"{s['openskill']['sigma']:.1f}"
             for a, s in summary["agents"].items()
         )
     )
@@ -446,11 +462,12 @@ def format_summary(summary: dict) -> str:
         f"rounds: gold found {_ci(sd['gold_found']).strip()}, saboteurs won "
         f"{_ci(sd['saboteurs_won']).strip()}"
     )
-    parts = [
-        f"{c}: {b['rounds']} rounds, saboteurs won {_ci(b['saboteurs_won']).strip()}, "
-        f"gold not found {_ci(b['gold_not_found']).strip()}"
-        for c, b in summary["by_saboteurs"].items()
-    ]
+    parts = []
+    for c, b in summary["by_saboteurs"].items():
+        text = f"{c}: {b['rounds']} rounds, saboteurs won {_ci(b['saboteurs_won']).strip()}"
+        if b["gold_not_found"]["wins"] != b["saboteurs_won"]["wins"]:
+            text += f", gold not found {_ci(b['gold_not_found']).strip()}"
+        parts.append(text)
     lines.append(
         "by saboteurs in play: " + "; ".join(parts) + "; saboteurs won given at least one: "
         f"{_ci(summary['saboteurs_won_given_saboteur']).strip()}"
@@ -465,15 +482,17 @@ def format_summary(summary: dict) -> str:
     pw = summary["pairwise"]
     if len(pw["agents"]) > 1:
         lines.append("pairwise P(row has more gold than column), ties 1/2:")
-        lines.append(" " * (w + 2) + "".join(f"{a[:10]:>11}" for a in pw["agents"]))
+        cw = max(6, min(24, max(len(a) for a in pw["agents"]))) + 1
+        lines.append(" " * (w + 2) + "".join(f"{a[: cw - 1]:>{cw}}" for a in pw["agents"]))
         for a, row in zip(pw["agents"], pw["p_win"]):
             lines.append(
-                f"{a:<{w}}  " + "".join(f"{'-':>11}" if x is None else f"{x:>11.3f}" for x in row)
+                f"{a:<{w}}  "
+                + "".join(f"{'-':>{cw}}" if x is None else f"{x:>{cw}.3f}" for x in row)
             )
     if summary["cycles"]:
         lines.append(
-            "NON-TRANSITIVE cycles (a beats b beats c beats a): "
-            + "; ".join(" > ".join(c) for c in summary["cycles"])
+            "non-transitive cycles in the point estimates (a beats b beats c beats a; no "
+            "test of significance): " + "; ".join(" > ".join(c) for c in summary["cycles"])
         )
     roles = list(rules.roles)
     if len(roles) > 2:  # more roles than the digger and saboteur columns above
@@ -786,6 +805,7 @@ def main(argv=None) -> None:
         p.error("--agents: at least one agent spec is needed")
     check_agents(p, specs)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
+    check_agents_fit(p, specs, a.players, a.expansion)
     check_output_dir(p, a.out, "--out")
     problem = range_problem(a.split, a.first_deal, a.deals)
     if problem:
@@ -830,6 +850,7 @@ def main(argv=None) -> None:
         "workers_used": opts.workers or os.cpu_count() or 1,
     }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
+    print(settings_text(meta))
     print(format_summary(summary))
     print(f"\n{len(results)} games in {elapsed:.1f} s; wrote " + ", ".join(paths))
 

@@ -230,7 +230,7 @@ def test_non_transitive_cycle_is_reported():
     ]
     s = summarize(results, names, n_boot=20)
     assert s["cycles"] == [["A", "B", "C"]]
-    assert "NON-TRANSITIVE" in format_summary(s)
+    assert "non-transitive cycles" in format_summary(s)
     assert s["pairwise"]["p_win"][0][1] > 0.7
 
 

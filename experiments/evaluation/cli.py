@@ -16,7 +16,13 @@ import argparse
 import json
 import time
 
-from experiments.cli_args import at_least, check_agents, check_config, check_output_file
+from experiments.cli_args import (
+    at_least,
+    check_agents,
+    check_agents_fit,
+    check_config,
+    check_output_file,
+)
 from experiments.evaluation.splits import SPLITS, range_problem
 
 
@@ -36,14 +42,18 @@ def main(argv=None) -> dict:
         metavar="SPECS",
         help="instead: the external protocol for these comma-separated saboteur specs",
     )
-    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--players", type=int, default=None, help="players per game (default 5)")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (all six roles)")
     p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
-    p.add_argument("--split", choices=tuple(SPLITS), default="test")
-    p.add_argument("--first-deal", type=at_least(0), default=0)
+    p.add_argument(
+        "--split", choices=tuple(SPLITS), default="test", help="deal split (train, dev, test)"
+    )
+    p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
-    p.add_argument("--workers", type=at_least(1), default=1)
-    p.add_argument("--json", default="", help="also write the result to this file")
+    p.add_argument(
+        "--workers", type=at_least(1), default=1, help="processes (results do not depend on it)"
+    )
+    p.add_argument("--json", default=None, help="also write the result to this file")
     a = p.parse_args(argv)
     if a.json:
         check_output_file(p, a.json, "--json")
@@ -59,7 +69,7 @@ def main(argv=None) -> dict:
         ignored = [
             flag
             for flag, given in (
-                ("--players", a.players != 5),
+                ("--players", a.players is not None),
                 ("--expansion", a.expansion),
                 ("--against", a.against != "random,heuristic"),
             )
@@ -74,6 +84,7 @@ def main(argv=None) -> dict:
         if not specs:
             p.error("--external: at least one agent spec is needed")
         check_agents(p, specs, "--external")
+        check_agents_fit(p, specs, 4, False, "--external")
         try:
             res = protocols.external_protocol(
                 specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
@@ -87,14 +98,17 @@ def main(argv=None) -> dict:
         refs = [s.strip() for s in a.against.split(",") if s.strip()]
         if not refs:
             p.error("--against: at least one agent spec is needed")
+        players = 5 if a.players is None else a.players
         check_agents(p, [a.candidate], "candidate")
         check_agents(p, refs, "--against")
-        check_config(p, num_players=a.players, num_rounds=1, expansion=a.expansion)
+        check_config(p, num_players=players, num_rounds=1, expansion=a.expansion)
+        check_agents_fit(p, [a.candidate], players, a.expansion, "candidate")
+        check_agents_fit(p, refs, players, a.expansion, "--against")
         try:
             res = protocols.head_to_head(
                 a.candidate,
                 refs,
-                a.players,
+                players,
                 a.deals,
                 a.split,
                 a.first_deal,

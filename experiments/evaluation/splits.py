@@ -100,7 +100,10 @@ def range_problem(split: DealSplit | str, first: int, count: int) -> str | None:
     """
     s = split_named(split) if isinstance(split, str) else split
     if first + count > s.size:
-        return f"--first-deal {first} --deals {count}: the {s.name} split has {s.size} deals"
+        return (
+            f"--first-deal {first} --deals {count}: the {s.name} split has {s.size} deals "
+            f"(0-{s.size - 1}), so --first-deal + --deals must be at most {s.size}"
+        )
     return None
 
 
