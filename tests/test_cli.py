@@ -202,7 +202,9 @@ def test_a_missing_extra_is_named(capsys, monkeypatch, argv, module, extra):
     assert exc.value.code == 2
     cap = capsys.readouterr()
     assert cap.out == ""
-    assert f"needs the '{extra}' extra: pip install 'saboteur-env[{extra}]'" in cap.err
+    torch_first = "pip install torch==2.13.0 && " if extra == "train" else ""
+    assert f"needs the '{extra}' extra: {torch_first}pip install 'saboteur-env[{extra}]'" in cap.err
+    assert f"pip install -e '.[{extra}]'" in cap.err  # and from a clone
     assert f"saboteur {argv[0]}" in cap.err and repr(module) in cap.err
 
 
