@@ -45,8 +45,9 @@ def saboteurs_won(rd: dict, rules: Ruleset) -> bool:
 
 
 def saboteurs_in_play(rd: dict, rules: Ruleset) -> int:
-    """Number of seats holding the saboteur role in round ``rd`` (RULES 2.2: some role cards
-    stay face down, so a 4-player base round has 0 or 1)."""
+    """Number of seats holding the saboteur role at the end of round ``rd`` (the round
+    result's roles: in Saboteur 2 after any Swap your hats, RULES 6.5; RULES 2.2: some role
+    cards stay face down, so a 4-player base round has 0 or 1)."""
     return sum(1 for r in rd["roles"] if r == rules.saboteur)
 
 
