@@ -109,6 +109,16 @@ def test_paired_difference_is_newcombes_hybrid_score_interval():
         paired_difference(a, b, np.zeros(20))
 
 
+def test_deal_bootstrap_on_two_deals_matches_its_enumeration():
+    """Two deals of three rows each, all won in deal A, all lost in deal B.  Resampling two
+    deals with replacement gives AA, AB, BA, BB with chance 1/4 each, i.e. means 1, 1/2, 1/2,
+    0: the 2.5% and 97.5% percentiles are exactly 0 and 1, while treating the six rows as
+    independent would give Wilson's [0.19, 0.81]."""
+    e = cluster_mean(np.array([1, 1, 1, 0, 0, 0], dtype=float), np.repeat([0, 1], 3), seed=3)
+    assert (e.value, e.lo, e.hi, e.n, e.clusters) == (0.5, 0.0, 1.0, 6, 2)
+    assert wilson(3, 6) == pytest.approx((0.1876, 0.8124), abs=1e-4)
+
+
 def test_deal_bootstrap_of_a_mean_agrees_with_the_cluster_robust_error():
     rng = np.random.default_rng(1)
     deal_effect = rng.normal(size=400)
