@@ -393,3 +393,15 @@ def test_observe_between_turns_keeps_belief_current_and_is_not_double_counted():
         if steps > 150:
             break
     assert updated > 0
+
+
+def test_the_maze_caches_stay_bounded_over_many_games():
+    """The distance and analysis caches are shared by every heuristic of the process; they
+    grew to 4,096 entries each (about 70 MB over 120 games).  Now at most CACHE_ENTRIES."""
+    from agents.heuristic import maze
+    from experiments.tournament import run, schedule
+
+    run(schedule(["heuristic"], 5, deals=30, seed=0, num_rounds=1, split="dev"), progress=False)
+    assert maze.CACHE_ENTRIES == 256
+    assert 0 < len(maze._ANALYSIS_CACHE) <= maze.CACHE_ENTRIES
+    assert 0 < len(maze._DIST_CACHE) <= maze.CACHE_ENTRIES

@@ -101,6 +101,11 @@ def goal_variant(identity: int, rotated: bool) -> int:
 
 #: distances depend only on which cells are empty: shared by every agent of the process
 _DIST_CACHE: dict = {}
+#: most entries of each module-level cache (distances, analyses): a round revisits only its own
+#: recent mazes, so a small cache keeps the hit rate (150 five-player games: the same CPU time
+#: and the same play with 256 entries as with 4,096) and bounds a long run's memory (84 MB of
+#: cached analyses after 150 games at 4,096 entries, 52 MB RSS in all at 256)
+CACHE_ENTRIES = 256
 
 
 class Maze:
@@ -280,7 +285,7 @@ class Maze:
             rows.append(dist)
         d = np.array(rows, dtype=np.int64)
         d.flags.writeable = False
-        if len(_DIST_CACHE) > 4096:
+        if len(_DIST_CACHE) >= CACHE_ENTRIES:
             _DIST_CACHE.clear()
         _DIST_CACHE[key] = d
         self._dist = d
@@ -423,7 +428,7 @@ def analyse(maze: Maze) -> Analysis:
     key = (maze.window, maze.occ.tobytes(), maze.conn.tobytes())
     a = _ANALYSIS_CACHE.get(key)
     if a is None:
-        if len(_ANALYSIS_CACHE) > 4096:
+        if len(_ANALYSIS_CACHE) >= CACHE_ENTRIES:
             _ANALYSIS_CACHE.clear()
         a = _ANALYSIS_CACHE[key] = Analysis(maze)
     return a
