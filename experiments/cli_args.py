@@ -12,6 +12,16 @@ import os
 from collections.abc import Iterable
 
 
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """``--help`` with each option's default, except where there is none to show (``None``,
+    a ``store_true`` flag's ``False``)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or action.default == "":
+            return action.help or ""
+        return super()._get_help_string(action) or ""
+
+
 def at_least(lo: int):
     """An argparse ``type``: an int ``>= lo`` (``argument --games: must be >= 1, got 0``)."""
 

@@ -1288,14 +1288,14 @@ def parse_args(argv=None) -> TrainConfig:
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--evaluate" in argv:
-        from experiments.cli_args import at_least, check_output_file
+        from experiments.cli_args import DefaultsHelp, at_least, check_output_file
 
         p = argparse.ArgumentParser(
             prog="saboteur train --evaluate",
             description="Evaluate a checkpoint: the role-probe protocol against random and "
             "the heuristic (the checkpoint in one seat and role, every other seat the "
             "reference, paired with an all-reference game of the same deal), per role.",
-            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+            formatter_class=DefaultsHelp,
         )
         p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
         p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
@@ -1305,9 +1305,9 @@ def main(argv=None) -> None:
             default="test",
             help="deal split (experiments.evaluation.splits)",
         )
-        p.add_argument("--first-deal", type=at_least(0), default=0)
+        p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
         p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
-        p.add_argument("--workers", type=at_least(1), default=1)
+        p.add_argument("--workers", type=at_least(1), default=1, help="processes (same results)")
         p.add_argument(
             "--rounds",
             type=at_least(1),

@@ -17,6 +17,7 @@ import json
 import time
 
 from experiments.cli_args import (
+    DefaultsHelp,
     at_least,
     check_agents,
     check_agents_fit,
@@ -32,7 +33,7 @@ def main(argv=None) -> dict:
         prog="saboteur evaluate",
         description="Role-probe head-to-head of a candidate agent against reference agents "
         "(experiments.evaluation), or the external 4-player saboteur protocol.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=DefaultsHelp,
     )
     p.add_argument("candidate", nargs="?", default=None, help="agent spec under test")
     p.add_argument("--against", default="random,heuristic", help="reference agent specs")
@@ -42,7 +43,7 @@ def main(argv=None) -> dict:
         metavar="SPECS",
         help="instead: the external protocol for these comma-separated saboteur specs",
     )
-    p.add_argument("--players", type=int, default=None, help="players per game (default 5)")
+    p.add_argument("--players", type=int, default=None, help="players per game (default: 5)")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (all six roles)")
     p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
     p.add_argument(
