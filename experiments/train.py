@@ -204,7 +204,8 @@ HELP = {
     "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
     "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
     "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
-    "minutes": "stop after this wall-clock budget, warm start included (0 = none)",
+    "minutes": "stop after this wall-clock budget, warm start and the final evaluation included "
+    "(the last evaluation's duration is kept back for it; 0 = none)",
     "total_decisions": "stop after this many learning decisions (0 = none)",
     "epochs": "PPO passes over each batch",
     "minibatch": "PPO and behaviour-cloning minibatch size",
@@ -1060,13 +1061,16 @@ def train(cfg: TrainConfig) -> dict:
     update_time = 0.0
     summary: dict = {}
     interrupted = False
+    # the last evaluation's duration, kept back from --minutes so the final one fits in it
+    eval_reserve = 0.0
     try:
         while True:
-            if deadline is not None and time.perf_counter() >= deadline:
+            stop_at = None if deadline is None else deadline - eval_reserve
+            if stop_at is not None and time.perf_counter() >= stop_at:
                 break  # the budget is spent (e.g. by the warm start): no iteration starts
             t0 = time.perf_counter()
             d0, ld0 = collector.decisions, collector.learning_decisions
-            trajs = collector.collect(cfg.steps_per_iter, deadline=deadline)
+            trajs = collector.collect(cfg.steps_per_iter, deadline=stop_at)
             if not trajs:  # the budget ran out before any game finished
                 break
             it += 1
@@ -1107,11 +1111,13 @@ def train(cfg: TrainConfig) -> dict:
                 pool.add_snapshot(f"iter_{it}", net)
             done = (
                 (cfg.iterations and it >= cfg.iterations)
-                or (deadline is not None and t2 >= deadline)
+                or (stop_at is not None and t2 >= stop_at)
                 or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions)
             )
             if cfg.eval_every and (it % cfg.eval_every == 0 or done):
+                te = time.perf_counter()
                 ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
+                eval_reserve = time.perf_counter() - te
                 logs.log_eval(
                     {"iteration": it, "learning_decisions": collector.learning_decisions, **ev}
                 )

@@ -614,3 +614,50 @@ def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
     assert len(drawn) > 10
     assert not [s for s in drawn if s in TEST]
     assert any(s in TRAIN for s in drawn) and any(s in DEV for s in drawn)
+
+
+def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
+    """``--minutes`` used to end training at the deadline and then run the final evaluation
+    past it.  Now the last evaluation's duration is kept back.  A fake clock (each reading
+    advances 10 ms, an evaluation 100 s) makes this exact: budget 150 s, the first evaluation
+    (iteration 1) ends near 100 s, so no iteration starts after it, where the old loop ran a
+    second iteration and evaluation to about 200 s."""
+    import types
+
+    import experiments.train as tr
+
+    clock = {"t": 0.0}
+
+    def perf_counter():
+        clock["t"] += 0.01
+        return clock["t"]
+
+    evals = []
+
+    def evaluate(net, cfg, deals, seed, path=None):
+        clock["t"] += 100.0
+        evals.append(clock["t"])
+        return {}
+
+    monkeypatch.setattr(tr, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    monkeypatch.setattr(tr, "evaluate", evaluate)
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=40,
+        minutes=150 / 60,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.0,
+        eval_every=1,
+        checkpoint_every=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        seed=2,
+        bc_decisions=0,
+    )
+    res = train(cfg)
+    assert res["last"]["iteration"] == 1 and len(evals) == 1
+    assert clock["t"] < 150.0
