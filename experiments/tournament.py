@@ -223,6 +223,8 @@ def play(task: Task) -> dict:
     ]
     for rd, r in zip(rounds, game.round_results):
         rd["winning_side"] = r.winning_side
+    from experiments.evaluation.failures import game_failures
+
     return {
         "game_id": task.game_id,
         "deal": task.deal,
@@ -234,6 +236,7 @@ def play(task: Task) -> dict:
         "rounds": rounds,
         "decisions": decisions,
         "ruleset": env.config.ruleset.name,
+        "failures": game_failures(game, env.config.ruleset),
     }
 
 
@@ -283,6 +286,7 @@ def summarize(
     Every rate is clustered by deal (:func:`experiments.evaluation.stats.cluster_rate`); the
     team ratings and the Bradley-Terry intervals resample whole deals (``n_boot`` times,
     seeded by ``seed``)."""
+    from experiments.evaluation.failures import failure_report
     from experiments.evaluation.team import team_ratings
 
     agents = list(dict.fromkeys(specs))
@@ -392,6 +396,7 @@ def summarize(
             "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P],
         },
         "cycles": [list(c) for c in cycles(P, agents)],
+        "failures": failure_report(results, agents),
         "games": len(results),
         "rounds": int(rounds_total),
         "warnings": warn,
@@ -472,6 +477,26 @@ def format_summary(summary: dict) -> str:
         "by saboteurs in play: " + "; ".join(parts) + "; saboteurs won given at least one: "
         f"{_ci(summary['saboteurs_won_given_saboteur']).strip()}"
     )
+    fr = summary.get("failures")
+    if fr:
+        lines.append(
+            "failure statistics per 100 rounds played (experiments.evaluation.failures): "
+            "rockfalls discarded as gold-digger / maps of a goal already mapped by the seat / "
+            "by another / breaks (of them on a blocked player, on the own side)"
+        )
+        for a, f in fr["agents"].items():
+            p100 = {k: v["per_100_rounds"] for k, v in f.items() if isinstance(v, dict)}
+            lines.append(
+                f"  {a:<{w}}  {p100['rockfalls_discarded']:.1f} / {p100['maps_repeated']:.1f}"
+                f" / {p100['maps_of_mapped']:.1f} / {p100['breaks']:.1f} "
+                f"({p100['breaks_on_blocked']:.1f}, {p100['friendly_breaks']:.1f})"
+            )
+        if fr["digger_losses"]:
+            lines.append(
+                f"  rounds the gold-diggers lost with the tunnel within {fr['near']} cells of "
+                f"the gold: {fr['lost_near_gold']} of {fr['digger_losses']} "
+                f"({fr['lost_near_gold'] / fr['digger_losses']:.0%})"
+            )
     lines.append("seat  win rate [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
         lines.append(
