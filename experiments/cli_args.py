@@ -129,3 +129,26 @@ def check_agents_fit(
                 f"{option}: {spec!r} cannot play {config.ruleset.title} at {num_players} "
                 f"players: {first}"
             )
+
+
+def add_deal_range(p: argparse.ArgumentParser) -> None:
+    """Add ``--split`` (default ``test``) and ``--first-deal`` (default 0): where a command's
+    deals come from (:mod:`experiments.evaluation.splits`)."""
+    from experiments.evaluation.splits import SPLITS
+
+    p.add_argument(
+        "--split",
+        choices=tuple(SPLITS),
+        default="test",
+        help="deal split the deals come from, experiments.evaluation.splits (default: %(default)s)",
+    )
+    p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
+
+
+def check_deal_range(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A usage error when ``--first-deal`` + ``--deals`` run past the end of ``--split``."""
+    from experiments.evaluation.splits import range_problem
+
+    problem = range_problem(args.split, args.first_deal, args.deals)
+    if problem:
+        p.error(problem)

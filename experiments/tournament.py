@@ -61,10 +61,12 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from experiments.cli_args import (
+    add_deal_range,
     at_least,
     check_agents,
     check_agents_fit,
     check_config,
+    check_deal_range,
     check_output_dir,
 )
 from experiments.evaluation.outcomes import (
@@ -74,7 +76,7 @@ from experiments.evaluation.outcomes import (
     saboteurs_in_play,
     saboteurs_won,
 )
-from experiments.evaluation.splits import SPLITS, agent_seed, deal_seeds, range_problem
+from experiments.evaluation.splits import agent_seed, deal_seeds
 from experiments.evaluation.stats import cluster_mean, cluster_rate
 from experiments.ratings import (
     OnlineRatings,
@@ -786,15 +788,7 @@ def main(argv=None) -> None:
         help="deals; each is played once per agent spec (default 100)",
     )
     p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
-    p.add_argument(
-        "--split",
-        choices=tuple(SPLITS),
-        default="test",
-        help="deal split the deals come from (experiments.evaluation.splits; default test)",
-    )
-    p.add_argument(
-        "--first-deal", type=at_least(0), default=0, help="first deal of the split (default 0)"
-    )
+    add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents and the bootstrap")
     p.add_argument("--workers", type=at_least(0), default=0, help="processes (default: all cores)")
     p.add_argument("--out", default="runs/tournament", help="output folder")
@@ -832,9 +826,7 @@ def main(argv=None) -> None:
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_agents_fit(p, specs, a.players, a.expansion)
     check_output_dir(p, a.out, "--out")
-    problem = range_problem(a.split, a.first_deal, a.deals)
-    if problem:
-        p.error(problem)
+    check_deal_range(p, a)
     earlier = existing_outputs(a.out)
     if earlier and not a.overwrite:
         p.error(

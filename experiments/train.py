@@ -60,7 +60,7 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
-from experiments.evaluation.splits import SPLITS, draw_train_seed, range_problem
+from experiments.evaluation.splits import draw_train_seed
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE
@@ -1294,7 +1294,13 @@ def parse_args(argv=None) -> TrainConfig:
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--evaluate" in argv:
-        from experiments.cli_args import DefaultsHelp, at_least, check_output_file
+        from experiments.cli_args import (
+            DefaultsHelp,
+            add_deal_range,
+            at_least,
+            check_deal_range,
+            check_output_file,
+        )
 
         p = argparse.ArgumentParser(
             prog="saboteur train --evaluate",
@@ -1305,13 +1311,7 @@ def main(argv=None) -> None:
         )
         p.add_argument("--evaluate", required=True, metavar="CHECKPOINT")
         p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
-        p.add_argument(
-            "--split",
-            choices=tuple(SPLITS),
-            default="test",
-            help="deal split (experiments.evaluation.splits)",
-        )
-        p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
+        add_deal_range(p)
         p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
         p.add_argument("--workers", type=at_least(1), default=1, help="processes (same results)")
         p.add_argument(
@@ -1324,9 +1324,7 @@ def main(argv=None) -> None:
         a = p.parse_args(argv)
         if not Path(a.evaluate).is_file():
             p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
-        problem = range_problem(a.split, a.first_deal, a.deals)
-        if problem:
-            p.error(problem)
+        check_deal_range(p, a)
         if a.json:
             check_output_file(p, a.json, "--json")
         try:

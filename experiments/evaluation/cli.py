@@ -18,13 +18,14 @@ import time
 
 from experiments.cli_args import (
     DefaultsHelp,
+    add_deal_range,
     at_least,
     check_agents,
     check_agents_fit,
     check_config,
+    check_deal_range,
     check_output_file,
 )
-from experiments.evaluation.splits import SPLITS, range_problem
 
 
 def main(argv=None) -> dict:
@@ -46,10 +47,7 @@ def main(argv=None) -> dict:
     p.add_argument("--players", type=int, default=None, help="players per game (default: 5)")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (all six roles)")
     p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
-    p.add_argument(
-        "--split", choices=tuple(SPLITS), default="test", help="deal split (train, dev, test)"
-    )
-    p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
+    add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
     p.add_argument(
         "--workers", type=at_least(1), default=1, help="processes (results do not depend on it)"
@@ -58,9 +56,7 @@ def main(argv=None) -> dict:
     a = p.parse_args(argv)
     if a.json:
         check_output_file(p, a.json, "--json")
-    problem = range_problem(a.split, a.first_deal, a.deals)
-    if problem:
-        p.error(problem)
+    check_deal_range(p, a)
     from experiments.evaluation import protocols
 
     t0 = time.perf_counter()
