@@ -42,7 +42,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
-from experiments.evaluation.stats import Estimate, cluster_rate
+from experiments.evaluation.stats import Estimate, rate_dict
 from experiments.tournament import Task, run, schedule
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
@@ -57,12 +57,6 @@ def _players(text: str) -> list[int]:
         else:
             out.append(int(part))
     return out
-
-
-def _rate(won: Sequence[float], deals: Sequence[int]) -> dict:
-    """A deal-clustered rate (:func:`experiments.evaluation.stats.cluster_rate`)."""
-    won = np.asarray(won, dtype=float)
-    return cluster_rate(won, np.asarray(deals)).as_rate(int(won.sum()))
 
 
 # --- legal actions per decision (a small loop of its own: play() does not see the masks) -----
@@ -135,14 +129,14 @@ def self_play_cell(
         "players": players,
         "expansion": rules.expansion,
         "rounds": len(results),
-        "saboteur_win": _rate(sw, dl),
-        "gold_not_found": _rate(nf, dl),
-        "saboteur_win_given_saboteur": _rate(sw[some], dl[some]),
+        "saboteur_win": rate_dict(sw, dl),
+        "gold_not_found": rate_dict(nf, dl),
+        "saboteur_win_given_saboteur": rate_dict(sw[some], dl[some]),
         "by_saboteurs": {
             str(k): {
                 "rounds": int((ns == k).sum()),
-                "saboteur_win": _rate(sw[ns == k], dl[ns == k]),
-                "gold_not_found": _rate(nf[ns == k], dl[ns == k]),
+                "saboteur_win": rate_dict(sw[ns == k], dl[ns == k]),
+                "gold_not_found": rate_dict(nf[ns == k], dl[ns == k]),
             }
             for k in sorted(set(ns.tolist()))
         },

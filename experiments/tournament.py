@@ -69,6 +69,7 @@ from experiments.cli_args import (
     check_deal_range,
     check_output_dir,
 )
+from experiments.evaluation.failures import failure_report, game_failures
 from experiments.evaluation.outcomes import (
     result_ruleset,
     role_won,
@@ -77,7 +78,7 @@ from experiments.evaluation.outcomes import (
     saboteurs_won,
 )
 from experiments.evaluation.splits import agent_seed, deal_seeds
-from experiments.evaluation.stats import cluster_mean, cluster_rate
+from experiments.evaluation.stats import cluster_mean, rate_dict
 from experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
@@ -225,7 +226,6 @@ def play(task: Task) -> dict:
     ]
     for rd, r in zip(rounds, game.round_results):
         rd["winning_side"] = r.winning_side
-    from experiments.evaluation.failures import game_failures
 
     return {
         "game_id": task.game_id,
@@ -268,11 +268,6 @@ def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[
 
 
 # --- statistics ------------------------------------------------------------------------
-def _rate(won: np.ndarray, deals: np.ndarray) -> dict:
-    """A deal-clustered rate as the summary's dict (:meth:`Estimate.as_rate`)."""
-    return cluster_rate(won, deals).as_rate(int(np.sum(won)))
-
-
 def role_labels(rules: Ruleset) -> list[str]:
     """The role names of ``games.csv``: initials when they tell the roles apart (the base
     game's ``g`` / ``s``), else the full names (Saboteur 2)."""
@@ -288,7 +283,6 @@ def summarize(
     Every rate is clustered by deal (:func:`experiments.evaluation.stats.cluster_rate`); the
     team ratings and the Bradley-Terry intervals resample whole deals (``n_boot`` times,
     seeded by ``seed``)."""
-    from experiments.evaluation.failures import failure_report
     from experiments.evaluation.team import team_ratings
 
     agents = list(dict.fromkeys(specs))
@@ -321,7 +315,7 @@ def summarize(
     np.add.at(per_deal, deal_of_game.reshape(-1), per_game)
     lo, hi = bootstrap_bt(per_deal, n_boot=n_boot, seed=seed)
     P = win_matrix(wins)
-    team = team_ratings(results, agents, n_boot=n_boot, seed=seed) if results else None
+    team = team_ratings(results, agents, n_boot=n_boot, seed=seed, table=table) if results else None
     rounds_total = len(rd_found)
     warn = []
     if rounds_total:
@@ -340,15 +334,15 @@ def summarize(
         roles_out = {}
         for role in range(rules.n_roles):
             m = (table.agent == i) & (table.role == role)
-            roles_out[role_names[role]] = _rate(table.won[m], table.deal[m])
+            roles_out[role_names[role]] = rate_dict(table.won[m], table.deal[m])
         dig = (table.agent == i) & np.isin(table.role, rules.diggers)
         agents_out[a] = {
             "games": int(mg.sum()),
             "mean_gold": gold_e.value,
             "mean_gold_ci": [gold_e.lo, gold_e.hi],
-            "game_win": _rate(g_won[mg], g_deal[mg]),
+            "game_win": rate_dict(g_won[mg], g_deal[mg]),
             "roles": roles_out,
-            "digger_roles": _rate(table.won[dig], table.deal[dig]),
+            "digger_roles": rate_dict(table.won[dig], table.deal[dig]),
             "team_rating": team["agents"][a] if team else None,
             "openskill": online_t[a],
             "bt_elo": float(bt[i]),
@@ -362,7 +356,7 @@ def summarize(
             {
                 "seat": s,
                 "games": int(ms.sum()),
-                "win": _rate(g_won[ms], g_deal[ms]),
+                "win": rate_dict(g_won[ms], g_deal[ms]),
                 "mean_gold": float(g_gold[ms].mean()) if ms.any() else None,
                 "saboteur_share": float((table.role[mr] == rules.saboteur).mean())
                 if mr.any()
@@ -373,8 +367,8 @@ def summarize(
     by_sab = {
         str(c): {
             "rounds": int((rd_sabs == c).sum()),
-            "saboteurs_won": _rate(rd_sabwon[rd_sabs == c], rd_deal[rd_sabs == c]),
-            "gold_not_found": _rate(1 - rd_found[rd_sabs == c], rd_deal[rd_sabs == c]),
+            "saboteurs_won": rate_dict(rd_sabwon[rd_sabs == c], rd_deal[rd_sabs == c]),
+            "gold_not_found": rate_dict(1 - rd_found[rd_sabs == c], rd_deal[rd_sabs == c]),
         }
         for c in sorted(set(rd_sabs.tolist()))
     }
@@ -388,11 +382,11 @@ def summarize(
         "team_ratings": team,
         "seats": seats,
         "sides": {
-            "gold_found": _rate(rd_found, rd_deal),
-            "saboteurs_won": _rate(rd_sabwon, rd_deal),
+            "gold_found": rate_dict(rd_found, rd_deal),
+            "saboteurs_won": rate_dict(rd_sabwon, rd_deal),
         },
         "by_saboteurs": by_sab,
-        "saboteurs_won_given_saboteur": _rate(rd_sabwon[some], rd_deal[some]),
+        "saboteurs_won_given_saboteur": rate_dict(rd_sabwon[some], rd_deal[some]),
         "pairwise": {
             "agents": agents,
             "p_win": [[None if np.isnan(x) else float(x) for x in row] for row in P],

@@ -15,7 +15,7 @@ engine's event log (RULES sections in brackets):
   card connected to the start within 2 cells (Manhattan) of the gold goal (RULES 4.1, 5.1).
 
 Roles are the ones at the end of the round (in Saboteur 2 after any Swap your hats); the side
-of a role is digger (``Ruleset.diggers``), saboteur (``Ruleset.saboteur``) or neither.
+of a role is :func:`experiments.evaluation.outcomes.side_of`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from experiments.evaluation.outcomes import side_of
 from saboteur_env.engine.cards import CARD_KINDS, GOAL_CELLS
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.ruleset import Ruleset
@@ -39,12 +40,6 @@ SEAT_COUNTERS = (
 )
 #: how close (Manhattan cells) a lost round's tunnel must come to the gold to count as near
 NEAR = 2
-
-
-def _side(role: int, rules: Ruleset) -> str:
-    if role in rules.diggers:
-        return "digger"
-    return "saboteur" if role == rules.saboteur else "other"
 
 
 def tunnel_distance_to_gold(board) -> int | None:
@@ -65,7 +60,7 @@ def round_failures(events: Sequence, roles: Sequence[int], rules: Ruleset) -> li
     (:class:`saboteur_env.engine.events.Event`, in order) under the round's ``roles`` (role id
     per seat)."""
     n = len(roles)
-    side = [_side(int(q), rules) for q in roles]
+    side = [side_of(int(q), rules) for q in roles]
     seats = [dict.fromkeys(SEAT_COUNTERS, 0) for _ in range(n)]
     broken: list[set] = [set() for _ in range(n)]
     mapped: dict[int, set] = {}

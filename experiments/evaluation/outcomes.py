@@ -35,6 +35,14 @@ def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
     return rd["roles"][seat] in rules.paid_roles and rd["paid"][seat] > 0
 
 
+def side_of(role: int, rules: Ruleset) -> str:
+    """The side of a role id: ``"digger"`` (``Ruleset.diggers``: RULES 2.1, 6.2),
+    ``"saboteur"`` or ``"other"`` (Saboteur 2's boss, profiteer, geologist)."""
+    if role in rules.diggers:
+        return "digger"
+    return "saboteur" if role == rules.saboteur else "other"
+
+
 def saboteurs_won(rd: dict, rules: Ruleset) -> bool:
     """Did the saboteurs win round ``rd``: a seat holding the saboteur role is in the round's
     winners set (RULES 5.3: the gold was not found; RULES 6.9: also the both-doors rule without

@@ -42,7 +42,6 @@ from experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, spl
 from experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
 from saboteur_env.engine.ruleset import Ruleset, ruleset_of
 
-PROTOCOLS = ("role-probe", "mixed", "external")
 #: published figures of the external protocol (their engine and bots, not ours)
 EXTERNAL_PUBLISHED = {
     "BC + KL-regularised PPO saboteur (published)": 0.756,
@@ -135,10 +134,12 @@ def probe_schedule(
     expansion: bool = False,
     roles: Sequence[int] | None = None,
     num_rounds: int = 1,
+    roles_cache: dict | None = None,
 ) -> tuple[list, dict[int, list[tuple[Probe, int, int]]]]:
     """The games of a ``role-probe`` run: ``(tasks, pairs)`` where ``tasks`` are
     :class:`experiments.tournament.Task` in game-id order and ``pairs[role]`` lists
-    ``(probe, probe_game_id, reference_game_id)``.
+    ``(probe, probe_game_id, reference_game_id)``.  ``roles_cache``: a dict of dealt roles by
+    deal seed to share between calls on the same game (:func:`head_to_head`).
 
     Raises:
         ValueError: for an unknown split or role, or too few deals holding a role.
@@ -148,7 +149,7 @@ def probe_schedule(
     rules: Ruleset = ruleset_of(expansion)
     s = split_named(split)
     role_ids = list(range(rules.n_roles)) if roles is None else [int(r) for r in roles]
-    cache: dict = {}
+    cache: dict = {} if roles_cache is None else roles_cache
     config = (("expansion", rules.expansion),)
     tasks: list = []
     ref_game: dict[int, int] = {}
@@ -187,11 +188,12 @@ def role_probe(
     workers: int = 1,
     progress: bool = False,
     num_rounds: int = 1,
+    roles_cache: dict | None = None,
 ) -> dict:
     """Run the ``role-probe`` protocol (module docstring) of ``candidate`` against
     ``reference`` for every role (or the role ids in ``roles``).  Games have ``num_rounds``
     rounds (for agents trained on longer games); only round 1, where the role is fixed, is
-    probed.
+    probed.  ``roles_cache``: as :func:`probe_schedule`.
 
     Returns a JSON-ready dict: ``{"protocol", "candidate", "reference", "players",
     "expansion", "split", "first", "seed", "games", "roles": {role name: {"deals",
@@ -208,7 +210,17 @@ def role_probe(
     rules: Ruleset = ruleset_of(expansion)
     s = split_named(split)
     tasks, pairs = probe_schedule(
-        candidate, reference, players, deals, s.name, first, seed, expansion, roles, num_rounds
+        candidate,
+        reference,
+        players,
+        deals,
+        s.name,
+        first,
+        seed,
+        expansion,
+        roles,
+        num_rounds,
+        roles_cache,
     )
     results = run(tasks, workers=workers, progress=progress)
     out_roles = {}
@@ -266,6 +278,7 @@ def head_to_head(
         ValueError: as :func:`role_probe` (an unknown split, role or agent spec, too few deals
             holding a role, a checkpoint that does not fit the game).
     """
+    cache: dict = {}  # the deals' dealt roles, the same for every reference
     return {
         "protocol": "role-probe",
         "candidate": candidate,
@@ -289,6 +302,7 @@ def head_to_head(
                 workers=workers,
                 progress=progress,
                 num_rounds=num_rounds,
+                roles_cache=cache,
             )
             for ref in references
         },

@@ -141,6 +141,13 @@ def cluster_rate(won: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> 
     return Estimate(p, float(lo), float(hi), n, g, "wilson-deff")
 
 
+def rate_dict(won: np.ndarray, clusters: np.ndarray, level: float = 0.95) -> dict:
+    """:func:`cluster_rate` as the dict of the tournament and reference summaries
+    (:meth:`Estimate.as_rate`, with ``wins`` the number of 1s in ``won``)."""
+    won = np.asarray(won, dtype=np.float64)
+    return cluster_rate(won, np.asarray(clusters), level).as_rate(int(won.sum()))
+
+
 def paired_difference(
     a: np.ndarray, b: np.ndarray, clusters: np.ndarray, level: float = 0.95
 ) -> Estimate:

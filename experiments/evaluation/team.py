@@ -230,6 +230,7 @@ def team_ratings(
     n_boot: int = 200,
     seed: int = 0,
     lam: float = 1.0,
+    table: RoundTable | None = None,
 ) -> dict:
     """Team-model ratings of ``agents`` from game results, with deal-bootstrap intervals.
 
@@ -238,6 +239,7 @@ def team_ratings(
         agents: the agent names; every agent of every lineup must be one of them.
         n_boot: deal-bootstrap resamples (``>= 1``); ``seed``: their seed.
         lam: ridge strength on theta, ``>= 0``.
+        table: ``round_table(results, agents)`` when the caller has it already.
 
     Returns:
         JSON-ready ``{"agents": {agent: {"gold-digger" | "saboteur" | "overall":
@@ -259,7 +261,8 @@ def team_ratings(
         raise ValueError(f"agents {agents} name an agent twice")
     if n_boot < 1:
         raise ValueError(f"n_boot={n_boot}: at least one resample is needed")
-    table = round_table(results, agents)
+    if table is None:
+        table = round_table(results, agents)
     design = _Design(table, lam)
     deal = table.deal[design.keep]
     start = design.fit(np.ones(len(design.keep)))
