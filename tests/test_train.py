@@ -576,6 +576,25 @@ def test_maskable_example_prints_a_random_reference(capsys):
     assert math.isfinite(res["same_episodes_mean_reward"])
 
 
+def _tiny_run(tmp_path, **overrides) -> TrainConfig:
+    """A training run of seconds: 2 games, a small network, evaluation every iteration."""
+    base = dict(
+        num_envs=2,
+        steps_per_iter=60,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.0,
+        eval_every=1,
+        out=str(tmp_path / "run"),
+        progress=False,
+        bc_decisions=0,
+    )
+    return TrainConfig(**{**base, **overrides})
+
+
 def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
     """Every environment a training run resets (self-play, demonstrations, the in-training
     evaluation) gets a seed of the train or dev split, never one of the test split that the
@@ -591,25 +610,7 @@ def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
         return original(self, seed=seed, options=options)
 
     monkeypatch.setattr(env_cls, "reset", reset)
-    cfg = TrainConfig(
-        num_envs=2,
-        steps_per_iter=60,
-        iterations=1,
-        epochs=1,
-        minibatch=32,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        pool_heuristic=0.0,
-        eval_every=1,
-        eval_deals=2,
-        out=str(tmp_path / "run"),
-        progress=False,
-        seed=5,
-        bc_decisions=30,
-        bc_epochs=1,
-    )
-    train(cfg)
+    train(_tiny_run(tmp_path, iterations=1, eval_deals=2, seed=5, bc_decisions=30, bc_epochs=1))
     drawn = [s for s in seeds if s is not None]
     assert len(drawn) > 10
     assert not [s for s in drawn if s in TEST]
@@ -641,23 +642,7 @@ def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tr, "time", types.SimpleNamespace(perf_counter=perf_counter))
     monkeypatch.setattr(tr, "evaluate", evaluate)
-    cfg = TrainConfig(
-        num_envs=2,
-        steps_per_iter=40,
-        minutes=150 / 60,
-        epochs=1,
-        minibatch=32,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        pool_heuristic=0.0,
-        eval_every=1,
-        checkpoint_every=0,
-        out=str(tmp_path / "run"),
-        progress=False,
-        seed=2,
-        bc_decisions=0,
-    )
+    cfg = _tiny_run(tmp_path, steps_per_iter=40, minutes=150 / 60, checkpoint_every=0, seed=2)
     res = train(cfg)
     assert res["last"]["iteration"] == 1 and len(evals) == 1
     assert clock["t"] < 150.0
