@@ -90,11 +90,6 @@ class RoundTable:
     def __len__(self) -> int:
         return len(self.won)
 
-    def where(self, mask: np.ndarray) -> RoundTable:
-        """The rows where the bool ``(rows,)`` ``mask`` holds."""
-        cols = {k: getattr(self, k)[mask] for k in COLUMNS}
-        return RoundTable(**cols, agents=self.agents, rules=self.rules)
-
 
 #: the array columns of a :class:`RoundTable`
 COLUMNS = tuple(f.name for f in fields(RoundTable) if f.name not in ("agents", "rules"))
