@@ -15,6 +15,14 @@ class Agent:
     """Base class: subclasses implement :meth:`act`; :meth:`reset` may be extended."""
 
     name = "agent"
+    #: a search agent sets this: the loop that plays it calls :meth:`attach` with the live
+    #: :class:`~saboteur_env.engine.state.Game` after :meth:`reset`; such an agent may read
+    #: the game only through ``game.determinize(self.seat, rng)`` (what its seat may know)
+    needs_game = False
+
+    def attach(self, game) -> None:
+        """Give a search agent (:attr:`needs_game`) the live game, after :meth:`reset`."""
+        self.game = game
 
     def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
         """A new game begins: remember the seat and config, seed the agent's own generator."""
@@ -33,6 +41,14 @@ class Agent:
             info: the agent's own ``infos`` entry (events since its last turn), if available.
         """
         raise NotImplementedError
+
+
+def attach_game(agents: Sequence[Agent], game) -> None:
+    """Call :meth:`Agent.attach` with ``game`` on every agent that :attr:`~Agent.needs_game`
+    (every loop that plays agents calls this after resetting them)."""
+    for agent in agents:
+        if getattr(agent, "needs_game", False):
+            agent.attach(game)
 
 
 class MissingExtraError(ImportError):

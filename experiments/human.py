@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 import saboteur_env
+from agents.base import attach_game
 from saboteur_env.engine.cards import (
     ALL_KINDS,
     GOAL_CELLS,
@@ -306,6 +307,7 @@ def play_human(
     for s, b in enumerate(bots):
         if b is not None:
             b.reset(s, env.config, seed=seed * 1000 + s)
+    attach_game([b for b in bots if b is not None], game)
     print(
         f"Saboteur: you are seat {human} of {players}; "
         + ", ".join(f"seat {s}: {n}" for s, n in enumerate(names) if s != human)

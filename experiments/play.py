@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import saboteur_env
-from agents.base import Agent
+from agents.base import Agent, attach_game
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.render import render_ansi
 
@@ -59,6 +59,7 @@ def play_game(
         s = agent_seeds[seat] if agent_seeds is not None else seed * 1000 + seat
         agent.reset(seat, env.config, seed=s)
     game = env.game
+    attach_game(agents, game)
     decisions = 0
     shown = 0
     for name in env.agent_iter():

@@ -65,6 +65,7 @@ def legal_counts(task: Task) -> tuple[int, int]:
     return ``(sum of legal actions over decisions, decisions)``."""
     import saboteur_env
     from agents import make_agent
+    from agents.base import attach_game
 
     n = len(task.lineup)
     env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
@@ -72,6 +73,7 @@ def legal_counts(task: Task) -> tuple[int, int]:
     agents = [make_agent(spec) for spec in task.lineup]
     for seat, agent in enumerate(agents):
         agent.reset(seat, env.config, seed=task.agent_seeds[seat])
+    attach_game(agents, env.game)
     total = decisions = 0
     for name in env.agent_iter():
         obs, _, term, trunc, info = env.last()

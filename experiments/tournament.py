@@ -178,6 +178,7 @@ def play(task: Task) -> dict:
     """Play one scheduled game through the PettingZoo AEC loop; returns a plain dict."""
     import saboteur_env
     from agents import make_agent
+    from agents.base import attach_game
 
     n = len(task.lineup)
     env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
@@ -186,6 +187,7 @@ def play(task: Task) -> dict:
     agents = [make_agent(spec) for spec in task.lineup]
     for seat, agent in enumerate(agents):
         agent.reset(seat, env.config, seed=task.agent_seeds[seat])
+    attach_game(agents, game)
     override = task.role_override != "none"
     seen_round = -1
     decisions = 0
