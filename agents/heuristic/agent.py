@@ -307,6 +307,23 @@ class HeuristicAgent(Agent):
         Raises:
             ValueError: the mask has no legal action.
         """
+        legal, scores = self.scores(observation, action_mask, info)
+        return int(legal[int(np.argmax(scores))])
+
+    def scores(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and the agent's score of each (what :meth:`act` maximises; a
+        search agent's prior).  Reads the events of ``info`` as :meth:`act` does.
+
+        Returns:
+            ``(legal, scores)``: int64 ``(k,)`` flat action indexes, float64 ``(k,)``; in a
+            normal turn the family scorers' values (tie-breaks added), in the other phases
+            1 for the chosen action and 0 elsewhere.
+
+        Raises:
+            ValueError: the mask has no legal action.
+        """
         legal = np.flatnonzero(np.asarray(action_mask))
         if len(legal) == 0:
             raise ValueError("HeuristicAgent.act: the action mask has no legal action")
@@ -325,10 +342,12 @@ class HeuristicAgent(Agent):
         self.maze = self.gameplay.maze.from_view(self.config.board_window, board)
         self._read_goals(board)
         phase = self._phase(V)
-        action = _PHASE_CHOOSERS[phase](self, legal, V)
         if phase is Phase.TURN:
+            scores = self._turn_scores(legal, V)
             self.own_turns += 1
-        return int(action)
+            return legal, scores
+        action = _PHASE_CHOOSERS[phase](self, legal, V)
+        return legal, (legal == action).astype(np.float64)
 
     def _read_goals(self, board: np.ndarray) -> None:
         """Goal knowledge from the board channels (reveals and own maps, RULES 3.5, 4.2)."""
@@ -445,8 +464,8 @@ class HeuristicAgent(Agent):
             belief=self.belief,
         )
 
-    def _choose_turn(self, legal: np.ndarray, V: dict[str, np.ndarray]) -> int:
-        """A normal turn: the best score over every family the turn offers (RULES 3, 6.7)."""
+    def _turn_scores(self, legal: np.ndarray, V: dict[str, np.ndarray]) -> np.ndarray:
+        """A normal turn: a score per legal action from its family's scorer (RULES 3, 6.7)."""
         d = self._decision(V)
         scores = np.full(len(legal), -np.inf)
         for family in FAMILIES_OF_PHASE[Phase.TURN]:
@@ -456,8 +475,7 @@ class HeuristicAgent(Agent):
             sel = (legal >= off) & (legal < off + size)
             if sel.any():
                 scores[sel] = TURN_SCORERS[family](d, legal[sel] - off)
-        scores = scores + 1e-6 * self.rng.random(len(scores))
-        return int(legal[int(np.argmax(scores))])
+        return scores + 1e-6 * self.rng.random(len(scores))
 
 
 #: event type -> what the agent does with it
@@ -474,9 +492,8 @@ _EVENT_HANDLERS: dict[EventType, Callable[[HeuristicAgent, Event], None]] = {
     EventType.INSPECTION_RESULT: HeuristicAgent._on_inspection_result,
 }
 
-#: phase -> how the agent decides in it (DESIGN 3 multi-step decisions)
+#: phase -> how the agent decides in the sub-phases of a turn (DESIGN 3 multi-step decisions)
 _PHASE_CHOOSERS: dict[Phase, Callable[[HeuristicAgent, np.ndarray, dict], int]] = {
-    Phase.TURN: HeuristicAgent._choose_turn,
     Phase.PASS: HeuristicAgent._choose_pass,
     Phase.REMOVE: HeuristicAgent._choose_discard,
     Phase.THEFT: HeuristicAgent._choose_steal,
