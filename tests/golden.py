@@ -24,15 +24,20 @@ GAMES = [
     ("base3_random", {"num_players": 3}, ["random"] * 3, (1, 2)),
     ("base5_random", {"num_players": 5}, ["random"] * 5, (1, 2)),
     ("base10_random", {"num_players": 10}, ["random"] * 10, (1,)),
-    ("base5_heuristic", {"num_players": 5}, ["heuristic", "random"] * 2 + ["heuristic"], (1, 2)),
-    ("base4_heuristic", {"num_players": 4}, ["heuristic"] * 4, (3,)),
+    (
+        "base5_heuristic",
+        {"num_players": 5},
+        ["heuristic:v1", "random"] * 2 + ["heuristic:v1"],
+        (1, 2),
+    ),
+    ("base4_heuristic", {"num_players": 4}, ["heuristic:v1"] * 4, (3,)),
     ("s2_2_random", {"num_players": 2, "expansion": True}, ["random"] * 2, (1, 2)),
     ("s2_5_random", {"num_players": 5, "expansion": True}, ["random"] * 5, (1, 2)),
     ("s2_12_random", {"num_players": 12, "expansion": True}, ["random"] * 12, (1,)),
     (
         "s2_5_heuristic",
         {"num_players": 5, "expansion": True},
-        ["heuristic", "random", "heuristic", "heuristic", "random"],
+        ["heuristic:v1", "random", "heuristic:v1", "heuristic:v1", "random"],
         (1, 2),
     ),
 ]

@@ -54,7 +54,16 @@ from .belief import (
     repair_evidence,
     rockfall_evidence,
 )
-from .maze import VARIANT_THROUGH, Evaluation, placement_progress, removal_progress
+from .maze import (
+    VARIANT_THROUGH,
+    Analysis,
+    Evaluation,
+    Maze,
+    analyse,
+    fit_table,
+    placement_progress,
+    removal_progress,
+)
 from .scorers import (
     TURN_SCORERS,
     Decision,
@@ -64,7 +73,7 @@ from .scorers import (
     choose_pass,
     choose_steal,
 )
-from .strategy import STYLES, RolePlay, game_play
+from .strategy import LATEST, STYLES, TACTICS, RolePlay, game_play
 
 #: the broken-tool columns of a ``players`` row (pick, lantern, cart)
 _TOOLS = slice(PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_CART + 1)
@@ -75,11 +84,14 @@ class HeuristicAgent(Agent):
     every ruleset that :data:`~agents.heuristic.strategy.GAME_PLAYS` knows.
 
     Args:
-        style: ``""`` (default), ``"subtle"`` or ``"blatant"``
-            (:data:`~agents.heuristic.strategy.STYLES`).
+        option: the spec's option, tokens joined by ``-``: a style ``"subtle"`` or
+            ``"blatant"`` (:data:`~agents.heuristic.strategy.STYLES`; none: the default
+            style) and a version ``"v1"`` or ``"v2"``
+            (:data:`~agents.heuristic.strategy.TACTICS`; none: the latest), e.g.
+            ``"heuristic:v1-subtle"``.
 
     Raises:
-        ValueError: an unknown style.
+        ValueError: an unknown token (the message lists the valid ones).
 
     Attributes (after :meth:`reset`):
         maze: the agent's :class:`~agents.heuristic.maze.Maze`.
@@ -92,14 +104,23 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, style: str = "") -> None:
-        if style not in STYLES:
-            raise ValueError(
-                f"unknown heuristic style {style!r}; valid: "
-                f"{sorted(s for s in STYLES if s)} or none"
-            )
+    def __init__(self, option: str = "") -> None:
+        style, version = "", LATEST
+        for token in option.split("-") if option else []:
+            if token in TACTICS:
+                version = token
+            elif token in STYLES and token:
+                style = token
+            else:
+                raise ValueError(
+                    f"unknown heuristic option {token!r} in {option!r}; valid: a style "
+                    f"{sorted(s for s in STYLES if s)} and/or a version {sorted(TACTICS)}, "
+                    "joined by '-' (e.g. 'v1-subtle')"
+                )
         self.style_name = style
         self.style = STYLES[style]
+        self.version = version
+        self.tactics = TACTICS[version]
         self.rng = np.random.default_rng()
         self._config: GameConfig | None = None
 
@@ -113,6 +134,7 @@ class HeuristicAgent(Agent):
             self.codec = Codec(config)
             self.encoder = ObservationEncoder(config)
             self.rows = PlacementRows(self.codec)
+            self.fit = fit_table(self.rules.variants, self.rules.deck)
             #: role id -> RolePlay, and its enemy row in role-id order
             self._plays = [self.gameplay.roles[r] for r in self.rules.roles]
             self._enemy_rows = [p.enemy_row(self.rules.roles) for p in self._plays]
@@ -134,6 +156,13 @@ class HeuristicAgent(Agent):
         self.known = np.full(3, -1)
         self.public = np.full(3, -1)
         self.own_turns = 0
+        #: turns played this round, and the turn the tunnel front last came nearer a goal
+        self.turns = self._moved = 0
+        self._front = float("inf")
+        #: seats that played a map on each goal this round, in order (RULES 3.5)
+        self.mapped_by: list[list[int]] = [[], [], []]
+        #: float64 ``(3,)``: log-odds hints that a goal hides the gold, read from mappers
+        self.hint = np.zeros(3)
 
     # --- the belief --------------------------------------------------------------------
     @property
@@ -186,7 +215,12 @@ class HeuristicAgent(Agent):
         return unknown / unknown.sum()
 
     def _p_mine(self) -> np.ndarray:
-        return self._p_from(self.known)
+        p = self._p_from(self.known)
+        w = self.tactics.infer_goals
+        if w and (self.known != 0).all() and self.hint.any():
+            p = p * np.exp(w * np.clip(self.hint, -2.0, 2.0))
+            p = p / p.sum()
+        return p
 
     def _p_public(self) -> np.ndarray:
         return self._p_from(self.public)
@@ -217,12 +251,45 @@ class HeuristicAgent(Agent):
                 continue
             if handler is not None:
                 handler(self, e)
+            if e.type in _TURN_EVENTS and vis is None:
+                self.turns += 1
+                if e.type in _MAZE_EVENTS:
+                    front = float(analyse(self.maze).m1[self._p_public() > 0].min())
+                    if front < self._front:
+                        self._front, self._moved = front, self.turns
 
     def _on_round_start(self, e: Event) -> None:
         self._start_round(e.data["round"])
 
     def _on_role_dealt(self, e: Event) -> None:
         self.role = int(e.data["role"])
+
+    def _on_map_played(self, e: Event) -> None:
+        """A map on a goal (RULES 3.5): a trusted player who maps another goal next found the
+        one it mapped before to be stone."""
+        goal = int(e.data["goal"])
+        if e.seat != self.seat and self.tactics.infer_goals:
+            trust = 1.0 - float(self._q()[e.seat])
+            for g in range(3):
+                if g != goal and e.seat in self.mapped_by[g]:
+                    self.hint[g] -= 2.0 * trust
+        self.mapped_by[goal].append(e.seat)
+
+    def _read_mapper(self, seat: int, var: int, x: int, y: int) -> None:
+        """A trusted mapper's placement that digs towards the goal it mapped, and away from the
+        others, hints that the goal hides the gold."""
+        trust = 1.0 - float(self._q()[seat])
+        for g in range(3):
+            if seat not in self.mapped_by[g] or self.known[g] >= 0:
+                continue
+            towards = placement_progress(self.maze, np.eye(3)[g], var, x, y)
+            others = [
+                placement_progress(self.maze, np.eye(3)[h], var, x, y)
+                for h in range(3)
+                if h != g and self.public[h] < 0
+            ]
+            if towards > 0.5 and max(others, default=0.0) <= 0.0:
+                self.hint[g] += 0.7 * trust
 
     def _on_map_result(self, e: Event) -> None:
         self.known[e.data["goal"]] = int(e.data["identity"])
@@ -247,6 +314,8 @@ class HeuristicAgent(Agent):
             if self.gameplay.public_credit and (self.known != self.public).any():
                 credit = placement_progress(self.maze, self._p_public(), var, x, y)
         self.progress[e.seat] += max(credit, 0.0)
+        if e.seat != self.seat and self.tactics.infer_goals and any(self.mapped_by):
+            self._read_mapper(e.seat, var, x, y)
         if e.seat != self.seat:
             self._add(e.seat, placement_evidence(prog, not VARIANT_THROUGH[var]))
             door = int(VARIANT_DOOR[var])
@@ -376,6 +445,19 @@ class HeuristicAgent(Agent):
     def _play(self) -> RolePlay:
         return self._plays[self.role]
 
+    def scarcity(self) -> float:
+        """The extra cost of a walled-off tunnel-front cell now, in tunnel steps
+        (:class:`~agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost as
+        the front has not come nearer a goal for up to one table round of turns."""
+        t = self.tactics
+        stuck = min(1.0, (self.turns - self._moved) / self.n)
+        return t.scarcity_base + t.scarcity_stall * stuck
+
+    def _evaluate(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> Evaluation:
+        """:class:`Evaluation` of ``maze`` for the agent's own decisions (walls respected as
+        its tactics say)."""
+        return Evaluation(maze, p, analysis, self.scarcity(), self.fit)
+
     def _hostile(self, play: RolePlay, ev_mine: Evaluation | None = None) -> bool:
         """A sabotaging role sabotages after its honest phase (:class:`Style`), or earlier once
         the tunnel nears a goal."""
@@ -385,12 +467,18 @@ class HeuristicAgent(Agent):
         if self.own_turns >= st.honest_turns:
             return True
         if ev_mine is None:
-            ev_mine = Evaluation(self.maze, self._p_mine())
+            ev_mine = self._evaluate(self.maze, self._p_mine())
         return int(ev_mine.D.min()) <= st.honest_until
 
     def _keeping(self, V: dict[str, np.ndarray]) -> Keeping:
         play = self._play()
-        return Keeping(play, self._hostile(play), self.known, V["hand"])
+        return Keeping(play, self._hostile(play), self.known, V["hand"], self._rockfall_keep())
+
+    def _rockfall_keep(self, ev: Evaluation | None = None) -> float:
+        """A digger's keep value of a rockfall (higher once the front nears a goal)."""
+        if ev is None:
+            ev = self._evaluate(self.maze, self._p_mine())
+        return self.tactics.keep_rockfall_near if float(ev.D.min()) <= 3 else 0.4
 
     def _choose_steal(self, legal: np.ndarray, V: dict[str, np.ndarray]) -> int:
         return choose_steal(self._enemy(), self.seat, self.n, legal, self.codec, self.rng)
@@ -416,7 +504,7 @@ class HeuristicAgent(Agent):
         play = self._play()
         q, e = self._q(), self._enemy()
         p_mine, p_pub = self._p_mine(), self._p_public()
-        ev_mine = Evaluation(self.maze, p_mine)
+        ev_mine = self._evaluate(self.maze, p_mine)
         hostile = self._hostile(play, ev_mine)
         # the maze a team plans on: the other team's doors are walls (RULES 6.9)
         block = play.wall_door_code
@@ -425,25 +513,28 @@ class HeuristicAgent(Agent):
             if block
             else self.maze
         )
-        ev = ev_mine if plan is self.maze else Evaluation(plan, p_mine)
+        ev = ev_mine if plan is self.maze else self._evaluate(plan, p_mine)
         p_play = p_mine
         if gp.cover_play and play.sabotages and not hostile and (self.known != self.public).any():
             # cover play towards goals the public cannot rule out but I know to be stone
             cover = (self.public < 0) & (self.known > 0)
             p_play = cover / cover.sum() if cover.any() else p_pub
-        ev_play = ev if p_play is p_mine else Evaluation(plan, p_play, ev.analysis)
+        ev_play = ev if p_play is p_mine else self._evaluate(plan, p_play, ev.analysis)
         ev_look = ev
         if gp.public_looks and not np.array_equal(p_pub, p_mine):
-            ev_look = Evaluation(plan, p_pub, ev.analysis)
+            ev_look = self._evaluate(plan, p_pub, ev.analysis)
         return Decision(
             play=play,
             hostile=hostile,
             known=self.known,
             hand=V["hand"],
+            rockfall_keep=self._rockfall_keep(ev_mine),
             codec=self.codec,
             rows=self.rows,
             game=gp,
             style=self.style,
+            tactics=self.tactics,
+            mapped_by=self.mapped_by,
             seat=seat,
             n=n,
             own_turns=self.own_turns,
@@ -482,6 +573,7 @@ class HeuristicAgent(Agent):
 _EVENT_HANDLERS: dict[EventType, Callable[[HeuristicAgent, Event], None]] = {
     EventType.ROUND_START: HeuristicAgent._on_round_start,
     EventType.ROLE_DEALT: HeuristicAgent._on_role_dealt,
+    EventType.MAP_PLAYED: HeuristicAgent._on_map_played,
     EventType.MAP_RESULT: HeuristicAgent._on_map_result,
     EventType.GOAL_REVEALED: HeuristicAgent._on_goal_revealed,
     EventType.PATH_PLACED: HeuristicAgent._on_path_placed,
@@ -490,6 +582,17 @@ _EVENT_HANDLERS: dict[EventType, Callable[[HeuristicAgent, Event], None]] = {
     EventType.TOOL_REPAIRED: HeuristicAgent._on_tool_repaired,
     EventType.ACTION_PLAYED: HeuristicAgent._on_action_played,
     EventType.INSPECTION_RESULT: HeuristicAgent._on_inspection_result,
+}
+
+#: the public events that end a normal turn (one per turn, RULES 3), and those that change the
+#: maze
+_MAZE_EVENTS = frozenset({EventType.PATH_PLACED, EventType.ROCKFALL})
+_TURN_EVENTS = _MAZE_EVENTS | {
+    EventType.TOOL_BROKEN,
+    EventType.TOOL_REPAIRED,
+    EventType.MAP_PLAYED,
+    EventType.DISCARDED,
+    EventType.ACTION_PLAYED,
 }
 
 #: phase -> how the agent decides in the sub-phases of a turn (DESIGN 3 multi-step decisions)

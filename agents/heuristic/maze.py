@@ -99,6 +99,24 @@ def goal_variant(identity: int, rotated: bool) -> int:
     return VARIANT_OF[(GOAL_KINDS[identity], bool(rotated))]
 
 
+def fit_table(variants: tuple[int, ...], deck: np.ndarray) -> np.ndarray:
+    """float64 ``(16, 16)``: ``F[need, wall]`` the copies in the draw deck (``deck``: int64
+    ``(n_kinds,)``, RULES 2.4) of the through cards that can lie with an opening on every side
+    of ``need`` and a wall on every side of ``wall`` (4-bit side masks; a kind counts once
+    if one of its orientations ``variants`` fits, RULES 3.1)."""
+    fits: dict[int, np.ndarray] = {}
+    need = np.arange(16)[:, None]
+    wall = np.arange(16)[None, :]
+    for v in variants:
+        if not VARIANT_THROUGH[v]:
+            continue
+        o = VARIANTS[v].openings
+        ok = ((need & ~o) == 0) & ((wall & o) == 0)
+        k = VARIANTS[v].kind
+        fits[k] = ok if k not in fits else fits[k] | ok
+    return sum((deck[k] * ok.astype(np.float64) for k, ok in fits.items()), np.zeros((16, 16)))
+
+
 #: distances depend only on which cells are empty: shared by every agent of the process
 _DIST_CACHE: dict = {}
 #: most entries of each module-level cache (distances, analyses): a round revisits only its own
@@ -252,6 +270,26 @@ class Maze:
             else:
                 out[-o:] |= bit[:o]
         return out
+
+    def neighbour_sides(self) -> tuple[np.ndarray, np.ndarray]:
+        """int64 4-bit masks per cell, ``(opening, wall)``: the sides whose neighbour is a face-up
+        card with an opening facing the cell / with a wall facing it or outside the window
+        (what a card laid there must match, RULES 3.1; a face-down goal asks nothing)."""
+        opening = np.zeros_like(self.opn)
+        wall = np.zeros_like(self.opn)
+        up = self.occ == FACE_UP
+        has = [((self.opn & FACING[b]) != 0) & up for b in range(4)]
+        for b in range(4):
+            o = self.offsets[b]
+            ob = has[b].astype(np.int64) << b
+            wb = ((up & ~has[b]) | (self.occ == OUTSIDE)).astype(np.int64) << b
+            if o > 0:
+                opening[:-o] |= ob[o:]
+                wall[:-o] |= wb[o:]
+            else:
+                opening[-o:] |= ob[:o]
+                wall[-o:] |= wb[:o]
+        return opening, wall
 
     def distances(self) -> np.ndarray:
         """int64 ``(3, size)``: the shortest number of cards from each cell to each goal
@@ -443,13 +481,71 @@ class Evaluation:
         V: float, the value (:meth:`value` of ``D``).
     """
 
-    def __init__(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> None:
+    def __init__(
+        self,
+        maze: Maze,
+        p: np.ndarray,
+        analysis: Analysis | None = None,
+        scarcity: float = 0.0,
+        fit: np.ndarray | None = None,
+    ) -> None:
         a = analyse(maze) if analysis is None else analysis
         self.maze, self.p, self.analysis = maze, p, a
+        self.scarcity = scarcity
+        self.fit = fit if scarcity > 0 else None
+        self._sides: tuple[np.ndarray, np.ndarray] | None = None
         self.dist, self.fc, self.frontier = a.dist, a.fc, a.frontier
         self.m1, self.cnt1, self.m2, self.cnt2 = a.m1, a.cnt1, a.m2, a.cnt2
+        #: int64/float64 ``(3, size)``: the distance of each cell as a tunnel front
+        self.front_dist: np.ndarray = a.dist
+        if self.fit is not None:
+            self._scarce_front(scarcity, self.fit)
         self.D = self.m1
         self.V = self.value(self.D, self.cnt1)
+
+    def _scarce_front(self, scarcity: float, fit: np.ndarray) -> None:
+        """Front distances that respect the cards already laid (RULES 3.1): a front cell's
+        card must open towards its route and match every face-up neighbour, opening for
+        opening and wall for wall; its cost grows by ``scarcity`` times the share of the
+        deck's through cards joining the tunnel to that route that those neighbours exclude
+        (a cell no card fits costs :data:`INF`), so clearing a blocking card (rockfall, RULES
+        3.4) is progress."""
+        m, a = self.maze, self.analysis
+        fidx = np.flatnonzero(a.frontier)
+        if not len(fidx):
+            return
+        self._sides = opening, wall = m.neighbour_sides()
+        need, walls = opening[fidx], wall[fidx]
+        entry = a.fc[fidx] & -a.fc[fidx]  # one side the tunnel comes in by
+        best = np.full((3, len(fidx)), float(INF))
+        for b in range(4):
+            bit = 1 << b
+            nb = fidx + m.offsets[b]
+            fits = fit[need | bit, walls]
+            ratio = np.minimum(fits / np.maximum(fit[entry | bit, 0], 1e-9), 1.0)
+            cost = np.where(
+                ((walls & bit) != 0) | (fits <= 0), float(INF), 1.0 + scarcity * (1.0 - ratio)
+            )
+            for g, gi in enumerate(m.goal_idx):
+                after = np.where(
+                    nb == gi,
+                    np.where(m.occ[gi] == HIDDEN_GOAL, 0.0, float(INF)),
+                    np.where(m.occ[nb] == EMPTY, a.dist[g, nb], float(INF)),
+                )
+                best[g] = np.minimum(best[g], cost + after)
+        best = np.minimum(best, INF)
+        fd = a.dist.astype(np.float64)
+        fd[:, fidx] = best
+        self.front_dist = fd
+        vals = np.sort(best, axis=1)
+        self.m1 = vals[:, 0].copy()
+        self.cnt1 = (np.abs(vals - vals[:, :1]) < 1e-9).sum(axis=1)
+        if vals.shape[1] > 1:
+            self.m2 = vals[:, 1].copy()
+            self.cnt2 = (np.abs(vals - vals[:, 1:2]) < 1e-9).sum(axis=1)
+        else:
+            self.m2 = np.full(3, float(INF))
+            self.cnt2 = np.zeros(3, dtype=np.int64)
 
     def value(self, D: np.ndarray, C: np.ndarray) -> np.ndarray | float:
         """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
@@ -479,8 +575,8 @@ class Evaluation:
             connected = connected | always
         k = len(cells)
         # the frontier without the filled cell
-        d_here = self.dist[:, cells]
-        here_best = (d_here == self.m1[:, None]) & self.frontier[cells][None, :]
+        d_here = self.front_dist[:, cells]
+        here_best = (np.abs(d_here - self.m1[:, None]) < 1e-9) & self.frontier[cells][None, :]
         unique_best = here_best & (self.cnt1[:, None] == 1)
         base = np.where(unique_best, self.m2[:, None], self.m1[:, None])
         base_c = np.where(unique_best, self.cnt2[:, None], self.cnt1[:, None] - here_best)
@@ -490,7 +586,8 @@ class Evaluation:
             side = connected & ((var_open >> b) & 1).astype(bool)
             nb = cells + m.offsets[b]
             ok = side & (m.occ[nb] == EMPTY)
-            vals.append(np.where(ok[None, :], self.dist[:, nb], INF))
+            here = self.dist[:, nb] if self.fit is None else self._new_front(nb, b, cells)
+            vals.append(np.where(ok[None, :], here, INF))
             for g, gi in enumerate(m.goal_idx):
                 reached[g] |= side & (nb == gi) & (m.occ[gi] == HIDDEN_GOAL)
         new = np.minimum(np.minimum(vals[0], vals[1]), np.minimum(vals[2], vals[3]))
@@ -499,6 +596,38 @@ class Evaluation:
         D[reached] = 0
         C[reached] = 1
         return D, C, reached
+
+    def _new_front(self, nb: np.ndarray, b: int, cells: np.ndarray) -> np.ndarray:
+        """float64 ``(3, k)``: the front distance of the empty cells ``nb`` that cards laid on
+        ``cells`` open onto across side ``b``, their laid neighbours respected as in
+        :meth:`_scarce_front` (the new card asks for an opening facing it)."""
+        m, fit, s = self.maze, self.fit, self.scarcity
+        assert fit is not None
+        if self._sides is None:
+            self._sides = m.neighbour_sides()
+        opening, wall = self._sides
+        need = opening[nb] | FACING[b]
+        walls = wall[nb]
+        entry = np.full_like(nb, FACING[b])
+        best = np.full((3, len(nb)), float(INF))
+        for e in range(4):
+            bit = 1 << e
+            to = nb + m.offsets[e]
+            fits = fit[need | bit, walls]
+            ratio = np.minimum(fits / np.maximum(fit[entry | bit, 0], 1e-9), 1.0)
+            cost = np.where(
+                ((walls & bit) != 0) | (fits <= 0) | (to == cells),
+                float(INF),
+                1.0 + s * (1.0 - ratio),
+            )
+            for g, gi in enumerate(m.goal_idx):
+                after = np.where(
+                    to == gi,
+                    np.where(m.occ[gi] == HIDDEN_GOAL, 0.0, float(INF)),
+                    np.where(m.occ[to] == EMPTY, self.dist[g, to], float(INF)),
+                )
+                best[g] = np.minimum(best[g], cost + after)
+        return np.minimum(best, INF)
 
 
 def dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:

@@ -30,6 +30,7 @@ from saboteur_env.encoding.codec import Codec
 from saboteur_env.engine.cards import (
     CARD_KINDS,
     FRONT_THEFT,
+    GOAL_CELLS,
     VARIANT_CRYSTALS,
     VARIANT_DOOR,
     VARIANT_LADDER,
@@ -41,7 +42,7 @@ from .belief import EV_BREAK, EV_DEAD_END, EV_PROGRESS, EV_REPAIR, rockfall_evid
 from .maze import CAP, VARIANT_THROUGH, WIN_BONUS, Analysis, Evaluation, Maze, dist_after_removal
 
 if TYPE_CHECKING:
-    from .strategy import GamePlay, RolePlay, Style
+    from .strategy import GamePlay, RolePlay, Style, Tactics
 
 #: effect name of each row of the codec's ``xaction`` block (RULES 6.5)
 X_CARDS = tuple(CARD_KINDS[k].id for k in X_ACTION_KINDS)
@@ -85,12 +86,14 @@ class Keeping:
         hostile: the agent is sabotaging now.
         known: int ``(3,)``, goal identities it knows (-1 unknown, 0 gold, 1-2 stone).
         hand: float32 ``(n_kinds,)`` own cards per kind.
+        rockfall_keep: a digger's keep value of a rockfall now.
     """
 
     play: RolePlay
     hostile: bool
     known: np.ndarray
     hand: np.ndarray
+    rockfall_keep: float
 
 
 @dataclass
@@ -99,7 +102,9 @@ class Decision(Keeping):
 
     Attributes:
         codec, rows: the action codec and its :class:`PlacementRows`.
-        game, style: the game's and the agent's way of playing.
+        game, style, tactics: the game's and the agent's way of playing, and its version's
+            :class:`~agents.heuristic.strategy.Tactics`.
+        mapped_by: per goal slot, the seats that played a map on it this round.
         seat, n, own_turns: the agent's seat, the player count, own turns this round.
         lam: the penalty per unit of suspicion a move gives observers.
         plan: the maze the agent plans on (its own maze, or without routes through the doors
@@ -123,6 +128,8 @@ class Decision(Keeping):
     rows: PlacementRows
     game: GamePlay
     style: Style
+    tactics: Tactics
+    mapped_by: list
     seat: int
     n: int
     own_turns: int
@@ -235,10 +242,24 @@ def rockfall_score(d: Decision, x: int, y: int) -> float:
     after = maze.copy()
     after.remove(x, y)
     a_after = Analysis(after, dist_after_removal(ev.dist, maze, i))
-    prog = ev.V - Evaluation(after, ev.p, a_after).V
-    prog_look = prog if ev_look is ev else ev_look.V - Evaluation(after, ev_look.p, a_after).V
+    prog = ev.V - Evaluation(after, ev.p, a_after, ev.scarcity, ev.fit).V
+    prog_look = (
+        prog
+        if ev_look is ev
+        else ev_look.V - Evaluation(after, ev_look.p, a_after, ev.scarcity, ev.fit).V
+    )
     sus = rockfall_evidence(prog_look, dead)
-    return (-prog if d.hostile else prog) - 0.4 - d.lam * sus
+    if not d.hostile:
+        return prog - 0.4 - d.lam * sus
+    # a cut far behind the front gives the saboteur away and is soon mended
+    behind = max(0.0, behind_front(maze, i) - float(ev.D.min()) - 1.0)
+    return -prog - 0.4 - d.lam * sus - d.tactics.rockfall_far * behind
+
+
+def behind_front(maze: Maze, i: int) -> float:
+    """Manhattan cells from padded cell ``i`` to the nearest goal (RULES 2.1)."""
+    x, y = maze.xy(i)
+    return float(min(abs(x - gx) + abs(y - gy) for gx, gy in GOAL_CELLS))
 
 
 def score_rockfall(d: Decision, idx: np.ndarray) -> list[float]:
@@ -257,7 +278,9 @@ def score_map(d: Decision, idx: np.ndarray) -> list[float]:
         if gold_known or d.known[slot] >= 0:
             out.append(-1.0)
             continue
-        out.append(base + 0.05 * d.p_mine[slot] - 0.01 * min(d.ev.D[slot], CAP))
+        u = base + 0.05 * d.p_mine[slot] - 0.01 * min(d.ev.D[slot], CAP)
+        trusted = [1.0 - d.q[s] for s in d.mapped_by[slot] if s != d.seat]
+        out.append(u - d.tactics.mapped_penalty * max(trusted, default=0.0))
     return out
 
 
@@ -275,7 +298,7 @@ def score_tool(d: Decision, idx: np.ndarray) -> list[float]:
             if t == seat:
                 out.append(-5.0)
                 continue
-            B = 1.0 if nb[t] == 0 else 0.25
+            B = 1.0 if nb[t] == 0 else d.tactics.break_blocked
             sus = EV_BREAK * (1 - 2 * q[t])
             if d.hostile:
                 u = B * hurt[t] * (0.6 + 1.5 * d.share[t]) - 0.1
@@ -399,7 +422,7 @@ def keep_value(d: Keeping, k: int) -> float:
     if eff == "map":
         return 0.0 if (d.known == 0).any() or d.hand[k] > 1 else 0.8
     if eff == "rockfall":
-        return 0.6 if play.sabotages else 0.4
+        return 0.6 if play.sabotages else d.rockfall_keep
     if eff == "break":
         return 0.9 if play.sabotages else 0.3
     if eff == "repair":

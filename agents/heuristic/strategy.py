@@ -54,6 +54,55 @@ STYLES: Mapping[str, Style] = MappingProxyType(
 )
 
 
+@dataclass(frozen=True)
+class Tactics:
+    """What a version of the heuristic does differently, as numbers (``make_agent(
+    "heuristic:v1")`` plays the first version exactly; ``"heuristic"`` is the latest).
+
+    Attributes:
+        scarcity_base, scarcity_stall: a tunnel-front cell whose laid neighbours' walls exclude
+            fitting cards costs up to ``scarcity_base`` more steps, plus up to
+            ``scarcity_stall`` as the front stays stuck for a table round of turns
+            (:meth:`~agents.heuristic.maze.Evaluation._scarce_front`; 0: walls ignored).
+        keep_rockfall_near: a digger's keep value of a rockfall once the front is within
+            three steps of a goal (RULES 3.4; far from the goals it keeps 0.4).
+        mapped_penalty: value lost by mapping a goal that a trusted player already mapped
+            (times that player's trust, RULES 3.5).
+        infer_goals: weight of the goal hints read from trusted mappers' play (a mapper who
+            maps another goal next found stone; one who digs towards the goal found gold).
+        break_blocked: worth of breaking a tool of a player who already has one broken,
+            relative to an unblocked player (RULES 3.2).
+        rockfall_far: a hostile rockfall's cost per step the card lies behind the tunnel
+            front (cutting near the start gives a saboteur away at once, RULES 3.4).
+    """
+
+    scarcity_base: float = 0.0
+    scarcity_stall: float = 0.0
+    keep_rockfall_near: float = 0.4
+    mapped_penalty: float = 0.0
+    infer_goals: float = 0.0
+    break_blocked: float = 0.25
+    rockfall_far: float = 0.0
+
+
+#: version name -> :class:`Tactics` (the spec token ``v1`` / ``v2``; ``v2`` is the default)
+TACTICS: Mapping[str, Tactics] = MappingProxyType(
+    {
+        "v1": Tactics(),
+        "v2": Tactics(
+            scarcity_base=1.0,
+            scarcity_stall=4.0,
+            keep_rockfall_near=1.0,
+            mapped_penalty=0.8,
+            infer_goals=1.5,
+            break_blocked=-0.3,
+            rockfall_far=0.3,
+        ),
+    }
+)
+LATEST = "v2"
+
+
 def mend_self(R: float, hostile: bool) -> float:
     """Value of repairing one's own tools (``R``: 1 for the last broken one)."""
     return R + 0.2 if not hostile else 0.6 * R
@@ -269,8 +318,11 @@ __all__ = [
     "GamePlay",
     "RolePlay",
     "SABOTEUR_2_ROLES",
+    "LATEST",
     "STYLES",
     "Style",
+    "TACTICS",
+    "Tactics",
     "enemy_hurt",
     "game_play",
     "mend_self",
