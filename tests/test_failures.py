@@ -3,6 +3,8 @@ hand-built maze with the counts worked out by hand."""
 
 from __future__ import annotations
 
+import pytest
+
 from experiments.evaluation.failures import (
     MissedWins,
     failure_report,
@@ -85,6 +87,9 @@ def test_tournament_reports_failures_per_agent():
         if a == "heuristic"
     )
     assert rep["agents"]["heuristic"]["breaks"]["count"] == by_hand
+    missed = rep["agents"]["random"]["wins_missed"]
+    assert missed["per_100_rounds"] == 100 * missed["count"] / 20
+    assert missed["count"] <= rep["agents"]["random"]["wins_available"]["count"]
     assert rep["digger_losses"] == sum(not r["rounds"][0]["gold_found"] for r in res)
     assert summarize(res, ["random", "heuristic"], n_boot=10)["failures"] == rep
 
@@ -143,45 +148,52 @@ def test_a_saboteur_with_a_winning_placement_is_not_counted():
     assert watch.counts == {}
 
 
-def test_tournament_counts_equal_a_brute_force_recount(tmp_path):
+def _reaches_gold(game, action) -> bool:
+    """Brute force: ``action`` applied to a copy of ``game`` ends the round with the gold found
+    (Saboteur 2: the round's result waits for the thefts, ``pending_result``)."""
+    trial = game.copy()
+    trial.apply(action, verify=False)
+    done = trial.round_results[len(game.round_results) :]
+    result = done[0] if done else trial.pending_result
+    return result is not None and result.gold_found
+
+
+@pytest.mark.parametrize("players, expansion", [(5, False), (6, True)])
+def test_tournament_counts_equal_a_brute_force_recount(tmp_path, players, expansion):
     """Seeded games through ``play`` (records written), replayed: at each decision of a
-    gold-digger side seat every legal placement is applied to a copy of the game."""
+    gold-digger side seat (its role then) every legal placement is applied to a copy of the
+    game."""
     from experiments.evaluation.outcomes import side_of
     from experiments.tournament import play, schedule
     from saboteur_env.record import replay
 
+    keys = ("wins_available", "wins_missed")
     tasks = schedule(
-        ["random", "heuristic"], 5, deals=2, seed=3, num_rounds=2, record_dir=str(tmp_path)
+        ["random", "heuristic"],
+        players,
+        deals=2,
+        seed=3,
+        num_rounds=2,
+        record_dir=str(tmp_path),
+        config={"expansion": True} if expansion else None,
     )
-    total = 0
+    total = [0, 0]
     for task in tasks:
         res = play(task)
-        want = [
-            [dict.fromkeys(("wins_available", "wins_missed"), 0) for _ in range(5)]
-            for _ in res["failures"]
-        ]
+        want = [[dict.fromkeys(keys, 0) for _ in range(players)] for _ in res["failures"]]
         steps = iter(replay(tmp_path / f"game_{task.game_id:06d}.jsonl"))
-        before = next(steps).game
-        for step in steps:
-            seat, game = step.seat, before
+        game = next(steps).game
+        for step in steps:  # game: the state before step's decision
+            seat = step.seat
             if side_of(int(game.roles[seat]), game.rules) == "digger":
-                wins = []
-                for a in game.legal_actions():
-                    if not isinstance(a, PlacePath):
-                        continue
-                    trial = game.copy()
-                    trial.apply(a, verify=False)
-                    done = trial.round_results[len(game.round_results) :]
-                    if done and done[0].gold_found:
-                        wins.append(a)
+                places = [a for a in game.legal_actions() if isinstance(a, PlacePath)]
+                wins = [a for a in places if _reaches_gold(game, a)]
                 if wins:
                     want[game.round][seat]["wins_available"] += 1
                     want[game.round][seat]["wins_missed"] += step.structured not in wins
-            before = step.game
-        got = [
-            [{k: s[k] for k in ("wins_available", "wins_missed")} for s in rd["seats"]]
-            for rd in res["failures"]
-        ]
+            game = step.game
+        got = [[{k: s[k] for k in keys} for s in rd["seats"]] for rd in res["failures"]]
         assert got == want
-        total += sum(s["wins_available"] for rd in want for s in rd)
-    assert total > 0
+        total[0] += sum(s["wins_available"] for rd in want for s in rd)
+        total[1] += sum(s["wins_missed"] for rd in want for s in rd)
+    assert total[0] > 0 and total[1] > 0
