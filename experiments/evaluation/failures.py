@@ -78,10 +78,10 @@ def winning_placements(game, seat: int) -> list[PlacePath]:
     next to it (RULES 4.1), so either the new card lies next to the gold goal, on an empty cell
     that a connected opening faces (a placement needs one, RULES 3.1.5; a Saboteur 2 ladder may
     not lie next to a goal, RULES 6.4), or a card already next to it has an opening facing it
-    (unconnected, or the gold would be face up: a rockfall cut it off, RULES 3.4) and any
-    placement may reconnect it.  The candidates are the place family's legal set (the
-    engine's ``FIT`` look-up); each is tried on a copy of the board (``Board.place``, the one
-    the engine plays).
+    (not connected, else the gold would be face up: a rockfall cut it off, RULES 3.4), and
+    then any legal placement may reconnect it.  The candidates are the place family's legal
+    set (the engine's ``FIT`` look-up); each is tried on a copy of the board
+    (``Board.place``, the call the engine plays it with).
     """
     board = game.board
     if game.game_over or seat != game.current or "place" not in FAMILIES_OF_PHASE[game.phase]:
