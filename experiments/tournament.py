@@ -69,7 +69,7 @@ from experiments.cli_args import (
     check_deal_range,
     check_output_dir,
 )
-from experiments.evaluation.failures import failure_report, game_failures
+from experiments.evaluation.failures import MissedWins, failure_report, game_failures
 from experiments.evaluation.outcomes import (
     result_ruleset,
     role_won,
@@ -191,6 +191,7 @@ def play(task: Task) -> dict:
     override = task.role_override != "none"
     seen_round = -1
     decisions = 0
+    watch = MissedWins(game, env.codec)  # wins_available / wins_missed, at decision time
     for name in env.agent_iter():
         if override and game.round != seen_round and not game.game_over:
             _override_roles(game, task.role_override)
@@ -200,7 +201,9 @@ def play(task: Task) -> dict:
             env.step(None)
             continue
         seat = env.agent_name_mapping[name]
-        env.step(agents[seat].act(obs["observation"], obs["action_mask"], info))
+        action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+        watch.before(seat, action)
+        env.step(action)
         decisions += 1
     if task.record_dir and not override:  # overridden roles cannot be replayed by the rules
         from saboteur_env.record import write_record
@@ -240,7 +243,7 @@ def play(task: Task) -> dict:
         "rounds": rounds,
         "decisions": decisions,
         "ruleset": env.config.ruleset.name,
-        "failures": game_failures(game, env.config.ruleset),
+        "failures": game_failures(game, env.config.ruleset, watch),
     }
 
 
@@ -480,7 +483,8 @@ def format_summary(summary: dict) -> str:
         lines.append(
             "failure statistics per 100 rounds played (experiments.evaluation.failures): "
             "rockfalls discarded as gold-digger / maps of a goal already mapped by the seat / "
-            "by another / breaks (of them on a blocked player, on the own side)"
+            "by another / breaks (of them on a blocked player, on the own side) / winning "
+            "placements missed (decisions with one available)"
         )
         for a, f in fr["agents"].items():
             p100 = {k: v["per_100_rounds"] for k, v in f.items() if isinstance(v, dict)}
@@ -488,6 +492,7 @@ def format_summary(summary: dict) -> str:
                 f"  {a:<{w}}  {p100['rockfalls_discarded']:.1f} / {p100['maps_repeated']:.1f}"
                 f" / {p100['maps_of_mapped']:.1f} / {p100['breaks']:.1f} "
                 f"({p100['breaks_on_blocked']:.1f}, {p100['friendly_breaks']:.1f})"
+                f" / {p100['wins_missed']:.1f} ({p100['wins_available']:.1f})"
             )
         if fr["digger_losses"]:
             lines.append(

@@ -3,12 +3,17 @@ hand-built maze with the counts worked out by hand."""
 
 from __future__ import annotations
 
+import pytest
+
 from experiments.evaluation.failures import (
+    MissedWins,
     failure_report,
     round_failures,
     tunnel_distance_to_gold,
+    winning_placements,
 )
 from saboteur_env import build_state
+from saboteur_env.engine.actions import Discard, PlacePath
 from saboteur_env.engine.cards import CARD_KINDS, GOAL_GOLD
 from saboteur_env.engine.events import Event, EventType
 from saboteur_env.engine.ruleset import BASE
@@ -82,5 +87,113 @@ def test_tournament_reports_failures_per_agent():
         if a == "heuristic"
     )
     assert rep["agents"]["heuristic"]["breaks"]["count"] == by_hand
+    missed = rep["agents"]["random"]["wins_missed"]
+    assert missed["per_100_rounds"] == 100 * missed["count"] / 20
+    assert missed["count"] <= rep["agents"]["random"]["wins_available"]["count"]
     assert rep["digger_losses"] == sum(not r["rounds"][0]["gold_found"] for r in res)
     assert summarize(res, ["random", "heuristic"], n_boot=10)["failures"] == rep
+
+
+# --- winning placements missed (decision time) -------------------------------------------
+B02, B04 = (next(i for i, k in enumerate(CARD_KINDS) if k.id == c) for c in ("B02", "B04"))
+
+
+def _maze(board, hand, role="gold-digger"):
+    """Seat 0 (``role``) to act with ``hand``; the gold is the middle goal at (8, 0)."""
+    return build_state(
+        roles=[role] + ["gold-digger"] * 3 + ["saboteur"],
+        hands=[hand] + [[]] * 4,
+        board=[(x, 0, "B02", False) for x in board],
+        goals=(1, GOAL_GOLD, 2),
+        check_counts=False,
+    )
+
+
+def test_a_missed_winning_placement_is_counted():
+    """Straight E-W cards at x = 1..6: a straight at (7, 0) reaches the gold at (8, 0)."""
+    g = _maze(range(1, 7), ["B02", "map"])
+    assert winning_placements(g, 0) == [PlacePath(B02, 7, 0, False)]
+    watch = MissedWins(g)
+    watch.before(0, Discard(B02))
+    assert watch.counts[g.round][0] == {"wins_available": 1, "wins_missed": 1}
+    watch = MissedWins(g)
+    watch.before(0, PlacePath(B02, 7, 0, False))
+    assert watch.counts[g.round][0] == {"wins_available": 1, "wins_missed": 0}
+
+
+def test_a_placement_next_to_the_gold_behind_a_wall_is_no_win():
+    """A curve N-W at (7, 0), its only legal placement next to the gold at (8, 0), turns its
+    wall to the gold (the others lie by the start)."""
+    g = _maze(range(1, 7), ["B04"])
+    places = [a for a in g.legal_actions() if isinstance(a, PlacePath) and a.x > 1]
+    assert places == [PlacePath(B04, 7, 0, False)]
+    assert winning_placements(g, 0) == []
+    watch = MissedWins(g)
+    watch.before(0, places[0])
+    watch.before(0, Discard(B04))
+    assert watch.counts == {}
+
+
+def test_a_cut_off_tunnel_reconnected_far_from_the_gold_is_a_win():
+    """A rockfall hole at (4, 0): cards 5..7 lie cut off (RULES 3.4); refilling the hole
+    reaches the gold although the new card is 4 cells from it."""
+    g = _maze([1, 2, 3, 5, 6, 7], ["B02"])
+    assert winning_placements(g, 0) == [PlacePath(B02, 4, 0, False)]
+
+
+def test_a_saboteur_with_a_winning_placement_is_not_counted():
+    g = _maze(range(1, 7), ["B02"], role="saboteur")
+    watch = MissedWins(g)
+    watch.before(0, Discard(B02))
+    assert watch.counts == {}
+
+
+def _reaches_gold(game, action) -> bool:
+    """Brute force: ``action`` applied to a copy of ``game`` ends the round with the gold found
+    (Saboteur 2: the round's result waits for the thefts, ``pending_result``)."""
+    trial = game.copy()
+    trial.apply(action, verify=False)
+    done = trial.round_results[len(game.round_results) :]
+    result = done[0] if done else trial.pending_result
+    return result is not None and result.gold_found
+
+
+@pytest.mark.parametrize("players, expansion", [(5, False), (6, True)])
+def test_tournament_counts_equal_a_brute_force_recount(tmp_path, players, expansion):
+    """Seeded games through ``play`` (records written), replayed: at each decision of a
+    gold-digger side seat (its role then) every legal placement is applied to a copy of the
+    game."""
+    from experiments.evaluation.outcomes import side_of
+    from experiments.tournament import play, schedule
+    from saboteur_env.record import replay
+
+    keys = ("wins_available", "wins_missed")
+    tasks = schedule(
+        ["random", "heuristic"],
+        players,
+        deals=2,
+        seed=3,
+        num_rounds=2,
+        record_dir=str(tmp_path),
+        config={"expansion": True} if expansion else None,
+    )
+    total = [0, 0]
+    for task in tasks:
+        res = play(task)
+        want = [[dict.fromkeys(keys, 0) for _ in range(players)] for _ in res["failures"]]
+        steps = iter(replay(tmp_path / f"game_{task.game_id:06d}.jsonl"))
+        game = next(steps).game
+        for step in steps:  # game: the state before step's decision
+            seat = step.seat
+            if side_of(int(game.roles[seat]), game.rules) == "digger":
+                places = [a for a in game.legal_actions() if isinstance(a, PlacePath)]
+                wins = [a for a in places if _reaches_gold(game, a)]
+                if wins:
+                    want[game.round][seat]["wins_available"] += 1
+                    want[game.round][seat]["wins_missed"] += step.structured not in wins
+            game = step.game
+        got = [[{k: s[k] for k in keys} for s in rd["seats"]] for rd in res["failures"]]
+        assert got == want
+        total[0] += sum(s["wins_available"] for rd in want for s in rd)
+        total[1] += sum(s["wins_missed"] for rd in want for s in rd)
+    assert total[0] > 0 and total[1] > 0

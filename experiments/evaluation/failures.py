@@ -11,11 +11,17 @@ engine's event log (RULES sections in brackets):
 * ``breaks``: broken-tool cards played (RULES 3.2); ``breaks_on_blocked``: on a player who
   already had a broken tool; ``friendly_breaks``: on a player of the breaker's own side (the
   roles revealed at the end of the round);
+* ``wins_available``: decisions of a gold-digger side seat where a legal path-card placement
+  of a card in its hand would have reached the gold goal (RULES 3.1, 4.1, 4.2: the round ends
+  with the gold found), and ``wins_missed``: those where the seat played something else;
+  counted at decision time by :class:`MissedWins` (a hook in the playing loop), not from the
+  events;
 * per round: ``lost_near_gold``, a round the gold-diggers lost (the gold not found) with a
   card connected to the start within 2 cells (Manhattan) of the gold goal (RULES 4.1, 5.1).
 
-Roles are the ones at the end of the round (in Saboteur 2 after any Swap your hats); the side
-of a role is :func:`experiments.evaluation.outcomes.side_of`.
+Roles are the ones at the end of the round (in Saboteur 2 after any Swap your hats), except
+for :class:`MissedWins`, which takes the seat's role when it acted; the side of a role is
+:func:`experiments.evaluation.outcomes.side_of`.
 """
 
 from __future__ import annotations
@@ -25,9 +31,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from experiments.evaluation.outcomes import side_of
-from saboteur_env.engine.cards import CARD_KINDS, GOAL_CELLS
+from saboteur_env.engine.actions import FAMILIES, PlacePath
+from saboteur_env.engine.cards import CARD_KINDS, FACING, GOAL_CELLS, GOAL_GOLD, SIDE_DELTA
 from saboteur_env.engine.events import EventType
+from saboteur_env.engine.phases import FAMILIES_OF_PHASE
 from saboteur_env.engine.ruleset import Ruleset
+
+_PLACE = FAMILIES["place"]
 
 #: the per-seat counters of :func:`game_failures`
 SEAT_COUNTERS = (
@@ -37,7 +47,11 @@ SEAT_COUNTERS = (
     "breaks",
     "breaks_on_blocked",
     "friendly_breaks",
+    "wins_available",
+    "wins_missed",
 )
+#: the counters of :class:`MissedWins` (decision time), the rest come from the event log
+WIN_COUNTERS = ("wins_available", "wins_missed")
 #: how close (Manhattan cells) a lost round's tunnel must come to the gold to count as near
 NEAR = 2
 
@@ -53,6 +67,98 @@ def tunnel_distance_to_gold(board) -> int | None:
     if not len(rr):
         return None
     return int(np.min(np.abs(rr - gr) + np.abs(cc - gc)))
+
+
+def winning_placements(game, seat: int) -> list[PlacePath]:
+    """The legal placements of ``seat`` (to act in ``game``) that reach the gold goal: the
+    round would end with the gold found (RULES 4.2, 5.1).  Reads the true goal identities (an
+    evaluation tool, not an agent).
+
+    Only a few placements are tried: the gold is reached through a connected opening of a card
+    next to it (RULES 4.1), so either the new card lies next to the gold goal, on an empty cell
+    that a connected opening faces (a placement needs one, RULES 3.1.5; a Saboteur 2 ladder may
+    not lie next to a goal, RULES 6.4), or a card already next to it has an opening facing it
+    (not connected, else the gold would be face up: a rockfall cut it off, RULES 3.4), and
+    then any legal placement may reconnect it.  The candidates are the place family's legal
+    set (the engine's ``FIT`` look-up); each is tried on a copy of the board
+    (``Board.place``, the call the engine plays it with).
+    """
+    board = game.board
+    if game.game_over or seat != game.current or "place" not in FAMILIES_OF_PHASE[game.phase]:
+        return []
+    if not game.can_place_paths(seat):  # RULES 3.1.1, 3.2, 6.5
+        return []
+    gold = np.flatnonzero(board.goal_identity == GOAL_GOLD)
+    if not len(gold) or board.goal_revealed[int(gold[0])]:
+        return []
+    gx, gy = GOAL_CELLS[int(gold[0])]
+    gr, gc = board.rc(gx, gy)
+    codes = board.codes()  # cached per board version (the agent's mask computed it)
+    cells: list[tuple[int, int]] = []
+    dangling = False
+    for b, (dx, dy) in enumerate(SIDE_DELTA):
+        r, c = gr + dy, gc + dx
+        if board.var[r, c] >= 0:
+            dangling |= bool(board.opn[r, c] & FACING[b])
+        elif board.in_window(gx + dx, gy + dy) and (codes[r - 1, c - 1] >> 8) & 15:
+            cells.append((gx + dx, gy + dy))
+    if not cells and not dangling:
+        return []
+    lay = game.layout
+    legal = _PLACE.legal(game, seat)
+    if dangling:
+        rows, cols = np.nonzero(legal)
+    else:
+        idx = [lay.cell(x, y) for x, y in cells]
+        rows, sub = np.nonzero(legal[:, idx])
+        cols = np.asarray(idx, dtype=np.int64)[sub]
+    out = []
+    for row, col in zip(rows.tolist(), cols.tolist()):
+        a = _PLACE.action(lay, row * lay.n_cells + col, seat, game.n)
+        assert isinstance(a, PlacePath)
+        trial = board.copy()
+        revealed = trial.place(lay.variants[row], a.x, a.y)
+        if any(ident == GOAL_GOLD for _slot, ident, _rot in revealed):
+            out.append(a)
+    return out
+
+
+class MissedWins:
+    """Decision-time recorder of ``wins_available`` / ``wins_missed`` (RULES 3.1, 4.2).
+
+    ``watch = MissedWins(game)`` once per game, then ``watch.before(seat, action)`` before
+    each decision is applied (``action``: structured, or a flat index decoded with ``codec``).
+    Counted only for a seat whose role (when it acts) is on the gold-digger side
+    (:func:`experiments.evaluation.outcomes.side_of` ``== "digger"``: the base game's
+    gold-digger, Saboteur 2's green and blue diggers).  ``counts[round][seat]``: the two
+    counters of that round (``game.round``, 0-based), read by :func:`game_failures`.
+    """
+
+    def __init__(self, game, codec=None) -> None:
+        self.game = game
+        self.codec = codec
+        self.counts: dict[int, list[dict]] = {}
+
+    def before(self, seat: int, action) -> None:
+        """Count the decision of ``seat`` about to play ``action`` in the live game."""
+        game = self.game
+        if side_of(int(game.roles[seat]), game.rules) != "digger":
+            return
+        wins = winning_placements(game, seat)
+        if not wins:
+            return
+        if isinstance(action, (int, np.integer)):
+            action = self.codec.decode(int(action), seat, game.n)
+        taken = isinstance(action, PlacePath) and any(
+            (w.kind, w.x, w.y, bool(w.rotated))
+            == (action.kind, action.x, action.y, bool(action.rotated))
+            for w in wins
+        )
+        seats = self.counts.setdefault(
+            game.round, [dict.fromkeys(WIN_COUNTERS, 0) for _ in range(game.n)]
+        )
+        seats[seat]["wins_available"] += 1
+        seats[seat]["wins_missed"] += not taken
 
 
 def round_failures(events: Sequence, roles: Sequence[int], rules: Ruleset) -> list[dict]:
@@ -87,10 +193,11 @@ def round_failures(events: Sequence, roles: Sequence[int], rules: Ruleset) -> li
     return seats
 
 
-def game_failures(game, rules: Ruleset) -> list[dict]:
+def game_failures(game, rules: Ruleset, watch: MissedWins | None = None) -> list[dict]:
     """One dict per finished round of ``game`` (a :class:`saboteur_env.engine.Game`):
     ``{"seats": round_failures(...), "gold_found": bool, "distance": int | None,
-    "lost_near_gold": bool}``."""
+    "lost_near_gold": bool}``; the seats' :data:`WIN_COUNTERS` are those of ``watch`` (the
+    :class:`MissedWins` that watched the game's decisions; 0 without one)."""
     rounds: list[list] = []
     for e in game.events:
         if e.type == EventType.ROUND_START:
@@ -103,9 +210,13 @@ def game_failures(game, rules: Ruleset) -> list[dict]:
         dist = None
         if not res.gold_found and r < len(game.round_boards):
             dist = tunnel_distance_to_gold(game.round_boards[r])
+        seats = round_failures(events, res.roles, rules)
+        if watch is not None:
+            for s, c in enumerate(watch.counts.get(res.round, [])):
+                seats[s].update(c)
         out.append(
             {
-                "seats": round_failures(events, res.roles, rules),
+                "seats": seats,
                 "gold_found": bool(res.gold_found),
                 "distance": dist,
                 "lost_near_gold": dist is not None and dist <= NEAR,
