@@ -352,7 +352,7 @@ def test_styles_and_unknown_style():
         > make_agent("heuristic").style.honest_turns
     )
     assert make_agent("heuristic:blatant").style.suspicion_weight == 0
-    with pytest.raises(ValueError, match="unknown heuristic style"):
+    with pytest.raises(ValueError, match="unknown heuristic option"):
         make_agent("heuristic:sneaky")
 
 

@@ -90,7 +90,7 @@ TACTICS: Mapping[str, Tactics] = MappingProxyType(
     {
         "v1": Tactics(),
         "v2": Tactics(
-            scarcity_base=1.0,
+            scarcity_base=0.0,
             scarcity_stall=4.0,
             keep_rockfall_near=1.0,
             mapped_penalty=0.8,
