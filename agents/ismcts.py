@@ -273,9 +273,13 @@ class ISMCTSAgent(Agent):
         if self.rollout == "heuristic":
             steps = self._heuristic_rollout(sim, rng, r0)
         else:
+            codec, n = self.codec, sim.n
             while len(sim.round_results) == r0 and not sim.game_over:
-                legal = sim.legal_actions()
-                sim.apply(legal[int(rng.integers(len(legal)))], verify=False)
+                # uniform over the env's mask: about twice as fast as Game.legal_actions,
+                # which builds every structured action
+                legal = np.flatnonzero(codec.mask(sim).view(bool))
+                s = sim.current
+                sim.apply(codec.decode(int(legal[rng.integers(len(legal))]), s, n), verify=False)
                 steps += 1
                 if steps > _MAX_ROLLOUT:
                     raise RuntimeError("ISMCTSAgent: a rollout did not end its round")
