@@ -40,12 +40,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from experiments.evaluation.outcomes import role_won
 from saboteur_env.encoding.codec import Codec
-from saboteur_env.encoding.observation import ObservationEncoder, PhaseFeature
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.encoding.spec import PhaseFeature
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.phases import Phase
 from saboteur_env.engine.state import Game
@@ -73,6 +75,8 @@ class SearchStats:
         rollouts: rollouts run; ``steps``: decisions played inside them.
         rollout_seconds: CPU seconds (``time.process_time``) spent in rollouts.
         search_seconds: CPU seconds spent in whole searches (determinizations included).
+        last: the last search: ``candidates`` (flat actions), ``means`` (their mean rollout
+            values) and ``rollouts``.
     """
 
     decisions: int = 0
@@ -81,7 +85,7 @@ class SearchStats:
     steps: int = 0
     rollout_seconds: float = 0.0
     search_seconds: float = 0.0
-    last: dict = field(default_factory=dict)
+    last: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_options(option: str) -> dict[str, object]:
@@ -184,7 +188,10 @@ class ISMCTSAgent(Agent):
 
     # --- acting --------------------------------------------------------------------------
     def act(
-        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        info: dict[str, Any] | None = None,
     ) -> int:
         """Choose a legal flat action (see :meth:`agents.base.Agent.act`).
 
