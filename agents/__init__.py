@@ -13,6 +13,7 @@ An agent is an object with
 from . import ppo  # noqa: F401  (registers "ppo"; imports torch only when built)
 from .base import Agent, make_agent, register_agent
 from .heuristic import HeuristicAgent  # noqa: F401  (registers "heuristic")
+from .ismcts import ISMCTSAgent  # noqa: F401  (registers "ismcts"; needs the live game)
 from .random_agent import RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "make_agent", "register_agent"]

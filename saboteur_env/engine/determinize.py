@@ -34,7 +34,9 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     reshuffled.  Other seats' private events are dropped from the copy's history and their
     inspection results forgotten (they were drawn from the old hidden state).  The copy's own
     generator is replaced by one drawn from ``rng``.  (What ``seat`` knows of a hand it gave
-    away with Swap your hand is not used.)
+    away with Swap your hand is not used.)  Each hidden pool is sorted before it is shuffled,
+    so two states that ``seat`` cannot tell apart give the same sample for the same ``rng``
+    state (what an information-set search needs: ``agents.ismcts``).
 
     Args:
         game: the state; not changed.
@@ -64,7 +66,9 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
         + [np.repeat(kinds, g.secret_discards[s]) for s in others]
         + [g.deck.astype(np.int16), np.repeat(kinds, g.removed)]
     )
-    pool = rng.permutation(pool)
+    # sorted first: the sample then depends only on what ``seat`` knows (the multiset of the
+    # hidden cards) and ``rng``, not on where the cards really are
+    pool = rng.permutation(np.sort(pool))
     pos = 0
     for s, h in zip(others, hand_sizes):
         g.hands[s] = np.bincount(pool[pos : pos + h], minlength=nk)
@@ -86,9 +90,11 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     mine_out = [i for i, s in enumerate(g.hats_discarded_from) if s == seat]
     out_free = [i for i in range(len(g.hats_discarded)) if i not in mine_out]
     hidden = rng.permutation(
-        np.array(
-            [g.roles[s] for s in free] + g.set_aside + [g.hats_discarded[i] for i in out_free],
-            dtype=np.int8,
+        np.sort(
+            np.array(
+                [g.roles[s] for s in free] + g.set_aside + [g.hats_discarded[i] for i in out_free],
+                dtype=np.int8,
+            )
         )
     ).tolist()
     g.roles[free] = hidden[: len(free)]
@@ -102,8 +108,8 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
 
     unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
     if unknown:
-        g.board.goal_identity[unknown] = rng.permutation(g.board.goal_identity[unknown])
-    g.nuggets = rng.permutation(g.nuggets)
+        g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
+    g.nuggets = rng.permutation(np.sort(g.nuggets))
     g.events = [e for e in g.events if e.visible_to is None or e.visible_to == seat]
     g.rng = np.random.default_rng(int(rng.integers(2**63)))
     return g

@@ -1,0 +1,333 @@
+"""ISMCTSAgent: a determinized search agent over the heuristic's best candidates (DESIGN 6, 8).
+
+``make_agent("ismcts")``, options ``"ismcts:iters=16+top=4+rollout=heuristic"`` (see
+:func:`parse_options`).
+
+The choice of search: **determinized Monte Carlo** (perfect-information Monte Carlo, PIMC) with
+candidate pruning, not a full information-set tree.  At each normal turn:
+
+1. The agent's own :class:`~agents.heuristic.HeuristicAgent` (fed the same observation, mask
+   and ``info`` stream as the agent itself) scores every legal action
+   (:meth:`~agents.heuristic.HeuristicAgent.scores`); only its ``top`` best are searched.
+2. Each *iteration* is one fresh determinization ``game.determinize(seat, rng)`` (a full state
+   consistent with what the seat knows, RULES 3.5, 3.6, 6.5) and one rollout: apply the
+   candidate, then play every seat with the rollout policy to the end of the current round.
+   The value is 1 when the agent's seat won that round
+   (:func:`experiments.evaluation.outcomes.role_won`: its side won, RULES 5.3; in Saboteur 2
+   the winners set of RULES 6.9, a geologist when he was paid), else 0.
+3. The budget is split equally over the candidates, and the candidates share their
+   determinizations: the j-th rollout of every candidate starts from the same determinized state
+   with the same rollout seed (common random numbers), so that the comparison between
+   candidates is not drowned in deal noise.  The best mean wins; ties go to the heuristic's
+   score.
+
+Why not a tree (SO-ISMCTS): with a few dozen rollouts per decision (a heuristic rollout of a
+5-player round costs ~10-30 ms in pure Python), a tree below the root would hold one or two
+visits per node; the root-only, pruned search spends every rollout on the decision at hand.
+
+What the agent reads: its observation, mask and ``info`` (through its heuristic prior and the
+env's :class:`~saboteur_env.encoding.codec.Codec`), and the live game **only** through
+``self.game.determinize(self.seat, rng)``, never a hidden field.  ``determinize`` samples from
+the seat's information set alone (each hidden pool is sorted before it is shuffled), so two
+states that the seat cannot tell apart give the same actions for the same seed.
+
+Sub-phase decisions (Saboteur 2's pass, remove and theft phases, RULES 6.7, 6.9) and decisions
+with a single candidate take the heuristic's choice without a search.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from experiments.evaluation.outcomes import role_won
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.encoding.spec import PhaseFeature
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.phases import Phase
+from saboteur_env.engine.state import Game
+
+from .base import Agent, register_agent
+from .heuristic import HeuristicAgent
+
+#: the rollout policies: every seat plays the heuristic, or uniformly random legal actions
+ROLLOUTS = ("heuristic", "random")
+
+#: option name -> default (``time=None``: no time budget, only ``iters``)
+DEFAULTS: dict[str, object] = {"iters": 16, "top": 4, "rollout": "heuristic", "time": None}
+
+#: a rollout longer than this many decisions is a bug (a round of the largest game has a
+#: few hundred decisions at most: the deck is finite)
+_MAX_ROLLOUT = 10_000
+
+
+@dataclass
+class SearchStats:
+    """What the agent's searches cost, summed since :meth:`ISMCTSAgent.reset` (for benchmarks).
+
+    Attributes:
+        decisions: decisions taken; ``searched``: those that ran a search.
+        rollouts: rollouts run; ``steps``: decisions played inside them.
+        rollout_seconds: CPU seconds (``time.process_time``) spent in rollouts.
+        search_seconds: CPU seconds spent in whole searches (determinizations included).
+        last: the last search: ``candidates`` (flat actions), ``means`` (their mean rollout
+            values) and ``rollouts``.
+    """
+
+    decisions: int = 0
+    searched: int = 0
+    rollouts: int = 0
+    steps: int = 0
+    rollout_seconds: float = 0.0
+    search_seconds: float = 0.0
+    last: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_options(option: str) -> dict[str, object]:
+    """Parse the option part of an ``ismcts`` spec: ``key=value`` pairs joined by ``+``.
+
+    Keys: ``iters`` (int >= 1, rollouts per decision, default 16), ``top`` (int >= 1, the
+    heuristic's best actions searched, default 4), ``rollout`` (``heuristic`` or ``random``,
+    default ``heuristic``), ``time`` (float > 0, CPU seconds per decision by
+    ``time.process_time``; without ``iters`` the search runs until the time is spent, with it
+    whichever ends first; not reproducible, for users only).  ``""`` gives the defaults.
+    ``+`` joins options because the command line splits agent lists on commas.
+
+    Returns:
+        ``{"iters": int | None, "top": int, "rollout": str, "time": float | None}``.
+
+    Raises:
+        ValueError: an unknown option (the message names it and the valid ones), a repeated
+            option, a pair without ``=``, or a bad value.
+    """
+    opts = dict(DEFAULTS)
+    if not option:
+        return opts
+    seen: set[str] = set()
+    valid = sorted(DEFAULTS)
+    for part in option.split("+"):
+        key, eq, value = part.partition("=")
+        if not eq or key not in DEFAULTS:
+            raise ValueError(
+                f"ismcts: bad option {part!r}; valid options: {valid} as key=value joined "
+                "by '+', e.g. 'ismcts:iters=64+top=4'"
+            )
+        if key in seen:
+            raise ValueError(f"ismcts: option {key!r} given twice in {option!r}")
+        seen.add(key)
+        opts[key] = _option_value(key, value)
+    if "time" in seen and "iters" not in seen:
+        opts["iters"] = None  # a time budget alone: search until the time is spent
+    return opts
+
+
+def _option_value(key: str, value: str) -> object:
+    """One option's value, checked (see :func:`parse_options`)."""
+    if key == "rollout":
+        if value not in ROLLOUTS:
+            raise ValueError(f"ismcts: rollout={value!r}; valid: {list(ROLLOUTS)}")
+        return value
+    try:
+        number: float = int(value) if key in ("iters", "top") else float(value)
+    except ValueError:
+        kind = "an int" if key in ("iters", "top") else "a number of seconds"
+        raise ValueError(f"ismcts: {key}={value!r} is not {kind}") from None
+    if not number > 0 or not math.isfinite(number):
+        raise ValueError(f"ismcts: {key}={value!r} must be positive")
+    return number
+
+
+class ISMCTSAgent(Agent):
+    """Determinized search over the heuristic's ``top`` candidates (see the module docstring).
+
+    Args:
+        option: the spec's option string (:func:`parse_options`), e.g. ``"iters=64+top=4"``.
+
+    Raises:
+        ValueError: a bad option (:func:`parse_options`).
+
+    Attributes:
+        iters, top, rollout, time_budget: the parsed options.
+        stats: the :class:`SearchStats` of the game so far.
+    """
+
+    name = "ismcts"
+    needs_game = True
+
+    def __init__(self, option: str = "") -> None:
+        opts = parse_options(option)
+        self.iters: int | None = opts["iters"]  # type: ignore[assignment]
+        self.top: int = opts["top"]  # type: ignore[assignment]
+        self.rollout: str = opts["rollout"]  # type: ignore[assignment]
+        self.time_budget: float | None = opts["time"]  # type: ignore[assignment]
+        self._config: GameConfig | None = None
+        self.game: Game | None = None
+        self.stats = SearchStats()
+
+    # --- lifecycle ---------------------------------------------------------------------
+    def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
+        """A new game: seat, config and the agent's generator; the attached game is dropped
+        (the loop attaches the new one, :func:`agents.base.attach_game`)."""
+        super().reset(seat, config, seed)
+        if self._config != config:
+            self._config = config
+            self.codec = Codec(config)
+            self.encoder = ObservationEncoder(config)
+            # one reusable rollout player per seat (reset before every rollout)
+            self._players = [HeuristicAgent() for _ in range(config.num_players)]
+            self._phase_cols = [PhaseFeature[p.name] for p in config.ruleset.phases]
+        self.prior = HeuristicAgent()
+        self.prior.reset(seat, config, seed=int(self.rng.integers(2**63)))
+        self.game = None
+        self.stats = SearchStats()
+
+    # --- acting --------------------------------------------------------------------------
+    def act(
+        self,
+        observation: np.ndarray,
+        action_mask: np.ndarray,
+        info: dict[str, Any] | None = None,
+    ) -> int:
+        """Choose a legal flat action (see :meth:`agents.base.Agent.act`).
+
+        Raises:
+            RuntimeError: no game attached (call :func:`agents.base.attach_game` after
+                :meth:`reset`), or the attached game is not at this seat's decision.
+            ValueError: the mask has no legal action.
+        """
+        if self.game is None:
+            raise RuntimeError(
+                "ISMCTSAgent.act: no game attached; call agents.base.attach_game(agents, game) "
+                "(or agent.attach(game)) after reset(), as experiments.play.play_game does"
+            )
+        # the prior sees every decision, as the heuristic itself would (its beliefs and maze
+        # are replayed from the info events)
+        legal, scores = self.prior.scores(observation, action_mask, info)
+        self.stats.decisions += 1
+        order = np.argsort(-scores, kind="stable")
+        best = int(legal[order[0]])
+        if len(legal) == 1 or self._phase(observation) is not Phase.TURN:
+            return best
+        keep = [i for i in order[: self.top] if np.isfinite(scores[i])] or [order[0]]
+        if len(keep) == 1:
+            return best
+        return self._search(legal[keep], scores[keep])
+
+    def _phase(self, observation: np.ndarray) -> Phase:
+        """The phase of this decision, read from the observation's ``phase`` view."""
+        phases = self.config.ruleset.phases
+        if len(phases) == 1:
+            return phases[0]
+        view = self.encoder.views(np.asarray(observation))["phase"]
+        return phases[int(np.argmax(view[self._phase_cols]))]
+
+    def _search(self, candidates: np.ndarray, prior: np.ndarray) -> int:
+        """The candidate with the best mean rollout value (ties: the best prior).
+
+        Args:
+            candidates: int64 ``(k,)`` flat legal actions, best prior first.
+            prior: float64 ``(k,)`` their heuristic scores.
+        """
+        assert self.game is not None
+        t0 = time.process_time()
+        deadline = None if self.time_budget is None else t0 + self.time_budget
+        k = len(candidates)
+        # equal split: every block is one determinization shared by all candidates
+        blocks = math.inf if self.iters is None else max(1, self.iters // k)
+        n = self.config.num_players
+        actions = [self.codec.decode(int(c), self.seat, n) for c in candidates]
+        total = np.zeros(k)
+        done = 0
+        while done < blocks and (done == 0 or deadline is None or time.process_time() < deadline):
+            det = self.game.determinize(self.seat, self.rng)
+            if det.current != self.seat or det.game_over:
+                raise RuntimeError(
+                    f"ISMCTSAgent: the attached game is not at seat {self.seat}'s decision "
+                    f"(seat {det.current} to act); attach the game being played"
+                )
+            seed = int(self.rng.integers(2**63))
+            r0 = len(det.round_results)
+            for i, action in enumerate(actions):
+                sim = det.copy()
+                sim.apply(action)  # verified: legal in the live game, so legal here
+                total[i] += self._rollout(sim, r0, np.random.default_rng(seed))
+            done += 1
+        means = total / done
+        # lexsort: the last key is the primary one
+        pick = int(np.lexsort((prior, means))[-1])
+        self.stats.searched += 1
+        self.stats.search_seconds += time.process_time() - t0
+        self.stats.last = {
+            "candidates": candidates.tolist(),
+            "means": means.tolist(),
+            "rollouts": done * k,
+        }
+        return int(candidates[pick])
+
+    # --- rollouts ------------------------------------------------------------------------
+    def _rollout(self, sim: Game, r0: int, rng: np.random.Generator) -> float:
+        """Play ``sim`` to the end of round ``r0`` (an index into ``sim.round_results``: the
+        round of the decision searched, which the candidate may have ended) with the rollout
+        policy for every seat; 1.0 when the agent's seat won that round (RULES 5.3, 6.9),
+        else 0.0."""
+        t0 = time.process_time()
+        steps = 0
+        if self.rollout == "heuristic":
+            steps = self._heuristic_rollout(sim, rng, r0)
+        else:
+            codec, n = self.codec, sim.n
+            while len(sim.round_results) == r0 and not sim.game_over:
+                # uniform over the env's mask: about twice as fast as Game.legal_actions,
+                # which builds every structured action
+                legal = np.flatnonzero(codec.mask(sim).view(bool))
+                s = sim.current
+                sim.apply(codec.decode(int(legal[rng.integers(len(legal))]), s, n), verify=False)
+                steps += 1
+                if steps > _MAX_ROLLOUT:
+                    raise RuntimeError("ISMCTSAgent: a rollout did not end its round")
+        res = sim.round_results[r0]
+        won = role_won(
+            {"winners": res.winners, "roles": res.roles, "paid": res.paid},
+            self.seat,
+            sim.rules,
+        )
+        st = self.stats
+        st.rollouts += 1
+        st.steps += steps
+        st.rollout_seconds += time.process_time() - t0
+        return 1.0 if won else 0.0
+
+    def _heuristic_rollout(self, sim: Game, rng: np.random.Generator, r0: int) -> int:
+        """Every seat played by a fresh :class:`HeuristicAgent` through the env's own encoder
+        and codec (the observation and mask that seat would get from the env).
+
+        The rollout players get no events (``info=None``): their maze is rebuilt from the
+        observation at every decision, and their role beliefs stay at the exact prior.  A
+        belief built from the real history would judge the real roles, not the ones this
+        determinization sampled, and replaying the events costs about half of a rollout.
+        Returns the decisions played."""
+        n = sim.n
+        players = self._players
+        for s, p in enumerate(players):
+            p.reset(s, self.config, seed=int(rng.integers(2**63)))
+        steps = 0
+        codec, encoder = self.codec, self.encoder
+        while len(sim.round_results) == r0 and not sim.game_over:
+            s = sim.current
+            a = players[s].act(encoder.encode(sim, s), codec.mask(sim), None)
+            # the mask is the engine's legal set of this state: no second check
+            sim.apply(codec.decode(a, s, n), verify=False)
+            steps += 1
+            if steps > _MAX_ROLLOUT:
+                raise RuntimeError("ISMCTSAgent: a rollout did not end its round")
+        return steps
+
+
+register_agent("ismcts", ISMCTSAgent)
+
+__all__ = ["DEFAULTS", "ROLLOUTS", "ISMCTSAgent", "SearchStats", "parse_options"]
