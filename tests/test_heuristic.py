@@ -405,3 +405,94 @@ def test_the_maze_caches_stay_bounded_over_many_games():
     assert maze.CACHE_ENTRIES == 256
     assert 0 < len(maze._ANALYSIS_CACHE) <= maze.CACHE_ENTRIES
     assert 0 < len(maze._DIST_CACHE) <= maze.CACHE_ENTRIES
+
+
+# --- heuristic v2 (issue 13) ------------------------------------------------------------------
+#: seed 2, 5 players, round 1, turn 39 of an all-heuristic:v1 game, rebuilt: the tunnel
+#: reaches (7, 1) whose north opening faces (7, 0), next to the gold (middle goal), but the
+#: saboteur's curve at (6, 0) walls (7, 0) off on the west, so only a curve or T opening
+#: south and east fits there; the draw pile is empty and seat 4 holds two rockfalls
+_WALLED_BOARD = [
+    (0, -1, "B04", True), (1, -1, "B04", False), (1, 0, "B06", True), (2, 0, "B06", True),
+    (3, 0, "B02", False), (4, 0, "B02", False), (5, 0, "B06", True), (6, 0, "B03", True),
+    (5, 1, "B03", False), (6, 1, "B05", True), (7, 1, "B05", False), (8, 1, "B03", True),
+    (6, 2, "B05", False), (7, 2, "B05", True), (6, 3, "B05", True), (7, 3, "B08", False),
+]  # fmt: skip
+_WALLED_HANDS = [
+    ["B03", "B03", "B07", "B07", "B09", "break_lantern"],
+    ["B01", "B07", "B14", "repair_lantern", "map", "map"],
+    ["B01", "B06", "B07", "repair_cart", "repair_cart"],
+    ["B01", "B02", "B06", "B07", "repair_pick"],
+    ["B01", "break_pick", "repair_pick_lantern", "repair_pick_cart", "rockfall", "rockfall"],
+]
+
+
+def _walled_choice(spec: str) -> str:
+    config = GameConfig(num_players=5, num_rounds=1)
+    game = build_state(
+        config,
+        roles=["saboteur"] + ["gold-digger"] * 4,
+        hands=_WALLED_HANDS,
+        board=_WALLED_BOARD,
+        goals=(1, 0, 2),
+        revealed=[(2, False)],
+        deck=[],
+        broken=[["pick", "lantern", "cart"], [], [], [], []],
+        known_goals=[[1, 2], [1, 2], [2], [1, 2], [1, 2]],  # seat 4 mapped the gold
+        current=4,
+    )
+    env = saboteur_env.raw_env(num_players=5, num_rounds=1)
+    env.reset(seed=0)
+    env.load(game)
+    agent = make_agent(spec)
+    agent.reset(4, env.config, seed=0)
+    obs, _, _, _, info = env.last()
+    action = agent.act(obs["observation"], obs["action_mask"], info)
+    return env.unwrapped.codec.describe(action, 4, 5)
+
+
+def test_v2_clears_the_card_that_walls_off_the_gold():
+    """Issue 13's seed-2 position: v2 rockfalls the saboteur's curve at (6, 0), after which a
+    crossroads at (7, 0) reaches the gold; v1 saw no progress in it and repaired the disarmed
+    saboteur instead."""
+    assert _walled_choice("heuristic") == "rockfall on (6, 0)"
+    assert _walled_choice("heuristic:v2") == "rockfall on (6, 0)"
+    assert _walled_choice("heuristic:v1") == "repair seat 0's pick with repair_pick_lantern"
+
+
+def test_versions_and_styles_combine():
+    a = make_agent("heuristic:v1-subtle")
+    assert (a.version, a.style_name) == ("v1", "subtle")
+    b = make_agent("heuristic:blatant")
+    assert (b.version, b.style_name) == ("v2", "blatant")
+    assert make_agent("heuristic").tactics.scarcity_stall > 0
+    assert make_agent("heuristic:v1").tactics.scarcity_stall == 0
+    with pytest.raises(ValueError, match="'v3'"):
+        make_agent("heuristic:v3")
+
+
+@pytest.mark.parametrize("spec", ["heuristic", "heuristic:v1", "heuristic:subtle", "ismcts"])
+def test_every_agent_but_random_takes_a_winning_placement(spec):
+    """A gold-digger holding a crossroads that joins the tunnel to the gold (middle goal) plays
+    it (RULES 4.2)."""
+    from agents.base import attach_game
+
+    # E-W straights and crossroads from the start to (6, 0)
+    board = [(x, 0, "B02" if x % 2 else "B07", False) for x in range(1, 7)]
+    game = build_state(
+        GameConfig(num_players=4, num_rounds=1),
+        roles=["gold-digger", "gold-digger", "saboteur", "gold-digger"],
+        hands=[["B07", "B01", "map", "B03"], ["B01"], ["B01"], ["B01"]],
+        board=board,
+        goals=(1, 0, 2),
+        current=0,
+    )
+    env = saboteur_env.raw_env(num_players=4, num_rounds=1)
+    env.reset(seed=0)
+    env.load(game)
+    agent = make_agent(spec if spec != "ismcts" else "ismcts:iters=8+top=3")
+    agent.reset(0, env.config, seed=0)
+    attach_game([agent], env.game)
+    obs, _, _, _, info = env.last()
+    action = agent.act(obs["observation"], obs["action_mask"], info)
+    assert env.unwrapped.codec.describe(action, 0, 4) == "place B07 NESW at (7, 0)"
