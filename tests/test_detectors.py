@@ -346,13 +346,14 @@ def test_expansion_bayes_flat_model_is_the_exact_prior():
 
 
 def _xgame_events(n=5, seed=3):
-    """Every event of a 1-round Saboteur 2 heuristic game, and the true roles at each point."""
+    """Every event of a 1-round Saboteur 2 heuristic game (the first heuristic, whose games the
+    tests below were chosen from), and the true roles at each point."""
     import saboteur_env
     from agents import make_agent
 
     env = saboteur_env.raw_env(num_players=n, expansion=True, num_rounds=1)
     env.reset(seed=seed)
-    agents = [make_agent("heuristic") for _ in range(n)]
+    agents = [make_agent("heuristic:v1") for _ in range(n)]
     for s, a in enumerate(agents):
         a.reset(s, env.config, seed=seed * 100 + s)
     points = []  # (events so far, true roles) before each decision
