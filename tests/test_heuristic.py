@@ -24,7 +24,16 @@ from saboteur_env.engine.cards import (
     VARIANTS,
 )
 from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.state import BreakTool, Discard, PlacePath, Repair, Rockfall, build_state
+from saboteur_env.engine.events import Event, EventType
+from saboteur_env.engine.state import (
+    BreakTool,
+    Discard,
+    EventData,
+    PlacePath,
+    Repair,
+    Rockfall,
+    build_state,
+)
 
 #: games per player count in the legality test (the issue's 300; about 110 s of CPU in all,
 #: ~1 minute on 2 pytest-xdist workers; SABOTEUR_QUICK=1 runs 40 per count)
@@ -427,7 +436,7 @@ _WALLED_HANDS = [
 ]
 
 
-def _walled_choice(spec: str) -> str:
+def _walled_choice(spec: str, stalled_turns: int = 10) -> str:
     config = GameConfig(num_players=5, num_rounds=1)
     game = build_state(
         config,
@@ -446,6 +455,10 @@ def _walled_choice(spec: str) -> str:
     env.load(game)
     agent = make_agent(spec)
     agent.reset(4, env.config, seed=0)
+    # the tunnel has not moved for two table rounds (every seat discarded, RULES 3.6)
+    agent.observe(
+        Event(EventType.DISCARDED, seat=s % 5, data=EventData({})) for s in range(stalled_turns)
+    )
     obs, _, _, _, info = env.last()
     action = agent.act(obs["observation"], obs["action_mask"], info)
     return env.unwrapped.codec.describe(action, 4, 5)
@@ -454,8 +467,9 @@ def _walled_choice(spec: str) -> str:
 def test_v2_clears_the_card_that_walls_off_the_gold():
     """Issue 13's seed-2 position: v2 rockfalls the saboteur's curve at (6, 0), after which a
     crossroads at (7, 0) reaches the gold; v1 saw no progress in it and repaired the disarmed
-    saboteur instead."""
+    saboteur instead; without the stall v2 does not pay for the rockfall either."""
     assert _walled_choice("heuristic") == "rockfall on (6, 0)"
+    assert _walled_choice("heuristic", stalled_turns=0) != "rockfall on (6, 0)"
     assert _walled_choice("heuristic:v2") == "rockfall on (6, 0)"
     assert _walled_choice("heuristic:v1") == "repair seat 0's pick with repair_pick_lantern"
 

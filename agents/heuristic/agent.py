@@ -156,7 +156,6 @@ class HeuristicAgent(Agent):
         self.known = np.full(3, -1)
         self.public = np.full(3, -1)
         self.own_turns = 0
-        self.deck_empty = False
         #: turns played this round, and the turn the tunnel front last came nearer a goal
         self.turns = self._moved = 0
         self._front = float("inf")
@@ -408,7 +407,6 @@ class HeuristicAgent(Agent):
         if int(V["game"][GameFeature.ROUND]) != self.round:
             self._start_round(int(V["game"][GameFeature.ROUND]))
         self.role = int(np.argmax(V["role"]))
-        self.deck_empty = bool(V["game"][GameFeature.DRAW_PILE] <= 0)
         board = V["board"]
         self.maze = self.gameplay.maze.from_view(self.config.board_window, board)
         self._read_goals(board)
@@ -449,11 +447,11 @@ class HeuristicAgent(Agent):
 
     def scarcity(self) -> float:
         """The extra cost of a walled-off tunnel-front cell now, in tunnel steps
-        (:class:`~agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost as
-        the front has not come nearer a goal for up to one table round of turns, in full once
-        the draw pile is empty (no new card will come to fit it, RULES 3.7)."""
+        (:class:`~agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost once
+        the front has not come nearer a goal for a whole table round of turns, in full after
+        two (the players have had their chance to fit the cell and did not)."""
         t = self.tactics
-        stuck = 1.0 if self.deck_empty else min(1.0, (self.turns - self._moved) / self.n)
+        stuck = min(1.0, max(0.0, (self.turns - self._moved - self.n) / self.n))
         return t.scarcity_base + t.scarcity_stall * stuck
 
     def _evaluate(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> Evaluation:
@@ -538,6 +536,7 @@ class HeuristicAgent(Agent):
             style=self.style,
             tactics=self.tactics,
             mapped_by=self.mapped_by,
+            fit=self.fit,
             seat=seat,
             n=n,
             own_turns=self.own_turns,

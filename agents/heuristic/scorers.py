@@ -105,6 +105,7 @@ class Decision(Keeping):
         game, style, tactics: the game's and the agent's way of playing, and its version's
             :class:`~agents.heuristic.strategy.Tactics`.
         mapped_by: per goal slot, the seats that played a map on it this round.
+        fit: float64 ``(16, 16)`` :func:`~agents.heuristic.maze.fit_table` of the deck.
         seat, n, own_turns: the agent's seat, the player count, own turns this round.
         lam: the penalty per unit of suspicion a move gives observers.
         plan: the maze the agent plans on (its own maze, or without routes through the doors
@@ -130,6 +131,7 @@ class Decision(Keeping):
     style: Style
     tactics: Tactics
     mapped_by: list
+    fit: np.ndarray
     seat: int
     n: int
     own_turns: int
@@ -227,8 +229,22 @@ def score_place(d: Decision, idx: np.ndarray) -> np.ndarray:
         rows.cry[row],
         rows.bits[row],
     )
-    util = d.play.place_hostile(d, c) if d.hostile else d.play.place(d, c)
-    return util - d.lam * susp
+    utility = d.play.place_hostile if d.hostile else d.play.place
+    scarcity = max(ev.scarcity, d.tactics.hostile_scarcity if d.hostile else 0.0)
+    if d.tactics.rescore_top and scarcity > 0 and len(idx) > 1:
+        # the fast what-if ignores the walls the new card sets around the front: value the
+        # best few again on the maze with the card laid
+        top = np.argsort(-(utility(d, c) - d.lam * susp))[: d.tactics.rescore_top]
+        before = Evaluation(d.plan, d.p_play, ev.analysis, scarcity, d.fit)
+        prog = prog.copy()
+        for j in top.tolist():
+            after = d.plan.copy()
+            x, y = codec.xy(int(cell[j]))
+            after.place_variant(x, y, int(codec.variants[int(row[j])]))
+            gold = WIN_BONUS * float((d.p_play * reached[:, j]).sum())
+            prog[j] = before.V - Evaluation(after, d.p_play, None, scarcity, d.fit).V + gold
+        c.prog = prog
+    return utility(d, c) - d.lam * susp
 
 
 def rockfall_score(d: Decision, x: int, y: int) -> float:

@@ -74,6 +74,10 @@ class Tactics:
             relative to an unblocked player (RULES 3.2).
         rockfall_far: a hostile rockfall's cost per step the card lies behind the tunnel
             front (cutting near the start gives a saboteur away at once, RULES 3.4).
+        rescore_top: the best placements by the fast what-if that are valued again on the
+            maze with the card laid, walls respected (0: none).
+        hostile_scarcity: the wall cost a sabotaging player values its placements with (at
+            least): a card whose walls leave the front cell few fitting cards blocks quietly.
     """
 
     scarcity_base: float = 0.0
@@ -83,6 +87,8 @@ class Tactics:
     infer_goals: float = 0.0
     break_blocked: float = 0.25
     rockfall_far: float = 0.0
+    rescore_top: int = 0
+    hostile_scarcity: float = 0.0
 
 
 #: version name -> :class:`Tactics` (the spec token ``v1`` / ``v2``; ``v2`` is the default)
@@ -97,6 +103,8 @@ TACTICS: Mapping[str, Tactics] = MappingProxyType(
             infer_goals=1.5,
             break_blocked=-0.3,
             rockfall_far=0.3,
+            rescore_top=6,
+            hostile_scarcity=3.0,
         ),
     }
 )
