@@ -499,11 +499,11 @@ class Evaluation:
         #: int64/float64 ``(3, size)``: the distance of each cell as a tunnel front
         self.front_dist: np.ndarray = a.dist
         if self.fit is not None:
-            self._scarce_front(scarcity, self.fit)
+            self._scarce_front()
         self.D = self.m1
         self.V = self.value(self.D, self.cnt1)
 
-    def _scarce_front(self, scarcity: float, fit: np.ndarray) -> None:
+    def _scarce_front(self) -> None:
         """Front distances that respect the cards already laid (RULES 3.1): a front cell's
         card must open towards its route and match every face-up neighbour, opening for
         opening and wall for wall; its cost grows by ``scarcity`` times the share of the
@@ -515,25 +515,8 @@ class Evaluation:
         if not len(fidx):
             return
         self._sides = opening, wall = m.neighbour_sides()
-        need, walls = opening[fidx], wall[fidx]
         entry = a.fc[fidx] & -a.fc[fidx]  # one side the tunnel comes in by
-        best = np.full((3, len(fidx)), float(INF))
-        for b in range(4):
-            bit = 1 << b
-            nb = fidx + m.offsets[b]
-            fits = fit[need | bit, walls]
-            ratio = np.minimum(fits / np.maximum(fit[entry | bit, 0], 1e-9), 1.0)
-            cost = np.where(
-                ((walls & bit) != 0) | (fits <= 0), float(INF), 1.0 + scarcity * (1.0 - ratio)
-            )
-            for g, gi in enumerate(m.goal_idx):
-                after = np.where(
-                    nb == gi,
-                    np.where(m.occ[gi] == HIDDEN_GOAL, 0.0, float(INF)),
-                    np.where(m.occ[nb] == EMPTY, a.dist[g, nb], float(INF)),
-                )
-                best[g] = np.minimum(best[g], cost + after)
-        best = np.minimum(best, INF)
+        best = self._front_values(fidx, opening[fidx], wall[fidx], entry)
         fd = a.dist.astype(np.float64)
         fd[:, fidx] = best
         self.front_dist = fd
@@ -601,32 +584,45 @@ class Evaluation:
         """float64 ``(3, k)``: the front distance of the empty cells ``nb`` that cards laid on
         ``cells`` open onto across side ``b``, their laid neighbours respected as in
         :meth:`_scarce_front` (the new card asks for an opening facing it)."""
-        m, fit, s = self.maze, self.fit, self.scarcity
-        assert fit is not None
         if self._sides is None:
-            self._sides = m.neighbour_sides()
+            self._sides = self.maze.neighbour_sides()
         opening, wall = self._sides
-        need = opening[nb] | FACING[b]
-        walls = wall[nb]
         entry = np.full_like(nb, FACING[b])
-        best = np.full((3, len(nb)), float(INF))
-        for e in range(4):
-            bit = 1 << e
-            to = nb + m.offsets[e]
+        return self._front_values(nb, opening[nb] | FACING[b], wall[nb], entry, cells)
+
+    def _front_values(
+        self,
+        cells: np.ndarray,
+        need: np.ndarray,
+        walls: np.ndarray,
+        entry: np.ndarray,
+        exclude: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """float64 ``(3, k)``: the distance to each goal of front cells ``cells`` (int
+        ``(k,)``) whose card must open on the sides ``need`` and close ``walls`` (4-bit masks),
+        entered by side ``entry``: the cheapest exit, each costing ``1 + scarcity * (share of
+        the fitting cards excluded)`` plus the distance beyond it; an exit into ``exclude``
+        (the cell of the card just laid) is none."""
+        m, fit = self.maze, self.fit
+        assert fit is not None
+        goals = np.array(m.goal_idx)[:, None]
+        hidden = (m.occ[goals] == HIDDEN_GOAL)[:, :1]
+        best = np.full((3, len(cells)), float(INF))
+        for b in range(4):
+            bit = 1 << b
+            to = cells + m.offsets[b]
             fits = fit[need | bit, walls]
             ratio = np.minimum(fits / np.maximum(fit[entry | bit, 0], 1e-9), 1.0)
-            cost = np.where(
-                ((walls & bit) != 0) | (fits <= 0) | (to == cells),
-                float(INF),
-                1.0 + s * (1.0 - ratio),
+            bad = ((walls & bit) != 0) | (fits <= 0)
+            if exclude is not None:
+                bad |= to == exclude
+            cost = np.where(bad, float(INF), 1.0 + self.scarcity * (1.0 - ratio))
+            after = np.where(
+                to[None, :] == goals,
+                np.where(hidden, 0.0, float(INF)),
+                np.where(m.occ[to][None, :] == EMPTY, self.dist[:, to], float(INF)),
             )
-            for g, gi in enumerate(m.goal_idx):
-                after = np.where(
-                    to == gi,
-                    np.where(m.occ[gi] == HIDDEN_GOAL, 0.0, float(INF)),
-                    np.where(m.occ[to] == EMPTY, self.dist[g, to], float(INF)),
-                )
-                best[g] = np.minimum(best[g], cost + after)
+            best = np.minimum(best, cost[None, :] + after)
         return np.minimum(best, INF)
 
 

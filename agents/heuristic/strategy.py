@@ -104,7 +104,7 @@ TACTICS: Mapping[str, Tactics] = MappingProxyType(
             break_blocked=-0.3,
             rockfall_far=0.3,
             rescore_top=6,
-            hostile_scarcity=3.0,
+            hostile_scarcity=0.0,
         ),
     }
 )
