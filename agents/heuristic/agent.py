@@ -118,9 +118,9 @@ class HeuristicAgent(Agent):
                     "joined by '-' (e.g. 'v1-subtle')"
                 )
         self.style_name = style
-        self.style = STYLES[style]
         self.version = version
         self.tactics = TACTICS[version]
+        self.style = STYLES[style] if style else self.tactics.default_style
         self.rng = np.random.default_rng()
         self._config: GameConfig | None = None
 

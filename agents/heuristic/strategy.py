@@ -78,6 +78,8 @@ class Tactics:
             maze with the card laid, walls respected (0: none).
         hostile_scarcity: the wall cost a sabotaging player values its placements with (at
             least): a card whose walls leave the front cell few fitting cards blocks quietly.
+        default_style: the :class:`Style` of a spec without one (``"heuristic"``,
+            ``"heuristic:v1"``); ``subtle`` and ``blatant`` are the same in every version.
     """
 
     scarcity_base: float = 0.0
@@ -89,6 +91,7 @@ class Tactics:
     rockfall_far: float = 0.0
     rescore_top: int = 0
     hostile_scarcity: float = 0.0
+    default_style: Style = STYLES[""]
 
 
 #: version name -> :class:`Tactics` (the spec token ``v1`` / ``v2``; ``v2`` is the default)
@@ -105,6 +108,9 @@ TACTICS: Mapping[str, Tactics] = MappingProxyType(
             rockfall_far=0.3,
             rescore_top=6,
             hostile_scarcity=0.0,
+            # sabotage from the first turn, with little care for looks: on dev deals a lone
+            # 4-player saboteur wins 5 points more than with v1's one honest turn and 0.35
+            default_style=Style(honest_turns=0, honest_until=5, suspicion_weight=0.15),
         ),
     }
 )
