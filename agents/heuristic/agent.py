@@ -120,7 +120,7 @@ class HeuristicAgent(Agent):
         self.style_name = style
         self.version = version
         self.tactics = TACTICS[version]
-        self.style = STYLES[style] if style else self.tactics.default_style
+        self.style = STYLES[style]
         self.rng = np.random.default_rng()
         self._config: GameConfig | None = None
 
@@ -128,6 +128,8 @@ class HeuristicAgent(Agent):
     def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
         """A new game: seat, config and the agent's own random generator (tie-breaks)."""
         super().reset(seat, config, seed)
+        if not self.style_name:
+            self.style = self.tactics.style_for(config.num_players)
         if self._config != config:
             self._config = config
             self.gameplay = game_play(self.rules)

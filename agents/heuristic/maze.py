@@ -587,6 +587,9 @@ class Evaluation:
         if self._sides is None:
             self._sides = self.maze.neighbour_sides()
         opening, wall = self._sides
+        # a cell outside the window is never a front (the caller masks it): look at the start
+        # instead, whose neighbours lie in the padded arrays
+        nb = np.where(self.maze.occ[nb] == EMPTY, nb, self.maze.start_idx)
         entry = np.full_like(nb, FACING[b])
         return self._front_values(nb, opening[nb] | FACING[b], wall[nb], entry, cells)
 

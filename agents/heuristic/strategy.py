@@ -78,8 +78,9 @@ class Tactics:
             maze with the card laid, walls respected (0: none).
         hostile_scarcity: the wall cost a sabotaging player values its placements with (at
             least): a card whose walls leave the front cell few fitting cards blocks quietly.
-        default_style: the :class:`Style` of a spec without one (``"heuristic"``,
-            ``"heuristic:v1"``); ``subtle`` and ``blatant`` are the same in every version.
+        early_style, early_until: the :class:`Style` of a spec without one (``"heuristic"``,
+            ``"heuristic:v1"``) at up to ``early_until`` players (few saboteurs dealt, RULES
+            2.2); above, and for ``subtle`` / ``blatant``, :data:`STYLES` as in every version.
     """
 
     scarcity_base: float = 0.0
@@ -91,7 +92,12 @@ class Tactics:
     rockfall_far: float = 0.0
     rescore_top: int = 0
     hostile_scarcity: float = 0.0
-    default_style: Style = STYLES[""]
+    early_style: Style = STYLES[""]
+    early_until: int = 0
+
+    def style_for(self, players: int) -> Style:
+        """The default style at ``players`` players."""
+        return self.early_style if players <= self.early_until else STYLES[""]
 
 
 #: version name -> :class:`Tactics` (the spec token ``v1`` / ``v2``; ``v2`` is the default)
@@ -108,9 +114,11 @@ TACTICS: Mapping[str, Tactics] = MappingProxyType(
             rockfall_far=0.3,
             rescore_top=6,
             hostile_scarcity=0.0,
-            # sabotage from the first turn, with little care for looks: on dev deals a lone
-            # 4-player saboteur wins 5 points more than with v1's one honest turn and 0.35
-            default_style=Style(honest_turns=0, honest_until=5, suspicion_weight=0.15),
+            # with few saboteurs, sabotage from the first turn with little care for looks: on
+            # dev deals a 4-player saboteur wins 5 points more than with the default style,
+            # a 7-player one 2 points less
+            early_style=Style(honest_turns=0, honest_until=5, suspicion_weight=0.15),
+            early_until=5,
         ),
     }
 )
