@@ -436,10 +436,9 @@ _WALLED_HANDS = [
 ]
 
 
-def _walled_choice(spec: str, stalled_turns: int = 10) -> str:
-    config = GameConfig(num_players=5, num_rounds=1)
-    game = build_state(
-        config,
+def _walled_game():
+    return build_state(
+        GameConfig(num_players=5, num_rounds=1),
         roles=["saboteur"] + ["gold-digger"] * 4,
         hands=_WALLED_HANDS,
         board=_WALLED_BOARD,
@@ -450,9 +449,52 @@ def _walled_choice(spec: str, stalled_turns: int = 10) -> str:
         known_goals=[[1, 2], [1, 2], [2], [1, 2], [1, 2]],  # seat 4 mapped the gold
         current=4,
     )
+
+
+def test_fit_table_counts_the_deck_by_hand():
+    """Through cards of the base deck (RULES 1.1): B01 NS 4, B02 EW 3, B03 NE 5, B04 NW 4,
+    B05 NES 5, B06 NEW 5, B07 crossroads 5; a kind counts if one orientation fits."""
+    from agents.heuristic.maze import fit_table
+    from saboteur_env.engine.ruleset import BASE
+
+    F = fit_table(BASE.variants, BASE.deck)
+    E, S, W = 2, 4, 8
+    assert F[0, 0] == 31
+    assert F[E | W, 0] == 3 + 5 + 5  # B02, B06 (as NEW or ESW), B07
+    assert F[S | E, 0] == 4 + 5 + 5 + 5  # B04 as SE, B05, B06 as ESW, B07
+    assert F[S | E, W] == 4 + 5  # west closed: B04 as SE, B05 as NES
+    assert F[15, 0] == 5  # only the crossroads opens every side
+
+
+def test_front_cost_of_the_walled_cell_by_hand():
+    """(7, 0) of the walled position: the tunnel enters from the south, the exit east reaches
+    the gold, the curve at (6, 0) closes the west: 9 of the 19 cards opening south and east
+    fit, so at wall cost s the front is ``1 + s * 10/19`` from the gold; with the curve
+    removed (rockfall) it is 1 again."""
+    from agents.heuristic.maze import Evaluation
+
+    agent = make_agent("heuristic")
     env = saboteur_env.raw_env(num_players=5, num_rounds=1)
     env.reset(seed=0)
-    env.load(game)
+    env.load(_walled_game())
+    agent.reset(4, env.config, seed=0)
+    obs, _, _, _, info = env.last()
+    agent.act(obs["observation"], obs["action_mask"], info)
+    maze, p = agent.maze, np.array([0.0, 1.0, 0.0])
+    cell = maze.idx(7, 0)
+    assert Evaluation(maze, p).front_dist[1, cell] == 1
+    assert Evaluation(maze, p, None, 4.0, agent.fit).front_dist[1, cell] == pytest.approx(
+        1 + 4.0 * 10 / 19
+    )
+    cleared = maze.copy()
+    cleared.remove(6, 0)
+    assert Evaluation(cleared, p, None, 4.0, agent.fit).front_dist[1, cell] == pytest.approx(1)
+
+
+def _walled_choice(spec: str, stalled_turns: int = 10) -> str:
+    env = saboteur_env.raw_env(num_players=5, num_rounds=1)
+    env.reset(seed=0)
+    env.load(_walled_game())
     agent = make_agent(spec)
     agent.reset(4, env.config, seed=0)
     # the tunnel has not moved for two table rounds (every seat discarded, RULES 3.6)
@@ -475,6 +517,11 @@ def test_v2_clears_the_card_that_walls_off_the_gold():
 
 
 def test_versions_and_styles_combine():
+    from agents.heuristic.strategy import STYLES, TACTICS
+
+    v2 = TACTICS["v2"]
+    assert v2.style_for(4) is v2.early_style and v2.early_style.honest_turns == 0
+    assert v2.style_for(7) is STYLES[""] and TACTICS["v1"].style_for(4) is STYLES[""]
     a = make_agent("heuristic:v1-subtle")
     assert (a.version, a.style_name) == ("v1", "subtle")
     b = make_agent("heuristic:blatant")
