@@ -105,21 +105,22 @@ class HeuristicAgent(Agent):
     name = "heuristic"
 
     def __init__(self, option: str = "") -> None:
-        style, version = "", LATEST
+        style, version = "", ""
         for token in option.split("-") if option else []:
-            if token in TACTICS:
+            if token in TACTICS and not version:
                 version = token
-            elif token in STYLES and token:
+            elif token in STYLES and token and not style:
                 style = token
             else:
                 raise ValueError(
-                    f"unknown heuristic option {token!r} in {option!r}; valid: a style "
-                    f"{sorted(s for s in STYLES if s)} and/or a version {sorted(TACTICS)}, "
+                    f"bad heuristic option {token!r} in {option!r} (unknown or given twice); "
+                    "valid: one style "
+                    f"{sorted(s for s in STYLES if s)} and/or one version {sorted(TACTICS)}, "
                     "joined by '-' (e.g. 'v1-subtle')"
                 )
         self.style_name = style
-        self.version = version
-        self.tactics = TACTICS[version]
+        self.version = version or LATEST
+        self.tactics = TACTICS[self.version]
         self.style = STYLES[style]
         self.rng = np.random.default_rng()
         self._config: GameConfig | None = None
@@ -158,9 +159,12 @@ class HeuristicAgent(Agent):
         self.known = np.full(3, -1)
         self.public = np.full(3, -1)
         self.own_turns = 0
-        #: turns played this round, and the turn the tunnel front last came nearer a goal
-        self.turns = self._moved = 0
+        #: the round's turn at this decision (the observation's ``turn``, RULES 3), and the
+        #: turn of the first own decision after the tunnel front last came nearer a goal
+        self.turn = 0
+        self._moved: int | None = None
         self._front = float("inf")
+        self._advanced = False
         #: seats that played a map on each goal this round, in order (RULES 3.5)
         self.mapped_by: list[list[int]] = [[], [], []]
         #: float64 ``(3,)``: log-odds hints that a goal hides the gold, read from mappers
@@ -253,12 +257,10 @@ class HeuristicAgent(Agent):
                 continue
             if handler is not None:
                 handler(self, e)
-            if e.type in _TURN_EVENTS and vis is None:
-                self.turns += 1
-                if e.type in _MAZE_EVENTS:
-                    front = float(analyse(self.maze).m1[self._p_public() > 0].min())
-                    if front < self._front:
-                        self._front, self._moved = front, self.turns
+            if e.type in _MAZE_EVENTS:
+                front = float(analyse(self.maze).m1[self._p_public() > 0].min())
+                if front < self._front:
+                    self._front, self._advanced = front, True
 
     def _on_round_start(self, e: Event) -> None:
         self._start_round(e.data["round"])
@@ -408,6 +410,10 @@ class HeuristicAgent(Agent):
         self._fed = []
         if int(V["game"][GameFeature.ROUND]) != self.round:
             self._start_round(int(V["game"][GameFeature.ROUND]))
+        self.turn = int(V["game"][GameFeature.TURN])
+        if self._moved is None or self._advanced:
+            # the stall clock starts at the first decision seen (an agent may join mid-round)
+            self._moved, self._advanced = self.turn, False
         self.role = int(np.argmax(V["role"]))
         board = V["board"]
         self.maze = self.gameplay.maze.from_view(self.config.board_window, board)
@@ -451,10 +457,10 @@ class HeuristicAgent(Agent):
         """The extra cost of a walled-off tunnel-front cell now, in tunnel steps
         (:class:`~agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost once
         the front has not come nearer a goal for a whole table round of turns, in full after
-        two (the players have had their chance to fit the cell and did not)."""
-        t = self.tactics
-        stuck = min(1.0, max(0.0, (self.turns - self._moved - self.n) / self.n))
-        return t.scarcity_base + t.scarcity_stall * stuck
+        two (the players have had their chance to fit the cell and did not); turns are the
+        engine's (the observation's ``turn``), so a Saboteur 2 pass of several cards is one."""
+        stuck = min(1.0, max(0.0, (self.turn - (self._moved or 0) - self.n) / self.n))
+        return self.tactics.scarcity_stall * stuck
 
     def _evaluate(self, maze: Maze, p: np.ndarray, analysis: Analysis | None = None) -> Evaluation:
         """:class:`Evaluation` of ``maze`` for the agent's own decisions (walls respected as
@@ -479,9 +485,12 @@ class HeuristicAgent(Agent):
 
     def _rockfall_keep(self, ev: Evaluation | None = None) -> float:
         """A digger's keep value of a rockfall (higher once the front nears a goal)."""
+        t = self.tactics
+        if t.keep_rockfall_near == t.keep_rockfall_far:
+            return t.keep_rockfall_far
         if ev is None:
             ev = self._evaluate(self.maze, self._p_mine())
-        return self.tactics.keep_rockfall_near if float(ev.D.min()) <= 3 else 0.4
+        return t.keep_rockfall_near if float(ev.D.min()) <= t.near_steps else t.keep_rockfall_far
 
     def _choose_steal(self, legal: np.ndarray, V: dict[str, np.ndarray]) -> int:
         return choose_steal(self._enemy(), self.seat, self.n, legal, self.codec, self.rng)
@@ -588,16 +597,8 @@ _EVENT_HANDLERS: dict[EventType, Callable[[HeuristicAgent, Event], None]] = {
     EventType.INSPECTION_RESULT: HeuristicAgent._on_inspection_result,
 }
 
-#: the public events that end a normal turn (one per turn, RULES 3), and those that change the
-#: maze
+#: the public events that change the maze
 _MAZE_EVENTS = frozenset({EventType.PATH_PLACED, EventType.ROCKFALL})
-_TURN_EVENTS = _MAZE_EVENTS | {
-    EventType.TOOL_BROKEN,
-    EventType.TOOL_REPAIRED,
-    EventType.MAP_PLAYED,
-    EventType.DISCARDED,
-    EventType.ACTION_PLAYED,
-}
 
 #: phase -> how the agent decides in the sub-phases of a turn (DESIGN 3 multi-step decisions)
 _PHASE_CHOOSERS: dict[Phase, Callable[[HeuristicAgent, np.ndarray, dict], int]] = {

@@ -30,7 +30,6 @@ from saboteur_env.encoding.codec import Codec
 from saboteur_env.engine.cards import (
     CARD_KINDS,
     FRONT_THEFT,
-    GOAL_CELLS,
     VARIANT_CRYSTALS,
     VARIANT_DOOR,
     VARIANT_LADDER,
@@ -130,7 +129,7 @@ class Decision(Keeping):
     game: GamePlay
     style: Style
     tactics: Tactics
-    mapped_by: list
+    mapped_by: list[list[int]]
     fit: np.ndarray
     seat: int
     n: int
@@ -230,21 +229,23 @@ def score_place(d: Decision, idx: np.ndarray) -> np.ndarray:
         rows.bits[row],
     )
     utility = d.play.place_hostile if d.hostile else d.play.place
-    scarcity = max(ev.scarcity, d.tactics.hostile_scarcity if d.hostile else 0.0)
-    if d.tactics.rescore_top and scarcity > 0 and len(idx) > 1:
+    util = utility(d, c) - d.lam * susp
+    if d.tactics.rescore_top and ev.scarcity > 0 and len(idx) > 1:
         # the fast what-if ignores the walls the new card sets around the front: value the
-        # best few again on the maze with the card laid
-        top = np.argsort(-(utility(d, c) - d.lam * susp))[: d.tactics.rescore_top]
-        before = Evaluation(d.plan, d.p_play, ev.analysis, scarcity, d.fit)
+        # best few again on the maze with the card laid, and choose among those only
+        top = np.argsort(-util)[: d.tactics.rescore_top]
         prog = prog.copy()
         for j in top.tolist():
             after = d.plan.copy()
             x, y = codec.xy(int(cell[j]))
             after.place_variant(x, y, int(codec.variants[int(row[j])]))
             gold = WIN_BONUS * float((d.p_play * reached[:, j]).sum())
-            prog[j] = before.V - Evaluation(after, d.p_play, None, scarcity, d.fit).V + gold
+            prog[j] = ev.V - Evaluation(after, d.p_play, None, ev.scarcity, d.fit).V + gold
         c.prog = prog
-    return utility(d, c) - d.lam * susp
+        rescored = utility(d, c) - d.lam * susp
+        util = np.full_like(util, rescored[top].min() - 1.0)
+        util[top] = rescored[top]
+    return util
 
 
 def rockfall_score(d: Decision, x: int, y: int) -> float:
@@ -268,14 +269,17 @@ def rockfall_score(d: Decision, x: int, y: int) -> float:
     if not d.hostile:
         return prog - 0.4 - d.lam * sus
     # a cut far behind the front gives the saboteur away and is soon mended
-    behind = max(0.0, behind_front(maze, i) - float(ev.D.min()) - 1.0)
+    if not d.tactics.rockfall_far:
+        return -prog - 0.4 - d.lam * sus
+    front = min((goal_manhattan(maze, int(f)) for f in np.flatnonzero(ev.frontier)), default=0)
+    behind = max(0, goal_manhattan(maze, i) - front - 1)
     return -prog - 0.4 - d.lam * sus - d.tactics.rockfall_far * behind
 
 
-def behind_front(maze: Maze, i: int) -> float:
-    """Manhattan cells from padded cell ``i`` to the nearest goal (RULES 2.1)."""
+def goal_manhattan(maze: Maze, i: int) -> int:
+    """Manhattan cells from padded cell ``i`` to the nearest goal card (RULES 2.1)."""
     x, y = maze.xy(i)
-    return float(min(abs(x - gx) + abs(y - gy) for gx, gy in GOAL_CELLS))
+    return min(abs(x - gx) + abs(y - gy) for gx, gy in (maze.xy(g) for g in maze.goal_idx))
 
 
 def score_rockfall(d: Decision, idx: np.ndarray) -> list[float]:

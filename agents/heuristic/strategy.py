@@ -57,43 +57,45 @@ STYLES: Mapping[str, Style] = MappingProxyType(
 @dataclass(frozen=True)
 class Tactics:
     """What a version of the heuristic does differently, as numbers (``make_agent(
-    "heuristic:v1")`` plays the first version exactly; ``"heuristic"`` is the latest).
+    "heuristic:v1")`` plays the first version exactly; ``"heuristic"`` is the latest).  Every
+    row of :data:`TACTICS` spells out every field, so a new field cannot change an old
+    version unseen.
 
     Attributes:
-        scarcity_base, scarcity_stall: a tunnel-front cell whose laid neighbours' walls exclude
-            fitting cards costs up to ``scarcity_base`` more steps, plus up to
-            ``scarcity_stall`` as the front stays stuck for a table round of turns
-            (:meth:`~agents.heuristic.maze.Evaluation._scarce_front`; 0: walls ignored).
-        keep_rockfall_near: a digger's keep value of a rockfall once the front is within
-            three steps of a goal (RULES 3.4; far from the goals it keeps 0.4).
+        scarcity_stall: a tunnel-front cell whose laid neighbours exclude most of the fitting
+            through cards costs up to this many more steps, from nothing until the front has
+            been stuck for a table round of turns to all of it after two
+            (:meth:`~agents.heuristic.agent.HeuristicAgent.scarcity`,
+            :meth:`~agents.heuristic.maze.Evaluation._scarce_front`; 0: walls ignored).
+        keep_rockfall_far, keep_rockfall_near, near_steps: a digger's keep value of a rockfall
+            (RULES 3.4), and once the front is within ``near_steps`` steps of a goal.
         mapped_penalty: value lost by mapping a goal that a trusted player already mapped
             (times that player's trust, RULES 3.5).
         infer_goals: weight of the goal hints read from trusted mappers' play (a mapper who
             maps another goal next found stone; one who digs towards the goal found gold).
         break_blocked: worth of breaking a tool of a player who already has one broken,
             relative to an unblocked player (RULES 3.2).
-        rockfall_far: a hostile rockfall's cost per step the card lies behind the tunnel
-            front (cutting near the start gives a saboteur away at once, RULES 3.4).
+        rockfall_far: a hostile rockfall's cost per cell the card lies farther from the goals
+            than the tunnel front (cutting near the start gives a saboteur away at once, RULES
+            3.4).
         rescore_top: the best placements by the fast what-if that are valued again on the
             maze with the card laid, walls respected (0: none).
-        hostile_scarcity: the wall cost a sabotaging player values its placements with (at
-            least): a card whose walls leave the front cell few fitting cards blocks quietly.
         early_style, early_until: the :class:`Style` of a spec without one (``"heuristic"``,
             ``"heuristic:v1"``) at up to ``early_until`` players (few saboteurs dealt, RULES
             2.2); above, and for ``subtle`` / ``blatant``, :data:`STYLES` as in every version.
     """
 
-    scarcity_base: float = 0.0
-    scarcity_stall: float = 0.0
-    keep_rockfall_near: float = 0.4
-    mapped_penalty: float = 0.0
-    infer_goals: float = 0.0
-    break_blocked: float = 0.25
-    rockfall_far: float = 0.0
-    rescore_top: int = 0
-    hostile_scarcity: float = 0.0
-    early_style: Style = STYLES[""]
-    early_until: int = 0
+    scarcity_stall: float
+    keep_rockfall_far: float
+    keep_rockfall_near: float
+    near_steps: int
+    mapped_penalty: float
+    infer_goals: float
+    break_blocked: float
+    rockfall_far: float
+    rescore_top: int
+    early_style: Style
+    early_until: int
 
     def style_for(self, players: int) -> Style:
         """The default style at ``players`` players."""
@@ -103,17 +105,29 @@ class Tactics:
 #: version name -> :class:`Tactics` (the spec token ``v1`` / ``v2``; ``v2`` is the default)
 TACTICS: Mapping[str, Tactics] = MappingProxyType(
     {
-        "v1": Tactics(),
+        "v1": Tactics(
+            scarcity_stall=0.0,
+            keep_rockfall_far=0.4,
+            keep_rockfall_near=0.4,
+            near_steps=3,
+            mapped_penalty=0.0,
+            infer_goals=0.0,
+            break_blocked=0.25,
+            rockfall_far=0.0,
+            rescore_top=0,
+            early_style=STYLES[""],
+            early_until=0,
+        ),
         "v2": Tactics(
-            scarcity_base=0.0,
             scarcity_stall=4.0,
+            keep_rockfall_far=0.4,
             keep_rockfall_near=1.0,
+            near_steps=3,
             mapped_penalty=0.8,
             infer_goals=1.5,
             break_blocked=-0.3,
             rockfall_far=0.3,
             rescore_top=6,
-            hostile_scarcity=0.0,
             # with few saboteurs, sabotage from the first turn with little care for looks: on
             # dev deals a 4-player saboteur wins 5 points more than with the default style,
             # a 7-player one 2 points less
