@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, Ruleset, ruleset_named
+from saboteur_env.engine.scoring import seat_won
 
 
 def result_ruleset(result: dict) -> Ruleset:
@@ -28,11 +29,9 @@ def result_ruleset(result: dict) -> Ruleset:
 
 
 def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
-    """Did ``seat`` win round ``rd``: it is in the round's winners set (RULES 5.3, 6.9); a
-    Saboteur 2 geologist, never in that set, wins when he was paid more than 0 gold."""
-    if seat in rd["winners"]:
-        return True
-    return rd["roles"][seat] in rules.paid_roles and rd["paid"][seat] > 0
+    """Did ``seat`` win round ``rd`` (a round dict of the tournament's results):
+    :func:`saboteur_env.engine.scoring.seat_won` of its fields."""
+    return seat_won(rd["winners"], rd["roles"], rd["paid"], seat, rules)
 
 
 def side_of(role: int, rules: Ruleset) -> str:

@@ -33,6 +33,7 @@ from .events import BASE_FIELDS, BASE_PUBLIC, EventType, RoundResult
 from .phases import Phase
 
 if TYPE_CHECKING:
+    from .ruleset import Ruleset
     from .state import Game
 
 
@@ -119,6 +120,17 @@ def payouts_s2(
             if not trapped[s]:
                 out[s] = share
     return out
+
+
+def seat_won(
+    winners: Sequence[int], roles: Sequence[int], paid: Sequence[int], seat: int, rules: Ruleset
+) -> bool:
+    """Did ``seat`` win the round: it is in the round's winners set (RULES 5.3, 6.9); a
+    Saboteur 2 geologist (``Ruleset.paid_roles``), never in that set, wins when he was paid
+    more than 0 gold.  ``winners``, ``roles``, ``paid``: a :class:`RoundResult`'s fields."""
+    if seat in winners:
+        return True
+    return roles[seat] in rules.paid_roles and paid[seat] > 0
 
 
 def theft_order(
