@@ -56,7 +56,7 @@ from .base import Agent, register_agent
 from .heuristic import HeuristicAgent
 
 #: the rollout policies: every seat plays the heuristic, or uniformly random legal actions
-ROLLOUTS = ("heuristic", "random")
+ROLLOUTS = ("heuristic", "events", "random")
 
 #: how the determinizations deal the other players' hidden roles: uniformly (what
 #: ``Game.determinize`` samples) or weighted by the prior's role evidence
@@ -405,8 +405,8 @@ class ISMCTSAgent(Agent):
         else 0.0."""
         t0 = time.process_time()
         steps = 0
-        if self.rollout == "heuristic":
-            steps = self._heuristic_rollout(sim, rng, r0)
+        if self.rollout != "random":
+            steps = self._heuristic_rollout(sim, rng, r0, self.rollout == "events")
         else:
             codec, n = self.codec, sim.n
             while len(sim.round_results) == r0 and not sim.game_over:
@@ -430,14 +430,20 @@ class ISMCTSAgent(Agent):
         st.rollout_seconds += time.process_time() - t0
         return 1.0 if won else 0.0
 
-    def _heuristic_rollout(self, sim: Game, rng: np.random.Generator, r0: int) -> int:
+    def _heuristic_rollout(
+        self, sim: Game, rng: np.random.Generator, r0: int, events: bool = False
+    ) -> int:
         """Every seat played by a fresh :class:`HeuristicAgent` through the env's own encoder
         and codec (the observation and mask that seat would get from the env).
 
-        The rollout players get no events (``info=None``): their maze is rebuilt from the
-        observation at every decision, and their role beliefs stay at the exact prior.  A
-        belief built from the real history would judge the real roles, not the ones this
-        determinization sampled, and replaying the events costs about half of a rollout.
+        ``events=False`` (``rollout=heuristic``): the rollout players get no events
+        (``info=None``): their maze is rebuilt from the observation at every decision, and
+        their role beliefs stay at the exact prior, so they never suspect anyone (a
+        saboteur's harm in the rollout costs it nothing).  ``events=True``
+        (``rollout=events``): each gets the events it could see (the public ones and its own
+        in the determinization: others' private events are dropped by ``determinize``), the
+        history at its first decision and the new ones after, as the env's ``info`` would
+        give them, so their suspicion follows the public play; slower.
         Returns the decisions played."""
         n = sim.n
         players = self._players
@@ -445,11 +451,19 @@ class ISMCTSAgent(Agent):
             p.reset(s, self.config, seed=int(rng.integers(2**63)))
         steps = 0
         codec, encoder = self.codec, self.encoder
+        seen = [0] * n  # per seat: the events of sim.events already given to it
         while len(sim.round_results) == r0 and not sim.game_over:
             s = sim.current
             mask = codec.mask(sim)
+            info = None
+            if events:
+                new = [
+                    e for e in sim.events[seen[s] :] if e.visible_to is None or e.visible_to == s
+                ]
+                seen[s] = len(sim.events)
+                info = {"events": new}
             try:
-                a = players[s].act(encoder.encode(sim, s), mask, None)
+                a = players[s].act(encoder.encode(sim, s), mask, info)
             except IndexError:
                 # heuristic v2's front what-if (agents.heuristic.maze._new_front) indexes
                 # past the padded board for a card laid on the window's edge cell; a

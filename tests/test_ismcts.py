@@ -113,7 +113,10 @@ def _pair():
     return a, b
 
 
-def test_states_a_seat_cannot_tell_apart_give_the_same_action():
+@pytest.mark.parametrize(
+    "spec", [SMALL, SMALL + "+rollout=events+roles=belief+z=1+screen=1"], ids=["default", "options"]
+)
+def test_states_a_seat_cannot_tell_apart_give_the_same_action(spec):
     a, b = _pair()
     assert not np.array_equal(a.hands, b.hands) and not np.array_equal(a.roles, b.roles)
     assert not np.array_equal(a.board.goal_identity, b.board.goal_identity)
@@ -125,7 +128,7 @@ def test_states_a_seat_cannot_tell_apart_give_the_same_action():
     before = pickle.dumps(a)
     chosen, searches = [], []
     for g in (a, b):
-        agent = make_agent(SMALL)
+        agent = make_agent(spec)
         agent.reset(0, g.config, seed=11)
         agent.attach(g)
         chosen.append(agent.act(obs.copy(), mask.copy(), {"events": list(seen_a)}))
@@ -152,7 +155,7 @@ def test_takes_the_winning_placement():
     win = codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
     mask = codec.mask(g)
     assert mask[win] and mask.sum() > 4
-    for rollout in ("heuristic", "random"):
+    for rollout in ("heuristic", "events", "random"):
         agent = make_agent(f"ismcts:iters=12+top=4+rollout={rollout}")
         agent.reset(0, g.config, seed=1)
         agent.attach(g)
@@ -170,7 +173,7 @@ def test_takes_the_winning_placement():
         ("iters=0", ["iters", "positive"]),
         ("top=x", ["top", "int"]),
         ("time=-1", ["time", "positive"]),
-        ("rollout=mcts", ["rollout", "heuristic", "random"]),
+        ("rollout=mcts", ["rollout", "heuristic", "events", "random"]),
         ("iters=2+iters=3", ["iters", "twice"]),
         ("roles=exact", ["roles", "belief", "uniform"]),
         ("z=-1", ["z", ">= 0"]),
