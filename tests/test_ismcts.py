@@ -113,7 +113,10 @@ def _pair():
     return a, b
 
 
-def test_states_a_seat_cannot_tell_apart_give_the_same_action():
+@pytest.mark.parametrize(
+    "spec", [SMALL, SMALL + "+rollout=events+roles=belief+z=1+screen=1"], ids=["default", "options"]
+)
+def test_states_a_seat_cannot_tell_apart_give_the_same_action(spec):
     a, b = _pair()
     assert not np.array_equal(a.hands, b.hands) and not np.array_equal(a.roles, b.roles)
     assert not np.array_equal(a.board.goal_identity, b.board.goal_identity)
@@ -125,7 +128,7 @@ def test_states_a_seat_cannot_tell_apart_give_the_same_action():
     before = pickle.dumps(a)
     chosen, searches = [], []
     for g in (a, b):
-        agent = make_agent(SMALL)
+        agent = make_agent(spec)
         agent.reset(0, g.config, seed=11)
         agent.attach(g)
         chosen.append(agent.act(obs.copy(), mask.copy(), {"events": list(seen_a)}))
@@ -152,7 +155,7 @@ def test_takes_the_winning_placement():
     win = codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
     mask = codec.mask(g)
     assert mask[win] and mask.sum() > 4
-    for rollout in ("heuristic", "random"):
+    for rollout in ("heuristic", "events", "random"):
         agent = make_agent(f"ismcts:iters=12+top=4+rollout={rollout}")
         agent.reset(0, g.config, seed=1)
         agent.attach(g)
@@ -170,8 +173,14 @@ def test_takes_the_winning_placement():
         ("iters=0", ["iters", "positive"]),
         ("top=x", ["top", "int"]),
         ("time=-1", ["time", "positive"]),
-        ("rollout=mcts", ["rollout", "heuristic", "random"]),
+        ("rollout=mcts", ["rollout", "heuristic", "events", "random"]),
         ("iters=2+iters=3", ["iters", "twice"]),
+        ("roles=exact", ["roles", "belief", "uniform"]),
+        ("z=-1", ["z", ">= 0"]),
+        ("z=inf", ["z", ">= 0"]),
+        ("z=x", ["z", "number"]),
+        ("screen=-1", ["screen", "int"]),
+        ("screen=1.5", ["screen", "int"]),
     ],
 )
 def test_bad_options_are_named(option, words):
@@ -185,6 +194,8 @@ def test_options_parse():
     assert parse_options("") == DEFAULTS
     o = parse_options("iters=64+top=4+rollout=random")
     assert (o["iters"], o["top"], o["rollout"], o["time"]) == (64, 4, "random", None)
+    o = parse_options("roles=uniform+z=1.5+screen=2")
+    assert (o["roles"], o["z"], o["screen"]) == ("uniform", 1.5, 2)
     o = parse_options("time=0.5")
     assert o["iters"] is None and o["time"] == 0.5
     assert isinstance(make_agent("ismcts"), ISMCTSAgent) and make_agent("ismcts").needs_game
@@ -199,3 +210,53 @@ def test_act_without_a_game_names_attach_game():
     g = Game(cfg, 0)
     with pytest.raises(RuntimeError, match="attach_game"):
         agent.act(ObservationEncoder(cfg).encode(g, 0), Codec(cfg).mask(g), None)
+
+
+def test_belief_roles_follow_the_evidence():
+    """roles=belief redeals the hidden roles by the prior's evidence: a seat with the largest
+    saboteur evidence is nearly always the saboteur of the determinization, one with the
+    smallest nearly never; roles=uniform keeps Game.determinize's deal (about 1/4 each)."""
+    from saboteur_env.engine import Game
+
+    cfg = GameConfig(num_players=4)
+    g = Game(cfg, 2)
+    seat = next(s for s in range(4) if g.roles[s] != g.rules.saboteur)
+    agent = make_agent("ismcts")
+    agent.reset(seat, cfg, seed=0)
+    agent.attach(g)
+    sus, clear = [s for s in range(4) if s != seat][:2]
+    ev = np.zeros((4, g.rules.n_roles))
+    ev[sus, g.rules.saboteur] = 5.0
+    ev[clear, g.rules.saboteur] = -5.0
+    rng = np.random.default_rng(0)
+    counts = {"belief": np.zeros(4), "uniform": np.zeros(4)}
+    for _ in range(200):
+        det = g.determinize(seat, rng)
+        counts["uniform"] += det.roles == g.rules.saboteur
+        agent._deal_roles(det, ev)
+        counts["belief"] += det.roles == g.rules.saboteur
+        assert sorted(det.roles.tolist() + det.set_aside) == sorted(g.roles.tolist() + g.set_aside)
+        assert det.roles[seat] == g.roles[seat]
+    assert counts["belief"][sus] > 190 and counts["belief"][clear] < 5
+    assert 25 < counts["uniform"][sus] < 80
+
+
+def test_screen_spends_the_rest_on_two_candidates():
+    """screen=2 with 4 candidates and 16 rollouts: 2 blocks of 4, then 4 blocks of 2 (the
+    prior's best and the best other); the other two candidates stop after the screen."""
+    g = make(
+        row0(1, 6),
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[["EW", "map", "break_pick", "NS"], ["rockfall"], ["map"]],
+        goals=(1, 0, 2),
+        known_goals=[[1], [], []],
+    )
+    enc, codec = ObservationEncoder(g.config), Codec(g.config)
+    kind, rotated = shape_kind("EW")
+    win = codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
+    agent = make_agent("ismcts:iters=16+top=4+rollout=random+screen=2+z=1")
+    agent.reset(0, g.config, seed=1)
+    agent.attach(g)
+    assert agent.act(enc.encode(g, 0), codec.mask(g), None) == win
+    last = agent.stats.last
+    assert last["rollouts"] == 16 and agent.stats.rollouts == 16
