@@ -20,7 +20,7 @@ candidate pruning, not a full information-set tree.  At each normal turn:
    event-blind (half the cost, but nobody in the rollout ever suspects anyone, so harm by a
    saboteur costs it nothing there); ``random``.
    The value is 1 when the agent's seat won that round
-   (:func:`experiments.evaluation.outcomes.role_won`: its side won, RULES 5.3; in Saboteur 2
+   (:func:`saboteur_env.engine.scoring.seat_won`: its side won, RULES 5.3; in Saboteur 2
    the winners set of RULES 6.9, a geologist when he was paid), else 0.
 3. The budget is split equally over the candidates (``screen=N``: after N blocks over all of
    them, the rest goes to the prior's best and the best other), and the candidates share
@@ -62,12 +62,12 @@ from typing import Any
 
 import numpy as np
 
-from experiments.evaluation.outcomes import role_won
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.encoding.spec import PhaseFeature
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.phases import Phase
+from saboteur_env.engine.scoring import seat_won
 from saboteur_env.engine.state import Game
 
 from .base import Agent, register_agent
@@ -107,7 +107,6 @@ class SearchStats:
         decisions: decisions taken; ``searched``: those that ran a search.
         rollouts: rollouts run; ``steps``: decisions played inside them.
         rollout_seconds: CPU seconds (``time.process_time``) spent in rollouts.
-        fallbacks: rollout steps where the heuristic raised and a random legal action stood in.
         search_seconds: CPU seconds spent in whole searches (determinizations included).
         last: the last search: ``candidates`` (flat actions), ``means`` (their mean rollout
             values) and ``rollouts``.
@@ -118,7 +117,6 @@ class SearchStats:
     rollouts: int = 0
     steps: int = 0
     rollout_seconds: float = 0.0
-    fallbacks: int = 0
     search_seconds: float = 0.0
     last: dict[str, Any] = field(default_factory=dict)
 
@@ -439,11 +437,7 @@ class ISMCTSAgent(Agent):
                 if steps > _MAX_ROLLOUT:
                     raise RuntimeError("ISMCTSAgent: a rollout did not end its round")
         res = sim.round_results[r0]
-        won = role_won(
-            {"winners": res.winners, "roles": res.roles, "paid": res.paid},
-            self.seat,
-            sim.rules,
-        )
+        won = seat_won(res.winners, res.roles, res.paid, self.seat, sim.rules)
         st = self.stats
         st.rollouts += 1
         st.steps += steps
@@ -482,15 +476,7 @@ class ISMCTSAgent(Agent):
                 ]
                 seen[s] = len(sim.events)
                 info = {"events": new}
-            try:
-                a = players[s].act(encoder.encode(sim, s), mask, info)
-            except IndexError:
-                # heuristic v2's front what-if (agents.heuristic.maze._new_front) indexes
-                # past the padded board for a card laid on the window's edge cell; a
-                # uniform legal action stands in for that one step
-                legal = np.flatnonzero(mask)
-                a = int(legal[rng.integers(len(legal))])
-                self.stats.fallbacks += 1
+            a = players[s].act(encoder.encode(sim, s), mask, info)
             # the mask is the engine's legal set of this state: no second check
             sim.apply(codec.decode(a, s, n), verify=False)
             steps += 1
