@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,9 +44,12 @@ class Agent:
         raise NotImplementedError
 
 
-def attach_game(agents: Sequence[Agent], game) -> None:
+def attach_game(agents: Iterable[Agent] | Mapping[Any, Agent], game) -> None:
     """Call :meth:`Agent.attach` with ``game`` on every agent that :attr:`~Agent.needs_game`
-    (every loop that plays agents calls this after resetting them)."""
+    (every loop that plays agents calls this after resetting them); ``agents``: the agents,
+    or a mapping whose values are the agents (PettingZoo agent id -> agent)."""
+    if isinstance(agents, Mapping):
+        agents = agents.values()
     for agent in agents:
         if getattr(agent, "needs_game", False):
             agent.attach(game)

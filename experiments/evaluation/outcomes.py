@@ -31,7 +31,7 @@ def result_ruleset(result: dict) -> Ruleset:
 def role_won(rd: dict, seat: int, rules: Ruleset) -> bool:
     """Did ``seat`` win round ``rd`` (a round dict of the tournament's results):
     :func:`saboteur_env.engine.scoring.seat_won` of its fields."""
-    return seat_won(rd["winners"], rd["roles"], rd["paid"], seat, rules)
+    return seat_won(rd["winners"], rd["roles"], rd.get("paid", ()), seat, rules)
 
 
 def side_of(role: int, rules: Ruleset) -> str:
