@@ -608,3 +608,24 @@ def test_v2_maps_a_goal_no_trusted_player_mapped():
         assert isinstance(a, Map)
         goals[spec] = a.goal
     assert goals["heuristic:v1"] == 1 and goals["heuristic"] != 1
+
+
+def test_v2_reads_a_trusted_mapper_who_maps_again_as_stone():
+    """Seat 1 maps the top goal, then the middle one: a gold-digger who had found the gold
+    would not map again, so v2 takes the top goal for stone by ``exp(1.5 * -2 * trust)``
+    (``Tactics.infer_goals``, clipped at -2); v1 keeps the three goals equal (RULES 3.5)."""
+    from saboteur_env.engine.events import Event, EventType
+    from saboteur_env.engine.state import EventData
+
+    config = GameConfig(num_players=4, num_rounds=1)
+    maps = [Event(EventType.MAP_PLAYED, seat=1, data=EventData({"goal": g})) for g in (0, 1)]
+    v1, v2 = make_agent("heuristic:v1"), make_agent("heuristic")
+    for agent in (v1, v2):
+        agent.reset(0, config, seed=0)
+        agent.role = 0
+        agent.observe(maps)
+    np.testing.assert_allclose(v1._p_mine(), [1 / 3, 1 / 3, 1 / 3])
+    trust = 1.0 - v2._q()[1]
+    w = np.exp(1.5 * max(-2.0, -2.0 * trust))
+    np.testing.assert_allclose(v2._p_mine(), np.array([w, 1.0, 1.0]) / (w + 2.0))
+    assert v2._p_mine()[0] < 0.2
