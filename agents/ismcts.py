@@ -64,7 +64,6 @@ import numpy as np
 
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
-from saboteur_env.encoding.spec import PhaseFeature
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.phases import Phase
 from saboteur_env.engine.scoring import seat_won
@@ -239,7 +238,6 @@ class ISMCTSAgent(Agent):
             self.encoder = ObservationEncoder(config)
             # one reusable rollout player per seat (reset before every rollout)
             self._players = [HeuristicAgent() for _ in range(config.num_players)]
-            self._phase_cols = [PhaseFeature[p.name] for p in config.ruleset.phases]
         self.prior = HeuristicAgent()
         self.prior.reset(seat, config, seed=int(self.rng.integers(2**63)))
         self.game = None
@@ -270,20 +268,15 @@ class ISMCTSAgent(Agent):
         self.stats.decisions += 1
         order = np.argsort(-scores, kind="stable")
         best = int(legal[order[0]])
-        if len(legal) == 1 or self._phase(observation) is not Phase.TURN:
+        if (
+            len(legal) == 1
+            or self.encoder.phase_of(self.encoder.views(np.asarray(observation))) is not Phase.TURN
+        ):
             return best
         keep = [i for i in order[: self.top] if np.isfinite(scores[i])] or [order[0]]
         if len(keep) == 1:
             return best
         return self._search(legal[keep], scores[keep])
-
-    def _phase(self, observation: np.ndarray) -> Phase:
-        """The phase of this decision, read from the observation's ``phase`` view."""
-        phases = self.config.ruleset.phases
-        if len(phases) == 1:
-            return phases[0]
-        view = self.encoder.views(np.asarray(observation))["phase"]
-        return phases[int(np.argmax(view[self._phase_cols]))]
 
     def _search(self, candidates: np.ndarray, prior: np.ndarray) -> int:
         """The candidate with the best mean rollout value (ties: the best prior).

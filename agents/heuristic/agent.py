@@ -34,7 +34,6 @@ from saboteur_env.encoding.observation import (
     BoardChannel,
     GameFeature,
     ObservationEncoder,
-    PhaseFeature,
     PlayerFeature,
     XPlayerFeature,
 )
@@ -418,7 +417,7 @@ class HeuristicAgent(Agent):
         board = V["board"]
         self.maze = self.gameplay.maze.from_view(self.config.board_window, board)
         self._read_goals(board)
-        phase = self._phase(V)
+        phase = self.encoder.phase_of(V)
         if phase is Phase.TURN:
             scores = self._turn_scores(legal, V)
             self.own_turns += 1
@@ -441,14 +440,6 @@ class HeuristicAgent(Agent):
                 self.public[slot] = 0
             elif c[BoardChannel.GOAL_STONE_REVEALED] and self.public[slot] < 0:
                 self.public[slot] = 1
-
-    def _phase(self, V: dict[str, np.ndarray]) -> Phase:
-        """The phase of this decision (the ``phase`` view, where the ruleset has several)."""
-        phases = self.rules.phases
-        if len(phases) == 1:
-            return phases[0]
-        cols = [PhaseFeature[p.name] for p in phases]
-        return phases[int(np.argmax(V["phase"][cols]))]
 
     def _play(self) -> RolePlay:
         return self._plays[self.role]

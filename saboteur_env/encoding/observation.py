@@ -49,6 +49,7 @@ from ..engine.cards import (
     X_EFFECTS,
 )
 from ..engine.config import GameConfig
+from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import theft_order
 from ..engine.state import Game
@@ -338,6 +339,16 @@ class ObservationEncoder:
         for v in table.values():
             out[v.name] = flat[..., v.offset : v.offset + v.size].reshape(*lead, *v.shape)
         return out
+
+    def phase_of(self, views: dict[str, np.ndarray]) -> Phase:
+        """The :class:`~saboteur_env.engine.phases.Phase` of the decision one observation was
+        made for, from its :meth:`views` (the one-hot ``phase`` view; a ruleset with a single
+        phase has none to read)."""
+        phases = self.rules.phases
+        if len(phases) == 1:
+            return phases[0]
+        cols = [PhaseFeature[p.name] for p in phases]
+        return phases[int(np.argmax(views["phase"][cols]))]
 
     # --- encoding ----------------------------------------------------------------------
     def _public_board(self, game: Game) -> np.ndarray:
