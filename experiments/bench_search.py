@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=None, help="rounds per game (default 3)")
     a = p.parse_args(argv)
     r = bench(a.spec, a.players, a.games, a.seed, a.others, a.expansion, a.rounds)
-    game = "sab2" if a.expansion else "base"
+    game = GameConfig(expansion=a.expansion).ruleset.name
     print(f"{a.spec} ({game}, {a.players} players, {a.games} games, others {a.others})")
     print(
         f"  decisions {r['decisions']} (searched {r['searched']}), CPU per decision mean "

@@ -140,9 +140,10 @@ def test_states_a_seat_cannot_tell_apart_give_the_same_action(spec):
     assert pickle.dumps(a) == before  # act never changes the live game
 
 
-def test_takes_the_winning_placement():
+def _winning_position():
     """Seat 0, a gold-digger who mapped the gold behind (8, 0), holds a straight that closes
-    the tunnel (1..6, 0) to it: placing it at (7, 0) wins the round now (RULES 5.1)."""
+    the tunnel (1..6, 0) to it; returns the game, its encoder and codec, and the flat index
+    of the winning placement at (7, 0)."""
     g = make(
         row0(1, 6),
         roles=["gold-digger", "saboteur", "gold-digger"],
@@ -152,7 +153,13 @@ def test_takes_the_winning_placement():
     )
     enc, codec = ObservationEncoder(g.config), Codec(g.config)
     kind, rotated = shape_kind("EW")
-    win = codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
+    return g, enc, codec, codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
+
+
+def test_takes_the_winning_placement():
+    """Seat 0, a gold-digger who mapped the gold behind (8, 0), holds a straight that closes
+    the tunnel (1..6, 0) to it: placing it at (7, 0) wins the round now (RULES 5.1)."""
+    g, enc, codec, win = _winning_position()
     mask = codec.mask(g)
     assert mask[win] and mask.sum() > 4
     for rollout in ("heuristic", "events", "random"):
@@ -244,16 +251,7 @@ def test_belief_roles_follow_the_evidence():
 def test_screen_spends_the_rest_on_two_candidates():
     """screen=2 with 4 candidates and 16 rollouts: 2 blocks of 4, then 4 blocks of 2 (the
     prior's best and the best other); the other two candidates stop after the screen."""
-    g = make(
-        row0(1, 6),
-        roles=["gold-digger", "saboteur", "gold-digger"],
-        hands=[["EW", "map", "break_pick", "NS"], ["rockfall"], ["map"]],
-        goals=(1, 0, 2),
-        known_goals=[[1], [], []],
-    )
-    enc, codec = ObservationEncoder(g.config), Codec(g.config)
-    kind, rotated = shape_kind("EW")
-    win = codec.encode(PlacePath(kind, 7, 0, rotated), 0, 3)
+    g, enc, codec, win = _winning_position()
     agent = make_agent("ismcts:iters=16+top=4+rollout=random+screen=2+z=1")
     agent.reset(0, g.config, seed=1)
     agent.attach(g)

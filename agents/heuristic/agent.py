@@ -256,7 +256,7 @@ class HeuristicAgent(Agent):
                 continue
             if handler is not None:
                 handler(self, e)
-            if e.type in _MAZE_EVENTS:
+            if e.type in _MAZE_EVENTS and self.tactics.scarcity_stall:
                 front = float(analyse(self.maze).m1[self._p_public() > 0].min())
                 if front < self._front:
                     self._front, self._advanced = front, True
