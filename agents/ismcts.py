@@ -6,9 +6,9 @@
 The choice of search: **determinized Monte Carlo** (perfect-information Monte Carlo, PIMC) with
 candidate pruning, not a full information-set tree.  At each normal turn:
 
-1. The agent's own :class:`~agents.heuristic.HeuristicAgent` (fed the same observation, mask
-   and ``info`` stream as the agent itself) scores every legal action
-   (:meth:`~agents.heuristic.HeuristicAgent.scores`); only its ``top`` best are searched.
+1. The agent's own :class:`~saboteur_agents.heuristic.HeuristicAgent` (fed the same observation,
+   mask and ``info`` stream as the agent itself) scores every legal action
+   (:meth:`~saboteur_agents.heuristic.HeuristicAgent.scores`); only its ``top`` best are searched.
 2. Each *iteration* is one fresh determinization ``game.determinize(seat, rng)`` (a full state
    consistent with what the seat knows, RULES 3.5, 3.6, 6.5) and one rollout: apply the
    candidate, then play every seat with the rollout policy to the end of the current round.
@@ -230,7 +230,7 @@ class ISMCTSAgent(Agent):
     # --- lifecycle ---------------------------------------------------------------------
     def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
         """A new game: seat, config and the agent's generator; the attached game is dropped
-        (the loop attaches the new one, :func:`agents.base.attach_game`)."""
+        (the loop attaches the new one, :func:`saboteur_agents.base.attach_game`)."""
         super().reset(seat, config, seed)
         if self._config != config:
             self._config = config
@@ -250,17 +250,18 @@ class ISMCTSAgent(Agent):
         action_mask: np.ndarray,
         info: dict[str, Any] | None = None,
     ) -> int:
-        """Choose a legal flat action (see :meth:`agents.base.Agent.act`).
+        """Choose a legal flat action (see :meth:`saboteur_agents.base.Agent.act`).
 
         Raises:
-            RuntimeError: no game attached (call :func:`agents.base.attach_game` after
+            RuntimeError: no game attached (call :func:`saboteur_agents.base.attach_game` after
                 :meth:`reset`), or the attached game is not at this seat's decision.
             ValueError: the mask has no legal action.
         """
         if self.game is None:
             raise RuntimeError(
-                "ISMCTSAgent.act: no game attached; call agents.base.attach_game(agents, game) "
-                "(or agent.attach(game)) after reset(), as experiments.play.play_game does"
+                "ISMCTSAgent.act: no game attached; call "
+                "saboteur_agents.base.attach_game(agents, game) (or agent.attach(game)) after "
+                "reset(), as saboteur_experiments.play.play_game does"
             )
         # the prior sees every decision, as the heuristic itself would (its beliefs and maze
         # are replayed from the info events)
@@ -374,8 +375,9 @@ class ISMCTSAgent(Agent):
         """Redeal ``det``'s hidden roles (the other seats' roles not inspected, and the cards
         set aside) weighted by the prior's evidence: each deal of the same cards has weight
         ``exp(sum of evidence[s, role of s])`` over those seats times its uniform chance, the
-        posterior of :class:`agents.heuristic.belief.AssignmentBelief`, by rejection sampling
-        from uniform permutations (after ``_ROLE_TRIES`` rejections the heaviest deal seen).
+        posterior of :class:`saboteur_agents.heuristic.belief.AssignmentBelief`, by rejection
+        sampling from uniform permutations (after ``_ROLE_TRIES`` rejections the heaviest deal
+        seen).
 
         Args:
             det: a determinization (``Game.determinize``); changed in place.

@@ -1,4 +1,4 @@
-"""PPOAgent: the trained policy network as an :class:`~agents.base.Agent`.
+"""PPOAgent: the trained policy network as an :class:`~saboteur_agents.base.Agent`.
 
 Specs (``make_agent``):
 
@@ -12,8 +12,8 @@ The agent samples from the masked categorical (never a masked action) with its o
 seeded by ``reset(seat, config, seed)``, so the same observation and seed give the same action.
 Torch is imported only when a PPO agent is built (``pip install saboteur-env[train]``).
 
-Raises (at ``reset``): :class:`~agents.network.CheckpointMismatchError` when the checkpoint does
-not match the game's observation/action spaces (e.g. a 5-player checkpoint works for every
+Raises (at ``reset``): :class:`~saboteur_agents.network.CheckpointMismatchError` when the checkpoint
+does not match the game's observation/action spaces (e.g. a 5-player checkpoint works for every
 player count of the base game, since seats are padded, but not for another board window).
 """
 
@@ -46,7 +46,7 @@ def _load(path: Path, config):
 
 
 class PPOAgent(Agent):
-    """Acts with a :class:`~agents.network.PolicyValueNet`.
+    """Acts with a :class:`~saboteur_agents.network.PolicyValueNet`.
 
     Args:
         path: checkpoint file (default: the shipped one); ignored when ``net`` is given.

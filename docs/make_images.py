@@ -10,10 +10,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from agents import make_agent
-from experiments.play import play_game
+from saboteur_agents import make_agent
 from saboteur_env.record import read_record, replay
 from saboteur_env.render_image import board_extent, render_rgb, save_png
+from saboteur_experiments.play import play_game
 
 HERE = Path(__file__).resolve().parent
 

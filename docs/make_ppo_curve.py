@@ -3,7 +3,7 @@
 Usage: ``python docs/make_ppo_curve.py runs/ppo_base_5p runs/ppo_cont2 runs/ppo_cont3``
 (the training runs of the README's PPO paragraph).  Each stage's ``metrics.csv`` and
 ``eval.csv`` are joined, learning decisions counted from the start of the first stage, and
-drawn with :func:`experiments.train.plot_learning_curve`.
+drawn with :func:`saboteur_experiments.train.plot_learning_curve`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from experiments.train import plot_learning_curve
+from saboteur_experiments.train import plot_learning_curve
 
 
 def _rows(path: Path, offset: int) -> list[dict]:

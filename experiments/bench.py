@@ -2,8 +2,8 @@
 ``raw_env``, the mean number of legal actions per decision, and the share of decisions where a
 legal placement would lie outside the board window.
 
-Run ``saboteur bench`` (or ``python -m experiments.bench``).  Figures are printed; nothing here
-is a test.
+Run ``saboteur bench`` (or ``python -m saboteur_experiments.bench``).  Figures are printed; nothing
+here is a test.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 import saboteur_env
-from experiments.cli_args import at_least, check_config
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_experiments.cli_args import at_least, check_config
 
 #: the ``game`` column of each ruleset
 LABELS = {BASE.name: "base", SABOTEUR_2.name: "sab2"}

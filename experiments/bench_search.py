@@ -1,8 +1,8 @@
 """Speed benchmark of a search agent: CPU seconds per decision, decisions/s and ms per rollout.
 
-``python -m experiments.bench_search --players 5 --games 3 --spec ismcts`` plays ``--games``
-seeded games with the search agent in seat 0 and ``--others`` (default ``heuristic``) in the
-other seats, times every ``act`` of seat 0 with ``time.process_time`` (CPU time: the machine
+``python -m saboteur_experiments.bench_search --players 5 --games 3 --spec ismcts`` plays
+``--games`` seeded games with the search agent in seat 0 and ``--others`` (default ``heuristic``) in
+the other seats, times every ``act`` of seat 0 with ``time.process_time`` (CPU time: the machine
 is shared), and prints the figures.  Nothing here is a test (DESIGN 7: benchmarks print
 figures and never fail on speed).
 """
@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from agents import make_agent
-from agents.base import Agent
-from experiments.play import play_game
+from saboteur_agents import make_agent
+from saboteur_agents.base import Agent
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game
+from saboteur_experiments.play import play_game
 
 
 class _Timed(Agent):
@@ -63,7 +63,8 @@ def bench(
         ``{"decisions", "searched", "cpu_per_decision", "median_cpu", "max_cpu",
         "decisions_per_s",
         "rollouts", "ms_per_rollout", "steps_per_rollout"}`` (seconds are CPU seconds;
-        the rollout figures are 0 for an agent without :class:`~agents.ismcts.SearchStats`).
+        the rollout figures are 0 for an agent without
+        :class:`~saboteur_agents.ismcts.SearchStats`).
 
     Raises:
         ValueError: a bad spec (:func:`agents.make_agent`) or game option.
@@ -100,7 +101,9 @@ def bench(
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m experiments.bench_search", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m saboteur_experiments.bench_search", description=__doc__
+    )
     p.add_argument("--spec", default="ismcts", help="the agent measured (seat 0)")
     p.add_argument("--players", type=int, default=5)
     p.add_argument("--games", type=int, default=3)

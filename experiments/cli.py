@@ -2,7 +2,7 @@
 ``tournament``, ``evaluate`` and ``bluff``.
 
 Bad options are usage errors (a message naming the option on stderr, exit code 2), found before
-anything is played (:mod:`experiments.cli_args`)."""
+anything is played (:mod:`saboteur_experiments.cli_args`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,14 @@ import sys
 
 
 def _play(argv) -> None:
-    from agents import make_agent
-    from experiments.cli_args import at_least, check_agents, check_config, check_output_file
-    from experiments.play import play_game
+    from saboteur_agents import make_agent
+    from saboteur_experiments.cli_args import (
+        at_least,
+        check_agents,
+        check_config,
+        check_output_file,
+    )
+    from saboteur_experiments.play import play_game
 
     p = argparse.ArgumentParser(
         prog="saboteur play", description="Play one full game with agents and print results."
@@ -56,15 +61,15 @@ def _play(argv) -> None:
     if args.human is not None and not 0 <= args.human < args.players:
         p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
     if args.human is not None:
-        from experiments.human import supports
         from saboteur_env.engine.config import GameConfig
+        from saboteur_experiments.human import supports
 
         if not supports(GameConfig(expansion=args.expansion).ruleset):
             p.error("--human cannot be combined with --expansion: human play is base game only")
     if args.record is not None:
         check_output_file(p, args.record, "--record")
     if args.human is not None:
-        from experiments.human import play_human
+        from saboteur_experiments.human import play_human
 
         play_human(
             args.human,
@@ -95,9 +100,9 @@ def _play(argv) -> None:
 
 def _spaces(argv) -> None:
     """``saboteur spaces``: docs/spaces.md for a configuration (default: the base game)."""
-    from experiments.cli_args import check_config
     from saboteur_env.encoding.observation import describe_spaces
     from saboteur_env.engine.config import GameConfig
+    from saboteur_experiments.cli_args import check_config
 
     p = argparse.ArgumentParser(
         prog="saboteur spaces",
@@ -128,20 +133,20 @@ def _quiet_broken_pipe() -> None:
 
 
 def main(argv=None) -> None:
-    from agents.base import MissingExtraError, require_extra
+    from saboteur_agents.base import MissingExtraError, require_extra
 
     argv = sys.argv[1:] if argv is None else argv
     commands = {"play": _play}
 
     def bench(a):
-        from experiments.bench import main as bench_main
+        from saboteur_experiments.bench import main as bench_main
 
         bench_main(a)
 
     commands["bench"] = bench
 
     def replay(a):
-        from experiments.replay import main as replay_main
+        from saboteur_experiments.replay import main as replay_main
 
         replay_main(a)
 
@@ -150,7 +155,7 @@ def main(argv=None) -> None:
     commands["spaces"] = _spaces
 
     def bluff(a):
-        from experiments.bluff.cli import main as bluff_main
+        from saboteur_experiments.bluff.cli import main as bluff_main
 
         bluff_main(a)
 
@@ -158,7 +163,7 @@ def main(argv=None) -> None:
 
     def train(a):
         require_extra("train", ["torch"], "saboteur train")
-        from experiments.train import main as train_main
+        from saboteur_experiments.train import main as train_main
 
         train_main(a)
 
@@ -166,7 +171,7 @@ def main(argv=None) -> None:
 
     def tournament(a):
         require_extra("tournament", ["tqdm", "openskill", "matplotlib"], "saboteur tournament")
-        from experiments.tournament import main as tournament_main
+        from saboteur_experiments.tournament import main as tournament_main
 
         tournament_main(a)
 
@@ -174,7 +179,7 @@ def main(argv=None) -> None:
 
     def evaluate(a):
         require_extra("tournament", ["tqdm"], "saboteur evaluate")
-        from experiments.evaluation.cli import main as evaluate_main
+        from saboteur_experiments.evaluation.cli import main as evaluate_main
 
         evaluate_main(a)
 
@@ -218,7 +223,7 @@ def main(argv=None) -> None:
     except ValueError as err:  # a bad option is the user's input, not a crash
         # a PPO checkpoint that does not fit the game (e.g. ppo with --expansion); its class
         # is looked up only if torch was loaded, so the other commands never import it
-        network = sys.modules.get("agents.network")
+        network = sys.modules.get("saboteur_agents.network")
         mismatch = network is not None and isinstance(err, network.CheckpointMismatchError)
         if not (isinstance(err, ConfigError) or mismatch):
             raise

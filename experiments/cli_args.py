@@ -42,7 +42,7 @@ def check_agents(
     p: argparse.ArgumentParser, specs: Iterable[str], option: str = "--agents"
 ) -> None:
     """Build each agent spec once; an unknown or unusable one is a usage error."""
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     for spec in dict.fromkeys(specs):
         if not spec:
@@ -112,7 +112,7 @@ def check_agents_fit(
     """Build each agent spec and ``reset`` it for the game: a checkpoint whose spaces do not
     fit ``num_players`` / ``expansion`` (or a file that is not a checkpoint) is a usage error
     naming the option, before anything is played."""
-    from agents import make_agent
+    from saboteur_agents import make_agent
     from saboteur_env.engine.config import GameConfig
 
     config = GameConfig(num_players=num_players, expansion=expansion)
@@ -133,21 +133,22 @@ def check_agents_fit(
 
 def add_deal_range(p: argparse.ArgumentParser) -> None:
     """Add ``--split`` (default ``test``) and ``--first-deal`` (default 0): where a command's
-    deals come from (:mod:`experiments.evaluation.splits`)."""
-    from experiments.evaluation.splits import SPLITS
+    deals come from (:mod:`saboteur_experiments.evaluation.splits`)."""
+    from saboteur_experiments.evaluation.splits import SPLITS
 
     p.add_argument(
         "--split",
         choices=tuple(SPLITS),
         default="test",
-        help="deal split the deals come from, experiments.evaluation.splits (default: %(default)s)",
+        help="deal split the deals come from (saboteur_experiments.evaluation.splits; "
+        "default: %(default)s)",
     )
     p.add_argument("--first-deal", type=at_least(0), default=0, help="first deal of the split")
 
 
 def check_deal_range(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """A usage error when ``--first-deal`` + ``--deals`` run past the end of ``--split``."""
-    from experiments.evaluation.splits import range_problem
+    from saboteur_experiments.evaluation.splits import range_problem
 
     problem = range_problem(args.split, args.first_deal, args.deals)
     if problem:

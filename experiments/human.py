@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 import saboteur_env
-from agents.base import attach_game
+from saboteur_agents.base import attach_game
 from saboteur_env.engine.cards import (
     ALL_KINDS,
     GOAL_CELLS,
@@ -207,7 +207,7 @@ def build_agents(specs: Sequence[str], players: int, human: int, out) -> list:
 
     An unknown spec (e.g. ``"heuristic"`` before it exists) falls back to ``"random"`` with a
     message."""
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     agents = []
     others = [s for s in range(players) if s != human]
@@ -428,10 +428,15 @@ def _move_key(a) -> tuple:
 
 
 def main(argv=None) -> None:
-    """``python -m experiments.human`` (same options as ``saboteur play --human``)."""
+    """``python -m saboteur_experiments.human`` (same options as ``saboteur play --human``)."""
     import argparse
 
-    from experiments.cli_args import at_least, check_agents, check_config, check_output_file
+    from saboteur_experiments.cli_args import (
+        at_least,
+        check_agents,
+        check_config,
+        check_output_file,
+    )
 
     p = argparse.ArgumentParser(
         prog="saboteur play --human", description="Play one game in the terminal against agents."

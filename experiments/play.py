@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import saboteur_env
-from agents.base import Agent, attach_game
+from saboteur_agents.base import Agent, attach_game
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.render import render_ansi
 

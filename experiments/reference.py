@@ -1,28 +1,29 @@
 """The project's reference table: saboteur win rates, round length, branching.
 
-``python -m experiments.reference --out runs/reference``
+``python -m saboteur_experiments.reference --out runs/reference``
 
 Three blocks, all one-round games (``num_rounds=1``) on the first deals of the test split
-(:mod:`experiments.evaluation.splits`; the same deals for every agent at a given N):
+(:mod:`saboteur_experiments.evaluation.splits`; the same deals for every agent at a given N):
 
 1. Base game, N = 3..10, all-random and all-heuristic play: rate of rounds won by the
    saboteurs (gold not found) with a 95% interval, mean round length (decisions per
    round) and mean legal actions per decision (``obs["action_mask"].sum()``, over the first
    ``--legal-games`` deals of the cell).  Balance: the same rates by the number of saboteurs
    in play (0, 1, 2, ...; RULES 2.2 leaves some role cards face down) and given at least one,
-   every interval deal-clustered (:mod:`experiments.evaluation.stats`).  An agent that cannot
-   play a cell (a checkpoint trained for another player count) is listed as skipped.
+   every interval deal-clustered (:mod:`saboteur_experiments.evaluation.stats`).  An agent that
+   cannot play a cell (a checkpoint trained for another player count) is listed as skipped.
 2. Saboteur 2 (``expansion=True``), N = 2..12, the same columns; "saboteur win" = a round whose
    winners set includes a seat with the saboteur role (gold not found, or the both-doors rule
    giving the round to them; trapped saboteurs are not winners, and a round without a
    saboteur in play counts as not won by them, RULES 6.9).  "gold not found" is reported
    beside it.
 3. Heuristic against random, base game, N = 3..10: the ``role-probe`` protocol
-   (:func:`experiments.evaluation.protocols.role_probe`) both ways - the heuristic alone in
+   (:func:`saboteur_experiments.evaluation.protocols.role_probe`) both ways - the heuristic alone in
    one seat among random players, and random alone among heuristic players - per role, with
    the paired difference to the reference agent in the same seat (deal-clustered 95%).
 
-The games are played by :func:`experiments.tournament.run` (worker processes, results sorted
+The games are played by :func:`saboteur_experiments.tournament.run` (worker processes, results
+sorted
 by game id, so the numbers do not depend on ``--workers``).  Outputs in ``--out``:
 ``reference.md`` (the Markdown tables, with the seed and the exact command at the top) and
 ``reference.json`` (every cell, rewritten after each cell so an interrupted run keeps what it
@@ -41,10 +42,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
-from experiments.evaluation.stats import Estimate, rate_dict
-from experiments.tournament import Task, run, schedule
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
+from saboteur_experiments.evaluation.stats import Estimate, rate_dict
+from saboteur_experiments.tournament import Task, run, schedule
 
 
 def _players(text: str) -> list[int]:
@@ -61,11 +62,11 @@ def _players(text: str) -> list[int]:
 
 # --- legal actions per decision (a small loop of its own: play() does not see the masks) -----
 def legal_counts(task: Task) -> tuple[int, int]:
-    """Replay ``task`` (same deal, same agent seeds as :func:`experiments.tournament.play`) and
-    return ``(sum of legal actions over decisions, decisions)``."""
+    """Replay ``task`` (same deal, same agent seeds as :func:`saboteur_experiments.tournament.play`)
+    and return ``(sum of legal actions over decisions, decisions)``."""
     import saboteur_env
-    from agents import make_agent
-    from agents.base import attach_game
+    from saboteur_agents import make_agent
+    from saboteur_agents.base import attach_game
 
     n = len(task.lineup)
     env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
@@ -153,7 +154,7 @@ def self_play_cell(
 
 def probe_cell(players: int, deals: int, seed: int, workers: int) -> dict:
     """Heuristic and random, base game, ``role-probe`` both ways (module docstring)."""
-    from experiments.evaluation.protocols import role_probe
+    from saboteur_experiments.evaluation.protocols import role_probe
 
     t0 = time.perf_counter()
     kw = {"players": players, "deals": deals, "seed": seed, "workers": workers}
@@ -232,7 +233,7 @@ def markdown(report: dict) -> str:
         "",
         f"Command: `{m['command']}`  ",
         f"Deals: the first deals of the test split (deal d of every cell has the seed d, "
-        "`experiments.evaluation.splits`); agent seed "
+        "`saboteur_experiments.evaluation.splits`); agent seed "
         f"`agent_seed({m['seed']}, deal_seed, offset, seat)`; one-round games; "
         f"workers: {m['workers']}; run time: {m.get('elapsed_s', float('nan')):.0f} s",
         "",
@@ -288,7 +289,7 @@ def markdown(report: dict) -> str:
 # --- command line ----------------------------------------------------------------------------
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(
-        prog="python -m experiments.reference",
+        prog="python -m saboteur_experiments.reference",
         description="The reference table: saboteur win rates, round length, branching.",
     )
     p.add_argument("--out", default="runs/reference")
@@ -314,7 +315,9 @@ def main(argv=None) -> dict:
     p.add_argument("--legal-games", type=int, default=100)
     a = p.parse_args(argv)
     argv_list = sys.argv[1:] if argv is None else list(argv)
-    command = "python -m experiments.reference " + " ".join(shlex.quote(x) for x in argv_list)
+    command = "python -m saboteur_experiments.reference " + " ".join(
+        shlex.quote(x) for x in argv_list
+    )
     os.makedirs(a.out, exist_ok=True)
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
     report = {
@@ -352,7 +355,7 @@ def main(argv=None) -> dict:
                 try:
                     c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
                 except ValueError as err:  # a checkpoint whose spaces do not fit the game
-                    network = sys.modules.get("agents.network")
+                    network = sys.modules.get("saboteur_agents.network")
                     if network is None or not isinstance(err, network.CheckpointMismatchError):
                         raise
                     report.setdefault("skipped", []).append(

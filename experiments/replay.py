@@ -17,11 +17,11 @@ import argparse
 import os
 import sys
 
-from experiments.cli_args import at_least, check_output_dir, check_output_file
-from experiments.human import event_text, round_result_text
 from saboteur_env.engine.events import EventType
 from saboteur_env.record import read_record, replay
 from saboteur_env.render import render_ansi
+from saboteur_experiments.cli_args import at_least, check_output_dir, check_output_file
+from saboteur_experiments.human import event_text, round_result_text
 
 
 def decision_text(step, viewer, names=None) -> str:

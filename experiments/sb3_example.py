@@ -10,10 +10,10 @@ An illegal action is never silently replaced: it is counted in ``illegal_actions
 environment's :class:`~saboteur_env.engine.state.IllegalActionError` propagates (DESIGN 5), so an
 evaluator that drops the masks fails loudly instead of reporting a meaningless score.
 
-Run: ``python -m experiments.sb3_example --steps 10000`` (needs ``pip install sb3-contrib``).
-Training uses :class:`sb3_contrib.common.maskable.callbacks.MaskableEvalCallback` and the final
-score comes from :func:`sb3_contrib.common.maskable.evaluation.evaluate_policy`, the maskable
-evaluation helpers (a plain ``stable_baselines3`` evaluator would ignore the masks).
+Run: ``python -m saboteur_experiments.sb3_example --steps 10000`` (needs ``pip install
+sb3-contrib``). Training uses :class:`sb3_contrib.common.maskable.callbacks.MaskableEvalCallback`
+and the final score comes from :func:`sb3_contrib.common.maskable.evaluation.evaluate_policy`, the
+maskable evaluation helpers (a plain ``stable_baselines3`` evaluator would ignore the masks).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numpy as np
 from gymnasium import spaces
 
 import saboteur_env
-from agents.base import Agent, make_agent
-from experiments.evaluation.splits import draw_train_seed
+from saboteur_agents.base import Agent, make_agent
 from saboteur_env.engine.state import IllegalActionError
+from saboteur_experiments.evaluation.splits import draw_train_seed
 
 
 class SingleAgentSaboteur(gymnasium.Env):
@@ -152,7 +152,7 @@ def main(argv=None) -> dict:
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from stable_baselines3.common.monitor import Monitor
 
-    from experiments.cli_args import at_least, check_agents
+    from saboteur_experiments.cli_args import at_least, check_agents
 
     p = argparse.ArgumentParser(
         description="MaskablePPO on single-agent Saboteur",

@@ -2,13 +2,14 @@
 
 ``saboteur tournament --agents random,heuristic --players 5 --deals 100``
 
-This is the ``mixed`` protocol of :mod:`experiments.evaluation.protocols`: for ratings; per-role
-claims about one agent come from ``saboteur evaluate`` (the ``role-probe`` protocol).
+This is the ``mixed`` protocol of :mod:`saboteur_experiments.evaluation.protocols`: for ratings;
+per-role claims about one agent come from ``saboteur evaluate`` (the ``role-probe`` protocol).
 
 Schedule (duplicate deals).  Deal ``d`` is deal ``first + d`` of a deal split
-(:mod:`experiments.evaluation.splits`; ``--split``, default ``test``, and ``--first-deal``); its
-seed resets the environment (``env.reset(seed=...)``), so the role cards, goal cards and every
-shuffle of every round are fixed by the deal alone.  Each deal is played ``k`` times
+(:mod:`saboteur_experiments.evaluation.splits`; ``--split``, default ``test``, and
+``--first-deal``); its seed resets the environment (``env.reset(seed=...)``), so the role cards,
+goal cards and every shuffle of every round are fixed by the deal alone.  Each deal is played ``k``
+times
 (``k`` = number of agent specs), game ``o`` seating ``specs[(seat + o) % k]`` in each seat:
 over the ``k`` games of a deal every agent sits in every seat exactly once, and so meets every
 role assignment of that deal.
@@ -17,15 +18,15 @@ an agent consumes never changes the deal; ``--seed`` seeds the agents and the bo
 the deals.  Results are sorted by game id, so they are identical for any
 number of worker processes.
 
-Reported (every interval deal-clustered, :mod:`experiments.evaluation.stats`, with the number
-of observations and deals): team ratings per role (:mod:`experiments.evaluation.team`: the
-winning side's seats against the losing side's, order-free, deal-bootstrap 95% intervals);
-per-agent round win rates by role; mean gold; per-seat win rates, gold and role frequencies (a
-seat-bias check); the side win rates, also by the number of saboteurs in play, with a warning
-when one side wins more than 99% of rounds.  Secondary, labelled as a free-for-all view of
-final gold: OpenSkill Plackett-Luce (online, game-id order; order-dependent), a batch
-Bradley-Terry fit with deal-bootstrap intervals (:mod:`experiments.ratings`), the full pairwise
-matrix and any non-transitive cycle.
+Reported (every interval deal-clustered, :mod:`saboteur_experiments.evaluation.stats`, with the
+number of observations and deals): team ratings per role
+(:mod:`saboteur_experiments.evaluation.team`: the winning side's seats against the losing side's,
+order-free, deal-bootstrap 95% intervals); per-agent round win rates by role; mean gold; per-seat
+win rates, gold and role frequencies (a seat-bias check); the side win rates, also by the number of
+saboteurs in play, with a warning when one side wins more than 99% of rounds.  Secondary, labelled
+as a free-for-all view of final gold: OpenSkill Plackett-Luce (online, game-id order;
+order-dependent), a batch Bradley-Terry fit with deal-bootstrap intervals
+(:mod:`saboteur_experiments.ratings`), the full pairwise matrix and any non-transitive cycle.
 
 Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per game and seat),
 ``rounds.csv`` (one row per round and seat), ``summary.json``, ``ratings.png``,
@@ -60,7 +61,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from experiments.cli_args import (
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_experiments.cli_args import (
     add_deal_range,
     at_least,
     check_agents,
@@ -69,17 +71,17 @@ from experiments.cli_args import (
     check_deal_range,
     check_output_dir,
 )
-from experiments.evaluation.failures import MissedWins, failure_report, game_failures
-from experiments.evaluation.outcomes import (
+from saboteur_experiments.evaluation.failures import MissedWins, failure_report, game_failures
+from saboteur_experiments.evaluation.outcomes import (
     result_ruleset,
     role_won,
     round_table,
     saboteurs_in_play,
     saboteurs_won,
 )
-from experiments.evaluation.splits import agent_seed, deal_seeds
-from experiments.evaluation.stats import cluster_mean, rate_dict
-from experiments.ratings import (
+from saboteur_experiments.evaluation.splits import agent_seed, deal_seeds
+from saboteur_experiments.evaluation.stats import cluster_mean, rate_dict
+from saboteur_experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
     bradley_terry,
@@ -87,7 +89,6 @@ from experiments.ratings import (
     pair_results,
     win_matrix,
 )
-from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 
 #: role names by role id (``Ruleset.roles``): the base game's and Saboteur 2's
 ROLE_NAMES = BASE.roles
@@ -177,8 +178,8 @@ def _override_roles(game, how: str) -> None:
 def play(task: Task) -> dict:
     """Play one scheduled game through the PettingZoo AEC loop; returns a plain dict."""
     import saboteur_env
-    from agents import make_agent
-    from agents.base import attach_game
+    from saboteur_agents import make_agent
+    from saboteur_agents.base import attach_game
 
     n = len(task.lineup)
     env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
@@ -285,10 +286,10 @@ def summarize(
 ) -> dict:
     """All statistics of a tournament (see the module docstring) as a JSON-ready dict.
 
-    Every rate is clustered by deal (:func:`experiments.evaluation.stats.cluster_rate`); the
-    team ratings and the Bradley-Terry intervals resample whole deals (``n_boot`` times,
+    Every rate is clustered by deal (:func:`saboteur_experiments.evaluation.stats.cluster_rate`);
+    the team ratings and the Bradley-Terry intervals resample whole deals (``n_boot`` times,
     seeded by ``seed``)."""
-    from experiments.evaluation.team import team_ratings
+    from saboteur_experiments.evaluation.team import team_ratings
 
     agents = list(dict.fromkeys(specs))
     n = len(results[0]["lineup"]) if results else 0
@@ -481,7 +482,7 @@ def format_summary(summary: dict) -> str:
     fr = summary.get("failures")
     if fr:
         lines.append(
-            "failure statistics per 100 rounds played (experiments.evaluation.failures): "
+            "failure statistics per 100 rounds played (saboteur_experiments.evaluation.failures): "
             "rockfalls discarded as gold-digger / maps of a goal already mapped by the seat / "
             "by another / breaks (of them on a blocked player, on the own side) / winning "
             "placements missed (decisions with one available)"
@@ -556,11 +557,17 @@ def existing_outputs(out: str) -> list[str]:
     return found
 
 
+def _count(n, noun: str) -> str:
+    """``"1 round"``, ``"3 rounds"``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def settings_text(meta: dict) -> str:
     """One line naming the settings of a tournament (the plots' subtitle)."""
     text = (
         f"agents {', '.join(meta.get('agents', []))}; {meta.get('players')} players, "
-        f"{meta.get('rounds')} rounds, {meta.get('deals')} {meta.get('split', 'test')} deals "
+        f"{_count(meta.get('rounds'), 'round')}, "
+        f"{_count(meta.get('deals'), meta.get('split', 'test') + ' deal')} "
         f"from {meta.get('first_deal', 0)}, seed {meta.get('seed')}"
     )
     if meta.get("expansion"):
@@ -744,7 +751,7 @@ class Options:
 
 def tournament(opts: Options) -> tuple[list[dict], dict]:
     """Run a tournament and return ``(results, summary)`` (no files written)."""
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     for spec in opts.agents:
         make_agent(spec)  # fail early on an unknown spec

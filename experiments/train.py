@@ -1,7 +1,7 @@
 """PPO self-play training of the Saboteur policy (``saboteur train``; base game, RULES 1-5).
 
-One shared :class:`~agents.network.PolicyValueNet` plays every *learning* seat.  Each game, one
-seat chosen uniformly at random always plays the current policy (so the latest policy is never
+One shared :class:`~saboteur_agents.network.PolicyValueNet` plays every *learning* seat.  Each game,
+one seat chosen uniformly at random always plays the current policy (so the latest policy is never
 excluded), and every other seat draws its player from an :class:`OpponentPool`: the current
 policy (another learning seat), a frozen past snapshot, the heuristic agent or the random agent,
 with configurable weights.  Seats are uniform and roles are dealt by the game, so every pool
@@ -51,8 +51,8 @@ import torch
 from torch.nn import functional as F
 
 import saboteur_env
-from agents.base import Agent, make_agent
-from agents.network import (
+from saboteur_agents.base import Agent, make_agent
+from saboteur_agents.network import (
     PolicyValueNet,
     env_spec,
     masked_entropy,
@@ -60,10 +60,10 @@ from agents.network import (
     sample_masked,
     save_checkpoint,
 )
-from experiments.evaluation.splits import draw_train_seed
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE
+from saboteur_experiments.evaluation.splits import draw_train_seed
 
 #: role names by role id of the trained game: training and its evaluation are base-game
 #: (:meth:`TrainConfig.game_config`)
@@ -880,13 +880,14 @@ def evaluate(
     net: PolicyValueNet, cfg: TrainConfig, deals: int, seed: int, path: Path | None = None
 ) -> dict:
     """The in-training evaluation: the ``role-probe`` protocol
-    (:func:`experiments.evaluation.protocols.role_probe`) of the current policy against random
+    (:func:`saboteur_experiments.evaluation.protocols.role_probe`) of the current policy against
+    random
     and the heuristic, on ``deals`` deals per role of the **dev** split (never the test split:
     checkpoint selection and the learning curve must not see the published deals).  The network
     is saved to ``path`` first.  Returns flat keys ``{base}_{role}`` (the policy's win rate in
     the probe seat), ``{base}_base_{role}`` (the reference's), ``{base}_diff_{role}`` and its
     deal-clustered 95% interval ``{base}_lo_{role}`` / ``{base}_hi_{role}`` (fractions)."""
-    from experiments.evaluation.protocols import role_probe
+    from saboteur_experiments.evaluation.protocols import role_probe
 
     out: dict[str, float] = {}
     path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
@@ -929,28 +930,30 @@ def evaluate_checkpoint(
     first: int = 0,
 ) -> dict:
     """The reported evaluation of a checkpoint (``saboteur train --evaluate PATH``): the
-    ``role-probe`` head-to-head (:func:`experiments.evaluation.protocols.head_to_head`) against
-    each baseline, per role, on ``deals`` deals per role of ``split`` (default ``test``) from
-    ``first``, at the checkpoint's player count; games have ``num_rounds`` rounds (default: as
+    ``role-probe`` head-to-head (:func:`saboteur_experiments.evaluation.protocols.head_to_head`)
+    against each baseline, per role, on ``deals`` deals per role of ``split`` (default ``test``)
+    from ``first``, at the checkpoint's player count; games have ``num_rounds`` rounds (default: as
     many as its training games) and round 1 is probed.
 
     Returns the head-to-head dict plus ``"checkpoint"``, ``"num_players"``, ``"num_rounds"``
-    and ``"seconds"``.  Raises :class:`~agents.network.CheckpointMismatchError` (a
+    and ``"seconds"``.  Raises :class:`~saboteur_agents.network.CheckpointMismatchError` (a
     ``ValueError``) for a checkpoint that does not match the environment's spaces.
     """
-    from agents.network import CheckpointMismatchError, read_checkpoint
-    from experiments.evaluation.protocols import head_to_head
+    from saboteur_agents.network import CheckpointMismatchError, read_checkpoint
+    from saboteur_experiments.evaluation.protocols import head_to_head
 
     _, meta = read_checkpoint(path)  # refuses a game_config that is not an object
     game = meta.get("game_config", {})
-    try:
-        players = int(game.get("num_players", 5))
-        if num_rounds is None:
-            num_rounds = int(game.get("num_rounds", 1))
-    except (TypeError, ValueError) as err:
-        raise CheckpointMismatchError(
-            f"{path}: metadata game_config num_players/num_rounds are not ints ({err})"
-        ) from err
+    for name in ("num_players", "num_rounds"):
+        value = game.get(name, 1)
+        # a JSON "5" or 5.7 is a damaged checkpoint, not 5 players
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise CheckpointMismatchError(
+                f"{path}: metadata game_config {name}={value!r}; must be a positive int"
+            )
+    players = game.get("num_players", 5)
+    if num_rounds is None:
+        num_rounds = game.get("num_rounds", 1)
     t0 = time.perf_counter()
     out = head_to_head(
         f"ppo:{path}",
@@ -973,7 +976,7 @@ def evaluate_checkpoint(
 
 
 def _print_evaluation(res: dict) -> None:
-    from experiments.evaluation.protocols import format_head_to_head
+    from saboteur_experiments.evaluation.protocols import format_head_to_head
 
     print(format_head_to_head(res))
 
@@ -988,7 +991,8 @@ def train(cfg: TrainConfig) -> dict:
 
     Raises:
         ValueError: an unusable option (:meth:`TrainConfig.problems`), or an ``init``
-            checkpoint that does not fit (:class:`~agents.network.CheckpointMismatchError`).
+            checkpoint that does not fit
+            (:class:`~saboteur_agents.network.CheckpointMismatchError`).
     """
     bad = cfg.problems()
     if bad:
@@ -1001,7 +1005,7 @@ def train(cfg: TrainConfig) -> dict:
     game_config = cfg.game_config()
     spec = env_spec(game_config)
     if cfg.init:
-        from agents.network import load_checkpoint
+        from saboteur_agents.network import load_checkpoint
 
         net, _ = load_checkpoint(cfg.init, game_config)
         cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
@@ -1248,7 +1252,7 @@ def _progress(cfg: TrainConfig):
 def parse_args(argv=None) -> TrainConfig:
     """The :class:`TrainConfig` of a command line; a bad option is a usage error (exit 2)
     naming the option and its value, before anything is trained or written."""
-    from experiments.cli_args import check_output_dir
+    from saboteur_experiments.cli_args import check_output_dir
 
     p = argparse.ArgumentParser(
         prog="saboteur train",
@@ -1280,7 +1284,7 @@ def parse_args(argv=None) -> TrainConfig:
         p.error("; ".join(bad))
     check_output_dir(p, cfg.out, "--out")
     if cfg.init:
-        from agents.network import load_checkpoint
+        from saboteur_agents.network import load_checkpoint
 
         if not Path(cfg.init).is_file():
             p.error(f"--init {cfg.init!r}: no such checkpoint file")
@@ -1294,7 +1298,7 @@ def parse_args(argv=None) -> TrainConfig:
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--evaluate" in argv:
-        from experiments.cli_args import (
+        from saboteur_experiments.cli_args import (
             DefaultsHelp,
             add_deal_range,
             at_least,

@@ -5,6 +5,8 @@ Quick start::
     import saboteur_env
     env = saboteur_env.env(num_players=5)
     env.reset(seed=1)
+    for i, agent in enumerate(env.possible_agents):
+        env.action_space(agent).seed(i)  # the players' draws, seeded apart from the deal
     for agent in env.agent_iter():
         obs, reward, termination, truncation, info = env.last()
         action = None if termination or truncation else \\

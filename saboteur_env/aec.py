@@ -38,7 +38,8 @@ Version History
 The adapter was ``saboteur_env/env.py`` before the engine redesign; import it as
 ``saboteur_env.env()`` / ``saboteur_env.raw_env()`` or from :mod:`saboteur_env.saboteur_v0`.
 The ``_vN`` suffix of :mod:`saboteur_env.saboteur_v0` moves when the spaces' fingerprint changes
-(``agents.network.env_spec``: sizes, view shapes and offsets, action blocks, variants, window).
+(``saboteur_agents.network.env_spec``: sizes, view shapes and offsets, action blocks, variants,
+window).
 
 * v0 (0.1.0): the base game (3-10 players) and Saboteur 2 (2-12 players, ``expansion=True``).
   Default spaces: base ``Discrete(9789)``, observation float32 ``(6701,)``, fingerprint
@@ -102,6 +103,31 @@ def _render_seat(value, n: int) -> int | str | None:
     )
 
 
+class ActionSpace(spaces.Discrete):
+    """``Discrete(n)`` whose mask-less ``sample()`` draws a *legal* action.
+
+    ``sample()`` draws uniformly, with the space's own generator (``seed(...)``), from the
+    agent's live ``action_mask`` when that agent is to act, so PettingZoo's generic loops
+    (``max_cycles_test``, ``action_space(agent).sample()``) play legal moves instead of raising
+    :class:`~saboteur_env.engine.IllegalActionError`; an agent that is not to act gets ``0``
+    (its action is ignored: ``None`` is what the AEC API expects, and the parallel view uses only
+    the acting agent's).  ``sample(mask)`` is Gymnasium's; ``contains`` is the full range.
+    """
+
+    def __init__(self, n: int, env: raw_env, agent: str) -> None:
+        super().__init__(n)
+        self._env = env
+        self._agent = agent
+
+    def sample(self, mask=None, probability=None):
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        env = self._env
+        if env.game is None or env.agent_selection != self._agent or env.game.game_over:
+            return np.int64(0)
+        return super().sample(mask=env._mask())
+
+
 class raw_env(AECEnv):
     """Saboteur as a PettingZoo AEC environment (see the module docstring).
 
@@ -139,7 +165,7 @@ class raw_env(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.codec.n) for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace(self.codec.n, self, a) for a in self.possible_agents}
         #: the spectator's state (DESIGN 8), float32 ``(state_size,)``; see :meth:`state`
         self.state_space = spaces.Box(
             self.encoder.state_low, self.encoder.state_high, dtype=np.float32

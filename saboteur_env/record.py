@@ -24,7 +24,8 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
 
    ``i`` counts decisions from 0, ``seat`` is the absolute seat that acted, ``action`` the flat
    index of :class:`~saboteur_env.encoding.codec.Codec` for this config (relative target seats,
-   DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay ignores it.
+   DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay checks
+   it is the action's.
 3. A **round_end** line after the decision that ended each round: the engine's round result
    (:meth:`~saboteur_env.engine.events.RoundResult.as_dict`: ``round``, ``gold_found``,
    ``winning_side``, ``winners``, ``connector``, ``roles``, ``received``, ``last_card_seat``,
@@ -339,6 +340,11 @@ def read_record(src) -> Record:
         if t == "decision":
             if not isinstance(obj.get("seat"), int) or not isinstance(obj.get("action"), int):
                 raise RecordError(f"line {n}: a decision needs int 'seat' and 'action'")
+            if obj.get("i", len(rec.decisions)) != len(rec.decisions):
+                raise RecordError(
+                    f"line {n}: decision 'i' is {obj['i']!r}; decisions are numbered in order, "
+                    f"so this one is {len(rec.decisions)}"
+                )
             rec.decisions.append(obj)
         elif t == "round_end":
             rec.rounds.append({k: v for k, v in obj.items() if k != "type"})
@@ -435,6 +441,11 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
             events = game.apply(a)
         except (IllegalActionError, ValueError) as err:
             raise RecordError(f"decision {k} (action {d['action']}): {err}") from err
+        if "text" in d and d["text"] != describe_action(a):
+            raise RecordError(
+                f"decision {k} (action {d['action']}): the record's text {d['text']!r} is not "
+                f"the action's, {describe_action(a)!r}"
+            )
         result = None
         if len(game.round_results) > n_results:
             result = game.round_results[-1]
@@ -445,7 +456,7 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
                 got = {key: fields[key] for key in want}
                 if json.loads(json.dumps(got)) != want:
                     raise RecordError(
-                        f"round {i + 1}: the replay gives {got}, the record says {want}"
+                        f"round_end of round {i}: the replay gives {got}, the record says {want}"
                     )
         check_events(k + 1, events)
         yield ReplayStep(
@@ -458,7 +469,24 @@ def replay(record: Record | str, *, copy: bool = True) -> Iterator[ReplayStep]:
             events,
             result,
         )
-    if rec.end is not None and rec.end.get("type") == "game_end":
+    if rec.end is None:
+        raise RecordError(
+            f"the record ends after {len(rec.decisions)} decisions without its game_end or "
+            "truncated line (a cut-off file?)"
+        )
+    if rec.end.get("type") == "truncated":
+        if game.game_over or rec.end.get("decisions") != len(rec.decisions):
+            raise RecordError(
+                f"the truncated line says {rec.end.get('decisions')!r} decisions; the replay "
+                f"played {len(rec.decisions)}"
+                + (" and the game is over (a game_end line was due)" if game.game_over else "")
+            )
+    if rec.end.get("type") == "game_end":
+        if rec.end.get("decisions", len(rec.decisions)) != len(rec.decisions):
+            raise RecordError(
+                f"the game_end line says {rec.end['decisions']!r} decisions; the record has "
+                f"{len(rec.decisions)}"
+            )
         want = {key: rec.end[key] for key in ("gold", "winners") if key in rec.end}
         got = {"gold": game.gold.tolist(), "winners": game.winners()} if game.game_over else {}
         got = {key: got[key] for key in want if key in got}

@@ -4,23 +4,55 @@ then ``saboteur_v0.env(num_players=5)``, ``saboteur_v0.raw_env(...)`` or
 (Version History in :mod:`saboteur_env.aec`).
 """
 
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 
 from .aec import env, raw_env
 
 
-def parallel_env(**config):
-    """The Parallel API view of :func:`env` (PettingZoo's ``turn_based_aec_to_parallel``):
-    each parallel step plays one decision, the action of the agent to act (the others' actions
-    are ignored); ``infos[agent]["active_agent"]`` names the next agent to act.  Keyword options
-    as :func:`env` (DESIGN 5); ``state()`` and ``state_space`` are the env's.
+class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's ``turn_based_aec_to_parallel`` view with ``max_cycles`` counted in its own
+    steps: a parallel step plays one decision (the acting agent's action; the others' are
+    ignored), so a cycle of the parallel API, one step of every live agent, is one decision here.
+    After ``max_cycles`` steps every live agent is truncated and ``agents`` is empty.
+    """
 
-    With ``max_cycles=k`` the game is truncated after ``k * num_players`` parallel steps (one
-    per decision).  PettingZoo's ``max_cycles_test`` cannot pass unmodified: it plays
-    ``action_space.sample()``, almost always a masked move, which raises (no silent penalty),
-    and it expects ``k`` parallel steps; ``tests/test_pettingzoo_conventions.py`` runs it with
-    masked actions and this step count."""
-    return turn_based_aec_to_parallel(env(**config))
+    def __init__(self, max_cycles: int | None = None, **config) -> None:
+        super().__init__(env(**config))
+        # validated as the env's own option (ConfigError names it)
+        env(max_cycles=max_cycles, num_players=self.unwrapped.config.num_players)
+        self.max_cycles = max_cycles
+        self._steps = 0
+
+    def reset(self, seed=None, options=None):
+        self._steps = 0
+        return super().reset(seed=seed, options=options)
+
+    def step(self, actions):
+        if not self.agents:
+            return {}, {}, {}, {}, {}
+        observations, rewards, terminations, truncations, infos = super().step(actions)
+        self._steps += 1
+        if self.max_cycles is not None and self._steps >= self.max_cycles and self.agents:
+            truncations = {a: truncations.get(a, False) or a in self.agents for a in truncations}
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
 
 
-__all__ = ["env", "parallel_env", "raw_env"]
+def parallel_env(**config) -> TurnBasedParallelEnv:
+    """The Parallel API view of :func:`env` (:class:`TurnBasedParallelEnv`): each parallel step
+    plays one decision, the action of the agent to act (the others' actions are ignored);
+    ``infos[agent]["active_agent"]`` names the next agent to act.  Keyword options as
+    :func:`env` (DESIGN 5); ``state()`` and ``state_space`` are the env's.
+
+    ``max_cycles=k`` here counts parallel steps (PettingZoo's cycle: one step of every live
+    agent), so the view truncates every agent after ``k`` decisions, where ``env(max_cycles=k)``
+    lets each agent act ``k`` times.  With the legal-sampling action space
+    (:class:`~saboteur_env.aec.ActionSpace`) PettingZoo's ``max_cycles_test`` passes unmodified.
+
+    Raises:
+        saboteur_env.engine.config.ConfigError: an invalid option (``max_cycles`` included).
+    """
+    return TurnBasedParallelEnv(**config)
+
+
+__all__ = ["TurnBasedParallelEnv", "env", "parallel_env", "raw_env"]

@@ -76,7 +76,7 @@ def event_row(e) -> dict:
 def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
     """Play one game, returning digests of its streams."""
     import saboteur_env
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     env = saboteur_env.raw_env(**config)
     env.reset(seed=seed)
@@ -136,7 +136,7 @@ def play(config: dict, specs: list[str], seed: int, dump=None) -> dict:
 
 
 def spec_fingerprints() -> dict:
-    from agents.network import env_spec
+    from saboteur_agents.network import env_spec
     from saboteur_env import GameConfig
 
     return {

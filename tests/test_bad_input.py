@@ -554,3 +554,27 @@ def test_engine_entry_points_name_bad_arguments():
     )
     assert "must be ints" in h.check(PlacePath(KIND_INDEX["B02"], "1", 0))
     assert "0 (pick), 1 (lantern) or 2 (cart)" in h.check(Repair(KIND_INDEX["repair_cart"], 2.0, 2))
+
+
+def test_a_card_kind_that_is_not_an_int_is_named_as_such():
+    """``Discard(True)`` / ``PlacePath(1.0, ...)``: the kind's type is the fault, even when
+    the seat holds kind 1 (the message said "holds no card of kind True")."""
+    from saboteur_env.engine import PlacePath, build_state
+    from saboteur_env.engine.cards import CARD_KINDS
+
+    g = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger"] * 3,
+        hands=[[CARD_KINDS[1].id, "map"], ["map"], ["map"]],
+    )
+    assert g.check(Discard(1)) is None
+    for bad in (Discard(True), Discard(1.0), PlacePath(1.0, 1, 0)):
+        assert g.check(bad).startswith(f"card kind {bad.kind!r} is not an int")
+
+
+@pytest.mark.parametrize("role", [-1, 7, True, 1.0, "boss"])
+def test_a_role_the_ruleset_lacks_is_named_with_the_valid_ones(role):
+    from saboteur_env.engine import BASE
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(repr(role))} is not a role of the base"):
+        BASE.role_id(role)

@@ -1,4 +1,4 @@
-"""The bluff-detection harness and metrics (experiments.bluff)."""
+"""The bluff-detection harness and metrics (saboteur_experiments.bluff)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import io
 import numpy as np
 import pytest
 
-from experiments.bluff import (
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event
+from saboteur_env.record import read_record, replay, write_record
+from saboteur_experiments.bluff import (
     BeliefError,
     BoundDetector,
     LeakError,
@@ -17,11 +20,13 @@ from experiments.bluff import (
     score_record,
     summarize,
 )
-from experiments.bluff import metrics as M
-from experiments.bluff.detectors import Detector, OracleDetector, PriorDetector, UniformDetector
-from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.state import Event
-from saboteur_env.record import read_record, replay, write_record
+from saboteur_experiments.bluff import metrics as M
+from saboteur_experiments.bluff.detectors import (
+    Detector,
+    OracleDetector,
+    PriorDetector,
+    UniformDetector,
+)
 
 
 # --- metrics on hand-computed examples ---------------------------------------------------
@@ -232,10 +237,10 @@ def test_small_run_end_to_end(tmp_path):
 
 
 def test_rolesplit_mimic_plays_like_a_digger_and_pareto():
-    import experiments.bluff.actors  # noqa: F401
-    from agents import make_agent
-    from experiments.bluff import pareto
-    from experiments.play import play_game
+    import saboteur_experiments.bluff.actors  # noqa: F401
+    from saboteur_agents import make_agent
+    from saboteur_experiments.bluff import pareto
+    from saboteur_experiments.play import play_game
 
     res = play_game([make_agent("rolesplit:random/random") for _ in range(3)], 2, num_rounds=1)
     assert res["decisions"] > 0
@@ -260,7 +265,7 @@ def test_records_hold_every_event_with_visibility_and_roles(records):
 
 
 def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
-    from experiments.bluff import fingerprint
+    from saboteur_experiments.bluff import fingerprint
 
     ck = tmp_path / "a.pt"
     ck.write_bytes(b"one")
@@ -293,7 +298,7 @@ def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
     ],
 )
 def test_bluff_cli_bad_options_are_usage_errors(tmp_path, capsys, args, named):
-    from experiments.bluff import main
+    from saboteur_experiments.bluff import main
 
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as e:
@@ -305,7 +310,7 @@ def test_bluff_cli_bad_options_are_usage_errors(tmp_path, capsys, args, named):
 
 
 def test_bluff_cli_out_must_be_a_folder(tmp_path, capsys):
-    from experiments.bluff import main
+    from saboteur_experiments.bluff import main
 
     f = tmp_path / "file"
     f.write_text("x")
@@ -339,8 +344,8 @@ def test_round_ids_stay_unique_with_many_rounds(tmp_path):
 
 
 def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
-    from agents import make_agent
-    from experiments.bluff.detectors import AgentBeliefDetector
+    from saboteur_agents import make_agent
+    from saboteur_experiments.bluff.detectors import AgentBeliefDetector
 
     det = AgentBeliefDetector(lambda: make_agent("heuristic"))
     with pytest.raises(ValueError, match="in-seat"):
@@ -357,7 +362,7 @@ def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
 
 def test_bluff_cli_default_held_out_is_optional(tmp_path):
     """Populations without the default held-out one run (nothing held out), as before."""
-    from experiments.bluff import main
+    from saboteur_experiments.bluff import main
 
     s = main(
         [

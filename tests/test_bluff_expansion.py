@@ -6,8 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.bluff import BoundDetector, run, score_record
-from experiments.bluff.detectors import (
+from saboteur_env.engine.cards import BOSS, GEOLOGIST, X_SABOTEUR
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event, EventData
+from saboteur_experiments.bluff import BoundDetector, run, score_record
+from saboteur_experiments.bluff.detectors import (
     LogisticDetector,
     PriorDetector,
     UniformDetector,
@@ -16,9 +19,6 @@ from experiments.bluff.detectors import (
     role_deck,
     saboteur_index,
 )
-from saboteur_env.engine.cards import BOSS, GEOLOGIST, X_SABOTEUR
-from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.state import Event, EventData
 
 DECK = np.array([4, 4, 1, 1, 2, 3], float)
 
@@ -119,7 +119,7 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
 
 
 def test_expansion_skips_ppo_with_a_reason(tmp_path):
-    from experiments.bluff import population_problem
+    from saboteur_experiments.bluff import population_problem
 
     why = population_problem("ppo", 5, expansion=True)
     assert why and "base-game only" in why
@@ -129,9 +129,9 @@ def test_expansion_skips_ppo_with_a_reason(tmp_path):
 
 def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
     """A detector given the true roles (following every Swap your hats) scores skill 1."""
-    from experiments.bluff import record_set, summarize
-    from experiments.bluff.detectors import OracleDetector
     from saboteur_env.record import read_record, replay
+    from saboteur_experiments.bluff import record_set, summarize
+    from saboteur_experiments.bluff.detectors import OracleDetector
 
     sink: dict = {}
     swapped = 0
@@ -179,8 +179,8 @@ def test_oracle_scores_skill_one_on_the_expansion(tmp_path):
 def test_mimic_saboteur_plays_as_the_boss():
     """Saboteur 2 ``rolesplit:heuristic/mimic``: a saboteur's turns go to the digger policy
     shown the boss card (RULES 6.9: the boss digs for either team)."""
-    import experiments.bluff.actors  # noqa: F401
-    from agents import make_agent
+    import saboteur_experiments.bluff.actors  # noqa: F401
+    from saboteur_agents import make_agent
     from saboteur_env.engine.cards import BOSS
 
     a = make_agent("rolesplit:heuristic/mimic")
@@ -195,8 +195,8 @@ def test_mimic_saboteur_plays_as_the_boss():
 
 def test_expansion_labels_follow_hat_swaps(tmp_path):
     """The label is the target's role at that moment: after a Swap your hats it changes."""
-    from experiments.bluff import record_set
     from saboteur_env.record import read_record, replay
+    from saboteur_experiments.bluff import record_set
 
     paths = record_set(tmp_path, "random", 5, 6, expansion=True)
     found = False
@@ -224,9 +224,9 @@ def test_expansion_labels_follow_hat_swaps(tmp_path):
 def test_every_named_population_gets_its_own_deals():
     """No two populations of either track share a deal seed at the same player count (the
     expansion's ``heuristic`` once took the seeds of ``heuristic-randomsab``)."""
-    from experiments.bluff import EXPANSION_POPULATIONS, POPULATIONS, record_seed
+    from saboteur_experiments.bluff import EXPANSION_POPULATIONS, POPULATIONS, record_seed
 
-    MAX_GAMES = 1000  # experiments.bluff.records.MAX_GAMES
+    MAX_GAMES = 1000  # saboteur_experiments.bluff.records.MAX_GAMES
     names = list(dict.fromkeys([*POPULATIONS, *EXPANSION_POPULATIONS]))
     for n in (2, 5, 12):
         seeds = [record_seed(0, n, p, i) for p in names for i in (0, MAX_GAMES - 1)]

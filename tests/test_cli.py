@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.cli import main
+from saboteur_experiments.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ARGV = ["play", "--players", "5", "--seed", "1", "--render", "ansi"]
@@ -209,8 +209,8 @@ def test_a_missing_extra_is_named(capsys, monkeypatch, argv, module, extra):
 
 
 def test_make_agent_ppo_without_torch_names_the_extra(monkeypatch):
-    from agents import make_agent
-    from agents.base import MissingExtraError
+    from saboteur_agents import make_agent
+    from saboteur_agents.base import MissingExtraError
 
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(MissingExtraError, match=r"'ppo' agent needs the 'train' extra"):
@@ -268,7 +268,7 @@ def test_empty_paths_and_option_free_agents_are_usage_errors(capsys, tmp_path, m
 
 
 def test_make_agent_rejects_options_and_non_strings():
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     with pytest.raises(ValueError, match=r"agent 'random' takes no option, got 'random:3'"):
         make_agent("random:3")
@@ -298,7 +298,7 @@ def test_a_closed_pipe_exits_quietly(tmp_path, argv):
     os.close(r)  # the reader left before anything was written
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "experiments.cli", *argv],
+            [sys.executable, "-m", "saboteur_experiments.cli", *argv],
             stdout=w,
             stderr=subprocess.PIPE,
             text=True,
@@ -329,7 +329,14 @@ def test_the_notebook_extra_installs_what_the_quickstart_needs():
     cells = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())["cells"]
     source = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     for module in set(re.findall(r"^\s*(?:import|from) ([a-z_]+)", source, re.M)):
-        if module in ("os", "tempfile", "warnings", "saboteur_env", "agents", "experiments"):
+        if module in (
+            "os",
+            "tempfile",
+            "warnings",
+            "saboteur_env",
+            "saboteur_agents",
+            "saboteur_experiments",
+        ):
             continue
         known = {"numpy", "pettingzoo"} | names  # numpy/pettingzoo are base dependencies
         assert module in known, module
@@ -337,8 +344,8 @@ def test_the_notebook_extra_installs_what_the_quickstart_needs():
 
 def test_play_game_names_a_bad_seed_and_a_player_count_that_disagrees():
     """``play_game`` takes one agent per seat and an int deal seed."""
-    from agents import make_agent
-    from experiments.play import play_game
+    from saboteur_agents import make_agent
+    from saboteur_experiments.play import play_game
 
     agents = [make_agent("random") for _ in range(3)]
     with pytest.raises(TypeError, match="seed"):

@@ -1,13 +1,16 @@
-"""Detectors of the bluff benchmark (experiments.bluff.detectors): the exact prior, enumeration,
-Bayes, classifier."""
+"""Detectors of the bluff benchmark (saboteur_experiments.bluff.detectors): the exact prior,
+enumeration, Bayes, classifier."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from experiments.bluff import metrics as M
-from experiments.bluff.detectors import (
+from saboteur_env.engine.cards import GOLD_DIGGER, SABOTEUR
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Event
+from saboteur_experiments.bluff import metrics as M
+from saboteur_experiments.bluff.detectors import (
     CAT_INDEX,
     CATEGORIES,
     BayesDetector,
@@ -22,9 +25,6 @@ from experiments.bluff.detectors import (
     p_no_saboteur,
     role_deck,
 )
-from saboteur_env.engine.cards import GOLD_DIGGER, SABOTEUR
-from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.state import Event
 
 
 def expected_prior_scores(n: int, seat: int = 0, role: int = GOLD_DIGGER):
@@ -190,7 +190,7 @@ def _swap_hats(actor, target):
 
 
 def test_count_assignments_matches_enumeration():
-    from experiments.bluff.detectors import count_assignments
+    from saboteur_experiments.bluff.detectors import count_assignments
 
     for n in range(2, 7):
         R, _ = enumerate_assignments(n, np.array(X_DECK))
@@ -231,7 +231,7 @@ def _brute_force(events, n, observer=None, own=None):
 
 
 def test_expansion_bayes_exact_matches_brute_force():
-    from experiments.bluff.detectors import (
+    from saboteur_experiments.bluff.detectors import (
         X_CAT_INDEX,
         X_DEFAULT_CATEGORY_PROBS,
         X_DEFAULT_TARGET_RATIOS,
@@ -285,7 +285,7 @@ def test_expansion_bayes_exact_matches_brute_force():
 def test_swap_your_hats_moves_probability_by_hand():
     """RULES 6.5, 7.21: after a Swap your hats the target holds a card drawn from those not
     dealt this round, its old card out."""
-    from experiments.bluff.detectors import X_CAT_INDEX, BayesDetector
+    from saboteur_experiments.bluff.detectors import X_CAT_INDEX, BayesDetector
 
     # 1) in-seat, 3 players: the observer (seat 0, the boss) inspects seat 1, a saboteur, and
     # swaps its hat (its own action is no evidence).  The other 13 cards are 4/4/0/1/2/2; seat
@@ -329,8 +329,8 @@ def test_swap_your_hats_moves_probability_by_hand():
 def test_expansion_bayes_flat_model_is_the_exact_prior():
     """With events that say nothing, the posterior is the exact prior of RULES 6.2, also after
     a Swap your hats on the observer (its old card out: ``held``)."""
-    from experiments.bluff.detectors import BayesDetector
     from saboteur_env.engine.cards import BOSS, GEOLOGIST
+    from saboteur_experiments.bluff.detectors import BayesDetector
 
     flat = BayesDetector(np.full((6, 26), 1 / 26), {})
     flat.reset(2, _xcfg(5), BOSS)
@@ -349,7 +349,7 @@ def _xgame_events(n=5, seed=3):
     """Every event of a 1-round Saboteur 2 heuristic game (the first heuristic, whose games the
     tests below were chosen from), and the true roles at each point."""
     import saboteur_env
-    from agents import make_agent
+    from saboteur_agents import make_agent
 
     env = saboteur_env.raw_env(num_players=n, expansion=True, num_rounds=1)
     env.reset(seed=seed)
@@ -375,7 +375,7 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
     posterior at every decision of a 5-player round (measured: 0.027; below 0.045 over whole
     3-round games).  This round has two Swaps your hats (seat 1 on seat 3, then seat 3 on seat
     0) and seat 3 inspects seat 0 first: in-seat, seat 3's own card changes."""
-    from experiments.bluff.detectors import BayesDetector
+    from saboteur_experiments.bluff.detectors import BayesDetector
 
     cfg, events, points = _xgame_events(seed=34)
     kinds = [
@@ -412,7 +412,7 @@ def test_expansion_sampled_agrees_with_exact_at_5_players():
 
 
 def test_expansion_bayes_beliefs_are_feasible_distributions():
-    from experiments.bluff.detectors import BayesDetector
+    from saboteur_experiments.bluff.detectors import BayesDetector
 
     cfg, events, points = _xgame_events(n=5, seed=44)  # two Swaps your hats on seat 0
     dets = {s: BayesDetector() for s in range(5)}
@@ -446,7 +446,7 @@ def test_expansion_bayes_beliefs_are_feasible_distributions():
 
 
 def test_expansion_bayes_fit_is_maximum_likelihood():
-    from experiments.bluff.detectors import X_CATEGORIES, X_TARGETED, BayesDetector
+    from saboteur_experiments.bluff.detectors import X_CATEGORIES, X_TARGETED, BayesDetector
 
     rng = np.random.default_rng(0)
     k = len(X_CATEGORIES)

@@ -21,13 +21,13 @@ from pettingzoo.test import parallel_api_test
 from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
 
 import saboteur_env
-from agents import RandomAgent
-from experiments.play import play_game
+from saboteur_agents import RandomAgent
 from saboteur_env import Codec, Game, GameConfig, IllegalActionError, build_state
 from saboteur_env.encoding.history import round_history
 from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
+from saboteur_experiments.play import play_game
 
 #: 28 nugget cards (RULES 1.4), top first: the first three drawn are 1, 2, 3
 NUGGETS = [1, 2, 3] + [1] * 15 + [2] * 7 + [3] * 3
@@ -238,8 +238,8 @@ class CountingRandom(RandomAgent):
 
 
 def test_p4_random_agent_200_games_no_illegal_move():
-    """Case P4 (b): the random baseline through experiments.play.play_game, 200 games over 3-10
-    players: zero illegal moves (an illegal one would also raise)."""
+    """Case P4 (b): the random baseline through saboteur_experiments.play.play_game, 200 games over
+    3-10 players: zero illegal moves (an illegal one would also raise)."""
     CountingRandom.illegal = CountingRandom.moves = 0
     total = 0
     for seed in range(200):

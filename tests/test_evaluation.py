@@ -8,9 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from experiments.evaluation.outcomes import round_table, saboteurs_in_play
-from experiments.evaluation.protocols import dealt_roles, probe_deals, probe_schedule
-from experiments.evaluation.splits import (
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+from saboteur_experiments.evaluation.outcomes import round_table, saboteurs_in_play
+from saboteur_experiments.evaluation.protocols import dealt_roles, probe_deals, probe_schedule
+from saboteur_experiments.evaluation.splits import (
     DEV,
     TEST,
     TRAIN,
@@ -19,14 +20,13 @@ from experiments.evaluation.splits import (
     split_named,
     split_of,
 )
-from experiments.evaluation.stats import (
+from saboteur_experiments.evaluation.stats import (
     cluster_mean,
     cluster_rate,
     cluster_se,
     paired_difference,
 )
-from experiments.ratings import wilson
-from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+from saboteur_experiments.ratings import wilson
 
 
 # --- splits ----------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_probe_deals_skip_deals_without_the_role():
 
 
 def test_role_probe_pairs_are_played_on_the_same_deal_and_role():
-    from experiments.evaluation.protocols import role_probe
+    from saboteur_experiments.evaluation.protocols import role_probe
 
     res = role_probe("random", "heuristic", players=5, deals=4, split="dev", seed=0)
     assert set(res["roles"]) == {"gold-digger", "saboteur"}
@@ -186,7 +186,7 @@ def test_tournament_side_rates_by_saboteurs_in_play_match_a_hand_count():
     """At 4 players a round has 0 or 1 saboteur; the summary's rates given k saboteurs are
     the shares of those rounds the saboteurs won and where the gold was not found, counted
     here by hand from the raw results."""
-    from experiments.tournament import run, schedule, summarize
+    from saboteur_experiments.tournament import run, schedule, summarize
 
     results = run(schedule(["random"], 4, deals=30, seed=0, num_rounds=1), progress=False)
     s = summarize(results, ["random"], n_boot=20)
@@ -215,7 +215,7 @@ def test_saboteurs_won_follows_the_winners_set():
     """RULES 6.9: with the both-doors rule and no Boss the saboteurs win although the gold
     was found; a trapped saboteur is not a winner; a round without a saboteur is won by no
     saboteur (RULES 5.3)."""
-    from experiments.evaluation.outcomes import saboteurs_won
+    from saboteur_experiments.evaluation.outcomes import saboteurs_won
 
     sab = SABOTEUR_2.saboteur
     dig = SABOTEUR_2.diggers[0]
@@ -240,7 +240,7 @@ def test_saboteurs_won_follows_the_winners_set():
     ],
 )
 def test_evaluate_bad_options_are_usage_errors(capsys, argv, needle):
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(["evaluate", *argv])
@@ -252,7 +252,7 @@ def test_evaluate_bad_options_are_usage_errors(capsys, argv, needle):
 def test_evaluate_writes_the_head_to_head_it_prints(tmp_path, capsys):
     import json
 
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     out = tmp_path / "h2h.json"
     main(["evaluate", "random", "--against", "heuristic", "--deals", "3", "--json", str(out)])

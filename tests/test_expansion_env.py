@@ -9,13 +9,13 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import saboteur_env
-from agents import RandomAgent
-from experiments.play import play_game
+from saboteur_agents import RandomAgent
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game, PlayCard, build_state
+from saboteur_experiments.play import play_game
 
 K = KIND_INDEX
 COUNTS = (2, 5, 8, 12)
@@ -207,7 +207,7 @@ def test_random_agent_plays_whole_games():
 
 def test_cli_play_expansion(capsys):
     """RULES 6: ``saboteur play --expansion --players 8`` plays a whole game."""
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     main(["play", "--expansion", "--players", "8", "--seed", "2"])
     out = capsys.readouterr().out

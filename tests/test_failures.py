@@ -1,22 +1,22 @@
-"""Failure statistics (experiments.evaluation.failures): hand-made event sequences and a
+"""Failure statistics (saboteur_experiments.evaluation.failures): hand-made event sequences and a
 hand-built maze with the counts worked out by hand."""
 
 from __future__ import annotations
 
 import pytest
 
-from experiments.evaluation.failures import (
+from saboteur_env import build_state
+from saboteur_env.engine.actions import Discard, PlacePath
+from saboteur_env.engine.cards import CARD_KINDS, GOAL_GOLD
+from saboteur_env.engine.events import Event, EventType
+from saboteur_env.engine.ruleset import BASE
+from saboteur_experiments.evaluation.failures import (
     MissedWins,
     failure_report,
     round_failures,
     tunnel_distance_to_gold,
     winning_placements,
 )
-from saboteur_env import build_state
-from saboteur_env.engine.actions import Discard, PlacePath
-from saboteur_env.engine.cards import CARD_KINDS, GOAL_GOLD
-from saboteur_env.engine.events import Event, EventType
-from saboteur_env.engine.ruleset import BASE
 
 ROCKFALL = next(i for i, k in enumerate(CARD_KINDS) if k.id == "rockfall")
 DIG, SAB = BASE.diggers[0], BASE.saboteur
@@ -73,7 +73,7 @@ def test_tunnel_distance_to_the_gold_on_a_hand_built_maze():
 
 
 def test_tournament_reports_failures_per_agent():
-    from experiments.tournament import run, schedule, summarize
+    from saboteur_experiments.tournament import run, schedule, summarize
 
     res = run(schedule(["random", "heuristic"], 5, deals=4, seed=0, num_rounds=1), progress=False)
     assert all(len(r["failures"]) == 1 for r in res)
@@ -163,9 +163,9 @@ def test_tournament_counts_equal_a_brute_force_recount(tmp_path, players, expans
     """Seeded games through ``play`` (records written), replayed: at each decision of a
     gold-digger side seat (its role then) every legal placement is applied to a copy of the
     game."""
-    from experiments.evaluation.outcomes import side_of
-    from experiments.tournament import play, schedule
     from saboteur_env.record import replay
+    from saboteur_experiments.evaluation.outcomes import side_of
+    from saboteur_experiments.tournament import play, schedule
 
     keys = ("wins_available", "wins_missed")
     tasks = schedule(

@@ -12,8 +12,13 @@ import numpy as np
 import pytest
 
 import saboteur_env
-from agents import make_agent
-from agents.heuristic import HeuristicAgent, Maze, exact_prior_belief, role_assignment_prior
+from saboteur_agents import make_agent
+from saboteur_agents.heuristic import (
+    HeuristicAgent,
+    Maze,
+    exact_prior_belief,
+    role_assignment_prior,
+)
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.cards import (
@@ -367,7 +372,7 @@ def test_observe_between_turns_keeps_belief_current_and_is_not_double_counted():
     """Events fed through observe() update belief() before the agent's next turn, and act()
     then gives the same action and belief as an agent that only read its infos (DESIGN 6)."""
     import saboteur_env as _se
-    from agents import make_agent as _make
+    from saboteur_agents import make_agent as _make
 
     env = _se.raw_env(num_players=5)
     env.reset(seed=11)
@@ -405,8 +410,8 @@ def test_observe_between_turns_keeps_belief_current_and_is_not_double_counted():
 def test_the_maze_caches_stay_bounded_over_many_games():
     """The distance and analysis caches are shared by every heuristic of the process; they
     grew to 4,096 entries each (about 70 MB over 120 games).  Now at most CACHE_ENTRIES."""
-    from agents.heuristic import maze
-    from experiments.tournament import run, schedule
+    from saboteur_agents.heuristic import maze
+    from saboteur_experiments.tournament import run, schedule
 
     run(schedule(["heuristic"], 5, deals=30, seed=0, num_rounds=1, split="dev"), progress=False)
     assert maze.CACHE_ENTRIES == 256
@@ -452,7 +457,7 @@ def _walled_game():
 def test_fit_table_counts_the_deck_by_hand():
     """Through cards of the base deck (RULES 1.1): B01 NS 4, B02 EW 3, B03 NE 5, B04 NW 4,
     B05 NES 5, B06 NEW 5, B07 crossroads 5; a kind counts if one orientation fits."""
-    from agents.heuristic.maze import fit_table
+    from saboteur_agents.heuristic.maze import fit_table
     from saboteur_env.engine.ruleset import BASE
 
     F = fit_table(BASE.variants, BASE.deck)
@@ -469,7 +474,7 @@ def test_front_cost_of_the_walled_cell_by_hand():
     the gold, the curve at (6, 0) closes the west: 9 of the 19 cards opening south and east
     fit, so at wall cost s the front is ``1 + s * 10/19`` from the gold; with the curve
     removed (rockfall) it is 1 again."""
-    from agents.heuristic.maze import Evaluation
+    from saboteur_agents.heuristic.maze import Evaluation
 
     agent = make_agent("heuristic")
     env = saboteur_env.raw_env(num_players=5, num_rounds=1)
@@ -517,7 +522,7 @@ def test_v2_clears_the_card_that_walls_off_the_gold():
 
 
 def test_versions_and_styles_combine():
-    from agents.heuristic.strategy import STYLES, TACTICS
+    from saboteur_agents.heuristic.strategy import STYLES, TACTICS
 
     v2 = TACTICS["v2"]
     assert v2.style_for(4) is v2.early_style and v2.early_style.honest_turns == 0
@@ -538,7 +543,7 @@ def test_versions_and_styles_combine():
 def test_every_agent_but_random_takes_a_winning_placement(spec):
     """A gold-digger holding a crossroads that joins the tunnel to the gold (middle goal) plays
     it (RULES 4.2)."""
-    from agents.base import attach_game
+    from saboteur_agents.base import attach_game
 
     # E-W straights and crossroads from the start to (6, 0)
     board = [(x, 0, "B02" if x % 2 else "B07", False) for x in range(1, 7)]

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 import saboteur_env
-from agents import make_agent
-from agents.heuristic import HeuristicAgent
-from agents.heuristic import HeuristicAgent as ExpansionHeuristic  # one class plays both games
-from agents.heuristic.belief import role_marginal
+from saboteur_agents import make_agent
+from saboteur_agents.heuristic import HeuristicAgent
+from saboteur_agents.heuristic import (
+    HeuristicAgent as ExpansionHeuristic,  # one class plays both games
+)
+from saboteur_agents.heuristic.belief import role_marginal
 from saboteur_env.engine.cards import (
     BLUE_DIGGER,
     EXPANSION_ROLES,
@@ -129,7 +131,7 @@ def test_maze_connections_match_the_engine():
 
 
 def test_team_digger_plans_without_the_other_teams_doors():
-    from agents.heuristic.maze import SegmentMaze as XMaze
+    from saboteur_agents.heuristic.maze import SegmentMaze as XMaze
     from saboteur_env.engine.cards import KIND_INDEX, VARIANT_OF
 
     window = GameConfig(expansion=True).board_window
@@ -156,7 +158,7 @@ def test_switches_between_base_and_expansion():
 
 
 def test_tournament_expansion_reports_per_role_win_rates():
-    from experiments.tournament import X_ROLE_NAMES, Options, format_summary, tournament
+    from saboteur_experiments.tournament import X_ROLE_NAMES, Options, format_summary, tournament
 
     results, summary = tournament(
         Options(
@@ -189,7 +191,7 @@ def test_tournament_expansion_reports_per_role_win_rates():
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("n", (2, 12))
 def test_tournament_expansion_any_player_count(n):
-    from experiments.tournament import Options, tournament
+    from saboteur_experiments.tournament import Options, tournament
 
     _, summary = tournament(
         Options(

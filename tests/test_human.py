@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from experiments.human import move_lines, move_text, play_human
 from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
+from saboteur_experiments.human import move_lines, move_text, play_human
 
 
 def test_scripted_game_with_invalid_inputs_completes_a_round():
@@ -102,7 +102,7 @@ def test_moves_in_words():
 
 
 def test_cli_play_human(monkeypatch, capsys):
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("x\n" + "1\n" * 300))
     main(
@@ -143,7 +143,7 @@ def _result_block(text: str, rnd: int) -> str:
 def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
     """RULES 5.3: gold cards are secret until the game ends; a seat sees only its own
     amount at a round end that is not the end of the game, the spectator sees all."""
-    from experiments.human import round_result_text
+    from saboteur_experiments.human import round_result_text
 
     res = RoundResult(
         round=0,

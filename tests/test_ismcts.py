@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from rules_helpers import make, row0, shape_kind
 
-from agents import make_agent
-from agents.ismcts import DEFAULTS, ISMCTSAgent, parse_options
-from experiments.play import play_game
+from saboteur_agents import make_agent
+from saboteur_agents.ismcts import DEFAULTS, ISMCTSAgent, parse_options
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine import GameConfig, PlacePath, build_state
 from saboteur_env.engine.cards import KIND_INDEX
+from saboteur_experiments.play import play_game
 
 #: small budgets: the whole file runs in well under a minute on one core
 FAST = "ismcts:iters=4+top=3+rollout=random"

@@ -11,7 +11,7 @@ import pytest
 from pettingzoo.test import max_cycles_test, parallel_api_test
 
 import saboteur_env
-from saboteur_env import ConfigError, GameConfig, IllegalActionError, saboteur_v0
+from saboteur_env import ConfigError, GameConfig, saboteur_v0
 from saboteur_env.encoding.observation import HIDDEN_VIEWS, ObservationEncoder, gold_bound
 from saboteur_env.engine.cards import GOAL_GOLD
 
@@ -58,50 +58,54 @@ def test_max_cycles_default_is_unbounded():
     assert GameConfig().max_cycles is None and GameConfig().max_decisions is None
 
 
-def _max_cycles_test_with_masks(mod, max_cycles: int = 4) -> None:
-    """PettingZoo's ``max_cycles_test`` with legal actions drawn from the masks (its own draws
-    ``action_space.sample()``, which here is almost always an illegal move, DESIGN 5) and the
-    parallel step count of a turn-based game: one decision per parallel step, so
-    ``max_cycles * num_players`` steps."""
-    rng = np.random.default_rng(0)
-    par = mod.parallel_env(max_cycles=max_cycles)
-    observations, _ = par.reset(seed=0)
-    n = len(par.possible_agents)
-    steps = 0
-    while steps < max_cycles * n + 10:
-        active = par.unwrapped.agent_selection
-        actions = {active: legal(observations[active]["action_mask"], rng)}
-        observations, _, terms, truncs, _ = par.step(actions)
-        steps += 1
-        if all(t or u for t, u in zip(terms.values(), truncs.values())):
-            break
-    assert steps == max_cycles * n
-    assert par.agents == []
-
-    e = mod.env(max_cycles=max_cycles)
-    e.reset(seed=0)
-    counts = np.zeros(len(e.possible_agents))
-    for a in e.agent_iter():
-        counts[e.possible_agents.index(a)] += 1
-        obs, _, term, trunc, _ = e.last()
-        e.step(None if term or trunc else legal(obs["action_mask"], rng))
-    # as PettingZoo's test: each agent's live steps plus its one dead step
-    assert max_cycles == np.max(counts) - 1 == np.median(counts) - 1
-
-
-def test_max_cycles_test_with_masked_actions():
-    _max_cycles_test_with_masks(saboteur_v0)
-
-
-@pytest.mark.xfail(
-    raises=IllegalActionError,
-    strict=True,
-    reason="PettingZoo's max_cycles_test steps action_space.sample(), unmasked: an illegal "
-    "move here raises (no silent penalty, DESIGN 5); and it counts one parallel step per cycle, "
-    "where a turn-based game has one per decision",
-)
 def test_pettingzoo_max_cycles_test():
+    """PettingZoo's own test, unmodified: its unmasked ``action_space(agent).sample()`` draws
+    legal actions (:class:`saboteur_env.aec.ActionSpace`), the parallel view truncates after
+    ``max_cycles`` parallel steps and each AEC agent acts ``max_cycles`` times."""
     max_cycles_test(saboteur_v0)
+
+
+@pytest.mark.parametrize("max_cycles", [1, 3])
+def test_parallel_view_truncates_after_max_cycles_steps(max_cycles):
+    par = saboteur_v0.parallel_env(max_cycles=max_cycles, num_players=4)
+    par.reset(seed=5)
+    for step in range(1, max_cycles + 1):
+        actor = par.unwrapped.agent_selection
+        mask = par.unwrapped.observe(actor)["action_mask"]
+        action = int(np.flatnonzero(mask)[0])
+        _, _, terms, truncs, _ = par.step({a: (action if a == actor else 0) for a in par.agents})
+        assert all(truncs.values()) == (step == max_cycles)
+        assert not any(terms.values())
+    assert par.agents == [] and par.unwrapped.game.decisions == max_cycles
+    assert par.step({}) == ({}, {}, {}, {}, {})
+    par.reset(seed=5)  # the count starts again
+    assert len(par.agents) == 4
+
+
+def test_parallel_view_checks_max_cycles():
+    with pytest.raises(ConfigError, match=r"max_cycles="):
+        saboteur_v0.parallel_env(max_cycles=0)
+
+
+def test_unmasked_sample_is_a_legal_action_of_the_agent_to_act():
+    e = saboteur_v0.env(num_players=5)
+    e.reset(seed=3)
+    for a in e.possible_agents:
+        e.action_space(a).seed(7)
+    for _ in range(60):
+        agent = e.agent_selection
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            break
+        action = e.action_space(agent).sample()
+        assert obs["action_mask"][action] == 1
+        other = next(a for a in e.agents if a != agent)
+        assert e.action_space(other).sample() == 0  # not to act: ignored
+        e.step(action)
+    # with a mask it is Gymnasium's sample
+    only = np.zeros(e.action_space("player_0").n, dtype=np.int8)
+    only[17] = 1
+    assert e.action_space("player_0").sample(mask=only) == 17
 
 
 def test_parallel_env_passes_parallel_api_test():
@@ -191,7 +195,7 @@ def test_state_before_reset_and_bad_viewer():
 def test_seat_observation_and_fingerprint_unchanged():
     """The flat observation of a seat keeps its layout: the fingerprints of the Version
     History (DESIGN 8) hold."""
-    from agents.network import env_spec
+    from saboteur_agents.network import env_spec
 
     assert env_spec(GameConfig())["fingerprint"] == "364a8b740de28874"
     assert env_spec(GameConfig(expansion=True))["fingerprint"] == "c61d02f7f3378431"

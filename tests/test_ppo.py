@@ -10,8 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import saboteur_env  # noqa: E402
-from agents import make_agent  # noqa: E402
-from agents.network import (  # noqa: E402
+from saboteur_agents import make_agent  # noqa: E402
+from saboteur_agents.network import (  # noqa: E402
     CheckpointMismatchError,
     PolicyValueNet,
     env_spec,
@@ -21,7 +21,7 @@ from agents.network import (  # noqa: E402
     sample_masked,
     save_checkpoint,
 )
-from agents.ppo import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
+from saboteur_agents.ppo import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
 from saboteur_env.engine.config import GameConfig  # noqa: E402
 
 torch.set_num_threads(1)
@@ -143,7 +143,7 @@ def test_checkpoint_mismatch_is_a_clear_error(tmp_path):
 
 def test_checkpoint_works_for_other_base_player_counts(tmp_path):
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
-    from experiments.play import play_game
+    from saboteur_experiments.play import play_game
 
     res = play_game(
         [PPOAgent(path)] + [make_agent("random") for _ in range(2)], seed=2, num_rounds=1
@@ -153,7 +153,7 @@ def test_checkpoint_works_for_other_base_player_counts(tmp_path):
 
 @pytest.mark.skipif(not DEFAULT_CHECKPOINT.exists(), reason="shipped checkpoint not built yet")
 def test_shipped_checkpoint_plays():
-    from experiments.play import play_game
+    from saboteur_experiments.play import play_game
 
     agents = [make_agent("ppo")] + [make_agent("random") for _ in range(4)]
     res = play_game(agents, seed=5, num_rounds=1)
@@ -184,7 +184,7 @@ def test_mismatched_checkpoint_is_a_usage_error_not_a_traceback(tmp_path, capsys
     """The shipped base-game checkpoint in a Saboteur 2 game (or any checkpoint that does not
     fit) ended `saboteur tournament` / `saboteur play` in a traceback; now exit 2 with the
     mismatch, naming the checkpoint once."""
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
     for argv in (
@@ -248,7 +248,7 @@ def test_a_network_shape_out_of_bounds_is_refused_before_building(
 ):
     """``conv_layers: 10**7`` in the metadata would build ten million layers: it is refused
     before any layer is built (the network's constructor is never called)."""
-    from agents import network
+    from saboteur_agents import network
 
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
     _edit_checkpoint(path, lambda m: m["net"].__setitem__(key, value))
@@ -278,7 +278,7 @@ def test_non_finite_weights_are_refused_on_load(tmp_path, bad):
 def test_a_string_game_config_is_a_clear_error(tmp_path, capsys):
     """``saboteur train --evaluate`` on a checkpoint whose metadata ``game_config`` is a string:
     a usage error naming the field, not an AttributeError traceback."""
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
     _edit_checkpoint(path, lambda m: m.__setitem__("game_config", "base 5p"))
@@ -289,3 +289,18 @@ def test_a_string_game_config_is_a_clear_error(tmp_path, capsys):
     assert exc.value.code == 2
     cap = capsys.readouterr()
     assert "game_config" in cap.err and "Traceback" not in cap.err and "usage:" in cap.err
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("num_players", "5"), ("num_players", 5.7), ("num_rounds", True), ("num_rounds", 0)],
+)
+def test_a_game_config_count_that_is_not_a_positive_int_is_refused(tmp_path, field, value):
+    """``evaluate_checkpoint`` reads the player and round counts from the metadata: a JSON
+    ``"5"`` or ``5.7`` is refused, not turned into 5 by ``int()``."""
+    from saboteur_experiments.train import evaluate_checkpoint
+
+    path = save_checkpoint(tmp_path / "c.pt", tiny_net(), GameConfig())
+    _edit_checkpoint(path, lambda m: m["game_config"].__setitem__(field, value))
+    with pytest.raises(CheckpointMismatchError, match=rf"game_config {field}={value!r}; must be"):
+        evaluate_checkpoint(path, deals=1)

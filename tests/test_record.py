@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import saboteur_env
-from agents import make_agent
-from experiments.play import play_game
+from saboteur_agents import make_agent
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.record import (
     FORMAT_VERSION,
@@ -23,6 +22,7 @@ from saboteur_env.record import (
     replay_game,
     write_record,
 )
+from saboteur_experiments.play import play_game
 
 
 def _play_env(n=5, seed=4, rounds=2, **cfg):
@@ -134,8 +134,46 @@ def test_bad_records_are_refused():
     r = json.loads(lines[end])
     r["received"] = [99] * 4
     lines2 = lines[:end] + [json.dumps(r)] + lines[end + 1 :]
-    with pytest.raises(RecordError, match="round 1"):
+    with pytest.raises(RecordError, match="round_end of round 0"):
         list(replay("\n".join(lines2) + "\n"))
+
+
+def test_a_cut_off_record_does_not_replay():
+    """A record without its game_end / truncated line (a file cut off mid-game) is refused at
+    the end of the replay, whatever the cut."""
+    lines = _record_text().splitlines()
+    cut = [x for x in lines if json.loads(x)["type"] != "game_end"]
+    with pytest.raises(RecordError, match="without its game_end or truncated line"):
+        list(replay("\n".join(cut) + "\n"))
+    half = lines[: len(lines) // 2]
+    assert not any('"game_end"' in x for x in half)
+    with pytest.raises(RecordError, match="a cut-off file"):
+        list(replay("\n".join(half) + "\n"))
+
+
+def test_edited_decision_numbers_texts_and_counts_do_not_replay():
+    lines = _record_text().splitlines()
+    text = _edited(lines, "decision", lambda d: d.__setitem__("i", 5))
+    with pytest.raises(RecordError, match="decision 'i' is 5; .* this one is 0"):
+        read_record(text)
+    text = _edited(lines, "decision", lambda d: d.__setitem__("text", "discard B01"))
+    with pytest.raises(RecordError, match="the record's text 'discard B01' is not the action's"):
+        list(replay(text))
+    text = _edited(lines, "game_end", lambda e: e.__setitem__("decisions", 3))
+    with pytest.raises(RecordError, match="the game_end line says 3 decisions"):
+        list(replay(text))
+
+
+def test_a_truncated_line_must_match_the_replay():
+    env, _ = _play_env(n=4, seed=2, rounds=3, max_cycles=5)
+    buf = io.StringIO()
+    write_record(buf, env.game, 2)
+    lines = buf.getvalue().splitlines()
+    text = _edited(lines, "truncated", lambda e: e.__setitem__("decisions", 19))
+    with pytest.raises(
+        RecordError, match="the truncated line says 19 decisions; the replay played 20"
+    ):
+        list(replay(text))
 
 
 def test_unknown_line_types_are_ignored():
@@ -162,10 +200,10 @@ def record_path(tmp_path_factory):
 
 
 def test_replay_text_from_a_seat_hides_what_it_may_not_know(record_path):
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     out = io.StringIO()
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     replay_main([record_path, "--seat", "1", "--no-pause"], out=out)
     text = out.getvalue()
@@ -181,7 +219,7 @@ def test_replay_text_from_a_seat_hides_what_it_may_not_know(record_path):
 
 
 def test_replay_text_pauses_on_scripted_input(record_path):
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     out = io.StringIO()
     replay_main([record_path, "--seat", "0"], inp=io.StringIO("\n\nq\n"), out=out)
@@ -189,7 +227,7 @@ def test_replay_text_pauses_on_scripted_input(record_path):
 
 
 def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     rec = read_record(record_path)
     folder = tmp_path / "frames"
@@ -207,7 +245,7 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
 
 
 def test_replay_cli_errors(tmp_path, record_path):
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     with pytest.raises(SystemExit):
         replay_main([str(tmp_path / "missing.jsonl")])
@@ -218,7 +256,7 @@ def test_replay_cli_errors(tmp_path, record_path):
 def test_replay_seat_view_hides_other_seats_gold_until_the_end(record_path):
     """RULES 5.3: before the game ends a seat's replay shows only its own gold received; the
     spectator sees every amount; at the end (round 2 of 2 here) all are public."""
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     rec = read_record(record_path)
     received = [r["received"] for r in rec.rounds]
@@ -243,7 +281,7 @@ def test_replay_seat_view_hides_other_seats_gold_until_the_end(record_path):
 
 
 def test_replay_prints_a_round_end_before_the_next_deal(record_path):
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     for view in (["--seat", "2"], ["--spectator"]):
         out = io.StringIO()
@@ -318,7 +356,7 @@ def test_an_edited_game_end_does_not_replay():
 def test_replay_cli_on_an_edited_record_is_one_line_and_exit_2(tmp_path, record_path, edit, capsys):
     """``saboteur replay`` on a record that does not replay: one line on stderr, exit code 2, no
     traceback, and nothing printed (the whole record is replayed before anything is shown)."""
-    from experiments.replay import main as replay_main
+    from saboteur_experiments.replay import main as replay_main
 
     lines = open(record_path, encoding="utf-8").read().splitlines()
     if edit == "action":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from experiments.reference import main
+from saboteur_experiments.reference import main
 
 
 def _rates_ok(r: dict) -> None:
@@ -55,7 +55,9 @@ def test_reference_smoke(tmp_path, capsys):
             assert -1 <= d["lo"] <= d["value"] <= d["hi"] <= 1
     md = (out / "reference.md").read_text()
     assert md in capsys.readouterr().out
-    assert "python -m experiments.reference --out" in md and "agent_seed(0, deal_seed" in md
+    assert (
+        "python -m saboteur_experiments.reference --out" in md and "agent_seed(0, deal_seed" in md
+    )
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and not ln.startswith("| N ")]
     assert len(rows) == 10  # 2 base + 2 expansion, their balance rows, 2 probe (roles)
     for c in report["base"] + report["expansion"]:  # balance: the cells partition the rounds

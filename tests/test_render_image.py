@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import saboteur_env
-from agents import make_agent
+from saboteur_agents import make_agent
 from saboteur_env.engine.cards import GOAL_GOLD, GOAL_STONE_A, GOAL_STONE_B
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.state import build_state
@@ -197,7 +197,7 @@ def test_env_render_modes(capsys):
 
 
 def test_past_round_board_and_caption():
-    from experiments.play import play_game
+    from saboteur_experiments.play import play_game
 
     buf = io.StringIO()
     play_game([make_agent("random") for _ in range(4)], 3, num_rounds=2, record=buf)

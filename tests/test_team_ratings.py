@@ -1,4 +1,5 @@
-"""Team-aware ratings (experiments.evaluation.team): who wins a round is a side (RULES 5.3)."""
+"""Team-aware ratings (saboteur_experiments.evaluation.team): who wins a round is a side (RULES
+5.3)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,20 @@ import random
 import numpy as np
 import pytest
 
-from experiments.evaluation.outcomes import round_table
-from experiments.evaluation.team import (
+from saboteur_experiments.evaluation.outcomes import round_table
+from saboteur_experiments.evaluation.team import (
     ELO,
     fit_team_model,
     format_team_ratings,
     team_ratings,
 )
-from experiments.tournament import lineup, run, schedule
+from saboteur_experiments.tournament import lineup, run, schedule
 
 DIG, SAB = 0, 1  # base-game role ids
 
 
 def _result(game_id, deal, offset, seats, roles, diggers_win):
-    """A result dict shaped like ``experiments.tournament.play``'s, one base-game round."""
+    """A result dict shaped like ``saboteur_experiments.tournament.play``'s, one base-game round."""
     winners = [s for s, r in enumerate(roles) if (r == DIG) == diggers_win]
     n = len(seats)
     return {

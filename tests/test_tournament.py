@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 import saboteur_env
-from agents import make_agent
-from experiments.ratings import (
+from saboteur_agents import make_agent
+from saboteur_env.engine.cards import CARD_KINDS, GOLD_DIGGER
+from saboteur_env.engine.events import EventType
+from saboteur_experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
     bradley_terry,
@@ -21,7 +23,7 @@ from experiments.ratings import (
     wilson,
     win_matrix,
 )
-from experiments.tournament import (
+from saboteur_experiments.tournament import (
     OneSidedWarning,
     Options,
     format_summary,
@@ -33,8 +35,6 @@ from experiments.tournament import (
     summarize,
     tournament,
 )
-from saboteur_env.engine.cards import CARD_KINDS, GOLD_DIGGER
-from saboteur_env.engine.events import EventType
 
 
 # --- scheduling ------------------------------------------------------------------------------
@@ -420,8 +420,8 @@ def test_play_is_deterministic():
 def test_tournament_records_replay_to_the_same_results(tmp_path):
     """--records writes one game record per game (saboteur_env.record); replaying a record
     through the engine gives the tournament's gold for that game."""
-    from experiments.tournament import Options, tournament
     from saboteur_env.record import replay_game
+    from saboteur_experiments.tournament import Options, tournament
 
     opts = Options(
         agents=["random", "heuristic"],
@@ -442,7 +442,9 @@ def test_tournament_records_replay_to_the_same_results(tmp_path):
         assert replay_game(str(f)).gold.tolist() == res["gold"]
 
 
-@pytest.mark.filterwarnings("ignore::experiments.tournament.OneSidedWarning")  # 1-deal runs
+@pytest.mark.filterwarnings(
+    "ignore::saboteur_experiments.tournament.OneSidedWarning"
+)  # 1-deal runs
 def test_a_second_tournament_into_the_same_out_is_refused_unless_overwrite(tmp_path, capsys):
     """The results of an earlier tournament are never replaced silently: the same ``--out``
     again is a usage error (exit 2) naming --out and --overwrite, and nothing is changed;
@@ -487,7 +489,7 @@ def test_plots_name_the_settings_that_produced_them(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
     from matplotlib.figure import Figure
 
-    from experiments.tournament import settings_text
+    from saboteur_experiments.tournament import settings_text
 
     titles = []
     real_suptitle = Figure.suptitle
@@ -528,12 +530,15 @@ def test_plots_name_the_settings_that_produced_them(tmp_path, monkeypatch):
             "--no-progress",
         ]
     )
-    want = "agents random, heuristic; 4 players, 2 rounds, 1 test deals from 0, seed 7"
+    want = "agents random, heuristic; 4 players, 2 rounds, 1 test deal from 0, seed 7"
     assert (
         settings_text(
             {"agents": ["random", "heuristic"], "players": 4, "rounds": 2, "deals": 1, "seed": 7}
         )
         == want
     )
+    assert settings_text(
+        {"agents": ["random"], "players": 3, "rounds": 1, "deals": 2, "seed": 0}
+    ).startswith("agents random; 3 players, 1 round, 2 test deals")
     assert titles.count(want) == 1  # the ratings figure's suptitle
     assert any(t.endswith("\n" + want) for t in titles)  # the win-rate plot's title

@@ -13,18 +13,18 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import saboteur_env  # noqa: E402
-from agents.network import PolicyValueNet, env_spec, load_checkpoint  # noqa: E402
-from experiments.train import (  # noqa: E402
+from saboteur_agents.network import PolicyValueNet, env_spec, load_checkpoint  # noqa: E402
+from saboteur_env import build_state  # noqa: E402
+from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
+from saboteur_env.engine.config import GameConfig  # noqa: E402
+from saboteur_env.engine.state import PlacePath  # noqa: E402
+from saboteur_experiments.train import (  # noqa: E402
     Collector,
     OpponentPool,
     TrainConfig,
     gae,
     train,
 )
-from saboteur_env import build_state  # noqa: E402
-from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
-from saboteur_env.engine.config import GameConfig  # noqa: E402
-from saboteur_env.engine.state import PlacePath  # noqa: E402
 
 torch.set_num_threads(1)
 STRAIGHT_EW = 1  # card kind 1: the straight east-west tunnel
@@ -118,7 +118,7 @@ def test_reward_credited_to_the_right_seat_and_step():
     action = env.codec.encode(PlacePath(STRAIGHT_EW, 7, 0, False), 0, 5)
     assert env.observe("player_0")["action_mask"][action] == 1
     traj = col.trajs[0]
-    from experiments.train import Step
+    from saboteur_experiments.train import Step
 
     o = env.observe("player_0")
     traj.record(0, Step(o["observation"], o["action_mask"].astype(bool), action, 0.0, 0.0))
@@ -194,7 +194,7 @@ def test_every_game_has_a_learning_seat_in_every_seat():
 
 def test_maskable_ppo_example_no_illegal_actions():
     pytest.importorskip("sb3_contrib")
-    from experiments.sb3_example import SingleAgentSaboteur, main
+    from saboteur_experiments.sb3_example import SingleAgentSaboteur, main
 
     res = main(["--steps", "256", "--n-steps", "128", "--eval-episodes", "2"])
     assert res["illegal_actions_train"] == 0 and res["illegal_actions_eval"] == 0
@@ -214,9 +214,9 @@ def test_checkpoint_evaluation_is_a_role_probe_on_the_test_split(tmp_path):
     """``--evaluate`` is the role-probe protocol: per role, the checkpoint's win in the probe
     seat minus the reference's in the same seat of the same deal; the deals come from the
     test split; the player count from the checkpoint (here 4)."""
-    from agents.network import save_checkpoint
-    from experiments.evaluation.splits import TEST
-    from experiments.train import evaluate_checkpoint
+    from saboteur_agents.network import save_checkpoint
+    from saboteur_experiments.evaluation.splits import TEST
+    from saboteur_experiments.train import evaluate_checkpoint
 
     cfg4 = TrainConfig(num_players=4)
     path4 = save_checkpoint(tmp_path / "t4.pt", tiny(cfg4), cfg4.game_config())
@@ -236,7 +236,7 @@ def test_checkpoint_evaluation_is_a_role_probe_on_the_test_split(tmp_path):
 # --- regressions: bad options, threads, --init, Ctrl-C, --evaluate, the interop example ----
 def _usage_error(capsys, argv) -> str:
     """``saboteur ARGV`` must stop with a usage error (exit 2) before training anything."""
-    from experiments.cli import main
+    from saboteur_experiments.cli import main
 
     with pytest.raises(SystemExit) as exc:
         main(list(argv))
@@ -308,7 +308,7 @@ def test_evaluation_keeps_the_training_thread_count(tmp_path):
     """Building a PPO agent limits torch to one thread (for tournaments); the periodic
     evaluation inside training used to leave it there, so --threads N ran on one thread from
     the first evaluation on."""
-    from experiments.train import evaluate
+    from saboteur_experiments.train import evaluate
 
     cfg = TrainConfig(out=str(tmp_path / "run"), threads=2)
     before = torch.get_num_threads()
@@ -324,7 +324,7 @@ def test_training_evaluates_with_a_comma_in_the_output_folder(tmp_path):
     """The evaluation loads ``ppo:<out>/checkpoints/eval_latest.pt``; a comma in ``--out`` was
     read as a second agent option ("at most one checkpoint path") and killed the run at its
     first evaluation."""
-    from experiments.train import evaluate
+    from saboteur_experiments.train import evaluate
 
     cfg = TrainConfig(out=str(tmp_path / "run,1"))
     ev = evaluate(tiny(cfg), cfg, deals=1, seed=0)
@@ -335,7 +335,7 @@ def test_init_records_the_network_it_really_trains(tmp_path):
     """With --init the network's shape comes from the checkpoint and there is no warm start;
     config.json and the checkpoints used to record the command line's channels/hidden and
     bc_decisions instead."""
-    from agents.network import save_checkpoint
+    from saboteur_agents.network import save_checkpoint
 
     cfg = TrainConfig()
     init = save_checkpoint(tmp_path / "init.pt", tiny(cfg), cfg.game_config())
@@ -370,7 +370,7 @@ def test_init_records_the_network_it_really_trains(tmp_path):
 def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
     """Without a budget training runs until interrupted; Ctrl-C used to end in a traceback
     with nothing but the last periodic checkpoint."""
-    import experiments.train as tr
+    import saboteur_experiments.train as tr
 
     calls = {"n": 0}
     real = tr.ppo_update
@@ -412,8 +412,8 @@ def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys)
     checkpoint's round count by default (--rounds overrides; round 1 is probed), and a --json
     into a missing folder is a usage error before the (long) evaluation instead of a crash
     after it."""
-    from agents.network import save_checkpoint
-    from experiments.train import evaluate_checkpoint
+    from saboteur_agents.network import save_checkpoint
+    from saboteur_experiments.train import evaluate_checkpoint
 
     cfg = TrainConfig(num_rounds=2)
     path = save_checkpoint(tmp_path / "r2.pt", tiny(cfg), cfg.game_config())
@@ -445,9 +445,9 @@ def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys)
 def test_maskable_example_gives_each_seat_its_own_agent():
     """An agent object among the opponents was shared by every seat it was cycled to, so a
     heuristic played all of them as the last seat it was reset for."""
-    from agents import make_agent
-    from agents.ppo import PPOAgent
-    from experiments.sb3_example import SingleAgentSaboteur
+    from saboteur_agents import make_agent
+    from saboteur_agents.ppo import PPOAgent
+    from saboteur_experiments.sb3_example import SingleAgentSaboteur
 
     net = tiny(TrainConfig())
     env = SingleAgentSaboteur([make_agent("heuristic"), PPOAgent(net=net)], seat=0)
@@ -463,7 +463,7 @@ def test_maskable_example_gives_each_seat_its_own_agent():
 
 def test_maskable_example_bad_options_are_usage_errors(capsys):
     pytest.importorskip("sb3_contrib")
-    from experiments.sb3_example import main
+    from saboteur_experiments.sb3_example import main
 
     for argv, needle in (
         (["--steps", "0"], "--steps"),
@@ -511,7 +511,7 @@ def test_the_warm_start_counts_against_the_time_budget(tmp_path):
 def test_demonstrations_keep_only_finished_games_at_the_deadline():
     import time
 
-    from experiments.train import collect_demonstrations
+    from saboteur_experiments.train import collect_demonstrations
 
     cfg = TrainConfig(num_players=3, num_rounds=1)
     data = collect_demonstrations(50, cfg, seed=0, deadline=time.perf_counter())
@@ -526,7 +526,7 @@ def test_demonstrations_keep_only_finished_games_at_the_deadline():
 def test_collector_stops_at_the_deadline():
     import time
 
-    from experiments.train import Collector, OpponentPool
+    from saboteur_experiments.train import Collector, OpponentPool
 
     cfg = TrainConfig(num_envs=2, num_players=3, num_rounds=1)
     net = tiny(cfg)
@@ -537,7 +537,7 @@ def test_collector_stops_at_the_deadline():
 
 
 def test_train_takes_players_and_rounds_like_every_other_command():
-    from experiments.train import parse_args
+    from saboteur_experiments.train import parse_args
 
     cfg = parse_args(["--players", "4", "--rounds", "2"])
     assert (cfg.num_players, cfg.num_rounds) == (4, 2)
@@ -555,7 +555,7 @@ def test_train_usage_errors_name_players_and_rounds(capsys):
 def test_train_help_names_no_case_or_issue(capsys):
     import re
 
-    from experiments.train import main
+    from saboteur_experiments.train import main
 
     with pytest.raises(SystemExit) as exc:
         main(["--help"])
@@ -567,7 +567,7 @@ def test_train_help_names_no_case_or_issue(capsys):
 
 def test_maskable_example_prints_a_random_reference(capsys):
     pytest.importorskip("sb3_contrib")
-    from experiments.sb3_example import main
+    from saboteur_experiments.sb3_example import main
 
     res = main(["--steps", "128", "--n-steps", "64", "--eval-episodes", "2"])
     out = capsys.readouterr().out
@@ -599,7 +599,7 @@ def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
     """Every environment a training run resets (self-play, demonstrations, the in-training
     evaluation) gets a seed of the train or dev split, never one of the test split that the
     published evaluations use (DESIGN 9)."""
-    from experiments.evaluation.splits import DEV, TEST, TRAIN
+    from saboteur_experiments.evaluation.splits import DEV, TEST, TRAIN
 
     env_cls = type(saboteur_env.raw_env())
     seeds: list = []
@@ -625,7 +625,7 @@ def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
     second iteration and evaluation to about 200 s."""
     import types
 
-    import experiments.train as tr
+    import saboteur_experiments.train as tr
 
     clock = {"t": 0.0}
 

@@ -10,15 +10,15 @@ tables and the :class:`~saboteur_env.encoding.codec.Codec` to decode actions; it
 
 How it plays:
 
-* The maze (:mod:`agents.heuristic.maze`) is rebuilt from the observation at every decision
+* The maze (:mod:`saboteur_agents.heuristic.maze`) is rebuilt from the observation at every decision
   and replayed event by event between them, so that every other player's move is judged on the
   maze it was made on.
-* Each move of another player adds evidence to the belief (:mod:`agents.heuristic.belief`).
-* Each legal action gets a score from its family's scorer (:mod:`agents.heuristic.scorers`);
-  how the agent's role plays (digging, sabotage after an honest phase for cover, crystals,
-  doors, whom to hurt) is the role table of :mod:`agents.heuristic.strategy`, and the few ways
-  the games differ are that module's :class:`~agents.heuristic.strategy.GamePlay`, chosen by
-  ``config.ruleset.name``.
+* Each move of another player adds evidence to the belief (:mod:`saboteur_agents.heuristic.belief`).
+* Each legal action gets a score from its family's scorer
+  (:mod:`saboteur_agents.heuristic.scorers`); how the agent's role plays (digging, sabotage after an
+  honest phase for cover, crystals, doors, whom to hurt) is the role table of
+  :mod:`saboteur_agents.heuristic.strategy`, and the few ways the games differ are that module's
+  :class:`~saboteur_agents.heuristic.strategy.GamePlay`, chosen by ``config.ruleset.name``.
 * Styles (``make_agent("heuristic:<style>")``): ``""`` (default), ``"subtle"`` (long honest
   phase, quiet sabotage), ``"blatant"`` (sabotage from the first turn, no concern for looks).
 """
@@ -80,21 +80,21 @@ _TOOLS = slice(PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_CART + 1)
 
 class HeuristicAgent(Agent):
     """Role-aware heuristic player with a suspicion model (see the module docstring), for
-    every ruleset that :data:`~agents.heuristic.strategy.GAME_PLAYS` knows.
+    every ruleset that :data:`~saboteur_agents.heuristic.strategy.GAME_PLAYS` knows.
 
     Args:
         option: the spec's option, tokens joined by ``-``: a style ``"subtle"`` or
-            ``"blatant"`` (:data:`~agents.heuristic.strategy.STYLES`; none: the default
+            ``"blatant"`` (:data:`~saboteur_agents.heuristic.strategy.STYLES`; none: the default
             style) and a version ``"v1"`` or ``"v2"``
-            (:data:`~agents.heuristic.strategy.TACTICS`; none: the latest), e.g.
+            (:data:`~saboteur_agents.heuristic.strategy.TACTICS`; none: the latest), e.g.
             ``"heuristic:v1-subtle"``.
 
     Raises:
         ValueError: an unknown token (the message lists the valid ones).
 
     Attributes (after :meth:`reset`):
-        maze: the agent's :class:`~agents.heuristic.maze.Maze`.
-        beliefs: its :class:`~agents.heuristic.belief.RoleBelief`.
+        maze: the agent's :class:`~saboteur_agents.heuristic.maze.Maze`.
+        beliefs: its :class:`~saboteur_agents.heuristic.belief.RoleBelief`.
         known, public: int ``(3,)``, goal identities known to it / to everyone (-1 unknown,
             0 gold, 1-2 stone).
         progress: float64 ``(n,)``, public progress made by each seat this round.
@@ -374,7 +374,7 @@ class HeuristicAgent(Agent):
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
     ) -> int:
-        """Choose a legal flat action (see :meth:`agents.base.Agent.act`).
+        """Choose a legal flat action (see :meth:`saboteur_agents.base.Agent.act`).
 
         Raises:
             ValueError: the mask has no legal action.
@@ -446,8 +446,8 @@ class HeuristicAgent(Agent):
 
     def scarcity(self) -> float:
         """The extra cost of a walled-off tunnel-front cell now, in tunnel steps
-        (:class:`~agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost once
-        the front has not come nearer a goal for a whole table round of turns, in full after
+        (:class:`~saboteur_agents.heuristic.strategy.Tactics`): the base cost, plus the stall cost
+        once the front has not come nearer a goal for a whole table round of turns, in full after
         two (the players have had their chance to fit the cell and did not); turns are the
         engine's (the observation's ``turn``), so a Saboteur 2 pass of several cards is one."""
         stuck = min(1.0, max(0.0, (self.turn - (self._moved or 0) - self.n) / self.n))
@@ -493,7 +493,8 @@ class HeuristicAgent(Agent):
         return choose_discard(self._keeping(V), legal, self.codec, self.rng)
 
     def _decision(self, V: dict[str, np.ndarray]) -> Decision:
-        """Everything the turn scorers read (:class:`~agents.heuristic.scorers.Decision`)."""
+        """Everything the turn scorers read
+        (:class:`~saboteur_agents.heuristic.scorers.Decision`)."""
         n, seat, gp = self.n, self.seat, self.gameplay
         players = V["players"]
         xplayers = V.get("xplayers")

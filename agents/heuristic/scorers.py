@@ -3,9 +3,9 @@
 A scorer reads one :class:`Decision` (what the agent knows and wants at this decision) and the
 offsets of the legal actions inside its family's block of the codec (DESIGN 3), and returns a
 float64 score per action; the agent plays the best score (ties broken by a tiny random
-jitter).  Scores are in *tunnel steps* (:mod:`agents.heuristic.maze`), less
+jitter).  Scores are in *tunnel steps* (:mod:`saboteur_agents.heuristic.maze`), less
 ``lam * (how suspicious the move looks)`` with the same evidence model that the agent applies to
-others (:mod:`agents.heuristic.belief`).
+others (:mod:`saboteur_agents.heuristic.belief`).
 
 Normal turns (:data:`TURN_SCORERS`, family -> scorer): :func:`score_place` (RULES 3.1),
 :func:`score_rockfall` (RULES 3.4), :func:`score_map` (RULES 3.5), :func:`score_tool` (broken
@@ -15,7 +15,7 @@ player, one scorer per card in :data:`X_CARD_SCORERS`, RULES 6.5) and :func:`sco
 (RULES 6.7 option 3).  Saboteur 2 sub-phases: :func:`choose_pass`, :func:`choose_discard`
 (RULES 6.7) and :func:`choose_steal` (RULES 6.9).  :func:`keep_value` says how much a card is
 worth keeping.  How a role values a placement is one of :func:`dig`, :func:`sabotage` and
-:func:`collect_crystals`, named in the role table (:mod:`agents.heuristic.strategy`).
+:func:`collect_crystals`, named in the role table (:mod:`saboteur_agents.heuristic.strategy`).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class Keeping:
     """What :func:`keep_value` reads.
 
     Attributes:
-        play: the role's way of playing (:class:`~agents.heuristic.strategy.RolePlay`).
+        play: the role's way of playing (:class:`~saboteur_agents.heuristic.strategy.RolePlay`).
         hostile: the agent is sabotaging now.
         known: int ``(3,)``, goal identities it knows (-1 unknown, 0 gold, 1-2 stone).
         hand: float32 ``(n_kinds,)`` own cards per kind.
@@ -102,9 +102,9 @@ class Decision(Keeping):
     Attributes:
         codec, rows: the action codec and its :class:`PlacementRows`.
         game, style, tactics: the game's and the agent's way of playing, and its version's
-            :class:`~agents.heuristic.strategy.Tactics`.
+            :class:`~saboteur_agents.heuristic.strategy.Tactics`.
         mapped_by: per goal slot, the seats that played a map on it this round.
-        fit: float64 ``(16, 16)`` :func:`~agents.heuristic.maze.fit_table` of the deck.
+        fit: float64 ``(16, 16)`` :func:`~saboteur_agents.heuristic.maze.fit_table` of the deck.
         seat, n, own_turns: the agent's seat, the player count, own turns this round.
         lam: the penalty per unit of suspicion a move gives observers.
         plan: the maze the agent plans on (its own maze, or without routes through the doors

@@ -65,8 +65,8 @@ class Tactics:
         scarcity_stall: a tunnel-front cell whose laid neighbours exclude most of the fitting
             through cards costs up to this many more steps, from nothing until the front has
             been stuck for a table round of turns to all of it after two
-            (:meth:`~agents.heuristic.agent.HeuristicAgent.scarcity`,
-            :meth:`~agents.heuristic.maze.Evaluation._scarce_front`; 0: walls ignored).
+            (:meth:`~saboteur_agents.heuristic.agent.HeuristicAgent.scarcity`,
+            :meth:`~saboteur_agents.heuristic.maze.Evaluation._scarce_front`; 0: walls ignored).
         keep_rockfall_far, keep_rockfall_near, near_steps: a digger's keep value of a rockfall
             (RULES 3.4), and once the front is within ``near_steps`` steps of a goal.
         mapped_penalty: value lost by mapping a goal that a trusted player already mapped
@@ -157,8 +157,8 @@ class RolePlay:
     """How one role plays.
 
     Attributes:
-        place: utility of honest placements (:func:`~agents.heuristic.scorers.dig` or
-            :func:`~agents.heuristic.scorers.collect_crystals`).
+        place: utility of honest placements (:func:`~saboteur_agents.heuristic.scorers.dig` or
+            :func:`~saboteur_agents.heuristic.scorers.collect_crystals`).
         place_hostile: utility of placements while sabotaging.
         sabotages: plays for the saboteurs: an honest phase for cover (:class:`Style`), then
             harm; never hands the gold over, holds fire on tools while honest.
@@ -273,11 +273,13 @@ class GamePlay:
     """One game's way of playing.
 
     Attributes:
-        maze: the maze model (:class:`~agents.heuristic.maze.Maze` for cards described by their
-            openings, :class:`~agents.heuristic.maze.SegmentMaze` for segments, ladders and
+        maze: the maze model (:class:`~saboteur_agents.heuristic.maze.Maze` for cards described by
+        their
+            openings, :class:`~saboteur_agents.heuristic.maze.SegmentMaze` for segments, ladders and
             doors, RULES 6.3, 6.4).
-        belief: the belief model (:class:`~agents.heuristic.belief.AssignmentBelief` exact
-            over two-role assignments, :class:`~agents.heuristic.belief.SeatBelief` per seat).
+        belief: the belief model (:class:`~saboteur_agents.heuristic.belief.AssignmentBelief` exact
+            over two-role assignments, :class:`~saboteur_agents.heuristic.belief.SeatBelief` per
+            seat).
         roles: role name -> :class:`RolePlay` for every role of the ruleset.
         hurt: ``(q, e, hostile) -> float64 (n,)``, how much the agent wants to harm (positive)
             or help (negative) each seat's tools (:func:`opposed_hurt`, :func:`enemy_hurt`).

@@ -1,4 +1,4 @@
-"""``python -m experiments.bluff``: the same as ``saboteur bluff``."""
+"""``python -m saboteur_experiments.bluff``: the same as ``saboteur bluff``."""
 
 from .cli import main
 

@@ -2,7 +2,7 @@
 
 :class:`RoleSplitAgent` plays one policy on gold-digger turns and another on saboteur turns, so
 that saboteur policies can be compared against the *same* gold-diggers.  Spec (registered with
-:func:`agents.base.register_agent`)::
+:func:`saboteur_agents.base.register_agent`)::
 
     make_agent("rolesplit:<digger spec>/<saboteur spec>")
     make_agent("rolesplit:heuristic/random")      # heuristic diggers, random saboteurs
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, make_agent, register_agent
+from saboteur_agents.base import Agent, make_agent, register_agent
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
 from saboteur_env.engine.state import Event

@@ -24,7 +24,7 @@ def _unit_interval(text: str) -> float:
 def main(argv=None) -> dict:
     """``saboteur bluff``: every bad option is a usage error (exit code 2, the option and its
     value named) found before anything is played or written."""
-    from experiments.cli_args import at_least, check_config, check_output_dir
+    from saboteur_experiments.cli_args import at_least, check_config, check_output_dir
 
     base, s2 = variant(False), variant(True)
 
@@ -119,7 +119,7 @@ def main(argv=None) -> dict:
     known = {*table, *POPULATIONS}
     for pop in pops:
         if pop not in known:
-            from agents import make_agent
+            from saboteur_agents import make_agent
 
             try:
                 make_agent(pop)  # any agent spec is a population of its own

@@ -44,10 +44,10 @@ def run(
     ppo: str | None = None,
     expansion: bool = False,
 ) -> dict:
-    """Run the whole benchmark (see :mod:`experiments.bluff`); returns the summary dict.
+    """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
-    the checkpoint shipped with the package, :mod:`agents.ppo`).
+    the checkpoint shipped with the package, :mod:`saboteur_agents.ppo`).
 
     ``expansion``: the Saboteur 2 track (its :data:`.populations.VARIANTS` entry:
     :data:`.populations.EXPANSION_POPULATIONS` by default, records under ``<tag>_x<N>``; the
@@ -130,7 +130,7 @@ def run(
             ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
         ]
         if track == "in-seat" and heuristic_ok:
-            from agents import make_agent
+            from saboteur_agents import make_agent
 
             fs.append(
                 (

@@ -21,7 +21,7 @@ from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
 #: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
-#: they isolate the saboteur policy (:mod:`experiments.bluff.actors`): ``heuristic-mimic``
+#: they isolate the saboteur policy (:mod:`saboteur_experiments.bluff.actors`): ``heuristic-mimic``
 #: saboteurs play exactly like gold-diggers (the zero-sabotage reference of the frontier).
 POPULATIONS = {
     "random": "random",
@@ -179,8 +179,8 @@ def population_problem(spec: str, n_players: int, expansion: bool = False) -> st
             "no Saboteur 2 checkpoint is shipped)"
         )
     try:
-        from agents import make_agent
-        from experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
+        from saboteur_agents import make_agent
+        from saboteur_experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
 
         a = make_agent(spec)
         a.reset(0, GameConfig(num_players=n_players, expansion=expansion), seed=0)
@@ -203,7 +203,7 @@ def fingerprint(spec: str) -> str:
         return spec
     path = next((o for o in opt.split(",") if o and o != "greedy"), None)
     if path is None:
-        from agents.ppo import DEFAULT_CHECKPOINT
+        from saboteur_agents.ppo import DEFAULT_CHECKPOINT
 
         path = DEFAULT_CHECKPOINT
     try:

@@ -64,8 +64,8 @@ def record_set(
     v = variant(expansion)
     default = v.populations.get(pop, pop)
     spec = spec or default
-    from agents import make_agent
-    from experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
+    from saboteur_agents import make_agent
+    from saboteur_experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
 
     fp = fingerprint(spec)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
@@ -117,8 +117,8 @@ def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
     """Play one game (agent ``i`` in seat ``i``, agent seeds ``seed * 1000 + seat``,
-    :func:`experiments.play.play_game`) and write its record to ``path`` with every event and
-    the header fields ``meta`` (:func:`saboteur_env.record.write_record` ``events=True``)."""
-    from experiments.play import play_game
+    :func:`saboteur_experiments.play.play_game`) and write its record to ``path`` with every event
+    and the header fields ``meta`` (:func:`saboteur_env.record.write_record` ``events=True``)."""
+    from saboteur_experiments.play import play_game
 
     play_game(agents, seed, record=str(path), record_meta=meta, record_events=True, **config)

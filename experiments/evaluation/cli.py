@@ -16,7 +16,7 @@ import argparse
 import json
 import time
 
-from experiments.cli_args import (
+from saboteur_experiments.cli_args import (
     DefaultsHelp,
     add_deal_range,
     at_least,
@@ -33,7 +33,7 @@ def main(argv=None) -> dict:
     p = argparse.ArgumentParser(
         prog="saboteur evaluate",
         description="Role-probe head-to-head of a candidate agent against reference agents "
-        "(experiments.evaluation), or the external 4-player saboteur protocol.",
+        "(saboteur_experiments.evaluation), or the external 4-player saboteur protocol.",
         formatter_class=DefaultsHelp,
     )
     p.add_argument("candidate", nargs="?", default=None, help="agent spec under test")
@@ -57,7 +57,7 @@ def main(argv=None) -> dict:
     if a.json:
         check_output_file(p, a.json, "--json")
     check_deal_range(p, a)
-    from experiments.evaluation import protocols
+    from saboteur_experiments.evaluation import protocols
 
     t0 = time.perf_counter()
     if a.external is not None:

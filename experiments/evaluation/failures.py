@@ -21,7 +21,7 @@ engine's event log (RULES sections in brackets):
 
 Roles are the ones at the end of the round (in Saboteur 2 after any Swap your hats), except
 for :class:`MissedWins`, which takes the seat's role when it acted; the side of a role is
-:func:`experiments.evaluation.outcomes.side_of`.
+:func:`saboteur_experiments.evaluation.outcomes.side_of`.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.evaluation.outcomes import side_of
 from saboteur_env.engine.actions import FAMILIES, PlacePath
 from saboteur_env.engine.cards import CARD_KINDS, FACING, GOAL_CELLS, GOAL_GOLD, SIDE_DELTA
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.phases import FAMILIES_OF_PHASE
 from saboteur_env.engine.ruleset import Ruleset
+from saboteur_experiments.evaluation.outcomes import side_of
 
 _PLACE = FAMILIES["place"]
 
@@ -129,7 +129,7 @@ class MissedWins:
     ``watch = MissedWins(game)`` once per game, then ``watch.before(seat, action)`` before
     each decision is applied (``action``: structured, or a flat index decoded with ``codec``).
     Counted only for a seat whose role (when it acts) is on the gold-digger side
-    (:func:`experiments.evaluation.outcomes.side_of` ``== "digger"``: the base game's
+    (:func:`saboteur_experiments.evaluation.outcomes.side_of` ``== "digger"``: the base game's
     gold-digger, Saboteur 2's green and blue diggers).  ``counts[round][seat]``: the two
     counters of that round (``game.round``, 0-based), read by :func:`game_failures`.
     """
@@ -229,9 +229,9 @@ def failure_report(results: Sequence[dict], agents: Sequence[str]) -> dict:
     """Per agent, each counter per 100 rounds it played (and its raw count), plus the share
     of rounds the gold-diggers lost with the tunnel within :data:`NEAR` cells of the gold.
 
-    ``results``: game results of :func:`experiments.tournament.play` (their ``"failures"``).
-    Returns ``{"agents": {agent: {"rounds": int, counter: {"count", "per_100_rounds"}}},
-    "digger_losses": int, "lost_near_gold": int, "near": NEAR}``.
+    ``results``: game results of :func:`saboteur_experiments.tournament.play` (their
+    ``"failures"``). Returns ``{"agents": {agent: {"rounds": int, counter: {"count",
+    "per_100_rounds"}}}, "digger_losses": int, "lost_near_gold": int, "near": NEAR}``.
     """
     per = {a: {"rounds": 0, **dict.fromkeys(SEAT_COUNTERS, 0)} for a in agents}
     losses = near = 0

@@ -1,10 +1,10 @@
 """What a played round means for each seat: the outcome table every statistic is built on.
 
-A game result is the plain dict of :func:`experiments.tournament.play` (``lineup``, ``deal``,
-``rounds`` with ``roles``, ``winners``, ``paid``, ...).  :func:`round_table` flattens a list of
-them into one row per (game, round, seat), with the deal as the cluster of every interval
-(:mod:`experiments.evaluation.stats`): all seats of one deal share its cards, so they are not
-independent observations.
+A game result is the plain dict of :func:`saboteur_experiments.tournament.play` (``lineup``,
+``deal``, ``rounds`` with ``roles``, ``winners``, ``paid``, ...).  :func:`round_table` flattens a
+list of them into one row per (game, round, seat), with the deal as the cluster of every interval
+(:mod:`saboteur_experiments.evaluation.stats`): all seats of one deal share its cards, so they are
+not independent observations.
 """
 
 from __future__ import annotations

@@ -18,9 +18,10 @@ a Swap your hats card (RULES 6.5, 7.21) can give the probe seat another role dur
 and the round is then scored under the role the seat holds at its end (RULES 6.9), as the game
 does; the pairing is by the deal, so both games of a pair start from the same roles.
 
-``mixed`` - the tournament's rotation (:func:`experiments.tournament.schedule`): every agent in
-every seat of every deal once; for ratings (:mod:`experiments.evaluation.team`), not for
-per-role claims, since each role's result there also contains the agent's play of the others.
+``mixed`` - the tournament's rotation (:func:`saboteur_experiments.tournament.schedule`): every
+agent in every seat of every deal once; for ratings (:mod:`saboteur_experiments.evaluation.team`),
+not for per-role claims, since each role's result there also contains the agent's play of the
+others.
 
 ``external`` (:func:`external_protocol`) - the protocol of the one published Saboteur AI result
 (4 players, base game, a saboteur candidate against three heuristic gold-diggers, the
@@ -37,10 +38,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.evaluation.outcomes import role_won
-from experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, split_named
-from experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
 from saboteur_env.engine.ruleset import Ruleset, ruleset_of
+from saboteur_experiments.evaluation.outcomes import role_won
+from saboteur_experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, split_named
+from saboteur_experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
 
 #: published figures of the external protocol (their engine and bots, not ours)
 EXTERNAL_PUBLISHED = {
@@ -137,14 +138,14 @@ def probe_schedule(
     roles_cache: dict | None = None,
 ) -> tuple[list, dict[int, list[tuple[Probe, int, int]]]]:
     """The games of a ``role-probe`` run: ``(tasks, pairs)`` where ``tasks`` are
-    :class:`experiments.tournament.Task` in game-id order and ``pairs[role]`` lists
+    :class:`saboteur_experiments.tournament.Task` in game-id order and ``pairs[role]`` lists
     ``(probe, probe_game_id, reference_game_id)``.  ``roles_cache``: a dict of dealt roles by
     deal seed to share between calls on the same game (:func:`head_to_head`).
 
     Raises:
         ValueError: for an unknown split or role, or too few deals holding a role.
     """
-    from experiments.tournament import Task
+    from saboteur_experiments.tournament import Task
 
     rules: Ruleset = ruleset_of(expansion)
     s = split_named(split)
@@ -205,7 +206,7 @@ def role_probe(
     Raises:
         ValueError: for an unknown split, role or agent spec, or too few deals holding a role.
     """
-    from experiments.tournament import run
+    from saboteur_experiments.tournament import run
 
     rules: Ruleset = ruleset_of(expansion)
     s = split_named(split)
@@ -369,7 +370,7 @@ def external_protocol(
                 progress=progress,
             )
         except ValueError as err:
-            network = sys.modules.get("agents.network")
+            network = sys.modules.get("saboteur_agents.network")
             if network is None or not isinstance(err, network.CheckpointMismatchError):
                 raise  # a deal range or spec problem, not this candidate's
             out[spec] = {"error": str(err).splitlines()[0]}
@@ -397,8 +398,8 @@ def trained_players(spec: str) -> int | None:
     if spec.split(":", 1)[0] != "ppo":
         return None
     try:
-        from agents import make_agent
-        from agents.network import read_checkpoint
+        from saboteur_agents import make_agent
+        from saboteur_agents.network import read_checkpoint
 
         _, meta = read_checkpoint(make_agent(spec).path)
         return int(meta.get("game_config", {}).get("num_players"))

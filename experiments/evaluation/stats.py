@@ -18,7 +18,7 @@ of clusters beside it.
 * :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
   deal-level percentile bootstrap (resample whole deals with replacement).
 * :func:`cluster_bootstrap` - the same resampling for any statistic computed from weighted
-  rows (the ratings of :mod:`experiments.evaluation.team`).
+  rows (the ratings of :mod:`saboteur_experiments.evaluation.team`).
 
 All intervals are 95% unless ``level`` says otherwise.
 """
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.ratings import wilson
+from saboteur_experiments.ratings import wilson
 
 #: default number of deal-bootstrap resamples
 N_BOOT = 2000

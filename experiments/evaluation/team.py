@@ -1,14 +1,14 @@
 """Team-aware ratings for a hidden-team game, fitted order-free, with deal-bootstrap intervals.
 
-The free-for-all ratings of :mod:`experiments.ratings` rank seats by their gold.  In Saboteur
-the unit that wins is a *side*: the gold-diggers of a round win together when the gold is
+The free-for-all ratings of :mod:`saboteur_experiments.ratings` rank seats by their gold.  In
+Saboteur the unit that wins is a *side*: the gold-diggers of a round win together when the gold is
 reached, the saboteurs when it is not (RULES 5.3; in Saboteur 2 the winners set of RULES 6.9,
 green/blue diggers against the saboteurs).  So an agent is rated by how its side fared, per
 role class, against the seats it actually played against.
 
 The model is a weighted logistic regression on the rows of
-:func:`experiments.evaluation.outcomes.round_table`.  For each row (round ``r``, seat ``s``,
-agent ``a``, role class ``c``), where ``c`` is ``"gold-digger"`` (any digger role of the
+:func:`saboteur_experiments.evaluation.outcomes.round_table`.  For each row (round ``r``, seat
+``s``, agent ``a``, role class ``c``), where ``c`` is ``"gold-digger"`` (any digger role of the
 ruleset, pooled) or ``"saboteur"``::
 
     logit P(s won r) = alpha[c, k] + theta[a, c] - mean_{t opposing s} theta[agent_t, class_t]
@@ -20,8 +20,8 @@ ruleset, pooled) or ``"saboteur"``::
   Saboteur 2's boss, profiteer and geologist rows are left out of the fit and are nobody's
   opponent (they win with either side or by their own pay).
 * there is **no seat effect** in the model: the tournament rotates every agent through every
-  seat (:func:`experiments.tournament.schedule`), and seat bias is reported separately by the
-  tournament summary.
+  seat (:func:`saboteur_experiments.tournament.schedule`), and seat bias is reported separately by
+  the tournament summary.
 * a ridge prior ``0.5 * lam * sum(theta**2)`` (plus ``0.5 * 1e-6 * sum(alpha**2)``, and a floor
   of ``1e-6`` on ``lam``) makes the penalised likelihood strictly concave, so the fit exists and
   is unique even when an agent always wins.  Adding a constant to every digger (or every
@@ -32,8 +32,9 @@ The fit is Newton's method on a dense design matrix built once, so it does not d
 order of the games (rows are put in canonical (deal, game, round, seat) order first).
 Ratings are reported on the Elo scale, ``400 / ln 10 * theta``; ``"overall"`` is the mean of an
 agent's two role ratings weighted by its share of (weighted) rows in each class.  Intervals are
-95% deal-bootstrap percentile intervals (:func:`experiments.evaluation.stats.cluster_bootstrap`):
-every seat of a deal shares its cards, so the deal is the resampled unit.
+95% deal-bootstrap percentile intervals
+(:func:`saboteur_experiments.evaluation.stats.cluster_bootstrap`): every seat of a deal shares its
+cards, so the deal is the resampled unit.
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from experiments.evaluation.outcomes import RoundTable, round_table
-from experiments.evaluation.stats import cluster_bootstrap, percentile_interval
+from saboteur_experiments.evaluation.outcomes import RoundTable, round_table
+from saboteur_experiments.evaluation.stats import cluster_bootstrap, percentile_interval
 
 #: role-class names, the column order of ``theta``
 CLASSES = ("gold-digger", "saboteur")
@@ -182,10 +183,10 @@ def fit_team_model(table: RoundTable, weights: np.ndarray | None = None, lam: fl
     """Fit the team model (module docstring) to a :class:`RoundTable`.
 
     Args:
-        table: the rows of :func:`~experiments.evaluation.outcomes.round_table`; who won is
+        table: the rows of :func:`~saboteur_experiments.evaluation.outcomes.round_table`; who won is
             its ``won`` column (the side winners of RULES 5.3 / RULES 6.9).
         weights: float64 ``(len(table),)`` row weights (e.g. from
-            :func:`~experiments.evaluation.stats.cluster_weights`); default all 1.
+            :func:`~saboteur_experiments.evaluation.stats.cluster_weights`); default all 1.
         lam: ridge strength on theta (logit units), ``>= 0`` (0 is floored at 1e-6).
 
     Returns:
@@ -235,7 +236,7 @@ def team_ratings(
     """Team-model ratings of ``agents`` from game results, with deal-bootstrap intervals.
 
     Args:
-        results: game results of :func:`experiments.tournament.play` (one ruleset).
+        results: game results of :func:`saboteur_experiments.tournament.play` (one ruleset).
         agents: the agent names; every agent of every lineup must be one of them.
         n_boot: deal-bootstrap resamples (``>= 1``); ``seed``: their seed.
         lam: ridge strength on theta, ``>= 0``.

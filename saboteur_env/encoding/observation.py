@@ -596,6 +596,10 @@ def describe_spaces(config: GameConfig | None = None) -> str:
         )
         + f"; each x {codec.max_players} relative target seats.",
         "",
+        "Card codes: B01-B16 are the base game's path cards and X01-X26 Saboteur 2's, in the "
+        "card tables of [rules.md](rules.md); decode an index with "
+        "`env.unwrapped.codec.describe(index, seat, num_players)` ([actions.md](actions.md)).",
+        "",
         "## Observation",
         "",
         describe_spec(enc),

@@ -36,7 +36,7 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     generator is replaced by one drawn from ``rng``.  (What ``seat`` knows of a hand it gave
     away with Swap your hand is not used.)  Each hidden pool is sorted before it is shuffled,
     so two states that ``seat`` cannot tell apart give the same sample for the same ``rng``
-    state (what an information-set search needs: ``agents.ismcts``).
+    state (what an information-set search needs: ``saboteur_agents.ismcts``).
 
     Args:
         game: the state; not changed.

@@ -165,11 +165,15 @@ class Ruleset:
         """
         if isinstance(role, str):
             if role not in self.roles:
-                raise ValueError(f"unknown {self.title} role {role!r}; use one of {self.roles}")
+                raise ValueError(f"{role!r} is not a role of {self.title}; use one of {self.roles}")
             return self.roles.index(role)
-        if isinstance(role, bool) or not 0 <= int(role) < self.n_roles:
+        if (
+            not isinstance(role, (int, np.integer))
+            or isinstance(role, bool)
+            or not 0 <= int(role) < self.n_roles
+        ):
             raise ValueError(
-                f"unknown {self.title} role {role!r}; use one of {self.roles} "
+                f"{role!r} is not a role of {self.title}; use one of {self.roles} "
                 f"or 0-{self.n_roles - 1}"
             )
         return int(role)

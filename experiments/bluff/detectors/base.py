@@ -14,7 +14,7 @@ from .priors import exact_prior
 
 
 class Detector:
-    """Base class of the detector protocol (see :mod:`experiments.bluff.detectors`).
+    """Base class of the detector protocol (see :mod:`saboteur_experiments.bluff.detectors`).
 
     After :meth:`reset` it holds ``seat``, ``config``, ``own_role``, ``n`` (players),
     ``n_roles`` (``config.ruleset.n_roles``) and ``held`` (every role the observer held this

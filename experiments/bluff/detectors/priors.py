@@ -19,7 +19,9 @@ from math import lgamma
 
 import numpy as np
 
-from agents.heuristic.belief import role_deck  # the beliefs the heuristic and detectors share
+from saboteur_agents.heuristic.belief import (
+    role_deck,  # the beliefs the heuristic and detectors share
+)
 from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.config import GameConfig
 

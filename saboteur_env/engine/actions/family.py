@@ -239,7 +239,9 @@ class ActionFamily:
 
 def hand_form(game: Game, seat: int, kind: object) -> str | None:
     """``kind`` must be a hand card kind that ``seat`` holds."""
-    if not is_int(kind) or not 0 <= int(kind) < game.rules.n_kinds:
+    if not is_int(kind):
+        return f"card kind {kind!r} is not an int (a card kind index 0..{game.rules.n_kinds - 1})"
+    if not 0 <= int(kind) < game.rules.n_kinds:
         return f"seat {seat} holds no card of kind {kind!r}"
     if game.hands[seat, int(kind)] == 0:
         return f"seat {seat} holds no {CARD_KINDS[int(kind)].id} card"
