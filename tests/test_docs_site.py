@@ -36,5 +36,8 @@ def test_docs_site_builds_strict(tmp_path):
         "saboteur_env.engine.Game",
         "saboteur_env.encoding.Codec",
         "saboteur_env.aec.raw_env",
+        # the folders agents/ and experiments/ under their import names (pyproject package-dir)
+        "saboteur_agents.heuristic.HeuristicAgent",
+        "saboteur_experiments.evaluation.protocols.role_probe",
     ):
         assert f'id="{name}"' in api
