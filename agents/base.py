@@ -88,8 +88,9 @@ def make_agent(spec: str) -> Agent:
 
     Raises:
         TypeError: ``spec`` is not a string.
-        ValueError: an unknown agent name (the message lists the known ones), or an option
-            given to an agent that takes none (``"random:3"``).
+        ValueError: an unknown agent name (the message lists the known ones), an option
+            given to an agent that takes none (``"random:3"``), or an empty option
+            (``"heuristic:"``).
         MissingExtraError: the agent needs an extra that is not installed (``"ppo"``: torch).
     """
     if not isinstance(spec, str):
@@ -103,6 +104,9 @@ def make_agent(spec: str) -> Agent:
     factory = _REGISTRY[name]
     if sep and not _takes_option(factory):
         raise ValueError(f"agent {name!r} takes no option, got {spec!r} (use {name!r})")
+    if sep and not option:
+        # "heuristic:" is a typo for something; the default is spelled without the colon
+        raise ValueError(f"agent spec {spec!r} has an empty option (use {name!r} for the default)")
     agent = factory(option) if option else factory()
     agent.name = spec
     return agent

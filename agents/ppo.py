@@ -5,7 +5,8 @@ Specs (``make_agent``):
 * ``"ppo"``: the checkpoint shipped with the package (``agents/checkpoints/ppo_base_5p.pt``,
   base game, 5 players);
 * ``"ppo:/path/to/checkpoint.pt"``: another checkpoint;
-* ``"ppo:greedy"`` / ``"ppo:/path.pt,greedy"``: take the most probable legal action instead of
+* ``"ppo:greedy"`` / ``"ppo:/path.pt,greedy"`` (or ``"ppo:/path.pt+greedy"``, which passes
+  through the comma-separated ``--agents``): take the most probable legal action instead of
   sampling.
 
 The agent samples from the masked categorical (never a masked action) with its own generator,
@@ -119,7 +120,8 @@ class PPOAgent(Agent):
 
 
 def _factory(option: str = "") -> PPOAgent:
-    """``make_agent("ppo[:path][,greedy]")`` (also ``ppo:greedy[,path]``).  Only a leading or
+    """``make_agent("ppo[:path][,greedy]")`` (also ``ppo:greedy[,path]``, and ``+`` for the
+    comma: ``ppo:path+greedy`` passes through ``--agents``).  Only a leading or
     trailing ``greedy`` is an option: the rest is the path, commas included (a run folder may
     have one).  Batch-1 inference gains nothing from threads, so torch is limited to one thread
     here (tournaments run one process per core; callers that train restore their own count)."""
@@ -130,6 +132,11 @@ def _factory(option: str = "") -> PPOAgent:
 
     if torch.get_num_threads() > 1:
         torch.set_num_threads(1)
+    # "+greedy" as well as ",greedy": a comma cannot pass through --agents' comma list
+    if option.endswith("+greedy"):
+        option = option[: -len("+greedy")] + ",greedy"
+    if option.startswith("greedy+"):
+        option = "greedy," + option[len("greedy+") :]
     parts = option.split(",")
     greedy = False
     while parts and parts[0] in ("greedy", ""):

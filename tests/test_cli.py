@@ -279,6 +279,9 @@ def test_make_agent_rejects_options_and_non_strings():
     with pytest.raises(TypeError, match="int"):
         make_agent(3)
     assert make_agent("heuristic:subtle").name == "heuristic:subtle"
+    for spec in ("heuristic:", "ismcts:"):
+        with pytest.raises(ValueError, match=rf"agent spec '{spec}' has an empty option"):
+            make_agent(spec)
 
 
 @pytest.mark.parametrize(

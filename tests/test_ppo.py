@@ -171,6 +171,8 @@ def test_checkpoint_path_with_a_comma(tmp_path):
     for spec, greedy in (
         (f"ppo:{path}", False),
         (f"ppo:{path},greedy", True),
+        (f"ppo:{path}+greedy", True),
+        (f"ppo:greedy+{path}", True),
         (f"ppo:greedy,{path}", True),
     ):
         agent = make_agent(spec)
