@@ -12,7 +12,7 @@
     $("slider").value = i;
     $("step").textContent = `state ${i}/${last}`;
     $("status").textContent = Saboteur.status(v);
-    $("caption").textContent = st.text ? `decision ${st.index}: ${st.text}` : "the deal";
+    $("caption").textContent = st.index === 0 ? "the deal" : `decision ${st.index}: ${st.text}`;
     Saboteur.drawMaze($("maze"), v.maze, null, null);
     Saboteur.drawSeats($("seats"), v);
     Saboteur.drawYou($("you"), v, null, null, null);
