@@ -365,3 +365,29 @@ def test_a_records_folder_is_a_bluff_population(server, tmp_path):
     assert {c["detector"] for c in cells} >= {"uniform", "prior", "bayes", "logistic"}
     assert all(c["held_out"] and c["games"] == 2 for c in cells)
     assert [f["population"] for f in s["frontier"]] == ["random", "human"]
+
+
+def test_a_saboteur_2_game_through_the_http_api(tmp_path):
+    server = Server(["heuristic"], players=5, expansion=True, humans=[1], seed=3, records=tmp_path)
+    client = create_app(server).test_client()
+    token, v = _start(client)
+    assert v["ruleset"] == "Saboteur 2" and v["expansion"] and v["viewer"] == 1
+    kinds, k = set(), 0
+    while not v["game_over"]:
+        m = v["moves"][k % len(v["moves"])]  # cycle through the offered moves
+        kinds.add(m["kind"])
+        r = client.post("/api/move", json={"action": m["index"]}, headers={TOKEN_HEADER: token})
+        assert r.status_code == 200, r.get_json()
+        v, k = r.get_json(), k + 1
+    assert {"place", "discard", "xaction"} <= kinds
+    (path,) = tmp_path.glob("human_*.jsonl")
+    assert read_record(path).config.expansion and replay_game(path).game_over
+
+
+def test_bluff_records_option_is_checked_before_anything_runs(tmp_path, capsys):
+    from saboteur_experiments.bluff.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--players", "4", "--records", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
+    assert e.value.code == 2
+    assert "--records" in capsys.readouterr().err and not (tmp_path / "o").exists()
