@@ -26,8 +26,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
@@ -249,9 +247,8 @@ class Server:
             mask = self.codec.mask(g, s)
             a = int(t.agents[s].act(obs, mask, {"events": list(t.pending[s])}))
             t.pending[s] = []
-            if not mask[a]:  # an agent bug: never play an illegal move for it
-                a = int(np.flatnonzero(mask)[0])
-            self._route(t, g.apply(self.codec.decode(a, s, g.n), verify=False))
+            # verified: an agent's illegal move is its bug, raised (a JSON 500), never replaced
+            self._route(t, g.apply(self.codec.decode(a, s, g.n)))
         if g.game_over and t.recorded is None and self.records is not None:
             from saboteur_env.record import write_record
 
