@@ -1,5 +1,5 @@
 """The ``saboteur`` command line: ``play``, ``bench``, ``spaces``, ``replay``, ``train``,
-``tournament``, ``evaluate`` and ``bluff``.
+``tournament``, ``evaluate``, ``bluff`` and ``serve``.
 
 Bad options are usage errors (a message naming the option on stderr, exit code 2), found before
 anything is played (:mod:`saboteur_experiments.cli_args`)."""
@@ -184,6 +184,13 @@ def main(argv=None) -> None:
         evaluate_main(a)
 
     commands["evaluate"] = evaluate
+
+    def serve(a):
+        from saboteur_experiments.web.server import main as serve_main
+
+        serve_main(a)
+
+    commands["serve"] = serve
     if argv and argv[0] in ("-V", "--version"):
         import saboteur_env
 
@@ -205,7 +212,8 @@ def main(argv=None) -> None:
             "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
             "  evaluate  role-probe head-to-head (CANDIDATE --against random,heuristic;"
             " --external SPECS)\n"
-            "  bluff  bluff-detection benchmark\n"
+            "  bluff  bluff-detection benchmark (--records DIR: score recorded games too)\n"
+            "  serve  play in the browser against agents (--human 0 --agents heuristic)\n"
             "  --version  print the version",
             file=sys.stdout if help_ else sys.stderr,
         )

@@ -9,6 +9,9 @@
 * As images: ``--out game.gif`` writes an animated GIF (needs Pillow), ``--out folder/`` (or
   any path not ending in ``.gif``) one PNG per state, ``0000.png`` the deal.  A frame is added
   after each round's last decision showing that round's final maze and result.
+* As a web page: ``--html out.html`` writes one self-contained HTML file (no server) that
+  steps forward and back through the states from that view, with the belief of each agent
+  that has one (:mod:`saboteur_experiments.web.replay_html`).
 """
 
 from __future__ import annotations
@@ -161,6 +164,12 @@ def main(argv=None, *, inp=None, out=None) -> None:
         help="write images instead: game.gif (needs Pillow) or a folder of PNGs",
     )
     p.add_argument(
+        "--html",
+        default=None,
+        metavar="PATH",
+        help="write a self-contained replay page (HTML, steps forward and back) instead",
+    )
+    p.add_argument(
         "--cell",
         type=at_least(24),
         default=40,
@@ -188,6 +197,15 @@ def main(argv=None, *, inp=None, out=None) -> None:
             file=sys.stderr,
         )
         sys.exit(2)
+    if args.html and args.out:
+        p.error("--html and --out: choose one")
+    if args.html:
+        check_output_file(p, args.html, "--html")
+        from saboteur_experiments.web.replay_html import write_html
+
+        write_html(rec, viewer, args.html)
+        print(f"wrote {args.html} ({len(rec.decisions) + 1} states)", file=out)
+        return
     if args.out:
         if str(args.out).lower().endswith(".gif"):
             check_output_file(p, args.out, "--out")

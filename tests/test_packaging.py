@@ -65,6 +65,9 @@ def test_the_wheel_holds_every_module_the_folders_have(wheel):
     assert "saboteur_agents/checkpoints/ppo_base_5p.pt" in held
     assert "saboteur_agents/checkpoints/ppo_base_5p.json" in held
     assert "saboteur_env/py.typed" in held
+    # the browser pages (package data of saboteur_experiments.web)
+    for name in ("play.html", "play.js", "replay.js", "saboteur.js", "saboteur.css"):
+        assert f"saboteur_experiments/web/static/{name}" in held, name
     entry = next(n for n in held if n.endswith(".dist-info/entry_points.txt"))
     assert "saboteur = saboteur_experiments.cli:main" in wheel.read(entry).decode()
 

@@ -82,6 +82,13 @@ def main(argv=None) -> dict:
     p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
+        "--records",
+        default=None,
+        metavar="DIR",
+        help="also score the game records in DIR (e.g. human games of 'saboteur serve') as "
+        "a population; never used for fitting",
+    )
+    p.add_argument(
         "--ppo",
         default=None,
         help="PPO checkpoint for the ppo populations (default: the shipped one)",
@@ -140,6 +147,13 @@ def main(argv=None) -> dict:
         usable_populations(pops, held_out, players, x, a.ppo)
     except ValueError as err:
         p.error(f"--populations {','.join(pops)}: {err}")
+    if a.records is not None:
+        from .pipeline import record_population
+
+        try:
+            record_population(a.records, players, x)
+        except ValueError as err:
+            p.error(f"--records {a.records}: {err}")
     return run(
         players=players,
         games=games,
@@ -154,4 +168,5 @@ def main(argv=None) -> dict:
         plots=not a.no_plots,
         ppo=a.ppo,
         expansion=x,
+        records=a.records,
     )

@@ -43,6 +43,7 @@ def run(
     quiet: bool = False,
     ppo: str | None = None,
     expansion: bool = False,
+    records: str | Path | None = None,
 ) -> dict:
     """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
 
@@ -56,7 +57,12 @@ def run(
     prior is the 15-card deck's (conditioned in-seat on the roles the observer held, RULES
     6.2), the saboteur column is 5, the Bayes detectors use the Saboteur 2 event model on exact
     or sampled role assignments (:class:`.detectors.BayesDetector`), and populations with a PPO
-    agent are skipped (base-game only)."""
+    agent are skipped (base-game only).
+
+    ``records``: a folder of game records (e.g. the human games of ``saboteur serve``,
+    :func:`record_population`) scored as one more population with the same detectors and
+    metrics; its games are never used for fitting (every one is scored), only those at the
+    player counts of ``players`` and of this ruleset are read, and it has no plot panel."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -93,6 +99,9 @@ def run(
                     expansion=expansion,
                 )
                 recs[(pop, n)] = [read_record(p) for p in paths]
+    extra = None
+    if records is not None:
+        extra = record_population(records, players, expansion, taken=set(usable), log=log)
     fit_pops = [p for p in usable if p != held_out]
     train = [
         r
@@ -181,13 +190,53 @@ def run(
                                 **s,
                             }
                         )
+    if extra is not None:
+        rpop, by_n = extra
+        for n, rlist in by_n.items():
+            recs[(rpop, n)] = rlist
+            sink = {}
+            meta_rounds[(rpop, n)] = [
+                score_record(rec, i, facs, sink, stride=stride)["rounds"]
+                for i, rec in enumerate(rlist)
+            ]
+            for track in TRACKS:
+                prior = sink[(track, "prior")].arrays()
+                for name, _ in facs[track]:
+                    s = summarize(
+                        sink[(track, name)].arrays(),
+                        prior,
+                        B=bootstrap,
+                        seed=seed,
+                        threshold=threshold,
+                        sab=rules.saboteur,
+                        diggers=rules.diggers,
+                    )
+                    cells.append(
+                        {
+                            "track": track,
+                            "detector": name,
+                            "population": rpop,
+                            "players": n,
+                            "held_out": True,
+                            **s,
+                        }
+                    )
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
+    if extra is not None:
+        frontier += bluff_frontier(cells, recs, [rpop], list(by_n), B=bootstrap, seed=seed)
     for c in cells:
         c.pop("_saboteur_sums", None)
     summary = {
         "players": list(players),
         "games": games,
         "populations": usable,
+        "records": None
+        if extra is None
+        else {
+            "folder": str(records),
+            "population": extra[0],
+            "games": {str(n): len(r) for n, r in extra[1].items()},
+        },
         "expansion": expansion,
         "skipped_detectors": skipped_dets,
         "specs": {p: specs[p] for p in usable},
@@ -212,6 +261,58 @@ def run(
         print(format_tables(summary))
         print(f"\nwritten to {out}/ in {summary['seconds']:.0f} s")
     return summary
+
+
+def record_population(
+    folder: str | Path,
+    players: Sequence[int],
+    expansion: bool,
+    taken: set | frozenset = frozenset(),
+    log=None,
+) -> tuple[str, dict[int, list]]:
+    """The records of ``folder`` (every ``*.jsonl``, sorted by name) as one population:
+    ``(name, {player count: [Record, ...]})``.
+
+    The name is the records' common header ``meta["population"]`` (``"human"`` for the games
+    of ``saboteur serve``), else the folder's name; ``records:<name>`` when a generated
+    population already has it (``taken``).  Records of the other ruleset or of a player count
+    not in ``players`` are left out (``log`` says how many).
+
+    Raises:
+        ValueError: no such folder, a file that is not a record, or no record left.
+    """
+    from saboteur_env.record import RecordError, read_record
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ValueError(f"records folder {folder}: not a folder")
+    by_n: dict[int, list] = {}
+    pops = set()
+    skipped = 0
+    for path in sorted(folder.glob("*.jsonl")):
+        try:
+            rec = read_record(path)
+        except (OSError, RecordError) as err:
+            raise ValueError(f"{path}: not a game record ({err})") from None
+        if bool(rec.config.expansion) != bool(expansion) or rec.config.num_players not in players:
+            skipped += 1
+            continue
+        pops.add(str((rec.header.get("meta") or {}).get("population", folder.name)))
+        by_n.setdefault(rec.config.num_players, []).append(rec)
+    if not by_n:
+        game = "Saboteur 2" if expansion else "the base game"
+        raise ValueError(
+            f"records folder {folder}: no record of {game}"
+            f" at {', '.join(map(str, players))} players ({skipped} other records)"
+        )
+    if skipped and log is not None:
+        log(
+            f"records folder {folder}: {skipped} records of another ruleset or player count skipped"
+        )
+    name = pops.pop() if len(pops) == 1 else folder.name
+    if name in taken:
+        name = f"records:{name}"
+    return name, dict(sorted(by_n.items()))
 
 
 def _copy_logistic(d: LogisticDetector) -> LogisticDetector:

@@ -1,0 +1,398 @@
+"""``saboteur serve``: play Saboteur in the browser against agents (a small Flask app).
+
+One game per browser session: ``POST /api/games`` deals a game and gives the browser a session
+token for the first human seat; every other human seat of that game is handed out once, by
+``POST /api/games/<game>/join`` (another browser, or a second tab).  The agents play their
+seats at once; the game waits for a human seat to act.  Each request names its token in the
+``X-Saboteur-Token`` header.  The server sends a token's seat only :func:`.view.view` of that
+seat (what the seat may know, DESIGN 4), refuses a move for any other seat (403), a move out of
+turn (409) and an illegal move (400, the rule named), leaving the state unchanged; every error
+is a 4xx JSON ``{"error": "..."}``, never a traceback.  A finished game is written with the
+record writer (:func:`saboteur_env.record.write_record`, with events) to the records folder as
+``human_<game>.jsonl``, header ``meta`` ``{"population": "human", "human_seats": [...]}``:
+``saboteur bluff --records DIR`` scores such a folder as a population.
+
+Routes: ``GET /`` (the play page), ``GET /static/<file>``, ``GET /api/config``,
+``POST /api/games``, ``POST /api/games/<game>/join``, ``GET /api/view``, ``POST /api/move``
+(``{"action": index}``, optional ``"seat"``).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Game, IllegalActionError
+
+from .view import view
+
+STATIC = Path(__file__).with_name("static")
+TOKEN_HEADER = "X-Saboteur-Token"
+#: most games one server keeps in memory (the oldest finished ones are dropped first)
+MAX_GAMES = 64
+
+
+class RequestError(Exception):
+    """A bad request: the HTTP status (4xx) and the message sent as ``{"error": message}``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass
+class Table:
+    """One game being played: the live :class:`Game`, its agents (``None`` at human seats),
+    the seat of each session token and the events each agent has not yet been shown."""
+
+    id: str
+    game: Game
+    seed: int
+    names: list[str]
+    agents: list
+    humans: list[int]
+    tokens: dict[str, int] = field(default_factory=dict)
+    pending: list[list] = field(default_factory=list)
+    recorded: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def free_seats(self) -> list[int]:
+        return [s for s in self.humans if s not in self.tokens.values()]
+
+
+class Server:
+    """The games of one ``saboteur serve`` process.
+
+    Args:
+        agents: agent specs, cycled over the non-human seats.
+        players / expansion / rounds: the game (:class:`GameConfig` options).
+        humans: the human seats (at least one).
+        seed: deal seed of the first game; game ``k`` is dealt from ``seed + k``.
+        records: folder for the records of finished games (``None``: not recorded).
+
+    Raises:
+        ValueError: a bad option (a seat out of range, no human seat, an unknown agent spec).
+    """
+
+    def __init__(
+        self,
+        agents: Sequence[str] = ("heuristic",),
+        *,
+        players: int = 5,
+        expansion: bool = False,
+        rounds: int = 3,
+        humans: Sequence[int] = (0,),
+        seed: int = 1,
+        records: str | Path | None = None,
+    ) -> None:
+        from saboteur_agents import make_agent
+
+        self.config = GameConfig(num_players=players, expansion=expansion, num_rounds=rounds)
+        humans = sorted(dict.fromkeys(int(h) for h in humans))
+        if not humans:
+            raise ValueError("at least one human seat")
+        bad = [h for h in humans if not 0 <= h < players]
+        if bad:
+            raise ValueError(f"human seat {bad[0]}: the seats are 0..{players - 1}")
+        self.specs = list(agents)
+        for spec in self.specs:
+            make_agent(spec)  # an unknown spec fails here, not in a request
+        self.humans = humans
+        self.seed = seed
+        self.records = Path(records) if records is not None else None
+        self.codec = Codec(self.config)
+        self.encoder = ObservationEncoder(self.config)
+        self.tables: dict[str, Table] = {}
+        self._count = 0
+        self._lock = threading.Lock()
+
+    # --- games ------------------------------------------------------------------------
+    def new_game(self, seed: int | None = None) -> tuple[Table, str]:
+        """Deal a new game, play the agents up to the first human decision; returns the table
+        and the session token of its first human seat."""
+        from saboteur_agents import make_agent
+        from saboteur_agents.base import attach_game
+
+        with self._lock:
+            if seed is None:
+                seed = self.seed + self._count
+            self._count += 1
+            gid = secrets.token_hex(8)
+            if len(self.tables) >= MAX_GAMES:
+                old = next(
+                    (k for k, t in self.tables.items() if t.game.game_over), next(iter(self.tables))
+                )
+                del self.tables[old]
+        game = Game(self.config, seed)
+        n = game.n
+        others = [s for s in range(n) if s not in self.humans]
+        agents: list = [None] * n
+        names = ["human"] * n
+        for s in others:
+            a = make_agent(self.specs[others.index(s) % len(self.specs)])
+            a.reset(s, self.config, seed=seed * 1000 + s)
+            agents[s] = a
+            names[s] = a.name
+        attach_game([a for a in agents if a is not None], game)
+        t = Table(gid, game, seed, names, agents, list(self.humans))
+        t.pending = [[] for _ in range(n)]
+        self._route(t, game.events)
+        token = secrets.token_urlsafe(24)
+        t.tokens[token] = self.humans[0]
+        with t.lock:
+            self._run_agents(t)
+        with self._lock:
+            self.tables[gid] = t
+        return t, token
+
+    def join(self, gid: str) -> tuple[Table, str, int]:
+        """A token for the next free human seat of game ``gid``.
+
+        Raises:
+            RequestError: 404 no such game, 409 every human seat is taken."""
+        t = self.tables.get(gid)
+        if t is None:
+            raise RequestError(404, f"no game {gid!r} on this server")
+        with t.lock:
+            free = t.free_seats()
+            if not free:
+                raise RequestError(409, f"game {gid}: every human seat is taken")
+            token = secrets.token_urlsafe(24)
+            t.tokens[token] = free[0]
+        return t, token, free[0]
+
+    def seat_of(self, token: str | None) -> tuple[Table, int]:
+        """The table and seat of a session token.
+
+        Raises:
+            RequestError: 401 no token, 403 a token this server never gave."""
+        if not token:
+            raise RequestError(401, f"no session token: send the {TOKEN_HEADER} header")
+        for t in list(self.tables.values()):
+            if token in t.tokens:
+                return t, t.tokens[token]
+        raise RequestError(403, "unknown session token (start or join a game first)")
+
+    def payload(self, t: Table, seat: int) -> dict:
+        """What the server sends seat ``seat``: :func:`.view.view` of that seat and the game
+        id, its human seats and whether it was recorded (nothing else)."""
+        v = view(t.game, seat, t.names, codec=self.codec)
+        v["game"] = t.id
+        v["humans"] = list(t.humans)
+        v["recorded"] = t.recorded is not None
+        return v
+
+    def move(self, token: str | None, body) -> tuple[Table, int]:
+        """Play ``body["action"]`` (a flat action index) for the token's seat, then the agents.
+
+        Raises:
+            RequestError: 400 a malformed body or an illegal action (the rule named), 403 a
+                ``seat`` in the body that is not the token's, 409 not this seat's turn or the
+                game is over.  The state is unchanged in every case."""
+        t, seat = self.seat_of(token)
+        if not isinstance(body, dict):
+            raise RequestError(400, 'the body must be a JSON object {"action": index}')
+        if "seat" in body and body["seat"] != seat:
+            raise RequestError(
+                403, f"seat {body['seat']!r} is not yours: this session plays seat {seat}"
+            )
+        a = body.get("action")
+        if isinstance(a, bool) or not isinstance(a, int):
+            raise RequestError(400, f"'action' must be an int action index, got {a!r}")
+        with t.lock:
+            g = t.game
+            if g.game_over:
+                raise RequestError(409, "the game is over")
+            if g.current != seat:
+                raise RequestError(409, f"it is seat {g.current}'s turn, not yours (seat {seat})")
+            if not 0 <= a < self.codec.n:
+                raise RequestError(400, f"action {a} is outside 0..{self.codec.n - 1}")
+            structured = self.codec.decode(a, seat, g.n)
+            why = g.check(structured, seat)
+            if why is not None or not self.codec.mask(g, seat)[a]:
+                raise RequestError(
+                    400,
+                    f"illegal move {self.codec.describe(a, seat, g.n)!r}: {why or 'not offered'}",
+                )
+            try:
+                events = g.apply(structured)
+            except IllegalActionError as err:  # pragma: no cover (checked above)
+                raise RequestError(400, f"illegal move: {err}") from None
+            t.pending[seat] = []
+            self._route(t, events)
+            self._run_agents(t)
+        return t, seat
+
+    # --- internals ----------------------------------------------------------------------
+    @staticmethod
+    def _route(t: Table, events) -> None:
+        for e in events:
+            for s in range(t.game.n):
+                if e.visible_to is None or e.visible_to == s:
+                    t.pending[s].append(e)
+
+    def _run_agents(self, t: Table) -> None:
+        g = t.game
+        while not g.game_over and g.current not in t.humans:
+            s = g.current
+            obs = self.encoder.encode(g, s)
+            mask = self.codec.mask(g, s)
+            a = int(t.agents[s].act(obs, mask, {"events": list(t.pending[s])}))
+            t.pending[s] = []
+            # verified: an agent's illegal move is its bug, raised (a JSON 500), never replaced
+            self._route(t, g.apply(self.codec.decode(a, s, g.n)))
+        if g.game_over and t.recorded is None and self.records is not None:
+            from saboteur_env.record import write_record
+
+            self.records.mkdir(parents=True, exist_ok=True)
+            path = self.records / f"human_{t.id}.jsonl"
+            write_record(
+                str(path),
+                g,
+                t.seed,
+                t.names,
+                meta={"population": "human", "human_seats": list(t.humans)},
+                events=True,
+            )
+            t.recorded = str(path)
+
+
+def create_app(server: Server):
+    """The Flask app of ``server`` (routes in the module docstring)."""
+    from flask import Flask, Response, request, send_from_directory
+    from werkzeug.exceptions import HTTPException
+
+    app = Flask("saboteur_serve", static_folder=None)
+
+    def reply(obj: dict, status: int = 200) -> Response:
+        return Response(json.dumps(obj, sort_keys=True), status=status, mimetype="application/json")
+
+    @app.errorhandler(RequestError)
+    def _bad(err: RequestError):
+        return reply({"error": err.message}, err.status)
+
+    @app.errorhandler(HTTPException)
+    def _http(err: HTTPException):
+        return reply({"error": f"{err.name}: {err.description}"}, err.code or 400)
+
+    @app.errorhandler(Exception)
+    def _crash(err: Exception):  # never a traceback to the browser
+        app.logger.exception("internal error")
+        return reply({"error": f"internal error ({type(err).__name__})"}, 500)
+
+    def body() -> dict:
+        data = request.get_json(silent=True)
+        if data is None and request.get_data():
+            raise RequestError(400, "the body is not JSON")
+        return data if data is not None else {}
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC, "play.html")
+
+    @app.get("/static/<path:name>")
+    def static_file(name: str):
+        return send_from_directory(STATIC, name)
+
+    @app.get("/api/config")
+    def config():
+        c = server.config
+        return reply(
+            {
+                "players": c.num_players,
+                "expansion": c.expansion,
+                "rounds": c.num_rounds,
+                "humans": server.humans,
+                "agents": server.specs,
+            }
+        )
+
+    @app.post("/api/games")
+    def new_game():
+        data = body()
+        if not isinstance(data, dict):
+            raise RequestError(400, "the body must be a JSON object")
+        seed = data.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise RequestError(400, f"'seed' must be a non-negative int, got {seed!r}")
+        t, token = server.new_game(seed)
+        seat = t.tokens[token]
+        return reply({"token": token, "seat": seat, "view": server.payload(t, seat)})
+
+    @app.post("/api/games/<gid>/join")
+    def join(gid: str):
+        t, token, seat = server.join(gid)
+        return reply({"token": token, "seat": seat, "view": server.payload(t, seat)})
+
+    @app.get("/api/view")
+    def get_view():
+        t, seat = server.seat_of(request.headers.get(TOKEN_HEADER))
+        with t.lock:
+            return reply(server.payload(t, seat))
+
+    @app.post("/api/move")
+    def move():
+        t, seat = server.move(request.headers.get(TOKEN_HEADER), body())
+        with t.lock:
+            return reply(server.payload(t, seat))
+
+    return app
+
+
+def main(argv=None) -> None:
+    """``saboteur serve``: every bad option is a usage error (exit 2) naming the option."""
+    import argparse
+
+    from saboteur_agents.base import require_extra
+    from saboteur_experiments.cli_args import at_least, check_agents, check_config, check_output_dir
+
+    p = argparse.ArgumentParser(
+        prog="saboteur serve",
+        description="Play Saboteur in the browser against agents (http://HOST:PORT/).",
+    )
+    p.add_argument("--agents", default="heuristic", help="agent specs cycled over the seats")
+    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
+    p.add_argument("--human", default="0", metavar="SEATS", help="human seats, e.g. 0 or 0,2")
+    p.add_argument("--seed", type=at_least(0), default=1, help="deal seed of the first game")
+    p.add_argument("--records", default="runs/human", metavar="DIR", help="records folder")
+    p.add_argument("--host", default="127.0.0.1", help="bind address (default: localhost only)")
+    p.add_argument("--port", type=at_least(0), default=8000)
+    a = p.parse_args(argv)
+    check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
+    specs = [s.strip() for s in a.agents.split(",")]
+    check_agents(p, specs)
+    try:
+        humans = [int(h) for h in a.human.split(",")]
+    except ValueError:
+        p.error(f"--human {a.human}: comma-separated seat numbers, e.g. 0,2")
+    for h in humans:
+        if not 0 <= h < a.players:
+            p.error(f"--human {a.human}: seat {h} is not a seat 0..{a.players - 1}")
+    if len(set(humans)) != len(humans):
+        p.error(f"--human {a.human}: a seat is repeated")
+    if a.port > 65535:
+        p.error(f"--port {a.port}: at most 65535")
+    check_output_dir(p, a.records, "--records")
+    require_extra("serve", ["flask"], "saboteur serve")
+    server = Server(
+        specs,
+        players=a.players,
+        expansion=a.expansion,
+        rounds=a.rounds,
+        humans=humans,
+        seed=a.seed,
+        records=a.records,
+    )
+    app = create_app(server)
+    print(f"saboteur serve: http://{a.host}:{a.port}/  (records in {a.records}/)")
+    app.run(host=a.host, port=a.port, debug=False, threaded=True)

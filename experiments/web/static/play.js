@@ -1,0 +1,86 @@
+// The play page of `saboteur serve`: one seat's view, its legal moves clickable.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let token = sessionStorage.getItem("saboteur-token");
+  let view = null, selected = null, timer = null;
+  async function api(method, path, body) {
+    const opts = { method, headers: { "Content-Type": "application/json" } };
+    if (token) opts.headers["X-Saboteur-Token"] = token;
+    if (body !== undefined) opts.body = JSON.stringify(body);
+    const r = await fetch(path, opts);
+    const data = await r.json();
+    if (!r.ok) throw new Error(data.error || r.statusText);
+    return data;
+  }
+  function setToken(t) { token = t; sessionStorage.setItem("saboteur-token", t); }
+  function movesOf(card) { return view.moves.filter((m) => m.card === card); }
+  async function play(index) {
+    $("error").textContent = "";
+    try { show(await api("POST", "/api/move", { action: index })); }
+    catch (e) { $("error").textContent = e.message; }
+  }
+  function show(v) {
+    view = v;
+    if (selected !== null && !v.moves.some((m) => m.card === selected)) selected = null;
+    $("status").textContent = Saboteur.status(v);
+    const others = v.humans.filter((s) => s !== v.viewer);
+    $("join").textContent = others.length ? `other human seats join at ${location.origin}/?join=${v.game}` : "";
+    const playable = new Set(v.moves.filter((m) => m.card !== null).map((m) => m.card));
+    Saboteur.drawSeats($("seats"), v);
+    Saboteur.drawYou($("you"), v, playable, selected, (k) => { selected = k; show(view); });
+    const cells = new Map();
+    const rot = $("rotate").checked;
+    for (const m of selected === null ? [] : movesOf(selected)) {
+      if (!m.cell || m.kind === "discard") continue;
+      const key = m.cell[0] + "," + m.cell[1];
+      if (!cells.has(key)) cells.set(key, []);
+      cells.get(key).push(m);
+    }
+    Saboteur.drawMaze($("maze"), v.maze, cells, (x, y) => {
+      const ms = cells.get(x + "," + y);
+      const m = ms.find((q) => q.rotated === rot) || ms[0];
+      play(m.index);
+    });
+    const box = $("moves");
+    box.innerHTML = "";
+    if (v.game_over) box.textContent = "The game is over." + (v.recorded ? " It was recorded." : "");
+    else if (v.to_act !== v.viewer) box.textContent = `Waiting for seat ${v.to_act}...`;
+    else if (selected === null) box.textContent = "Your turn: choose a card from your hand (or a move below).";
+    for (const m of selected === null ? v.moves.filter((q) => q.card === null) : movesOf(selected)) {
+      if (m.cell && m.kind !== "discard" && m.kind !== "map") continue;  // on the maze
+      const b = Saboteur.el("button", { "data-index": m.index, class: "move" }, m.text);
+      b.addEventListener("click", () => play(m.index));
+      box.appendChild(b);
+    }
+    const all = $("all");
+    all.innerHTML = "";
+    for (const m of v.moves) all.appendChild(Saboteur.el("option", { value: m.index }, m.text));
+    $("history").textContent = v.history.join("\n");
+    $("history").scrollTop = $("history").scrollHeight;
+    clearTimeout(timer);
+    if (!v.game_over && v.to_act !== v.viewer) timer = setTimeout(refresh, 1500);
+  }
+  async function refresh() {
+    try { show(await api("GET", "/api/view")); } catch (e) { $("error").textContent = e.message; }
+  }
+  async function start() {
+    const join = new URLSearchParams(location.search).get("join");
+    try {
+      if (join) {
+        const r = await api("POST", `/api/games/${encodeURIComponent(join)}/join`);
+        setToken(r.token); show(r.view); return;
+      }
+      if (token) { await refresh(); if (view) return; }
+      const r = await api("POST", "/api/games", {});
+      setToken(r.token); show(r.view);
+    } catch (e) { $("error").textContent = e.message; }
+  }
+  $("new").addEventListener("click", async () => {
+    try { const r = await api("POST", "/api/games", {}); setToken(r.token); selected = null; show(r.view); }
+    catch (e) { $("error").textContent = e.message; }
+  });
+  $("rotate").addEventListener("change", () => view && show(view));
+  $("play").addEventListener("click", () => { const i = $("all").value; if (i !== "") play(Number(i)); });
+  start();
+})();
