@@ -20,6 +20,7 @@ from saboteur_agents import make_agent
 from saboteur_agents.base import Agent
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game
+from saboteur_experiments.cli_args import at_least, check_agents, check_config
 from saboteur_experiments.play import play_game
 
 
@@ -105,13 +106,16 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m saboteur_experiments.bench_search", description=__doc__
     )
     p.add_argument("--spec", default="ismcts", help="the agent measured (seat 0)")
-    p.add_argument("--players", type=int, default=5)
-    p.add_argument("--games", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0, help="first deal seed")
+    p.add_argument("--players", type=at_least(1), default=5)
+    p.add_argument("--games", type=at_least(1), default=3)
+    p.add_argument("--seed", type=at_least(0), default=0, help="first deal seed")
     p.add_argument("--others", default="heuristic", help="the agent of the other seats")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2")
-    p.add_argument("--rounds", type=int, default=None, help="rounds per game (default 3)")
+    p.add_argument("--rounds", type=at_least(1), default=None, help="rounds per game (default 3)")
     a = p.parse_args(argv)
+    check_config(p, num_players=a.players, expansion=a.expansion, num_rounds=a.rounds or 3)
+    check_agents(p, [a.spec], "--spec")
+    check_agents(p, [a.others], "--others")
     r = bench(a.spec, a.players, a.games, a.seed, a.others, a.expansion, a.rounds)
     game = GameConfig(expansion=a.expansion).ruleset.name
     print(f"{a.spec} ({game}, {a.players} players, {a.games} games, others {a.others})")

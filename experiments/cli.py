@@ -162,6 +162,10 @@ def main(argv=None) -> None:
     commands["bluff"] = bluff
 
     def train(a):
+        if "-h" in a or "--help" in a:  # the options show before torch is installed
+            from saboteur_experiments.train_options import print_help
+
+            print_help(a)
         require_extra("train", ["torch"], "saboteur train")
         from saboteur_experiments.train import main as train_main
 

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_experiments.cli_args import at_least
 from saboteur_experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
 from saboteur_experiments.evaluation.stats import Estimate, rate_dict
 from saboteur_experiments.tournament import Task, run, schedule
@@ -293,8 +294,8 @@ def main(argv=None) -> dict:
         description="The reference table: saboteur win rates, round length, branching.",
     )
     p.add_argument("--out", default="runs/reference")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--workers", type=at_least(1), default=2)
     p.add_argument(
         "--agents",
         default="random,heuristic",
@@ -304,15 +305,15 @@ def main(argv=None) -> dict:
     p.add_argument("--base-players", default="3-10")
     p.add_argument("--x-players", default="2-12", help="Saboteur 2 player counts")
     p.add_argument("--probe-players", default="3-10", help="player counts of block 3")
-    p.add_argument("--rounds-random", type=int, default=2000, help="rounds per random cell")
+    p.add_argument("--rounds-random", type=at_least(1), default=2000, help="rounds per random cell")
     p.add_argument(
         "--rounds-heuristic",
-        type=int,
+        type=at_least(1),
         default=2000,
         help="rounds per heuristic cell (and any other agent)",
     )
-    p.add_argument("--probe-deals", type=int, default=300, help="deals per role in block 3")
-    p.add_argument("--legal-games", type=int, default=100)
+    p.add_argument("--probe-deals", type=at_least(1), default=300, help="deals per role in block 3")
+    p.add_argument("--legal-games", type=at_least(1), default=100)
     a = p.parse_args(argv)
     argv_list = sys.argv[1:] if argv is None else list(argv)
     command = "python -m saboteur_experiments.reference " + " ".join(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from saboteur_env.engine.events import EventType
 from saboteur_env.record import read_record, replay
@@ -207,8 +208,14 @@ def main(argv=None, *, inp=None, out=None) -> None:
         print(f"wrote {args.html} ({len(rec.decisions) + 1} states)", file=out)
         return
     if args.out:
-        if str(args.out).lower().endswith(".gif"):
+        suffix = Path(args.out).suffix.lower()
+        if suffix == ".gif":
             check_output_file(p, args.out, "--out")
+        elif suffix and not Path(args.out).is_dir():
+            # "g.txt" would become a folder of PNGs named g.txt
+            p.error(
+                f"--out {args.out!r}: a .gif file or a folder for PNG frames, not a {suffix} file"
+            )
         else:
             check_output_dir(p, args.out, "--out")
         try:

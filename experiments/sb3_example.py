@@ -147,11 +147,7 @@ def random_policy(seed: int):
 
 
 def main(argv=None) -> dict:
-    from sb3_contrib import MaskablePPO
-    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
-    from sb3_contrib.common.maskable.evaluation import evaluate_policy
-    from stable_baselines3.common.monitor import Monitor
-
+    from saboteur_agents.base import MissingExtraError, require_extra
     from saboteur_experiments.cli_args import at_least, check_agents
 
     p = argparse.ArgumentParser(
@@ -168,7 +164,16 @@ def main(argv=None) -> dict:
         default=512,
         help="rollout length per update (advantages are normalised over it)",
     )
-    args = p.parse_args(argv)
+    args = p.parse_args(argv)  # --help works without the extra
+    try:
+        require_extra("train", ["torch", "sb3_contrib"], "the sb3 example")
+    except MissingExtraError as err:
+        p.error(str(err))
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
+
     opponents = [s.strip() for s in args.opponents.split(",")]
     check_agents(p, opponents, "--opponents")
     import torch

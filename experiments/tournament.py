@@ -80,7 +80,7 @@ from saboteur_experiments.evaluation.outcomes import (
     saboteurs_won,
 )
 from saboteur_experiments.evaluation.splits import agent_seed, deal_seeds
-from saboteur_experiments.evaluation.stats import cluster_mean, rate_dict
+from saboteur_experiments.evaluation.stats import cluster_mean, error_bars, rate_dict
 from saboteur_experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
@@ -683,7 +683,12 @@ def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
         lo = np.array([c.get("lo") for c in cells], dtype=float)
         hi = np.array([c.get("hi") for c in cells], dtype=float)
         axes[0].errorbar(
-            x + (j - 0.5) * 0.2, val, yerr=[val - lo, hi - val], fmt="os"[j], capsize=5, label=role
+            x + (j - 0.5) * 0.2,
+            val,
+            yerr=error_bars(val, lo, hi),
+            fmt="os"[j],
+            capsize=5,
+            label=role,
         )
     axes[0].set_xticks(x, names, rotation=20)
     axes[0].set_ylabel("team rating (Elo scale), deal-bootstrap 95%")
@@ -691,7 +696,9 @@ def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
     axes[0].legend()
     elo = np.array([ag[a]["bt_elo"] for a in names])
     ci = np.array([ag[a]["bt_elo_ci"] for a in names])
-    axes[1].errorbar(x, elo, yerr=[elo - ci[:, 0], ci[:, 1] - elo], fmt="o", capsize=5, color="C2")
+    axes[1].errorbar(
+        x, elo, yerr=error_bars(elo, ci[:, 0], ci[:, 1]), fmt="o", capsize=5, color="C2"
+    )
     axes[1].set_xticks(x, names, rotation=20)
     axes[1].set_ylabel("Bradley-Terry Elo on final gold, deal-bootstrap 95%")
     axes[1].set_title("secondary: free-for-all on gold")
@@ -714,7 +721,7 @@ def _plots(summary: dict, out: str, subtitle: str = "") -> list[str]:
             rates_plot,
             width,
             label=role,
-            yerr=[np.maximum(rates_plot - lo, 0), np.maximum(hi - rates_plot, 0)],
+            yerr=error_bars(rates_plot, lo, hi),
             capsize=4,
         )
     ax.set_xticks(x, names, rotation=20)
@@ -798,7 +805,9 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents and the bootstrap")
-    p.add_argument("--workers", type=at_least(0), default=0, help="processes (default: all cores)")
+    p.add_argument(
+        "--workers", type=at_least(0), default=0, help="processes (0, the default: all cores)"
+    )
     p.add_argument("--out", default="runs/tournament", help="output folder")
     p.add_argument(
         "--overwrite",
@@ -864,7 +873,14 @@ def main(argv=None) -> None:
         first_deal=a.first_deal,
     )
     t0 = time.perf_counter()
-    results, summary = tournament(opts)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", OneSidedWarning)
+        results, summary = tournament(opts)
+    for w in caught:  # one line each, not Python's warning with its source line
+        if issubclass(w.category, OneSidedWarning):
+            print(f"saboteur tournament: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     elapsed = time.perf_counter() - t0
     for name in earlier:  # --overwrite: e.g. no earlier plot stays beside --no-plots results
         if name in OUTPUT_FILES:

@@ -356,3 +356,73 @@ def test_play_game_names_a_bad_seed_and_a_player_count_that_disagrees():
     with pytest.raises(ValueError, match="num_players"):
         play_game(agents, seed=0, num_players=5)
     assert len(play_game(agents, seed=0, num_players=3, num_rounds=1)["rounds"]) == 1
+
+
+_NO_TORCH = """
+import importlib.abc, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("torch", "sb3_contrib", "stable_baselines3"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+sys.meta_path.insert(0, Block())
+from saboteur_experiments.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (["train", "--help"], 0, "usage: saboteur train [-h] [--players"),
+        (["train", "--evaluate", "x.pt", "--help"], 0, "usage: saboteur train --evaluate"),
+        (["train", "--minutes", "1"], 2, "needs the 'train' extra: pip install torch==2.13.0"),
+    ],
+)
+def test_train_help_works_without_torch(argv, code, words):
+    """Without the train extra, ``saboteur train --help`` still shows the options (they live in
+    the torch-free ``train_options``); running it names the extra to install."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _NO_TORCH, *argv], capture_output=True, text=True)
+    assert run.returncode == code, run.stderr[-500:]
+    assert words in (run.stdout if code == 0 else run.stderr)
+    assert "Traceback" not in run.stderr
+
+
+def test_evaluate_ppo_names_the_shipped_checkpoint(monkeypatch):
+    pytest.importorskip("torch")
+    import saboteur_experiments.train as train
+    from saboteur_agents.ppo import DEFAULT_CHECKPOINT
+
+    seen = {}
+
+    def fake(path, *args, **kwargs):
+        seen["path"] = path
+        return {"roles": {}}
+
+    monkeypatch.setattr(train, "evaluate_checkpoint", fake)
+    monkeypatch.setattr(train, "_print_evaluation", lambda res: None)
+    train.main(["--evaluate", "ppo", "--deals", "1"])
+    assert seen["path"] == str(DEFAULT_CHECKPOINT)
+
+
+@pytest.mark.parametrize(
+    "module, argv, words",
+    [
+        ("bench_search", ["--players", "0"], "argument --players: must be >= 1, got 0"),
+        ("bench_search", ["--spec", "random:x"], "--spec: agent 'random' takes no option"),
+        ("bench_search", ["--players", "2"], "--players 2:"),
+        ("reference", ["--workers", "-1"], "argument --workers: must be >= 1, got -1"),
+        ("reference", ["--probe-deals", "0"], "argument --probe-deals: must be >= 1, got 0"),
+    ],
+)
+def test_module_scripts_give_usage_errors(module, argv, words, capsys):
+    import importlib
+
+    main_ = importlib.import_module(f"saboteur_experiments.{module}").main
+    with pytest.raises(SystemExit) as exc:
+        main_(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err

@@ -262,3 +262,17 @@ def test_evaluate_writes_the_head_to_head_it_prints(tmp_path, capsys):
     for role, r in res["against"]["heuristic"]["roles"].items():
         assert role in text and r["deals"] == 3
         assert f"{100 * r['diff']['value']:+.1f}" in text
+
+
+def test_error_bars_are_the_distances_to_the_interval_never_negative():
+    """A one-deal tournament's zero-width bootstrap interval missed its point by 5e-15, a
+    negative bar, and matplotlib refused the plot (fix: the bar stops at the point)."""
+    from saboteur_experiments.evaluation.stats import error_bars
+
+    bars = error_bars(
+        [12.42730418253163, 5.0], [12.427304182531625, 4.0], [12.427304182531625, 8.0]
+    )
+    assert bars.shape == (2, 2) and bars.dtype == np.float64
+    np.testing.assert_array_equal(bars[:, 1], [1.0, 3.0])
+    assert bars[0, 0] == pytest.approx(5e-15, abs=1e-14) and bars[1, 0] == 0.0
+    np.testing.assert_array_equal(error_bars(0.5, 0.6, 0.9), [0.0, 0.4])  # skewed: misses it

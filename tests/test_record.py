@@ -383,3 +383,16 @@ def test_replay_cli_on_an_edited_record_is_one_line_and_exit_2(tmp_path, record_
     with pytest.raises(SystemExit) as exc:
         replay_main([str(path), "--out", str(gif)])
     assert exc.value.code == 2 and not gif.exists()
+
+
+def test_replay_out_with_a_file_suffix_that_is_not_gif_is_a_usage_error(
+    tmp_path, record_path, capsys
+):
+    """``--out g.txt`` made a folder of PNGs named g.txt."""
+    from saboteur_experiments.replay import main as replay_main
+
+    with pytest.raises(SystemExit) as exc:
+        replay_main([record_path, "--out", str(tmp_path / "g.txt")])
+    assert exc.value.code == 2
+    assert "a .gif file or a folder for PNG frames, not a .txt file" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

@@ -542,3 +542,36 @@ def test_plots_name_the_settings_that_produced_them(tmp_path, monkeypatch):
     ).startswith("agents random; 3 players, 1 round, 2 test deals")
     assert titles.count(want) == 1  # the ratings figure's suptitle
     assert any(t.endswith("\n" + want) for t in titles)  # the win-rate plot's title
+
+
+def test_the_cli_prints_a_one_sided_warning_as_one_line(tmp_path, capsys):
+    """All-digger rounds are one-sided (> 99%); the command says so in one line, not as a
+    Python warning with its source line."""
+    from saboteur_experiments.tournament import main
+
+    main(
+        [
+            "--agents",
+            "heuristic",
+            "--players",
+            "3",
+            "--deals",
+            "3",
+            "--rounds",
+            "1",
+            "--workers",
+            "1",
+            "--role-override",
+            "all-digger",
+            "--bootstrap",
+            "5",
+            "--no-progress",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "t"),
+        ]
+    )
+    err = capsys.readouterr().err
+    lines = [x for x in err.splitlines() if "warning" in x.lower()]
+    assert lines and all(x.startswith("saboteur tournament: warning: ") for x in lines)
+    assert "99%" in lines[0] and "tournament(opts)" not in err

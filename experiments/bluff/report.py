@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE
+from saboteur_experiments.evaluation.stats import error_bars
 
 from . import metrics as M
 from .harness import TRACKS
@@ -231,8 +232,8 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             ax.errorbar(
                 x[0],
                 y[0],
-                xerr=[[x[0] - x[1]], [x[2] - x[0]]],
-                yerr=[[y[0] - y[1]], [y[2] - y[0]]],
+                xerr=error_bars([x[0]], [x[1]], [x[2]]),
+                yerr=error_bars([y[0]], [y[1]], [y[2]]),
                 marker=markers[j % 7],
                 capsize=2,
                 color=f"C{list(FRONTIER).index(p['population'])}",

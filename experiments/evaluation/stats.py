@@ -276,3 +276,15 @@ def cluster_mean(
     reps = (draws @ s) / (draws @ cnt)
     lo, hi = percentile_interval(reps, level)
     return Estimate(float(v.mean()), float(lo), float(hi), n, g, "deal-bootstrap")
+
+
+def error_bars(point, lo, hi) -> np.ndarray:
+    """Matplotlib's ``yerr`` / ``xerr`` for an interval ``[lo, hi]`` around ``point``: float64
+    ``(2, ...)``, the distances down and up, never negative.
+
+    A percentile interval may miss its point estimate, by a rounding error when it has zero
+    width (a one-deal tournament) or by more for a skewed bootstrap; matplotlib refuses a
+    negative bar, so the bar then stops at the point.
+    """
+    point, lo, hi = (np.asarray(v, dtype=float) for v in (point, lo, hi))
+    return np.stack([np.maximum(point - lo, 0.0), np.maximum(hi - point, 0.0)])

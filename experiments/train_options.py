@@ -1,0 +1,280 @@
+"""The options of ``saboteur train`` (:class:`TrainConfig`) and its two command lines, kept
+apart from :mod:`saboteur_experiments.train` so that ``--help`` works without torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import BASE
+
+#: role names by role id of the trained game: training and its evaluation are base-game
+#: (:meth:`TrainConfig.game_config`)
+ROLE_NAMES = BASE.roles
+
+
+@dataclass
+class TrainConfig:
+    """Every option of a training run (written into each checkpoint's JSON)."""
+
+    num_players: int = 5
+    num_rounds: int = 1
+    reward: str = "win"
+    num_envs: int = 16
+    steps_per_iter: int = 2048
+    iterations: int = 0  # 0 = no limit (use minutes / total_decisions)
+    minutes: float = 0.0  # wall-clock budget, 0 = none
+    total_decisions: int = 0  # learning decisions budget, 0 = none
+    epochs: int = 3
+    minibatch: int = 256
+    lr: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    ent_coef: float = 0.003
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    channels: int = 32
+    hidden: int = 128
+    conv_layers: int = 3
+    pool_current: float = 0.45
+    pool_snapshots: float = 0.15
+    pool_heuristic: float = 0.1
+    pool_random: float = 0.3
+    snapshot_every: int = 10
+    max_snapshots: int = 8
+    shaping: float = 1.0  # potential-based shaping coefficient (0 = off)
+    bc_decisions: int = 30000  # warm start: imitate this many heuristic decisions (0=off)
+    bc_epochs: int = 3
+    bc_lr: float = 1e-3
+    eval_every: int = 40  # iterations between evaluations (and at the end), 0 = never
+    eval_deals: int = 10
+    checkpoint_every: int = 25
+    seed: int = 0
+    threads: int = 1
+    out: str = "runs/ppo"
+    progress: bool = True
+    init: str = ""  # checkpoint to start from
+
+    def game_config(self) -> GameConfig:
+        return GameConfig(
+            num_players=self.num_players, num_rounds=self.num_rounds, reward=self.reward
+        )
+
+    def problems(self) -> list[str]:
+        """Every unusable option as ``"--option value: why"`` (empty when the config is
+        usable).  The game options are checked by :class:`GameConfig`; ``init`` and ``out`` are
+        checked where they are used."""
+        out: list[str] = []
+
+        def need(ok: bool, name: str, why: str) -> None:
+            if not ok:
+                out.append(f"{_flag(name)} {getattr(self, name)}: {why}")
+
+        def number(name: str) -> float:
+            v = getattr(self, name)
+            return v if isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
+
+        for name in (
+            "num_envs",
+            "steps_per_iter",
+            "epochs",
+            "bc_epochs",
+            "channels",
+            "hidden",
+            "conv_layers",
+            "eval_deals",
+            "threads",
+        ):
+            need(number(name) >= 1, name, "must be >= 1")
+        need(
+            number("minibatch") >= 2,
+            "minibatch",
+            "must be >= 2 (advantages are normalised per minibatch)",
+        )
+        for name in (
+            "iterations",
+            "total_decisions",
+            "snapshot_every",
+            "max_snapshots",
+            "bc_decisions",
+            "eval_every",
+            "checkpoint_every",
+            "seed",
+            "minutes",
+            "ent_coef",
+            "vf_coef",
+            "shaping",
+            "pool_current",
+            "pool_snapshots",
+            "pool_heuristic",
+            "pool_random",
+        ):
+            need(number(name) >= 0, name, "must be a number >= 0")
+        for name in ("lr", "bc_lr", "clip", "max_grad_norm"):
+            need(number(name) > 0, name, "must be a number > 0")
+        for name in ("gamma", "gae_lambda"):
+            need(0 <= number(name) <= 1, name, "must be in [0, 1]")
+        pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random")
+        if all(number(k) == 0 for k in pools):
+            out.append("/".join(_flag(k) for k in pools) + ": all 0, at least one must be > 0")
+        try:
+            self.game_config()
+        except ValueError as err:  # ConfigError
+            field = next(
+                (f for f in ("num_players", "num_rounds", "reward") if f"{f}=" in str(err)), None
+            )
+            out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
+        return out
+
+
+#: options named as in every other command (``--players``/``--rounds``); the field names
+#: (``--num-players``/``--num-rounds``) stay as aliases
+_SHARED_FLAGS = {"num_players": "--players", "num_rounds": "--rounds"}
+
+
+def _flag(name: str) -> str:
+    """The command-line option of a :class:`TrainConfig` field."""
+    return _SHARED_FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+#: ``saboteur train --help`` text of each option (the default is appended)
+HELP = {
+    "num_players": "players per game (base game, 3-10)",
+    "num_rounds": "rounds per game (an episode is a whole game)",
+    "reward": "'win' (+1/-1 for the winning/losing side) or 'gold' (gold received)",
+    "num_envs": "games stepped together (batched inference)",
+    "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
+    "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
+    "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
+    "minutes": "stop after this wall-clock budget, warm start and the final evaluation included "
+    "(the last evaluation's duration is kept back for it; 0 = none)",
+    "total_decisions": "stop after this many learning decisions (0 = none)",
+    "epochs": "PPO passes over each batch",
+    "minibatch": "PPO and behaviour-cloning minibatch size",
+    "lr": "PPO learning rate (Adam)",
+    "gamma": "discount per decision of a seat",
+    "gae_lambda": "GAE lambda",
+    "clip": "PPO ratio clip",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient norm clip",
+    "channels": "convolution channels (taken from the checkpoint with --init)",
+    "hidden": "MLP width (taken from the checkpoint with --init)",
+    "conv_layers": "3x3 convolutions in the board trunk (taken from the checkpoint with --init)",
+    "pool_current": "pool weight: the current policy in a non-anchor seat",
+    "pool_snapshots": "pool weight: frozen past snapshots (shared evenly)",
+    "pool_heuristic": "pool weight: the heuristic agent",
+    "pool_random": "pool weight: the random agent",
+    "snapshot_every": "iterations between snapshots added to the pool (0 = none)",
+    "max_snapshots": "snapshots kept (oldest dropped)",
+    "shaping": "potential-based progress shaping coefficient (0 = off)",
+    "bc_decisions": "warm start: heuristic decisions imitated before PPO (0 = off; skipped "
+    "with --init)",
+    "bc_epochs": "warm start epochs",
+    "bc_lr": "warm start learning rate",
+    "eval_every": "iterations between duplicate-deal evaluations against random and the "
+    "heuristic, and at the end (0 = never)",
+    "eval_deals": "dev-split deals per role per evaluation (role-probe protocol)",
+    "checkpoint_every": "iterations between checkpoints/iter_XXXX.pt (0 = only final.pt)",
+    "seed": "random seed",
+    "threads": "torch threads",
+    "out": "output folder",
+    "progress": "progress bar on stderr",
+    "init": "start from this checkpoint (its network shape; no warm start; a fresh optimizer "
+    "and iteration count)",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The parser of a training run: one option per :class:`TrainConfig` field."""
+    p = argparse.ArgumentParser(
+        prog="saboteur train",
+        description="PPO self-play training against a pool.",
+        epilog="saboteur train --evaluate CHECKPOINT [--deals N] evaluates a checkpoint "
+        "instead (see saboteur train --evaluate CHECKPOINT --help).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    defaults = TrainConfig()
+    for f in fields(TrainConfig):
+        val = getattr(defaults, f.name)
+        flags = [_flag(f.name)]
+        if f.name in _SHARED_FLAGS:
+            flags.append("--" + f.name.replace("_", "-"))  # the older name, an alias
+        if isinstance(val, bool):
+            p.add_argument(
+                *flags,
+                dest=f.name,
+                action=argparse.BooleanOptionalAction,
+                default=val,
+                help=HELP.get(f.name),
+            )
+        else:
+            p.add_argument(*flags, dest=f.name, type=type(val), default=val, help=HELP.get(f.name))
+    return p
+
+
+def parse_args(argv=None) -> TrainConfig:
+    """The :class:`TrainConfig` of a command line; a bad option is a usage error (exit 2)
+    naming the option and its value, before anything is trained or written."""
+    from saboteur_experiments.cli_args import check_output_dir
+
+    p = _parser()
+    ns = p.parse_args(argv)
+    cfg = TrainConfig(**vars(ns))
+    bad = cfg.problems()
+    if bad:
+        p.error("; ".join(bad))
+    check_output_dir(p, cfg.out, "--out")
+    if cfg.init:
+        from saboteur_agents.network import load_checkpoint
+
+        if not Path(cfg.init).is_file():
+            p.error(f"--init {cfg.init!r}: no such checkpoint file")
+        try:
+            load_checkpoint(cfg.init, cfg.game_config())
+        except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
+            p.error(f"--init {cfg.init!r}: {err}")
+    return cfg
+
+
+def evaluate_parser() -> argparse.ArgumentParser:
+    """The parser of ``saboteur train --evaluate CHECKPOINT`` (see
+    :func:`saboteur_experiments.train.evaluate_checkpoint`)."""
+    from saboteur_experiments.cli_args import DefaultsHelp, add_deal_range, at_least
+
+    p = argparse.ArgumentParser(
+        prog="saboteur train --evaluate",
+        description="Evaluate a checkpoint: the role-probe protocol against random and "
+        "the heuristic (the checkpoint in one seat and role, every other seat the "
+        "reference, paired with an all-reference game of the same deal), per role.",
+        formatter_class=DefaultsHelp,
+    )
+    p.add_argument(
+        "--evaluate",
+        required=True,
+        metavar="CHECKPOINT",
+        help="a checkpoint file, or 'ppo' for the one shipped with the package",
+    )
+    p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
+    add_deal_range(p)
+    p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
+    p.add_argument("--workers", type=at_least(1), default=1, help="processes (same results)")
+    p.add_argument(
+        "--rounds",
+        type=at_least(1),
+        default=None,
+        help="rounds per game (default: the checkpoint's training games)",
+    )
+    p.add_argument("--json", default="", help="also write the result to this file")
+    return p
+
+
+def print_help(argv: list[str]) -> None:
+    """``saboteur train [--evaluate CHECKPOINT] --help``: the help, without torch (this module
+    imports none, so the options show before the ``train`` extra is installed)."""
+    (evaluate_parser() if "--evaluate" in argv else _parser()).parse_args(argv)
