@@ -1,0 +1,35 @@
+"""``saboteur bench`` in its tiny configuration: the table's rows are there and every ratio is a
+finite positive number (speeds are never asserted)."""
+
+from __future__ import annotations
+
+import math
+
+from saboteur_experiments import bench
+
+
+def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
+    rows = bench.main(["--quick", "--no-hanabi"])
+    out = capsys.readouterr().out
+    labels = [r["label"] for r in rows]
+    assert labels == [
+        "base 3p raw_env",
+        "base 3p env()",
+        "sab2 2p raw_env",
+        "sab2 2p env()",
+        bench.REFERENCE,
+        bench.FLOOR,
+    ]
+    for r in rows:
+        assert r["label"] in out
+        for key in ("cpu", "wall", "ratio", "wall_ratio", "floor_ratio"):
+            assert math.isfinite(r[key]) and r[key] > 0, (r["label"], key, r[key])
+    ref = rows[labels.index(bench.REFERENCE)]
+    assert ref["ratio"] == 1.0 and ref["wall_ratio"] == 1.0
+    assert "legal/dec" in out  # the legal-action statistics table
+
+
+def test_floor_env_passes_pettingzoo_api_test():
+    from pettingzoo.test import api_test
+
+    api_test(bench.floor_env(), num_cycles=20)
