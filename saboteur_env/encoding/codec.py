@@ -181,6 +181,13 @@ class Codec:
         legal_set(game, seat, offered_only=True, out=views)
         return buf.copy()
 
+    def mask_reference(self, game: Game, seat: int | None = None) -> np.ndarray:
+        """:meth:`mask` built plainly: each family's ``legal_reference`` array, raveled and
+        laid end to end in block order (the specification :meth:`mask` is tested against);
+        int8 ``(n,)``."""
+        legal = legal_set(game, seat, reference=True)
+        return np.concatenate([legal[name].ravel() for name in self.blocks]).astype(np.int8)
+
     def describe(self, index: int, actor: int, n_players: int) -> str:
         """A short English description of flat action ``index`` taken by seat ``actor``
         (absolute seats), e.g. ``"place B03 NE at (1, 0)"``.
