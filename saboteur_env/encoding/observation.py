@@ -292,15 +292,18 @@ class ObservationEncoder:
         # board channels OPEN_N..CONN_W (0-7) from one byte per cell: openings | conn << 4
         byte = np.arange(256)
         self._lut_oc = ((byte[None, :] >> np.arange(8)[:, None]) & 1).astype(np.float32)
-        # channels THROUGH.. (8-) from the variant id + 2 (HIDDEN_GOAL -2, EMPTY -1, variants)
+        # channels THROUGH, OCCUPIED and Saboteur 2's from the variant id + 2 (HIDDEN_GOAL -2,
+        # EMPTY -1, then the variants); GOAL_* and START are set per cell
         lv = np.zeros((self.n_channels - C.THROUGH, nv + 2), dtype=np.float32)
         lv[C.THROUGH - C.THROUGH, 2:] = self._through
         lv[C.OCCUPIED - C.THROUGH, :] = 1
         lv[C.OCCUPIED - C.THROUGH, 1] = 0  # EMPTY
-        lv[C.GOAL_HIDDEN - C.THROUGH, 0] = 1  # HIDDEN_GOAL
         if self.n_channels > N_BOARD_CHANNELS:
             lv[N_BOARD_CHANNELS - C.THROUGH :, 2:] = self._xfeat
-        self._lut_var = lv
+        # the rows that are not all zero: THROUGH, OCCUPIED (GOAL_HIDDEN is set per goal
+        # cell, the start by its cell) and Saboteur 2's channels
+        self._lut_through = np.ascontiguousarray(lv[: C.OCCUPIED - C.THROUGH + 1])
+        self._lut_x = np.ascontiguousarray(lv[N_BOARD_CHANNELS - C.THROUGH :])
         V = self._views
         self._board_size = V["board"].size
         hw = self.H * self.W
@@ -314,6 +317,7 @@ class ObservationEncoder:
             for r, c in self._goal_rc
         ]
         self._goal_index = tuple(np.array(self._goal_rc).T)
+        self._goal_hidden_flat = [C.GOAL_HIDDEN * hw + r * self.W + c for r, c in self._goal_rc]
         self._start_flat = C.START * hw + self._start_rc[0] * self.W + self._start_rc[1]
         self._last_placed_flat = C.LAST_PLACED * hw
         self._template: tuple | None = None  # (board key, n, float32 (size,))
@@ -335,12 +339,17 @@ class ObservationEncoder:
         var = b.var[2:-2, 2:-2]
         byte = b.opn[2:-2, 2:-2] | (b.conn[2:-2, 2:-2] << 4)
         np.take(self._lut_oc, byte, axis=1, out=planes[: C.THROUGH], mode="clip")
-        np.take(self._lut_var, var + 2, axis=1, out=planes[C.THROUGH :], mode="clip")
+        vi = var + 2
+        np.take(self._lut_through, vi, axis=1, out=planes[C.THROUGH : C.OCCUPIED + 1], mode="clip")
+        if self.n_channels > N_BOARD_CHANNELS:
+            np.take(self._lut_x, vi, axis=1, out=planes[N_BOARD_CHANNELS:], mode="clip")
         o[self._start_flat] = 1
         hidden = var[self._goal_index].tolist()
         ident = b.goal_identity.tolist()
         for slot, (gold_i, stone_i, _, _) in enumerate(self._goal_flat):
-            if hidden[slot] != HIDDEN_GOAL:
+            if hidden[slot] == HIDDEN_GOAL:
+                o[self._goal_hidden_flat[slot]] = 1
+            else:
                 o[gold_i if ident[slot] == GOAL_GOLD else stone_i] = 1
         pv = self._views["players"]
         o[pv.offset + _P.PRESENT : pv.offset + n * pv.shape[1] : pv.shape[1]] = 1
