@@ -223,6 +223,59 @@ def table(rows: list[Contender]) -> list[dict]:
     ]
 
 
+def profile(options: dict, games: int, seed: int) -> dict[str, float]:
+    """Where a ``raw_env`` decision's CPU time goes under random legal play: microseconds per
+    decision in the observation (``encoder.encode``), the mask (``codec.mask``), the engine
+    (``codec.decode`` + ``Game.apply``) and the rest (``AEC + loop``: the env's bookkeeping in
+    ``last`` / ``step`` and the loop's own draw), and their ``total``.  Each call is timed
+    with ``time.process_time``; the timing's own cost, measured on empty calls, is taken off
+    each component (the part inside the timed span) and off the total (all of it)."""
+    from saboteur_env.engine.state import Game
+
+    env = saboteur_env.raw_env(**options)
+    keys = ("observation", "mask", "engine")
+    spent = dict.fromkeys(keys, 0.0)
+    calls = dict.fromkeys(keys, 0)
+    clock = time.process_time
+
+    def timed(f, key):
+        def run(*a, **k):
+            t = clock()
+            r = f(*a, **k)
+            spent[key] += clock() - t
+            calls[key] += 1
+            return r
+
+        return run
+
+    empty = timed(lambda: None, "observation")
+    t = clock()
+    for _ in range(20000):
+        empty()
+    outer = (clock() - t) / 20000  # one timed call, all of it
+    inner = spent["observation"] / 20000  # the part inside the span
+    spent["observation"], calls["observation"] = 0.0, 0
+    env.encoder.encode = timed(env.encoder.encode, "observation")  # type: ignore[method-assign]
+    env.codec.mask = timed(env.codec.mask, "mask")  # type: ignore[method-assign]
+    env.codec.decode = timed(env.codec.decode, "engine")  # type: ignore[method-assign]
+    apply = Game.apply
+    Game.apply = timed(apply, "engine")  # type: ignore[method-assign]
+    try:
+        play = aec_player(lambda **_: env, seed)
+        decisions = 0
+        t = clock()
+        for g in range(games):
+            decisions += play(seed + g)
+        total = clock() - t
+    finally:
+        Game.apply = apply  # type: ignore[method-assign]
+    total -= sum(calls.values()) * outer
+    result = {k: 1e6 * (spent[k] - calls[k] * inner) / decisions for k in keys}
+    result["AEC + loop"] = 1e6 * total / decisions - sum(result.values())
+    result["total"] = 1e6 * total / decisions
+    return result
+
+
 def _stats(n_players: int, games: int, seed: int, rules: Ruleset = BASE) -> tuple[float, float]:
     """Mean legal actions per decision and the share of decisions with a legal placement
     outside the window (random play on the engine alone: ``Game.apply``, which verifies each
@@ -287,6 +340,11 @@ def main(argv=None) -> list[dict]:
         help="a tiny run (3 and 2 players, 2 rounds of 0.02 s blocks, 2 statistics games): "
         "checks that the bench works, its figures mean little",
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also print where a raw_env decision's CPU time goes (microseconds per decision)",
+    )
     p.add_argument("--seed", type=at_least(0), default=0)
     args = p.parse_args(argv)
     if not math.isfinite(args.block) or args.block < 0:
@@ -316,6 +374,22 @@ def main(argv=None) -> list[dict]:
         )
     for note in notes:
         print(note)
+    if args.profile:
+        print()
+        print(
+            f"{'raw_env, us per decision':<28} {'observation':>11} {'mask':>6} {'engine':>7} "
+            f"{'AEC + loop':>10} {'total':>6}"
+        )
+        cells = [(BASE, n) for n in args.players] + [
+            (SABOTEUR_2, n) for n in args.expansion_players
+        ]
+        for rules, n in cells:
+            games = 2 if args.quick else 30
+            r = profile({"num_players": n, "expansion": rules.expansion}, games, args.seed)
+            print(
+                f"{LABELS[rules.name] + f' {n}p':<28} {r['observation']:>11.1f} {r['mask']:>6.1f} "
+                f"{r['engine']:>7.1f} {r['AEC + loop']:>10.1f} {r['total']:>6.1f}"
+            )
     if not args.no_stats:
         print()
         print(f"{'game':>9} {'players':>7} {'legal/dec':>10} {'overflow':>9}")

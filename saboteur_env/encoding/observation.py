@@ -325,6 +325,18 @@ class ObservationEncoder:
         self._recent_cache: tuple | None = None
         self._scatter: dict = {}  # (n, seat) -> index arrays of the fast path
 
+    #: caches keyed by board uids and history stamps, which count afresh in another process:
+    #: never pickled (an unpickled encoder starts with empty caches)
+    _CACHES = ("_board_cache", "_template", "_recent_cache")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for k in self._CACHES:
+            setattr(self, k, None)
+
     def _fast_template(self, game: Game) -> np.ndarray:
         """float32 ``(size,)``: the public board channels, ``PRESENT`` of the ``n`` seats in
         play, zeros elsewhere; cached per board version (do not modify)."""
