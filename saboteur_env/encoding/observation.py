@@ -321,8 +321,10 @@ class ObservationEncoder:
         self._start_flat = C.START * hw + self._start_rc[0] * self.W + self._start_rc[1]
         self._last_placed_flat = C.LAST_PLACED * hw
         self._template: tuple | None = None  # (board key, n, float32 (size,))
-        #: (history stamp, round stamp, added, float32 (N_RECENT, recent_width))
+        #: (round stamp, actions added, float32 (N_RECENT, recent_width)): _recent_ring
         self._recent_cache: tuple | None = None
+        self._recent_rows: dict = {}  # RoundHistory.recent entry -> its row, absolute seats
+        self._recent_idx: dict = {}  # (n, seat, oldest ring row) -> take index of `recent`
         self._scatter: dict = {}  # (n, seat) -> index arrays of the fast path
 
     #: caches keyed by board uids and history stamps, which count afresh in another process:
@@ -419,36 +421,59 @@ class ObservationEncoder:
         self._scatter[key] = got
         return got
 
-    def _recent_block(self, hist: RoundHistory, n: int) -> np.ndarray:
-        """float32 ``(N_RECENT, recent_width)``: the ``recent`` view with *absolute* actor and
-        target seats (the observer's view is a column permutation); cached per history stamp,
-        and brought up to date by shifting in only the rows added since (same round)."""
-        c = self._recent_cache
-        if c is not None and c[0] == hist.stamp:
-            return c[3]  # type: ignore[no-any-return]
-        new = len(hist.recent)
-        if c is not None and c[1] == hist.round_stamp and 0 < hist.added - c[2] < N_RECENT:
-            new = hist.added - c[2]
-            a = np.empty_like(c[3])
-            a[: N_RECENT - new] = c[3][new:]
-            a[N_RECENT - new :] = 0
-        else:
-            a = np.zeros((N_RECENT, self.recent_width), dtype=np.float32)
+    def _recent_row(self, entry: tuple) -> np.ndarray:
+        """float32 ``(recent_width,)``: one ``recent`` row of ``entry`` (a
+        :attr:`RoundHistory.recent` tuple) with *absolute* actor and target seats; cached
+        (do not modify)."""
+        row = self._recent_rows.get(entry)
+        if row is not None:
+            return row  # type: ignore[no-any-return]
+        actor, typ, target, x, y, tool, dead = entry
         mp, nt, tc = self.max_players, len(self.recent_types), self.n_tool_cols
-        k = len(hist.recent)
-        for i in range(k - new, k):
-            actor, typ, target, x, y, tool, dead = hist.recent[i]
-            row = a[N_RECENT - k + i]
-            cols = [actor, mp + typ, 2 * mp + nt + tc + 3]
-            if target >= 0:
-                cols.append(mp + nt + target)
-            if tool >= 0:
-                cols.append(2 * mp + nt + tool)
-            row[cols] = 1
-            if x or y or dead:
-                row[2 * mp + nt + tc : 2 * mp + nt + tc + 3] = (x, y, dead)
-        self._recent_cache = (hist.stamp, hist.round_stamp, hist.added, a)
-        return a
+        row = np.zeros(self.recent_width, dtype=np.float32)
+        row[actor] = 1
+        row[mp + typ] = 1
+        if target >= 0:
+            row[mp + nt + target] = 1
+        if tool >= 0:
+            row[2 * mp + nt + tool] = 1
+        row[2 * mp + nt + tc : 2 * mp + nt + tc + 4] = (x, y, dead, 1)
+        if len(self._recent_rows) >= 50_000:
+            self._recent_rows.clear()
+        self._recent_rows[entry] = row
+        return row
+
+    def _recent_ring(self, hist: RoundHistory) -> np.ndarray:
+        """float32 ``(N_RECENT, recent_width)``: the rows of ``hist.recent`` (absolute seats),
+        the action added as number ``i`` of the round in row ``i % N_RECENT``, rows of no
+        action zero.  Kept per round (``round_stamp``) and brought up to date by writing only
+        the rows added since the last call."""
+        c = self._recent_cache
+        recent = hist.recent
+        if c is not None and c[0] == hist.round_stamp and c[1] <= hist.added:
+            ring = c[2]
+            new = min(hist.added - c[1], len(recent))
+        else:
+            ring = np.zeros((N_RECENT, self.recent_width), dtype=np.float32)
+            new = len(recent)
+        k, added = len(recent), hist.added
+        for j in range(k - new, k):
+            ring[(added - k + j) % N_RECENT] = self._recent_row(recent[j])
+        self._recent_cache = (hist.round_stamp, added, ring)
+        return ring
+
+    def _recent_index(self, n: int, seat: int, head: int) -> np.ndarray:
+        """intp ``(N_RECENT * recent_width,)``: where each value of the observer's ``recent``
+        view lies in the raveled ring of :meth:`_recent_ring` whose oldest row is ``head``
+        (rows in age order, seats relative to ``seat``)."""
+        key = (n, seat, head)
+        got = self._recent_idx.get(key)
+        if got is None:
+            _, perm = self._scatter.get((n, seat)) or self._scatter_of(n, seat)
+            rows = (head + np.arange(N_RECENT)) % N_RECENT
+            got = (rows[:, None] * self.recent_width + perm[None, :]).ravel().astype(np.intp)
+            self._recent_idx[key] = got
+        return got  # type: ignore[no-any-return]
 
     def _encode_fast(self, game: Game, seat: int, out: np.ndarray | None) -> np.ndarray:
         """:meth:`encode` of a seat: cached public parts, one scatter of the per-seat counts,
@@ -461,7 +486,7 @@ class ObservationEncoder:
             o[:] = template
         n, V = game.n, self._views
         hist = self._history.get(game.events, n)
-        index, perm = self._scatter.get((n, seat)) or self._scatter_of(n, seat)
+        index, _ = self._scatter.get((n, seat)) or self._scatter_of(n, seat)
         counts = (
             game.hands[seat, : self.n_kinds],
             game.broken.ravel(),
@@ -492,12 +517,11 @@ class ObservationEncoder:
             o[pv.offset + ((game.current - seat) % n) * pw + _P.TO_ACT] = 1
         if hist.recent:
             rv = V["recent"]
-            np.take(
-                self._recent_block(hist, n),
-                perm,
-                axis=1,
-                out=o[rv.offset : rv.offset + rv.size].reshape(rv.shape),
-            )
+            ring = self._recent_ring(hist)
+            idx = self._recent_idx.get((n, seat, hist.added % N_RECENT))
+            if idx is None:
+                idx = self._recent_index(n, seat, hist.added % N_RECENT)
+            ring.take(idx, out=o[rv.offset : rv.offset + rv.size])
         gv = V["game"].offset
         o[gv : gv + _N_GAME] = (
             game.round,
