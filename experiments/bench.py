@@ -223,13 +223,14 @@ def table(rows: list[Contender]) -> list[dict]:
     ]
 
 
-def profile(options: dict, games: int, seed: int) -> dict[str, float]:
+def profile(options: dict, games: int, seed: int, chunk: int = 3) -> dict[str, float]:
     """Where a ``raw_env`` decision's CPU time goes under random legal play: microseconds per
     decision in the observation (``encoder.encode``), the mask (``codec.mask``), the engine
     (``codec.decode`` + ``Game.apply``) and the rest (``AEC + loop``: the env's bookkeeping in
     ``last`` / ``step`` and the loop's own draw), and their ``total``.  Each call is timed
     with ``time.process_time``; the timing's own cost, measured on empty calls, is taken off
-    each component (the part inside the timed span) and off the total (all of it)."""
+    each component (the part inside the timed span) and off the total (all of it).  The games
+    are timed in chunks of ``chunk``; each figure is the median over the chunks."""
     from saboteur_env.engine.state import Game
 
     env = saboteur_env.raw_env(**options)
@@ -260,20 +261,26 @@ def profile(options: dict, games: int, seed: int) -> dict[str, float]:
     env.codec.decode = timed(env.codec.decode, "engine")  # type: ignore[method-assign]
     apply = Game.apply
     Game.apply = timed(apply, "engine")  # type: ignore[method-assign]
+    chunks: list[dict[str, float]] = []
     try:
         play = aec_player(lambda **_: env, seed)
-        decisions = 0
-        t = clock()
-        for g in range(games):
-            decisions += play(seed + g)
-        total = clock() - t
+        for c in range(0, games, chunk):
+            for k in keys:
+                spent[k], calls[k] = 0.0, 0
+            decisions = 0
+            t = clock()
+            for g in range(c, min(games, c + chunk)):
+                decisions += play(seed + g)
+            total = clock() - t - sum(calls.values()) * outer
+            r = {k: 1e6 * (spent[k] - calls[k] * inner) / decisions for k in keys}
+            r["AEC + loop"] = 1e6 * total / decisions - sum(r.values())
+            r["total"] = 1e6 * total / decisions
+            chunks.append(r)
     finally:
         Game.apply = apply  # type: ignore[method-assign]
-    total -= sum(calls.values()) * outer
-    result = {k: 1e6 * (spent[k] - calls[k] * inner) / decisions for k in keys}
-    result["AEC + loop"] = 1e6 * total / decisions - sum(result.values())
-    result["total"] = 1e6 * total / decisions
-    return result
+    # the median of chunks of games, per part (a load spike hits one chunk); the parts then
+    # need not add up to the total exactly
+    return {k: statistics.median(r[k] for r in chunks) for k in chunks[0]}
 
 
 def _stats(n_players: int, games: int, seed: int, rules: Ruleset = BASE) -> tuple[float, float]:
@@ -322,9 +329,9 @@ def main(argv=None) -> list[dict]:
         help="player counts of the Saboteur 2 rows (none: skip them)",
     )
     p.add_argument("--games", type=at_least(1), default=1, help="fewest whole games in one block")
-    p.add_argument("--block", type=float, default=0.3, help="CPU-seconds of one contender's block")
+    p.add_argument("--block", type=float, default=0.1, help="CPU-seconds of one contender's block")
     p.add_argument(
-        "--repeats", type=at_least(1), default=7, help="rounds of blocks (median reported)"
+        "--repeats", type=at_least(1), default=21, help="rounds of blocks (median reported)"
     )
     p.add_argument(
         "--stats-games",

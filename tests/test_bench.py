@@ -31,7 +31,7 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
 
 
 def test_profile_parts_add_up_to_the_total():
-    r = bench.profile({"num_players": 3}, games=1, seed=0)
+    r = bench.profile({"num_players": 3}, games=1, seed=0)  # one chunk: exact sum
     parts = ("observation", "mask", "engine", "AEC + loop")
     assert all(math.isfinite(r[k]) for k in (*parts, "total"))
     assert r["total"] > 0 and r["observation"] > 0 and r["mask"] > 0 and r["engine"] > 0
