@@ -66,20 +66,37 @@ def env(**kwargs) -> AECEnv:
     """The wrapped Saboteur environment (out-of-bounds and call-order checks)."""
     e = raw_env(**kwargs)
     e = _BoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _OrderWrapper(e)
     return e
 
 
 class _BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's out-of-bounds check, failing with the raw env's clear errors (the wrong
-    type or the out-of-range index named) instead of a bare ``AssertionError``."""
+    type or the out-of-range index named) instead of a bare ``AssertionError``.
+
+    ``_check_action`` refuses everything PettingZoo's assertion would (a non-None action of a
+    done agent, ``None`` or a non-int for a live one, an index outside the space), so the step
+    then goes straight to the env without repeating the check in Gymnasium's ``contains``."""
 
     def step(self, action) -> None:
         self.unwrapped._check_action(action)
         if isinstance(action, np.integer):
-            # a valid numpy index of any width (np.uint64 fails gymnasium's contains check)
-            action = int(action)
-        super().step(action)
+            action = int(action)  # a valid numpy index of any width
+        wrappers.BaseWrapper.step(self, action)
+
+
+class _OrderWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's call-order checks; after ``reset`` its ``last()`` reads the raw env's
+    fields directly instead of through two wrappers' attribute forwarding (the same values;
+    before ``reset`` the wrapper's own errors)."""
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            return super().last(observe)
+        return self.unwrapped.last(observe)  # type: ignore[no-any-return]
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 def _render_seat(value, n: int) -> int | str | None:
@@ -203,6 +220,7 @@ class raw_env(AECEnv):
         self.game = Game(self.config, game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
+        self._rewarded = False  # whether self.rewards holds a nonzero entry (a round's end)
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -327,9 +345,12 @@ class raw_env(AECEnv):
         self._pending[seat] = []
         self.infos[agent] = {"events": self._pending[seat]}
         self._route(events)
-        self.rewards = {ag: 0 for ag in self.agents}
+        if self._rewarded:  # the last step paid rewards: back to zeros
+            self.rewards = {ag: 0 for ag in self.agents}
+            self._rewarded = False
         for e in events:
             if e.type is EventType.ROUND_END:
+                self._rewarded = True
                 res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
                 for i, ag in enumerate(self.agents):
                     if self.config.reward == "win":
@@ -346,7 +367,8 @@ class raw_env(AECEnv):
             self.terminations = {ag: True for ag in self.agents}
         elif self.config.max_decisions is not None and g.decisions >= self.config.max_decisions:
             self.truncations = {ag: True for ag in self.agents}
-        self._accumulate_rewards()
+        if self._rewarded:  # otherwise every reward is 0: nothing to add
+            self._accumulate_rewards()
         self.agent_selection = self.agents[g.current]
         if self.render_mode == "human":
             self.render()

@@ -54,6 +54,9 @@ from ..engine.actions import FAMILIES, Action, describe, family_of, layout_of, l
 from ..engine.config import GameConfig
 from ..engine.state import Game
 
+#: decoded actions kept per codec (a cache of frozen objects, cleared when full)
+_DECODED_MAX = 100_000
+
 
 def _plain_ints(action: Action) -> Action:
     """``action`` with its numpy integer fields as Python ints, so that index arithmetic never
@@ -100,6 +103,7 @@ class Codec:
         self._starts = [o for o, _ in self.blocks.values()]
         self._names = list(self.blocks)
         self._buffer = self._make_buffer()
+        self._decoded: dict[tuple[int, int, int], Action] = {}
 
     def _make_buffer(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """The array a mask is built in, and each block's view of it (copies and pickles
@@ -112,11 +116,12 @@ class Codec:
         return buf, views
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_buffer"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_buffer", "_decoded")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._buffer = self._make_buffer()
+        self._decoded = {}
 
     # --- cells -----------------------------------------------------------------------
     def cell(self, x: int, y: int) -> int:
@@ -163,11 +168,21 @@ class Codec:
         Raises:
             ValueError: ``index`` is outside ``0..n-1`` or names a seat not in play.
         """
+        key = (index, actor, n_players)
+        plain = type(index) is int and type(actor) is int and type(n_players) is int
+        action = self._decoded.get(key) if plain else None
+        if action is not None:  # actions are frozen: one object serves every caller
+            return action
         name, i = self.block_of(index)
         try:
-            return FAMILIES[name].action(self.layout, i, actor, n_players)
+            action = FAMILIES[name].action(self.layout, i, actor, n_players)
         except ValueError as err:
             raise ValueError(f"action {index} {err}") from None
+        if plain:
+            if len(self._decoded) >= _DECODED_MAX:
+                self._decoded.clear()
+            self._decoded[key] = action
+        return action
 
     # --- the mask: the engine's legal set, laid end to end ------------------------------
     def mask(self, game: Game, seat: int | None = None) -> np.ndarray:
@@ -180,6 +195,13 @@ class Codec:
         # the families write their legal arrays straight into their blocks of the mask
         legal_set(game, seat, offered_only=True, out=views)
         return buf.copy()
+
+    def mask_reference(self, game: Game, seat: int | None = None) -> np.ndarray:
+        """:meth:`mask` built plainly: each family's ``legal_reference`` array, raveled and
+        laid end to end in block order (the specification :meth:`mask` is tested against);
+        int8 ``(n,)``."""
+        legal = legal_set(game, seat, reference=True)
+        return np.concatenate([legal[name].ravel() for name in self.blocks]).astype(np.int8)
 
     def describe(self, index: int, actor: int, n_players: int) -> str:
         """A short English description of flat action ``index`` taken by seat ``actor``

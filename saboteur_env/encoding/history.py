@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from itertools import count
 
 import numpy as np
 
@@ -31,6 +32,8 @@ _PLACE, _BREAK, _REPAIR, _ROCKFALL, _MAP, _DISCARD, _REMOVE, _STEAL = (
 #: rows kept in the ``recent`` view
 N_RECENT = 8
 _X_INDEX = {e: i for i, e in enumerate(X_EFFECTS)}
+#: stamps of :attr:`RoundHistory.stamp`: unique over the process
+_STAMPS = count()
 
 
 class RoundHistory:
@@ -45,9 +48,23 @@ class RoundHistory:
             ``(actor, RecentType, target, x, y, tool, dead_end)`` (-1: no target / tool).
         last_placed: cell of the most recent path card placed this round that is still in the
             maze, or ``None``.
+        stamp: an int, new (unique in the process) whenever ``recent`` changes: a cache key
+            for what the encoder derives from it.
+        round_stamp: the ``stamp`` the round's history started with; ``added``: the actions
+            added to ``recent`` since then (the last ``added`` minus an earlier ``added`` of the
+            same ``round_stamp`` are the rows that are new).
     """
 
-    __slots__ = ("actor_counts", "tool_counts", "xcounts", "recent", "last_placed")
+    __slots__ = (
+        "actor_counts",
+        "tool_counts",
+        "xcounts",
+        "recent",
+        "last_placed",
+        "stamp",
+        "round_stamp",
+        "added",
+    )
 
     def __init__(self, n: int) -> None:
         self.actor_counts = np.zeros((n, len(HistoryColumn)), dtype=np.int16)
@@ -55,6 +72,8 @@ class RoundHistory:
         self.xcounts = np.zeros((n, n, len(X_EFFECTS)), dtype=np.int16)
         self.recent: list[tuple[int, int, int, int, int, int, int]] = []
         self.last_placed: tuple[int, int] | None = None
+        self.stamp = self.round_stamp = next(_STAMPS)
+        self.added = 0
 
     def add(
         self,
@@ -69,6 +88,8 @@ class RoundHistory:
         self.recent.append((actor, typ, target, x, y, tool, dead_end))
         if len(self.recent) > N_RECENT:
             del self.recent[0]
+        self.stamp = next(_STAMPS)
+        self.added += 1
 
     def update(self, events: Sequence[Event], start: int = 0) -> None:
         """Take in ``events[start:]`` (a new round's start clears everything)."""

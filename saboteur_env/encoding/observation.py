@@ -282,6 +282,286 @@ class ObservationEncoder:
         self._shifts = np.arange(4, dtype=np.uint8)
         self._rel: dict = {}
         self._history = HistoryCache()
+        self._build_fast_tables()
+
+    def _build_fast_tables(self) -> None:
+        """Look-up tables and caches of :meth:`encode` (the fast path; :meth:`encode_reference`
+        is the plain one it must equal)."""
+        C = _C
+        nv = len(VARIANTS)
+        # board channels OPEN_N..CONN_W (0-7) from one byte per cell: openings | conn << 4
+        byte = np.arange(256)
+        self._lut_oc = ((byte[None, :] >> np.arange(8)[:, None]) & 1).astype(np.float32)
+        # channels THROUGH, OCCUPIED and Saboteur 2's from the variant id + 2 (HIDDEN_GOAL -2,
+        # EMPTY -1, then the variants); GOAL_* and START are set per cell
+        lv = np.zeros((self.n_channels - C.THROUGH, nv + 2), dtype=np.float32)
+        lv[C.THROUGH - C.THROUGH, 2:] = self._through
+        lv[C.OCCUPIED - C.THROUGH, :] = 1
+        lv[C.OCCUPIED - C.THROUGH, 1] = 0  # EMPTY
+        if self.n_channels > N_BOARD_CHANNELS:
+            lv[N_BOARD_CHANNELS - C.THROUGH :, 2:] = self._xfeat
+        # the rows that are not all zero: THROUGH, OCCUPIED (GOAL_HIDDEN is set per goal
+        # cell, the start by its cell) and Saboteur 2's channels
+        self._lut_through = np.ascontiguousarray(lv[: C.OCCUPIED - C.THROUGH + 1])
+        self._lut_x = np.ascontiguousarray(lv[N_BOARD_CHANNELS - C.THROUGH :])
+        V = self._views
+        self._board_size = V["board"].size
+        hw = self.H * self.W
+        self._goal_flat = [
+            (
+                C.GOAL_GOLD_REVEALED * hw + r * self.W + c,
+                C.GOAL_STONE_REVEALED * hw + r * self.W + c,
+                C.KNOWN_GOLD * hw + r * self.W + c,
+                C.KNOWN_STONE * hw + r * self.W + c,
+            )
+            for r, c in self._goal_rc
+        ]
+        self._goal_index = tuple(np.array(self._goal_rc).T)
+        self._goal_hidden_flat = [C.GOAL_HIDDEN * hw + r * self.W + c for r, c in self._goal_rc]
+        self._start_flat = C.START * hw + self._start_rc[0] * self.W + self._start_rc[1]
+        self._last_placed_flat = C.LAST_PLACED * hw
+        self._template: tuple | None = None  # (board key, n, float32 (size,))
+        #: (round stamp, actions added, float32 (N_RECENT, recent_width)): _recent_ring
+        self._recent_cache: tuple | None = None
+        self._recent_rows: dict = {}  # RoundHistory.recent entry -> its row, absolute seats
+        self._recent_idx: dict = {}  # (n, seat, oldest ring row) -> take index of `recent`
+        self._scatter: dict = {}  # (n, seat) -> index arrays of the fast path
+
+    #: caches keyed by board uids and history stamps, which count afresh in another process:
+    #: never pickled (an unpickled encoder starts with empty caches)
+    _CACHES = ("_board_cache", "_template", "_recent_cache")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        for k in self._CACHES:
+            setattr(self, k, None)
+
+    def _fast_template(self, game: Game) -> np.ndarray:
+        """float32 ``(size,)``: the public board channels, ``PRESENT`` of the ``n`` seats in
+        play, zeros elsewhere; cached per board version (do not modify)."""
+        b, n = game.board, game.n
+        key = (b.uid, b.version)
+        t = self._template
+        if t is not None and t[0] == key and t[1] == n:
+            return t[2]  # type: ignore[no-any-return]
+        o = np.zeros(self.size, dtype=np.float32)
+        planes = o[: self._board_size].reshape(self.n_channels, self.H, self.W)
+        C = _C
+        var = b.var[2:-2, 2:-2]
+        byte = b.opn[2:-2, 2:-2] | (b.conn[2:-2, 2:-2] << 4)
+        np.take(self._lut_oc, byte, axis=1, out=planes[: C.THROUGH], mode="clip")
+        vi = var + 2
+        np.take(self._lut_through, vi, axis=1, out=planes[C.THROUGH : C.OCCUPIED + 1], mode="clip")
+        if self.n_channels > N_BOARD_CHANNELS:
+            np.take(self._lut_x, vi, axis=1, out=planes[N_BOARD_CHANNELS:], mode="clip")
+        o[self._start_flat] = 1
+        hidden = var[self._goal_index].tolist()
+        ident = b.goal_identity.tolist()
+        for slot, (gold_i, stone_i, _, _) in enumerate(self._goal_flat):
+            if hidden[slot] == HIDDEN_GOAL:
+                o[self._goal_hidden_flat[slot]] = 1
+            else:
+                o[gold_i if ident[slot] == GOAL_GOLD else stone_i] = 1
+        pv = self._views["players"]
+        o[pv.offset + _P.PRESENT : pv.offset + n * pv.shape[1] : pv.shape[1]] = 1
+        o.flags.writeable = False
+        self._template = (key, n, o)
+        return o
+
+    def _scatter_of(self, n: int, seat: int) -> tuple:
+        """Index arrays of the fast path for ``n`` players seen from ``seat``: where each
+        absolute-seat value lands in the flat observation."""
+        key = (n, seat)
+        got = self._scatter.get(key)
+        if got is not None:
+            return got  # type: ignore[no-any-return]
+        V, mp, P = self._views, self.max_players, _P
+        relpos = (np.arange(n) - seat) % n  # absolute seat -> relative row
+        pw = V["players"].shape[1]
+        hw = V["history"].shape[1]
+        parts = [
+            V["hand"].offset + np.arange(self.n_kinds),
+            (
+                V["players"].offset
+                + relpos[:, None] * pw
+                + P.BROKEN_PICK
+                + np.arange(P.BROKEN_CART - P.BROKEN_PICK + 1)[None, :]
+            ).ravel(),
+            V["players"].offset + relpos * pw + P.HAND_SIZE,
+            (V["history"].offset + relpos[:, None] * hw + np.arange(hw)[None, :]).ravel(),
+            (
+                V["tools"].offset
+                + (relpos[:, None, None] * mp + relpos[None, :, None]) * 2
+                + np.arange(2)[None, None, :]
+            ).ravel(),
+        ]
+        if self._has_x:
+            X = _X
+            xp_off, _, xh_off, _, ncol = self._x_offsets
+            ne = len(X_EFFECTS)
+            parts += [
+                (xp_off + relpos[:, None] * ncol + X.TRAPPED + np.arange(2)[None, :]).ravel(),
+                xp_off + relpos * ncol + X.HAS_GOLD,
+                (
+                    xh_off
+                    + (relpos[:, None, None] * mp + relpos[None, :, None]) * ne
+                    + np.arange(ne)[None, None, :]
+                ).ravel(),
+            ]
+        index = np.concatenate(parts).astype(np.intp)
+        nt = len(self.recent_types)
+        perm = np.arange(self.recent_width)
+        rel = (seat + np.arange(n)) % n
+        perm[:n] = rel
+        perm[mp + nt : mp + nt + n] = mp + nt + rel
+        got = (index, perm)
+        self._scatter[key] = got
+        return got
+
+    def _recent_row(self, entry: tuple) -> np.ndarray:
+        """float32 ``(recent_width,)``: one ``recent`` row of ``entry`` (a
+        :attr:`RoundHistory.recent` tuple) with *absolute* actor and target seats; cached
+        (do not modify)."""
+        row = self._recent_rows.get(entry)
+        if row is not None:
+            return row  # type: ignore[no-any-return]
+        actor, typ, target, x, y, tool, dead = entry
+        mp, nt, tc = self.max_players, len(self.recent_types), self.n_tool_cols
+        row = np.zeros(self.recent_width, dtype=np.float32)
+        row[actor] = 1
+        row[mp + typ] = 1
+        if target >= 0:
+            row[mp + nt + target] = 1
+        if tool >= 0:
+            row[2 * mp + nt + tool] = 1
+        row[2 * mp + nt + tc : 2 * mp + nt + tc + 4] = (x, y, dead, 1)
+        if len(self._recent_rows) >= 50_000:
+            self._recent_rows.clear()
+        self._recent_rows[entry] = row
+        return row
+
+    def _recent_ring(self, hist: RoundHistory) -> np.ndarray:
+        """float32 ``(N_RECENT, recent_width)``: the rows of ``hist.recent`` (absolute seats),
+        the action added as number ``i`` of the round in row ``i % N_RECENT``, rows of no
+        action zero.  Kept per round (``round_stamp``) and brought up to date by writing only
+        the rows added since the last call."""
+        c = self._recent_cache
+        recent = hist.recent
+        if c is not None and c[0] == hist.round_stamp and c[1] <= hist.added:
+            ring = c[2]
+            new = min(hist.added - c[1], len(recent))
+        else:
+            ring = np.zeros((N_RECENT, self.recent_width), dtype=np.float32)
+            new = len(recent)
+        k, added = len(recent), hist.added
+        for j in range(k - new, k):
+            ring[(added - k + j) % N_RECENT] = self._recent_row(recent[j])
+        self._recent_cache = (hist.round_stamp, added, ring)
+        return ring
+
+    def _recent_index(self, n: int, seat: int, head: int) -> np.ndarray:
+        """intp ``(N_RECENT * recent_width,)``: where each value of the observer's ``recent``
+        view lies in the raveled ring of :meth:`_recent_ring` whose oldest row is ``head``
+        (rows in age order, seats relative to ``seat``)."""
+        key = (n, seat, head)
+        got = self._recent_idx.get(key)
+        if got is None:
+            _, perm = self._scatter.get((n, seat)) or self._scatter_of(n, seat)
+            rows = (head + np.arange(N_RECENT)) % N_RECENT
+            got = (rows[:, None] * self.recent_width + perm[None, :]).ravel().astype(np.intp)
+            self._recent_idx[key] = got
+        return got  # type: ignore[no-any-return]
+
+    def _encode_fast(self, game: Game, seat: int, out: np.ndarray | None) -> np.ndarray:
+        """:meth:`encode` of a seat: cached public parts, one scatter of the per-seat counts,
+        no loop over cells or players (equal to :meth:`encode_reference`, tested)."""
+        template = self._fast_template(game)
+        if out is None:
+            o = template.copy()
+        else:
+            o = out
+            o[:] = template
+        n, V = game.n, self._views
+        hist = self._history.get(game.events, n)
+        index, _ = self._scatter.get((n, seat)) or self._scatter_of(n, seat)
+        counts = (
+            game.hands[seat, : self.n_kinds],
+            game.broken.ravel(),
+            game.hands.sum(axis=1),
+            hist.actor_counts.ravel(),
+            hist.tool_counts.ravel(),
+        )
+        if self._has_x:
+            counts += (game.xfront.ravel(), game.gold > 0, hist.xcounts.ravel())
+        o[index] = np.concatenate(counts)
+        kg = game.known_goals[seat].tolist()
+        if True in kg:
+            ident = game.board.goal_identity.tolist()
+            for slot, known in enumerate(kg):
+                if known:
+                    _, _, gold_i, stone_i = self._goal_flat[slot]
+                    o[gold_i if ident[slot] == GOAL_GOLD else stone_i] = 1
+        if hist.last_placed is not None:
+            x, y = hist.last_placed
+            x0, _, y0, _ = self.config.board_window
+            o[self._last_placed_flat + (y - y0) * self.W + (x - x0)] = 1
+        pv = V["players"]
+        pw = pv.shape[1]
+        o[V["role"].offset + int(game.roles[seat])] = 1
+        o[pv.offset + ((game.last_card_seat - seat) % n) * pw + _P.LAST_CARD] = 1
+        o[pv.offset + ((game.first_player - seat) % n) * pw + _P.FIRST_PLAYER] = 1
+        if not game.game_over:
+            o[pv.offset + ((game.current - seat) % n) * pw + _P.TO_ACT] = 1
+        if hist.recent:
+            rv = V["recent"]
+            ring = self._recent_ring(hist)
+            idx = self._recent_idx.get((n, seat, hist.added % N_RECENT))
+            if idx is None:
+                idx = self._recent_index(n, seat, hist.added % N_RECENT)
+            ring.take(idx, out=o[rv.offset : rv.offset + rv.size])
+        gv = V["game"].offset
+        o[gv : gv + _N_GAME] = (
+            game.round,
+            game.config.num_rounds,
+            len(game.deck),
+            game.discards.sum(),
+            game.turn,
+            n,
+            game.board.path_cards_on_board(),
+        )
+        pv_off = V["private"].offset
+        o[pv_off + _PR.GOLD] = game.gold[seat]
+        o[pv_off + _PR.SEAT] = seat
+        if self._has_x:
+            self._encode_s2_fast(game, seat, o)
+        return o
+
+    def _encode_s2_fast(self, game: Game, seat: int, o: np.ndarray) -> None:
+        """What :meth:`_encode_s2` adds beyond the scatter of :meth:`_encode_fast` (the
+        Trapped!/Theft cards, ``has_gold`` and ``xhistory`` went in with it)."""
+        n = game.n
+        X, F = _X, _F
+        xp_off, ins_off, _, ph, ncol = self._x_offsets
+        thefts = game.xfront[:, 1].tolist()
+        if True in thefts:
+            order = theft_order(game.theft_turn.tolist(), thefts, game.xfront[:, 0].tolist())
+            for i, s in enumerate(order):
+                o[xp_off + ((s - seat) % n) * ncol + X.THEFT_ORDER] = i + 1
+        seen_row = game.inspected[seat].tolist()
+        if max(seen_row) >= 0:
+            nr = self.rules.n_roles
+            for target, role in enumerate(seen_row):
+                if role >= 0:
+                    o[ins_off + ((target - seat) % n) * nr + role] = 1
+        o[ph + getattr(F, game.phase.name)] = 1
+        o[ph + F.COUNT] = game.phase_count
+        if game.phase_slot >= 0:
+            o[ph + F.REMOVE_PICK + game.phase_slot] = 1
+        o[ph + F.DWARF_ASIDE] = len(game.set_aside)
+        o[ph + F.REMOVED] = game.removed.sum()
 
     def _build_state_spec(self, cards: int) -> None:
         """The spectator's views: the observation's, then the hidden block (HIDDEN_VIEWS)."""
@@ -385,6 +665,11 @@ class ObservationEncoder:
     def encode(self, game: Game, seat: int | str, out: np.ndarray | None = None) -> np.ndarray:
         """What ``seat`` (the viewer) sees, DESIGN 4, 8.
 
+        The fast path: the public board and the ``recent`` rows are cached per board version
+        and per history stamp, the per-seat counts go in with one scatter.  It returns exactly
+        what :meth:`encode_reference` returns (``tests/test_fast_paths.py`` compares every seat
+        of every state of many seeded games byte for byte).
+
         Args:
             seat: a seat ``0..n-1``: its observation, float32 ``(size,)``; or ``"spectator"``:
                 the full state, float32 ``(state_size,)`` (the observation of seat 0, then the
@@ -397,7 +682,18 @@ class ObservationEncoder:
         if isinstance(seat, str):
             if seat != "spectator":
                 raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
-            return self._encode_spectator(game, out)
+            return self._encode_spectator(game, out, self.encode)
+        return self._encode_fast(game, seat, out)
+
+    def encode_reference(
+        self, game: Game, seat: int | str, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """:meth:`encode` written plainly, view by view (the specification the fast path is
+        tested against); same arguments, result and errors."""
+        if isinstance(seat, str):
+            if seat != "spectator":
+                raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
+            return self._encode_spectator(game, out, self.encode_reference)
         o = np.zeros(self.size, dtype=np.float32) if out is None else out
         V = self._views
         C, P = _C, _P
@@ -467,9 +763,9 @@ class ObservationEncoder:
             self._encode_s2(game, seat, o, rel, rel_ix, hist)
         return o
 
-    def _encode_spectator(self, game: Game, out: np.ndarray | None) -> np.ndarray:
+    def _encode_spectator(self, game: Game, out: np.ndarray | None, encode) -> np.ndarray:
         o = np.zeros(self.state_size, dtype=np.float32) if out is None else out
-        self.encode(game, 0, o[: self.size])
+        encode(game, 0, o[: self.size])
         n, V = game.n, self._state_views
 
         def view(name: str) -> np.ndarray:

@@ -118,6 +118,7 @@ class Board:
         "version",
         "_codes",
         "_codes_version",
+        "_window_codes",
         "_goal_rc",
         "uid",
         "_removable",
@@ -138,6 +139,8 @@ class Board:
     _removable: tuple[int, npt.NDArray[np.bool_] | None, int]
     _codes: npt.NDArray[np.int32] | None
     _codes_version: int
+    #: :meth:`window_codes` of ``_codes`` (computed with it)
+    _window_codes: npt.NDArray[np.int32] | None
     _goal_rc: tuple[tuple[int, int], ...]
 
     def __init__(
@@ -157,7 +160,7 @@ class Board:
         self.version = 0
         self.uid = next(_UIDS)
         self._removable = (-1, None, 0)
-        self._codes = None
+        self._codes = self._window_codes = None
         self._codes_version = -1
         self._goal_rc = tuple(self.rc(x, y) for x, y in GOAL_CELLS)
         r, c = self.rc(*START_CELL)
@@ -189,6 +192,7 @@ class Board:
         b.goal_identity = self.goal_identity.copy()
         b.goal_revealed = self.goal_revealed.copy()
         b.version, b._codes, b._codes_version = self.version, self._codes, self._codes_version
+        b._window_codes = self._window_codes
         b._goal_rc = self._goal_rc
         b._removable = self._removable
         b.uid = next(_UIDS)
@@ -201,6 +205,7 @@ class Board:
         for k, v in state.items():
             setattr(self, k, v)
         self.uid = next(_UIDS)
+        self._codes, self._window_codes, self._codes_version = None, None, -1  # a cache
 
     # --- connectivity (RULES 4.1) ------------------------------------------------------
     def _propagate(self, seeds: list[tuple[int, int, int]]) -> None:
@@ -271,6 +276,8 @@ class Board:
         code |= self._goal_adjacent()
         code[occ[1:-1, 1:-1]] = OCCUPIED_CODE
         self._codes = code
+        self._window_codes = code[1:-1, 1:-1].ravel()
+        self._window_codes.flags.writeable = False
         self._codes_version = self.version
         return code
 
@@ -286,8 +293,11 @@ class Board:
         return a
 
     def window_codes(self) -> npt.NDArray[np.int32]:
-        """Codes of the window cells in codec order, int32, shape ``(H * W,)``."""
-        return self.codes()[1:-1, 1:-1].ravel()
+        """Codes of the window cells in codec order, int32, shape ``(H * W,)``; cached per
+        version (read-only)."""
+        self.codes()
+        assert self._window_codes is not None
+        return self._window_codes
 
     def overflow(self, variants: npt.ArrayLike) -> bool:
         """True when some variant in ``variants`` would fit a cell just outside the window."""

@@ -306,7 +306,7 @@ class Game:
     def can_place_paths(self, seat: int) -> bool:
         """RULES 3.1.1 / 3.2: no broken tool in front of the seat; Saboteur 2: not Trapped!
         (RULES 6.5)."""
-        return not self.broken[seat].any() and not self.xfront[seat, 0]
+        return True not in self.broken[seat].tolist() and not self.xfront[seat, 0]
 
     def front(self, seat: int) -> np.ndarray:
         """Bool ``(5,)``: the cards in front of ``seat`` by ``cards.FRONT_SLOTS``."""

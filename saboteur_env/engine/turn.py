@@ -24,8 +24,8 @@ def next_seat(game: Game) -> None:
     """Play passes to the next seat clockwise that holds cards; the round ends when no hand
     holds a card (RULES 5.1)."""
 
-    sizes = game.hands.sum(axis=1)
-    if not sizes.any():
+    sizes: list[int] = game.hands.sum(axis=1).tolist()  # plain ints: read one by one below
+    if not any(sizes):
         end_round(game, gold_found=False, connector=None)
         return
     s = game.current

@@ -130,6 +130,7 @@ def legal_set(
     seat: int | None = None,
     offered_only: bool = False,
     out: dict[str, np.ndarray] | None = None,
+    reference: bool = False,
 ) -> dict[str, np.ndarray]:
     """The legal actions of ``seat`` (default: the seat to act) as one bool array per family
     of the ruleset, each laid out as its block of the flat action space (DESIGN 3): all
@@ -140,6 +141,8 @@ def legal_set(
         offered_only: leave out the families the phase does not offer (no legal action).
         out: family name -> an all-zero array of the family's shape to write into (e.g. the
             blocks of a mask); the result then holds these arrays.
+        reference: build each array with the family's plain ``legal_reference`` (the
+            specification the tuned ``legal`` is tested against; ``out`` is then ignored).
     """
     seat = _seat(game, seat)
     active = not game.game_over and seat == game.current
@@ -149,7 +152,9 @@ def legal_set(
     for name in game.rules.families:
         fam = FAMILIES[name]
         dest = None if out is None else out[name]
-        if name in allowed:
+        if name in allowed and reference:
+            result[name] = fam.legal_reference(game, seat)
+        elif name in allowed:
             result[name] = fam.legal(game, seat, held, dest)
         elif not offered_only:
             result[name] = fam.blank(game.layout, dest)

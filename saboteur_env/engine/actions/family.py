@@ -190,6 +190,12 @@ class ActionFamily:
         ``out``: an array of that shape, all zeros, to write into (e.g. the block of a mask)."""
         raise NotImplementedError
 
+    def legal_reference(self, game: Game, seat: int) -> np.ndarray:
+        """:meth:`legal` written plainly, where :meth:`legal` is tuned for speed (the
+        specification it is tested against, ``tests/test_fast_paths.py``); the same bool
+        array of ``shape(layout)``.  Families whose :meth:`legal` is already plain inherit it."""
+        return self.legal(game, seat)
+
     def blank(self, lay: Layout, out: np.ndarray | None) -> np.ndarray:
         """``out``, or a new all-``False`` legal array."""
         return np.zeros(self.shape(lay), dtype=bool) if out is None else out

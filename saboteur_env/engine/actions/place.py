@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from .types import Action
 
 
+#: card kind -> whether it is a path card
+_IS_PATH = tuple(k.category == "path" for k in CARD_KINDS)
+
+
 class PlaceFamily(ActionFamily):
     """Put an oriented path card on a window cell (block: placement row x cell)."""
 
@@ -54,15 +58,30 @@ class PlaceFamily(ActionFamily):
         out = self.blank(lay, out)
         if not game.can_place_paths(seat):  # RULES 3.1.1, 3.2, 6.5
             return out
-        hand = game.hands[seat]
         codes = None
+        fit = lay.fit
+        dest = out if out.dtype == np.bool_ else out.view(np.bool_)  # a mask's int8 block
         for k in held_kinds(game, seat) if held is None else held:
-            if CARD_KINDS[k].category != "path" or not hand[k]:
+            if not _IS_PATH[k]:
                 continue
             if codes is None:
                 codes = game.board.window_codes()
             for row in lay.rows_of_kind[k]:
-                out[row] = lay.fit[row, codes]
+                fit[row].take(codes, out=dest[row])
+        return out
+
+    def legal_reference(self, game: Game, seat: int) -> np.ndarray:
+        """:meth:`legal` row by row with a plain fancy index (its specification)."""
+        lay = game.layout
+        out = self.blank(lay, None)
+        if not game.can_place_paths(seat):
+            return out
+        hand = game.hands[seat]
+        codes = game.board.window_codes()
+        for k in held_kinds(game, seat):
+            if CARD_KINDS[k].category == "path" and hand[k]:
+                for row in lay.rows_of_kind[k]:
+                    out[row] = lay.fit[row, codes]
         return out
 
     def allows(self, game: Game, seat: int, action: Action) -> bool:

@@ -68,9 +68,12 @@ class ToolFamily(ActionFamily):
         out = self.blank(lay, out)
         n = game.n
         rel = relative_seats(seat, n)
+        front = None
         for k in held_kinds(game, seat) if held is None else held:
             for row in lay.tool_rows_of_kind[k]:
-                broken = game.broken[rel, lay.tool_pairs[row][1]]
+                if front is None:
+                    front = game.broken[rel].T  # (3, n): tool x relative seat
+                broken = front[lay.tool_pairs[row][1]]
                 if CARD_KINDS[k].effect[0] == "break":
                     out[row, :n] = ~broken
                     if not game.config.self_sabotage:

@@ -1,0 +1,102 @@
+"""The fast observation and mask against their plain reference implementations, on every
+state of seeded random games.
+
+:meth:`ObservationEncoder.encode` (cached public board, cached ``recent`` rows, one scatter of
+the per-seat counts) must return exactly what :meth:`ObservationEncoder.encode_reference`
+returns, and :meth:`Codec.mask` exactly :meth:`Codec.mask_reference` (each family's plain
+``legal_reference`` laid end to end), byte for byte, for every seat and the spectator, in every
+state of every game.  ``tests/test_fast_paths.py`` runs a few dozen games;
+``python -m saboteur_experiments.fast_paths --games 200`` runs more.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+import saboteur_env
+from saboteur_env.encoding.codec import Codec
+from saboteur_env.encoding.observation import ObservationEncoder
+
+#: (label, config options) checked by default: base 3/5/10 and Saboteur 2 2/5/12 players
+CONFIGS: tuple[tuple[str, dict], ...] = (
+    ("base 3p", {"num_players": 3}),
+    ("base 5p", {"num_players": 5}),
+    ("base 10p", {"num_players": 10}),
+    ("sab2 2p", {"num_players": 2, "expansion": True}),
+    ("sab2 5p", {"num_players": 5, "expansion": True}),
+    ("sab2 12p", {"num_players": 12, "expansion": True}),
+)
+
+
+class Mismatch(AssertionError):
+    """A fast path differed from its reference (the message names game, decision, seat)."""
+
+
+def check_games(options: dict, games: int, seed: int = 0) -> int:
+    """Play ``games`` random games of ``options`` (deal seeds ``seed..seed+games-1``) through
+    ``raw_env``, and at every state compare, for every seat and the spectator, the fast
+    observation with the reference and the fast mask with the reference: those of the env's
+    own encoder and codec (its caches used as in play: one seat per state), of a second fast
+    encoder that encodes every seat, and every 25th state of a copy of the game (a new board
+    and event list).  Returns the number of states checked.
+
+    Raises:
+        Mismatch: the first difference found.
+    """
+    env = saboteur_env.raw_env(**options)
+    enc, codec = env.encoder, env.codec
+    fast_all = ObservationEncoder(env.config)
+    ref = ObservationEncoder(env.config)
+    ref_codec = Codec(env.config)
+    rng = np.random.default_rng(seed)
+    states = 0
+    for g in range(seed, seed + games):
+        env.reset(seed=g)
+        for agent in env.agent_iter():
+            game = env.game
+            assert game is not None
+            obs, _, term, trunc, _ = env.last()
+            where = f"{options}, game {g}, decision {game.decisions}"
+            seat = env.agent_name_mapping[agent]
+            if not game.game_over:
+                _same(obs["observation"], ref.encode_reference(game, seat), f"{where}, env obs")
+                _same(obs["action_mask"], ref_codec.mask_reference(game, seat), f"{where}, mask")
+            views = [game] if states % 25 else [game, game.copy()]
+            for v in views:
+                for s in [*range(game.n), "spectator"]:
+                    want = ref.encode_reference(v, s)
+                    _same(fast_all.encode(v, s), want, f"{where}, seat {s}")
+                    if isinstance(s, int):
+                        _same(codec.mask(v, s), ref_codec.mask_reference(v, s), f"{where}, {s}")
+            _same(enc.encode(game, "spectator"), ref.encode_reference(game, "spectator"), where)
+            states += 1
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+    return states
+
+
+def _same(got: np.ndarray, want: np.ndarray, where: str) -> None:
+    if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
+        diff = np.flatnonzero(got != want)[:8] if got.shape == want.shape else "shape"
+        raise Mismatch(f"{where}: fast path differs from the reference at {diff}")
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(
+        prog="python -m saboteur_experiments.fast_paths", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument("--games", type=int, default=100, help="games per configuration")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    for label, options in CONFIGS:
+        n = check_games(options, args.games, args.seed)
+        print(f"{label}: {args.games} games, {n} states: fast observation and mask == reference")
+
+
+if __name__ == "__main__":
+    main()

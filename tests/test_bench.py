@@ -1,0 +1,44 @@
+"""``saboteur bench`` in its tiny configuration: the table's rows are there and every ratio is a
+finite positive number (speeds are never asserted)."""
+
+from __future__ import annotations
+
+import math
+
+from saboteur_experiments import bench
+
+
+def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
+    rows = bench.main(["--quick", "--no-hanabi", "--profile"])
+    out = capsys.readouterr().out
+    labels = [r["label"] for r in rows]
+    assert labels == [
+        "base 3p raw_env",
+        "base 3p env()",
+        "sab2 2p raw_env",
+        "sab2 2p env()",
+        bench.REFERENCE,
+        bench.FLOOR,
+    ]
+    for r in rows:
+        assert r["label"] in out
+        for key in ("cpu", "wall", "ratio", "wall_ratio", "floor_ratio"):
+            assert math.isfinite(r[key]) and r[key] > 0, (r["label"], key, r[key])
+    ref = rows[labels.index(bench.REFERENCE)]
+    assert ref["ratio"] == 1.0 and ref["wall_ratio"] == 1.0
+    assert "legal/dec" in out  # the legal-action statistics table
+    assert "raw_env, us per decision" in out  # the profile
+
+
+def test_profile_parts_add_up_to_the_total():
+    r = bench.profile({"num_players": 3}, games=1, seed=0)  # one chunk: exact sum
+    parts = ("observation", "mask", "engine", "AEC + loop")
+    assert all(math.isfinite(r[k]) for k in (*parts, "total"))
+    assert r["total"] > 0 and r["observation"] > 0 and r["mask"] > 0 and r["engine"] > 0
+    assert abs(sum(r[k] for k in parts) - r["total"]) < 1e-6 * max(1.0, r["total"])
+
+
+def test_floor_env_passes_pettingzoo_api_test():
+    from pettingzoo.test import api_test
+
+    api_test(bench.floor_env(), num_cycles=20)
