@@ -6,7 +6,9 @@ the per-seat counts) must return exactly what :meth:`ObservationEncoder.encode_r
 returns, and :meth:`Codec.mask` exactly :meth:`Codec.mask_reference` (each family's plain
 ``legal_reference`` laid end to end), byte for byte, for every seat and the spectator, in every
 state of every game.  ``tests/test_fast_paths.py`` runs a few dozen games;
-``python -m saboteur_experiments.fast_paths --games 200`` runs more.
+``python -m saboteur_experiments.fast_paths --games 200`` runs more.  With ``--vector STEPS``
+it checks the batched engine (:mod:`saboteur_env.vector`) against single envs instead
+(:func:`check_vector`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,63 @@ def check_games(options: dict, games: int, seed: int = 0) -> int:
     return states
 
 
+def check_vector(options: dict, num_envs: int, steps: int, seed: int = 0) -> int:
+    """Step a :class:`~saboteur_env.vector.VectorGame` of ``num_envs`` games and as many
+    ``raw_env``s reset with the same seeds (``seed + i``) side by side for ``steps`` steps,
+    feeding both the same random legal actions; after every step compare the seat to act, the
+    observation, the mask, the step's rewards, its events, ``terminated`` / ``truncated`` and
+    the final gold, game by game; a finished env is dealt its next game by its own unseeded
+    ``reset()``.  Returns the number of games that ended (auto-resets exercised).
+
+    Raises:
+        Mismatch: the first difference found.
+    """
+    from saboteur_env.vector import VectorGame
+
+    vec = VectorGame(num_envs, **options)
+    vec.reset(seed)
+    envs = [saboteur_env.raw_env(**options) for _ in range(num_envs)]
+    for i, e in enumerate(envs):
+        e.reset(seed=seed + i)
+    rng = np.random.default_rng(seed)
+    ended_games = 0
+    for t in range(steps):
+        for i, e in enumerate(envs):
+            where = f"{options}, step {t}, game {i}"
+            obs = e.observe(e.agent_selection)
+            if vec.current_player[i] != e.agent_name_mapping[e.agent_selection]:
+                raise Mismatch(f"{where}: seat to act differs")
+            _same(vec.observation[i], obs["observation"], f"{where}, observation")
+            _same(vec.legal_action_mask[i], obs["action_mask"].view(bool), f"{where}, mask")
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.legal_action_mask])
+        before = [len(e.game.events) for e in envs]
+        vec.step(actions)
+        for i, e in enumerate(envs):
+            where = f"{options}, step {t}, game {i}"
+            game = e.game
+            e.step(int(actions[i]))
+            rewards = np.array([e.rewards[a] for a in e.possible_agents], dtype=np.float32)
+            while e.agents and (
+                e.terminations[e.agent_selection] or e.truncations[e.agent_selection]
+            ):
+                e.step(None)  # the dead steps of a finished game
+            _same(vec.rewards[i], rewards, f"{where}, rewards")
+            if vec.events[i] != game.events[before[i] :]:
+                raise Mismatch(f"{where}: events differ")
+            ended = not e.agents
+            if (vec.terminated[i], vec.truncated[i]) != (
+                ended and game.game_over,
+                ended and not game.game_over,
+            ):
+                raise Mismatch(f"{where}: terminated/truncated differ")
+            final = game.gold if ended else np.zeros_like(vec.final_gold[i])
+            _same(vec.final_gold[i], final.astype(np.int64), f"{where}, final gold")
+            if ended:
+                ended_games += 1
+                e.reset()  # the env's own next deal: its seed stream
+    return ended_games
+
+
 def _same(got: np.ndarray, want: np.ndarray, where: str) -> None:
     if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
         diff = np.flatnonzero(got != want)[:8] if got.shape == want.shape else "shape"
@@ -92,7 +151,19 @@ def main(argv=None) -> None:
     )
     p.add_argument("--games", type=int, default=100, help="games per configuration")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--vector",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="instead: the batched engine against single envs, 8 games each, for STEPS steps",
+    )
     args = p.parse_args(argv)
+    if args.vector:
+        for label, options in CONFIGS:
+            n = check_vector(options, 8, args.vector, args.seed)
+            print(f"{label}: 8 games x {args.vector} steps, {n} games ended: vector == raw_env")
+        return
     for label, options in CONFIGS:
         n = check_games(options, args.games, args.seed)
         print(f"{label}: {args.games} games, {n} states: fast observation and mask == reference")

@@ -59,6 +59,7 @@ from pettingzoo.utils import wrappers
 from .encoding.codec import Codec
 from .encoding.observation import ObservationEncoder
 from .engine import EventType, Game, GameConfig, IllegalActionError
+from .engine.scoring import round_rewards
 from .render import render_ansi
 
 
@@ -352,11 +353,9 @@ class raw_env(AECEnv):
             if e.type is EventType.ROUND_END:
                 self._rewarded = True
                 res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
+                paid = round_rewards(res, self.config.reward)
                 for i, ag in enumerate(self.agents):
-                    if self.config.reward == "win":
-                        self.rewards[ag] = 1 if i in res.winners else -1
-                    else:
-                        self.rewards[ag] = res.received[i]
+                    self.rewards[ag] = paid[i]
                     self.infos[ag]["round_result"] = {
                         "round": res.round,
                         "winning_side": res.winning_side,

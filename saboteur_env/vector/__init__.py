@@ -1,0 +1,208 @@
+"""Many games of one configuration stepped together, for self-play (DESIGN 8).
+
+:class:`VectorGame` holds ``num_envs`` games and exposes them as arrays, Pgx-style:
+``reset(seed)``, ``step(actions)`` with auto-reset, and per game ``current_player``,
+``observation`` ``(B, obs)``, ``legal_action_mask`` ``(B, n)``, ``rewards`` ``(B, N)``,
+``terminated`` and ``truncated`` ``(B,)``.  Every game is the engine's own
+:class:`~saboteur_env.engine.state.Game`, encoded by the same
+:class:`~saboteur_env.encoding.observation.ObservationEncoder` and
+:class:`~saboteur_env.encoding.codec.Codec` as the PettingZoo env, and seeded as the env seeds
+itself, so game ``i`` is bit-identical to a ``raw_env`` reset with the same seed and given the
+same actions (``tests/test_vector.py`` plays both side by side).
+
+This first version steps its games one after another through the engine (no array engine
+yet), so it is no faster than one env: random play, 5 players, its ``step`` makes 0.6-0.8x
+the decisions per CPU-second of one ``raw_env`` (B = 64 to 1,024; the encoder's caches hold
+one game, and B games miss them).  What it gives now is the batched interface, auto-reset and
+the differential check that an array engine behind the same interface must pass.  Only
+numpy is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+
+import numpy as np
+
+from ..encoding.codec import Codec
+from ..encoding.observation import ObservationEncoder
+from ..engine.actions import IllegalActionError
+from ..engine.config import GameConfig
+from ..engine.events import EventType
+from ..engine.scoring import round_rewards
+from ..engine.state import Event, Game
+
+__all__ = ["VectorGame"]
+
+
+class VectorGame:
+    """``num_envs`` Saboteur games of one configuration, stepped together with auto-reset.
+
+    Args:
+        num_envs: the number of games ``B`` (>= 1).
+        **config: :class:`~saboteur_env.engine.config.GameConfig` options (as ``env()``).
+
+    Attributes (after :meth:`reset`; every array is overwritten in place by each step):
+        current_player: int64 ``(B,)``, the seat to act in each game.
+        observation: float32 ``(B, obs)``, the observation of that seat (the env's
+            ``observe(agent_selection)["observation"]``).
+        legal_action_mask: bool ``(B, n)``, that seat's legal actions (the env's
+            ``action_mask``).
+        rewards: float32 ``(B, N)``, each seat's reward from the last step (nonzero only when
+            it ended a round; :func:`~saboteur_env.engine.scoring.round_rewards`).
+        terminated: bool ``(B,)``, the last step ended that game (it was then replaced by a
+            new one: ``observation``, ``legal_action_mask`` and ``current_player`` are the
+            new game's, ``rewards`` and ``final_gold`` the finished one's).
+        truncated: bool ``(B,)``, the last step reached ``max_cycles`` (auto-reset likewise).
+        final_gold: int64 ``(B, N)``, the gold of a game that ended in the last step (zeros
+            elsewhere).
+        events: ``B`` lists, the events each game's last step emitted (all of them, hidden
+            ones too: for logs and tests, never for a player).
+        games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.
+
+    Raises:
+        ValueError: ``num_envs`` < 1.
+        saboteur_env.engine.config.ConfigError: a bad option.
+    """
+
+    def __init__(self, num_envs: int, **config) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs={num_envs}: must be >= 1")
+        self.config = GameConfig.from_kwargs(**config)
+        self.num_envs = int(num_envs)
+        self.num_players = self.config.num_players
+        self.codec = Codec(self.config)
+        self.encoder = ObservationEncoder(self.config)
+        self.num_actions = self.codec.n
+        self.observation_size = self.encoder.size
+        b, n = self.num_envs, self.num_players
+        self.current_player = np.zeros(b, dtype=np.int64)
+        self.observation = np.zeros((b, self.observation_size), dtype=np.float32)
+        self.legal_action_mask = np.zeros((b, self.num_actions), dtype=bool)
+        self.rewards = np.zeros((b, n), dtype=np.float32)
+        self.terminated = np.zeros(b, dtype=bool)
+        self.truncated = np.zeros(b, dtype=bool)
+        self.final_gold = np.zeros((b, n), dtype=np.int64)
+        self.events: list[list[Event]] = [[] for _ in range(b)]
+        self.games: list[Game] = []
+        self._streams: list[np.random.Generator] = []
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def reset(self, seed: int | Sequence[int]) -> None:
+        """Deal every game: game ``i`` from ``seed + i`` (an int) or ``seed[i]`` (one per game).
+
+        A game that ends is replaced by the next deal of its own stream: the seed
+        ``np.random.default_rng(seed_i).integers(2**63)``, then the next, exactly as
+        ``raw_env`` deals an unseeded ``reset()`` after ``reset(seed=seed_i)``.
+
+        Raises:
+            TypeError / ValueError: a seed that is not a non-negative int, or a sequence of
+                the wrong length.
+        """
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)  # type: ignore[arg-type]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} games")
+        for s in seeds:
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+                raise TypeError(f"seed {s!r}: must be a non-negative int")
+            if s < 0:
+                raise ValueError(f"seed {s}: must be non-negative")
+        self._streams = [np.random.default_rng(int(s)) for s in seeds]
+        self.games = [Game(self.config, int(s)) for s in seeds]
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.final_gold[:] = 0
+        for i, g in enumerate(self.games):
+            self.events[i] = list(g.events)
+            self._load(i)
+
+    def step(self, actions) -> None:
+        """Play ``actions[i]`` (a flat action index) in every game ``i``, then deal a new game
+        wherever one ended (see the class docstring for what the arrays then hold).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            ValueError: ``actions`` is not ``B`` integers.
+            saboteur_env.engine.IllegalActionError: an action that is not legal in its game
+                (named with the game's index); every action is checked before any is
+                played, so no game moves.
+        """
+        if not self.games:
+            raise RuntimeError("call reset(seed) before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions: {self.num_envs} integers (shape ({self.num_envs},)), got "
+                f"shape {acts.shape} of {acts.dtype}"
+            )
+        acts = acts.astype(np.int64)
+        out = (acts < 0) | (acts >= self.num_actions)
+        if out.any():
+            i = int(np.flatnonzero(out)[0])
+            raise IllegalActionError(
+                f"game {i}: action {int(acts[i])} is outside Discrete({self.num_actions})"
+            )
+        illegal = ~self.legal_action_mask[np.arange(self.num_envs), acts]
+        if illegal.any():
+            i = int(np.flatnonzero(illegal)[0])
+            g, a = self.games[i], int(acts[i])
+            what = self.codec.describe(a, g.current, g.n)
+            raise IllegalActionError(f"game {i}: seat {g.current} may not play {a} ({what})")
+        self.rewards[:] = 0
+        self.terminated[:] = False
+        self.truncated[:] = False
+        self.final_gold[:] = 0
+        max_decisions = self.config.max_decisions
+        for i, g in enumerate(self.games):
+            a = int(acts[i])
+            # the mask is the engine's legal set of this state: the action is verified
+            events = g.apply(self.codec.decode(a, g.current, g.n), verify=False)
+            self.events[i] = events
+            for e in events:
+                if e.type is EventType.ROUND_END:
+                    res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
+                    self.rewards[i] = round_rewards(res, self.config.reward)
+            if g.game_over or (max_decisions is not None and g.decisions >= max_decisions):
+                self.terminated[i] = g.game_over
+                self.truncated[i] = not g.game_over
+                self.final_gold[i] = g.gold
+                self.games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+            self._load(i)
+
+    def _load(self, i: int) -> None:
+        """Write game ``i``'s seat to act, its observation and its mask into the arrays."""
+        g = self.games[i]
+        s = g.current
+        self.current_player[i] = s
+        row = self.observation[i]
+        row[:] = 0
+        self.encoder.encode(g, s, out=row)
+        self.legal_action_mask[i] = self.codec.mask(g, s).view(bool)
+
+    def aec_env(self, i: int, **kwargs):
+        """A PettingZoo AEC env (``raw_env``) continuing from a copy of game ``i`` (for code that
+        needs the AEC API; stepping it leaves this batch unchanged).  ``kwargs``: ``render_mode``
+        and ``render_seat`` of ``raw_env``.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            IndexError: ``i`` is not a game index.
+        """
+        if not self.games:
+            raise RuntimeError("call reset(seed) before aec_env()")
+        if not 0 <= i < self.num_envs:
+            raise IndexError(f"game {i}: the games are 0..{self.num_envs - 1}")
+        from ..aec import raw_env
+
+        options = {f.name: getattr(self.config, f.name) for f in fields(self.config)}
+        env = raw_env(**kwargs, **options)
+        env.reset(seed=0)
+        env.load(self.games[i].copy())
+        return env
