@@ -20,7 +20,7 @@ import math
 import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -92,8 +92,10 @@ class FloorEnv(AECEnv):
 
 
 def floor_env(**_kwargs) -> AECEnv:
-    """:class:`FloorEnv` through PettingZoo's ``AssertOutOfBoundsWrapper`` and
-    ``OrderEnforcingWrapper`` (the wrappers of ``saboteur_env.env()``)."""
+    """:class:`FloorEnv` through PettingZoo's stock ``AssertOutOfBoundsWrapper`` and
+    ``OrderEnforcingWrapper``, the stack every PettingZoo classic env's ``env()`` uses
+    (``saboteur_env.env()`` uses lighter subclasses of the two, so its ratio to this floor is
+    a little flattering)."""
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(FloorEnv()))
 
 
@@ -132,6 +134,28 @@ def aec_player(make: Callable[..., AECEnv], seed: int, **kwargs) -> Callable[[in
     return play
 
 
+def vector_player(num_envs: int, seed: int, steps: int = 50, **options) -> Callable[[int], int]:
+    """``play(seed)`` of random legal play through a :class:`~saboteur_env.vector.VectorGame` of
+    ``num_envs`` games made once: ``reset(seed)``, then ``steps`` batched steps, each a uniform
+    draw among every game's legal actions (vectorised); returns ``num_envs * steps``."""
+    from saboteur_env.vector import VectorGame
+
+    vec = VectorGame(num_envs, **options)
+    rng = np.random.default_rng(seed)
+    b = np.arange(num_envs)
+
+    def play(game_seed: int) -> int:
+        vec.reset(game_seed)
+        for _ in range(steps):
+            rows, cols = np.nonzero(vec.legal_action_mask)
+            starts = np.searchsorted(rows, b)
+            counts = np.diff(np.append(starts, len(rows)))
+            vec.step(cols[starts + (rng.random(num_envs) * counts).astype(np.int64)])
+        return num_envs * steps
+
+    return play
+
+
 def hanabi_player(seed: int, players: int = 5) -> Callable[[int], int] | None:
     """``play(seed)`` of random legal OpenSpiel Hanabi with the observation tensor of the
     player to act built at each decision, or ``None`` without ``pyspiel``."""
@@ -160,15 +184,23 @@ def hanabi_player(seed: int, players: int = 5) -> Callable[[int], int] | None:
 
 
 def contenders(
-    players: list[int], expansion_players: list[int], seed: int, hanabi: bool = True
+    players: list[int],
+    expansion_players: list[int],
+    seed: int,
+    hanabi: bool = True,
+    vector: Sequence[int] = (),
 ) -> tuple[list[Contender], list[str]]:
-    """The rows of the table, and notes on peers left out (an import that failed)."""
+    """The rows of the table, and notes on peers left out (an import that failed).
+    ``vector``: batch sizes of :class:`~saboteur_env.vector.VectorGame` rows per game."""
     rows = [(BASE, n) for n in players] + [(SABOTEUR_2, n) for n in expansion_players]
     out = []
     for rules, n in rows:
         for api, make in (("raw_env", saboteur_env.raw_env), ("env()", saboteur_env.env)):
             play = aec_player(make, seed, num_players=n, expansion=rules.expansion)
             out.append(Contender(f"{LABELS[rules.name]} {n}p {api}", play))
+        for b in vector:
+            play = vector_player(b, seed, num_players=n, expansion=rules.expansion)
+            out.append(Contender(f"{LABELS[rules.name]} {n}p vector B={b}", play))
     notes = []
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # connect_four imports pygame
     try:
@@ -352,6 +384,14 @@ def main(argv=None) -> list[dict]:
         action="store_true",
         help="also print where a raw_env decision's CPU time goes (microseconds per decision)",
     )
+    p.add_argument(
+        "--vector",
+        type=at_least(1),
+        nargs="*",
+        default=[],
+        metavar="B",
+        help="also rows of saboteur_env.vector.VectorGame with B games (e.g. --vector 64 1024)",
+    )
     p.add_argument("--seed", type=at_least(0), default=0)
     args = p.parse_args(argv)
     if not math.isfinite(args.block) or args.block < 0:
@@ -363,7 +403,9 @@ def main(argv=None) -> list[dict]:
         check_config(p, num_players=n)
     for n in args.expansion_players:
         check_config(p, {"num_players": "--expansion-players"}, num_players=n, expansion=True)
-    rows, notes = contenders(args.players, args.expansion_players, args.seed, not args.no_hanabi)
+    rows, notes = contenders(
+        args.players, args.expansion_players, args.seed, not args.no_hanabi, args.vector
+    )
     measure(rows, args.repeats, args.block, args.games, args.seed)
     result = table(rows)
     print(

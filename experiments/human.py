@@ -20,6 +20,7 @@ import saboteur_env
 from saboteur_agents.base import attach_game
 from saboteur_env.engine.cards import (
     ALL_KINDS,
+    FRONT_SLOTS,
     GOAL_CELLS,
     GOAL_GOLD,
     TOOLS,
@@ -50,6 +51,10 @@ def _seat(s: int, me: int) -> str:
 
 def _seat_pos(s: int, me: int) -> str:
     return "your own" if s == me else f"seat {s}'s"
+
+
+def _seat_obj(s: int, me: int) -> str:
+    return "you" if s == me else f"seat {s}"
 
 
 def card_name(k: int) -> str:
@@ -145,7 +150,25 @@ def event_text(
         return f"  {who} receive{'' if e.seat == me else 's'} {d['gold']} gold."
     if t in (EventType.ROUND_END, EventType.GAME_END):
         return None  # printed with the round result
-    return f"{t} {d}"
+    # Saboteur 2 (RULES 6.5-6.9)
+    if t is EventType.ACTION_PLAYED:
+        card = ALL_KINDS[d["kind"]].name
+        return f"{who}: play {card} on {_seat_obj(d['target'], me)}"
+    if t is EventType.INSPECTION_RESULT:
+        return f"  Your inspection: seat {d['target']} is a {roles[d['role']]}."
+    if t is EventType.REMOVE_STARTED:
+        return f"{who}: discard two cards to remove the {FRONT_SLOTS[d['slot']]} card in front"
+    if t is EventType.FRONT_REMOVED:
+        return f"  {who} remove{'' if e.seat == me else 's'} the {FRONT_SLOTS[d['slot']]} card."
+    if t is EventType.PASS_DONE:
+        return f"{who}: pass, {d['discarded']} card(s) discarded face down"
+    if t is EventType.THEFT:
+        return f"{who}: steal 1 gold from {_seat_obj(d['target'], me)}"
+    if t is EventType.THEFT_SKIPPED:
+        return f"{who}: no one to steal from"
+    # a new event type must get its own text here (its payload is not printed raw: it may
+    # hold what another viewer should not read aloud)
+    raise ValueError(f"event_text: no text for event type {t}")
 
 
 def round_result_text(

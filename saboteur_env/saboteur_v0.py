@@ -17,17 +17,22 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     """
 
     def __init__(self, max_cycles: int | None = None, **config) -> None:
+        from .engine.config import GameConfig
+
+        # validated as the env's own option, with the rest of the options (ConfigError names it)
+        GameConfig.from_kwargs(**config, max_cycles=max_cycles)
         super().__init__(env(**config))
-        # validated as the env's own option (ConfigError names it)
-        env(max_cycles=max_cycles, num_players=self.unwrapped.config.num_players)
         self.max_cycles = max_cycles
         self._steps = 0
 
     def reset(self, seed=None, options=None):
+        """As PettingZoo's view; the step count starts again."""
         self._steps = 0
         return super().reset(seed=seed, options=options)
 
     def step(self, actions):
+        """Play the acting agent's action (PettingZoo's view); after ``max_cycles`` steps every
+        live agent is truncated.  After the end: empty dicts."""
         if not self.agents:
             return {}, {}, {}, {}, {}
         observations, rewards, terminations, truncations, infos = super().step(actions)

@@ -52,3 +52,30 @@ def test_fast_encode_writes_into_out_like_the_reference():
     out = np.zeros(enc.size, np.float32)
     assert enc.encode(game, 2, out) is out
     assert out.tobytes() == enc.encode_reference(game, 2).tobytes()
+
+
+@pytest.mark.parametrize("options", [{"num_players": 4}, {"num_players": 5, "expansion": True}])
+def test_mask_equals_the_rule_check_of_every_index(options):
+    """A route that shares no code with ``legal()``: every flat index decoded and put to the
+    engine's own per-action check (``Game.check``, the rules that verify one action), on every
+    20th state of seeded random games.  An index that names a seat not in play is illegal."""
+    cfg = GameConfig(**options)
+    codec = Codec(cfg)
+    rng = np.random.default_rng(5)
+    states = 0
+    for g in range(2):
+        game = Game(cfg, 200 + g)
+        while not game.game_over:
+            if game.decisions % 20 == 0:
+                want = np.zeros(codec.n, np.int8)
+                for i in range(codec.n):
+                    try:
+                        a = codec.decode(i, game.current, game.n)
+                    except ValueError:
+                        continue
+                    want[i] = game.check(a) is None
+                assert codec.mask(game).tobytes() == want.tobytes(), (g, game.decisions)
+                states += 1
+            legal = np.flatnonzero(codec.mask(game))
+            game.apply(codec.decode(int(legal[rng.integers(len(legal))]), game.current, game.n))
+    assert states > 10

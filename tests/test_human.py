@@ -194,3 +194,37 @@ def test_stopped_game_shows_only_own_gold():
     tail = out.getvalue().split("game stopped early")[1]
     assert res["quit"] and "your gold 0" in tail
     assert "seat 1" not in tail and "seat 2" not in tail
+
+
+def test_every_event_type_has_a_text_in_saboteur_2_games():
+    """No event falls through to its raw payload (Saboteur 2 events printed ``theft {...}``):
+    every event of seeded Saboteur 2 games gets a text for the spectator and for its own seat,
+    and an unknown type is an error, not a dump."""
+    import numpy as np
+
+    from saboteur_env.encoding.codec import Codec
+    from saboteur_env.engine.config import GameConfig
+    from saboteur_env.engine.state import Event, Game
+    from saboteur_experiments.human import event_text
+
+    cfg = GameConfig(num_players=5, expansion=True, num_rounds=1)
+    codec = Codec(cfg)
+    seen = set()
+    for seed in range(6):
+        g = Game(cfg, seed)
+        rng = np.random.default_rng(seed)
+        while not g.game_over:
+            legal = np.flatnonzero(codec.mask(g))
+            g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
+        for e in g.events:
+            seen.add(e.type)
+            for viewer in ("spectator", e.seat if e.seat is not None else 0):
+                text = event_text(e, viewer, roles=cfg.ruleset.roles)
+                assert text is None or "{" not in text, (e, text)
+    assert {"action_played", "pass_done"} <= {str(t) for t in seen}
+    from saboteur_env.engine.events import EventType
+
+    theft = Event(EventType.THEFT, 2, {"target": 0})
+    assert event_text(theft, 0) == "Seat 2: steal 1 gold from you"
+    with pytest.raises(ValueError, match="no text for event type"):
+        event_text(Event("made_up", 0, {}), "spectator")

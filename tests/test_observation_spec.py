@@ -271,3 +271,15 @@ def test_goal_cells_of_the_spec():
     assert marked == sorted(GOAL_CELLS)
     assert board[CH["start"]].sum() == 1 and board[CH["start"], 0 - y0, 0 - x0] == 1
     assert board[CH["occupied"]].sum() == 4
+
+
+@pytest.mark.parametrize("seat", [-1, 5, True, 1.0, "player_1"])
+def test_encode_names_a_viewer_that_is_not_a_seat(seat):
+    """``encode(g, -1)`` returned an observation that was no seat's; 7 was an IndexError."""
+    from saboteur_env.engine.state import Game
+
+    g = Game(GameConfig(num_players=5), 0)
+    enc = ObservationEncoder(GameConfig(num_players=5))
+    for encode in (enc.encode, enc.encode_reference):
+        with pytest.raises(ValueError, match=r"a seat 0..4 or 'spectator'"):
+            encode(g, seat)

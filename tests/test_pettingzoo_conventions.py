@@ -82,6 +82,14 @@ def test_parallel_view_truncates_after_max_cycles_steps(max_cycles):
     assert len(par.agents) == 4
 
 
+@pytest.mark.parametrize("players", [2, 12])
+def test_parallel_view_of_saboteur_2_outside_the_base_counts(players):
+    """max_cycles is checked with the other options (it was checked as a base game)."""
+    par = saboteur_v0.parallel_env(num_players=players, expansion=True, max_cycles=2)
+    par.reset(seed=1)
+    assert len(par.agents) == players
+
+
 def test_parallel_view_checks_max_cycles():
     with pytest.raises(ConfigError, match=r"max_cycles="):
         saboteur_v0.parallel_env(max_cycles=0)

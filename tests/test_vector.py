@@ -59,6 +59,8 @@ def test_reset_takes_one_seed_per_game_and_checks_them():
         vec.reset([1, -1])
     with pytest.raises(TypeError, match="seed 1.5"):
         vec.reset([1, 1.5])
+    with pytest.raises(TypeError, match="seed 1.5: a non-negative int or one int per game"):
+        vec.reset(1.5)
 
 
 def test_bad_actions_are_refused_and_no_game_moves():
@@ -75,6 +77,9 @@ def test_bad_actions_are_refused_and_no_game_moves():
         vec.step(bad)
     with pytest.raises(IllegalActionError, match=r"game 1: action 99999 is outside"):
         vec.step([good[0], 99999, good[2]])
+    huge = np.array([good[0], 2**64 - 1, good[2]], dtype=np.uint64)
+    with pytest.raises(IllegalActionError, match=r"game 1: action 18446744073709551615 is outside"):
+        vec.step(huge)
     with pytest.raises(ValueError, match=r"3 integers"):
         vec.step(good[:2])
     with pytest.raises(ValueError, match=r"3 integers"):

@@ -391,3 +391,95 @@ def test_bluff_records_option_is_checked_before_anything_runs(tmp_path, capsys):
         main(["--players", "4", "--records", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
     assert e.value.code == 2
     assert "--records" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_an_index_naming_a_seat_not_in_play_is_a_400(server):
+    """A tool index aimed at relative seat 7 of a 4-player game does not decode: a 400 naming
+    it, not a 500."""
+    client = create_app(server).test_client()
+    token, v = _start(client)
+    off, size = server.codec.blocks["tool"]
+    bad = off + server.codec.max_players - 1  # the first tool row, the last relative seat
+    r = client.post("/api/move", json={"action": bad}, headers={TOKEN_HEADER: token})
+    assert r.status_code == 400 and "illegal move" in r.get_json()["error"]
+
+
+def test_a_failing_agent_stops_only_its_game_with_a_clear_error(server, monkeypatch):
+    client = create_app(server).test_client()
+    token, v = _start(client)
+    table = server.tables[v["game"]]
+    agent = table.agents[1]
+    monkeypatch.setattr(agent, "act", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+    move = v["moves"][0]["index"]
+    r = client.post("/api/move", json={"action": move}, headers={TOKEN_HEADER: token})
+    assert (
+        r.status_code == 500
+        and "the agent of seat 1 (heuristic) failed: boom" in r.get_json()["error"]
+    )
+    r = client.get("/api/view", headers={TOKEN_HEADER: token})
+    assert r.status_code == 409 and "the game stopped" in r.get_json()["error"]
+    token2, v2 = _start(client)  # other games go on
+    assert client.get("/api/view", headers={TOKEN_HEADER: token2}).status_code == 200
+
+
+def test_deals_are_secret_unless_the_server_was_given_a_seed(tmp_path):
+    """A player who knows the deal seed can rebuild every hand: by default seeds are drawn from
+    ``secrets`` and a request may not choose one."""
+    server = Server(["random"], players=3, humans=[0], records=None)
+    client = create_app(server).test_client()
+    _, v1 = _start(client)
+    _, v2 = _start(client)
+    s1, s2 = (server.tables[v["game"]].seed for v in (v1, v2))
+    assert s1 != s2 and abs(s2 - s1) != 1
+    r = client.post("/api/games", json={"seed": 3})
+    assert r.status_code == 403 and "start it with --seed" in r.get_json()["error"]
+
+
+def test_a_full_server_refuses_a_new_game_rather_than_drop_one_in_play(server, monkeypatch):
+    import saboteur_experiments.web.server as srv
+
+    monkeypatch.setattr(srv, "MAX_GAMES", 2)
+    client = create_app(server).test_client()
+    tokens = [_start(client)[0] for _ in range(2)]
+    r = client.post("/api/games", json={})
+    assert r.status_code == 503 and "games in play" in r.get_json()["error"]
+    for t in tokens:
+        assert client.get("/api/view", headers={TOKEN_HEADER: t}).status_code == 200
+
+
+def test_concurrent_games_get_right_masks(tmp_path):
+    """Requests of two games in two threads: the shared codec's mask buffer and the encoder's
+    caches are used one request at a time (every legal move is accepted)."""
+    import threading
+
+    server = Server(["random"], players=3, humans=[0, 1, 2], records=None)
+    app = create_app(server)
+    errors: list = []
+
+    def play(k: int) -> None:
+        client = app.test_client()
+        r = client.post("/api/games", json={}).get_json()
+        gid = r["game"] if "game" in r else r["view"]["game"]
+        tokens = {r["seat"]: r["token"]}
+        for _ in range(2):
+            j = client.post(f"/api/games/{gid}/join").get_json()
+            tokens[j["seat"]] = j["token"]
+        rng = np.random.default_rng(k)
+        for _ in range(40):
+            seat = server.tables[gid].game.current
+            v = client.get("/api/view", headers={TOKEN_HEADER: tokens[seat]}).get_json()
+            if v.get("game_over") or not v["moves"]:
+                break
+            m = v["moves"][int(rng.integers(len(v["moves"])))]["index"]
+            resp = client.post(
+                "/api/move", json={"action": m}, headers={TOKEN_HEADER: tokens[seat]}
+            )
+            if resp.status_code != 200:
+                errors.append(resp.get_json())
+
+    threads = [threading.Thread(target=play, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []

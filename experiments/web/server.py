@@ -30,6 +30,7 @@ from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game, IllegalActionError
+from saboteur_experiments.evaluation.splits import agent_seed
 
 from .view import view
 
@@ -62,7 +63,12 @@ class Table:
     tokens: dict[str, int] = field(default_factory=dict)
     pending: list[list] = field(default_factory=list)
     recorded: str | None = None
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: the server's lock (every game shares the server's codec and encoder, whose caches and
+    #: mask buffer are not thread-safe: one request at a time touches a game)
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    #: why the game stopped (an agent failed), or ``None``
+    broken: str | None = None
+    agent_seeds: list[int] = field(default_factory=list)
 
     def free_seats(self) -> list[int]:
         return [s for s in self.humans if s not in self.tokens.values()]
@@ -75,7 +81,10 @@ class Server:
         agents: agent specs, cycled over the non-human seats.
         players / expansion / rounds: the game (:class:`GameConfig` options).
         humans: the human seats (at least one).
-        seed: deal seed of the first game; game ``k`` is dealt from ``seed + k``.
+        seed: deal seed of the first game; game ``k`` is dealt from ``seed + k`` (for tests and
+            debugging: a player who knows the seed can rebuild the deal).  ``None`` (the
+            default): every deal and agent seed is drawn from :mod:`secrets`, and a request
+            may not choose one.
         records: folder for the records of finished games (``None``: not recorded).
 
     Raises:
@@ -90,7 +99,7 @@ class Server:
         expansion: bool = False,
         rounds: int = 3,
         humans: Sequence[int] = (0,),
-        seed: int = 1,
+        seed: int | None = None,
         records: str | Path | None = None,
     ) -> None:
         from saboteur_agents import make_agent
@@ -112,7 +121,7 @@ class Server:
         self.encoder = ObservationEncoder(self.config)
         self.tables: dict[str, Table] = {}
         self._count = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     # --- games ------------------------------------------------------------------------
     def new_game(self, seed: int | None = None) -> tuple[Table, str]:
@@ -122,27 +131,36 @@ class Server:
         from saboteur_agents.base import attach_game
 
         with self._lock:
+            if seed is not None and self.seed is None:
+                raise RequestError(
+                    403, "this server deals secret seeds: start it with --seed to choose deals"
+                )
+            if len(self.tables) >= MAX_GAMES:
+                old = next((k for k, t in self.tables.items() if t.game.game_over), None)
+                if old is None:  # never drop a game in play
+                    raise RequestError(
+                        503, f"the server holds {MAX_GAMES} games in play; finish one first"
+                    )
+                del self.tables[old]
             if seed is None:
-                seed = self.seed + self._count
+                seed = secrets.randbits(62) if self.seed is None else self.seed + self._count
             self._count += 1
             gid = secrets.token_hex(8)
-            if len(self.tables) >= MAX_GAMES:
-                old = next(
-                    (k for k, t in self.tables.items() if t.game.game_over), next(iter(self.tables))
-                )
-                del self.tables[old]
         game = Game(self.config, seed)
         n = game.n
         others = [s for s in range(n) if s not in self.humans]
+        # the project's agent seeds of deal ``seed`` (recorded, so the game replays)
+        agent_seeds = [agent_seed(0, seed, 0, s) for s in range(n)]
         agents: list = [None] * n
         names = ["human"] * n
         for s in others:
             a = make_agent(self.specs[others.index(s) % len(self.specs)])
-            a.reset(s, self.config, seed=seed * 1000 + s)
+            a.reset(s, self.config, seed=agent_seeds[s])
             agents[s] = a
             names[s] = a.name
         attach_game([a for a in agents if a is not None], game)
-        t = Table(gid, game, seed, names, agents, list(self.humans))
+        t = Table(gid, game, seed, names, agents, list(self.humans), lock=self._lock)
+        t.agent_seeds = agent_seeds
         t.pending = [[] for _ in range(n)]
         self._route(t, game.events)
         token = secrets.token_urlsafe(24)
@@ -209,19 +227,21 @@ class Server:
             raise RequestError(400, f"'action' must be an int action index, got {a!r}")
         with t.lock:
             g = t.game
+            self._check_running(t)
             if g.game_over:
                 raise RequestError(409, "the game is over")
             if g.current != seat:
                 raise RequestError(409, f"it is seat {g.current}'s turn, not yours (seat {seat})")
             if not 0 <= a < self.codec.n:
                 raise RequestError(400, f"action {a} is outside 0..{self.codec.n - 1}")
+            if not self.codec.mask(g, seat)[a]:
+                try:  # the rule that forbids it (an index may name a seat not in play)
+                    structured = self.codec.decode(a, seat, g.n)
+                    what, why = self.codec.describe(a, seat, g.n), g.check(structured, seat)
+                except ValueError as err:
+                    what, why = f"action {a}", str(err)
+                raise RequestError(400, f"illegal move {what!r}: {why or 'not offered'}")
             structured = self.codec.decode(a, seat, g.n)
-            why = g.check(structured, seat)
-            if why is not None or not self.codec.mask(g, seat)[a]:
-                raise RequestError(
-                    400,
-                    f"illegal move {self.codec.describe(a, seat, g.n)!r}: {why or 'not offered'}",
-                )
             try:
                 events = g.apply(structured)
             except IllegalActionError as err:  # pragma: no cover (checked above)
@@ -239,16 +259,29 @@ class Server:
                 if e.visible_to is None or e.visible_to == s:
                     t.pending[s].append(e)
 
+    @staticmethod
+    def _check_running(t: Table) -> None:
+        """Raises RequestError 409 for a game an agent's failure stopped."""
+        if t.broken is not None:
+            raise RequestError(409, f"the game stopped: {t.broken}; start a new game")
+
     def _run_agents(self, t: Table) -> None:
+        """Play the agents' seats up to a human decision or the end (then write the record).
+        An agent that fails or plays an illegal move (its bug: never replaced by another move)
+        stops the game: :attr:`Table.broken` says why, and every later request gets 409."""
         g = t.game
         while not g.game_over and g.current not in t.humans:
             s = g.current
-            obs = self.encoder.encode(g, s)
-            mask = self.codec.mask(g, s)
-            a = int(t.agents[s].act(obs, mask, {"events": list(t.pending[s])}))
+            try:
+                obs = self.encoder.encode(g, s)
+                mask = self.codec.mask(g, s)
+                a = int(t.agents[s].act(obs, mask, {"events": list(t.pending[s])}))
+                events = g.apply(self.codec.decode(a, s, g.n))  # verified
+            except Exception as err:  # noqa: BLE001 - any agent failure stops this game only
+                t.broken = f"the agent of seat {s} ({t.names[s]}) failed: {err}"
+                raise RequestError(500, t.broken) from None
             t.pending[s] = []
-            # verified: an agent's illegal move is its bug, raised (a JSON 500), never replaced
-            self._route(t, g.apply(self.codec.decode(a, s, g.n)))
+            self._route(t, events)
         if g.game_over and t.recorded is None and self.records is not None:
             from saboteur_env.record import write_record
 
@@ -259,6 +292,7 @@ class Server:
                 g,
                 t.seed,
                 t.names,
+                agent_seeds=t.agent_seeds,
                 meta={"population": "human", "human_seats": list(t.humans)},
                 events=True,
             )
@@ -336,6 +370,7 @@ def create_app(server: Server):
     def get_view():
         t, seat = server.seat_of(request.headers.get(TOKEN_HEADER))
         with t.lock:
+            server._check_running(t)
             return reply(server.payload(t, seat))
 
     @app.post("/api/move")
@@ -363,7 +398,13 @@ def main(argv=None) -> None:
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
     p.add_argument("--human", default="0", metavar="SEATS", help="human seats, e.g. 0 or 0,2")
-    p.add_argument("--seed", type=at_least(0), default=1, help="deal seed of the first game")
+    p.add_argument(
+        "--seed",
+        type=at_least(0),
+        default=None,
+        help="deal seed of the first game, then +1 per game (tests and debugging: a player who "
+        "knows it can rebuild the deal; default: secret seeds)",
+    )
     p.add_argument("--records", default="runs/human", metavar="DIR", help="records folder")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default: localhost only)")
     p.add_argument("--port", type=at_least(0), default=8000)

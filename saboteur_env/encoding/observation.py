@@ -140,6 +140,20 @@ class View:
         object.__setattr__(self, "size", int(np.prod(self.shape)))
 
 
+def _check_seat(game: Game, seat: object) -> None:
+    """``seat`` must be a seat in play (an int or numpy integer, not a bool).
+
+    Raises:
+        ValueError: any other value (``-1`` read seat n-1's row; ``7`` an IndexError).
+    """
+    if (
+        isinstance(seat, (bool, np.bool_))
+        or not isinstance(seat, (int, np.integer))
+        or not 0 <= seat < game.n
+    ):
+        raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
+
+
 class ObservationEncoder:
     """Encodes a :class:`~saboteur_env.engine.state.Game` from one seat's view.
 
@@ -677,12 +691,13 @@ class ObservationEncoder:
             out: a zeroed float32 array of that shape to write into (default: a new one).
 
         Raises:
-            ValueError: ``seat`` is another string.
+            ValueError: ``seat`` is neither a seat in play nor ``"spectator"``.
         """
         if isinstance(seat, str):
             if seat != "spectator":
                 raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
             return self._encode_spectator(game, out, self.encode)
+        _check_seat(game, seat)
         return self._encode_fast(game, seat, out)
 
     def encode_reference(
@@ -694,6 +709,7 @@ class ObservationEncoder:
             if seat != "spectator":
                 raise ValueError(f"viewer {seat!r}: a seat 0..{game.n - 1} or 'spectator'")
             return self._encode_spectator(game, out, self.encode_reference)
+        _check_seat(game, seat)
         o = np.zeros(self.size, dtype=np.float32) if out is None else out
         V = self._views
         C, P = _C, _P

@@ -252,13 +252,15 @@ class Board:
         self._propagate(self._roots())
 
     # --- legality (RULES 3.1) ----------------------------------------------------------
-    def codes(self) -> npt.NDArray[np.int32]:
+    def codes(self, fresh: bool = False) -> npt.NDArray[np.int32]:
         """Neighbourhood codes of the window plus its ring, int32, shape ``(H + 2, W + 2)``.
 
         Bits 0-3 must_open, 4-7 must_close, 8-11 connected_facing, 12 adjacent to a card,
-        13 adjacent to a goal cell; occupied cells get ``OCCUPIED_CODE``.  Cached per version.
+        13 adjacent to a goal cell; occupied cells get ``OCCUPIED_CODE``.  Cached per version;
+        ``fresh=True`` computes them anew and leaves the cache as it is (the reference legal
+        sets check the cache with it).
         """
-        if self._codes_version == self.version and self._codes is not None:
+        if not fresh and self._codes_version == self.version and self._codes is not None:
             return self._codes
         var = self.var
         # one 10-bit state per cell (openings, connected openings, face up, occupied); the
@@ -275,6 +277,8 @@ class Board:
         code |= _NEIGHBOUR_LUT[3][st[1 : 1 + H, 0:W]]
         code |= self._goal_adjacent()
         code[occ[1:-1, 1:-1]] = OCCUPIED_CODE
+        if fresh:
+            return code
         self._codes = code
         self._window_codes = code[1:-1, 1:-1].ravel()
         self._window_codes.flags.writeable = False
@@ -292,9 +296,11 @@ class Board:
             _GOAL_ADJ_CACHE[key] = a
         return a
 
-    def window_codes(self) -> npt.NDArray[np.int32]:
+    def window_codes(self, fresh: bool = False) -> npt.NDArray[np.int32]:
         """Codes of the window cells in codec order, int32, shape ``(H * W,)``; cached per
-        version (read-only)."""
+        version (read-only); ``fresh=True``: computed anew, the cache untouched."""
+        if fresh:
+            return self.codes(fresh=True)[1:-1, 1:-1].ravel()
         self.codes()
         assert self._window_codes is not None
         return self._window_codes

@@ -104,8 +104,10 @@ class VectorGame:
         """
         if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
             seeds = [int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence | np.ndarray):
+            raise TypeError(f"seed {seed!r}: a non-negative int or one int per game")
         else:
-            seeds = list(seed)  # type: ignore[arg-type]
+            seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} games")
         for s in seeds:
@@ -142,13 +144,13 @@ class VectorGame:
                 f"actions: {self.num_envs} integers (shape ({self.num_envs},)), got "
                 f"shape {acts.shape} of {acts.dtype}"
             )
-        acts = acts.astype(np.int64)
-        out = (acts < 0) | (acts >= self.num_actions)
+        out = (acts < 0) | (acts >= self.num_actions)  # in the given dtype: no wrap-around
         if out.any():
             i = int(np.flatnonzero(out)[0])
             raise IllegalActionError(
-                f"game {i}: action {int(acts[i])} is outside Discrete({self.num_actions})"
+                f"game {i}: action {acts[i]} is outside Discrete({self.num_actions})"
             )
+        acts = acts.astype(np.int64)
         illegal = ~self.legal_action_mask[np.arange(self.num_envs), acts]
         if illegal.any():
             i = int(np.flatnonzero(illegal)[0])
@@ -186,10 +188,11 @@ class VectorGame:
         self.encoder.encode(g, s, out=row)
         self.legal_action_mask[i] = self.codec.mask(g, s).view(bool)
 
-    def aec_env(self, i: int, **kwargs):
+    def aec_env(self, i: int, render_mode: str | None = None, render_seat=None):
         """A PettingZoo AEC env (``raw_env``) continuing from a copy of game ``i`` (for code that
-        needs the AEC API; stepping it leaves this batch unchanged).  ``kwargs``: ``render_mode``
-        and ``render_seat`` of ``raw_env``.
+        needs the AEC API; stepping it leaves this batch unchanged).  Its game is this copy
+        until it ends; a later unseeded ``reset()`` of it deals from seed 0's stream, not game
+        ``i``'s.
 
         Raises:
             RuntimeError: before :meth:`reset`.
@@ -197,12 +200,16 @@ class VectorGame:
         """
         if not self.games:
             raise RuntimeError("call reset(seed) before aec_env()")
-        if not 0 <= i < self.num_envs:
+        if (
+            isinstance(i, bool)
+            or not isinstance(i, (int, np.integer))
+            or not 0 <= i < self.num_envs
+        ):
             raise IndexError(f"game {i}: the games are 0..{self.num_envs - 1}")
         from ..aec import raw_env
 
         options = {f.name: getattr(self.config, f.name) for f in fields(self.config)}
-        env = raw_env(**kwargs, **options)
+        env = raw_env(render_mode=render_mode, render_seat=render_seat, **options)
         env.reset(seed=0)
         env.load(self.games[i].copy())
         return env

@@ -77,7 +77,7 @@ class PlaceFamily(ActionFamily):
         if not game.can_place_paths(seat):
             return out
         hand = game.hands[seat]
-        codes = game.board.window_codes()
+        codes = game.board.window_codes(fresh=True)  # not the cache legal() reads
         for k in held_kinds(game, seat):
             if CARD_KINDS[k].category == "path" and hand[k]:
                 for row in lay.rows_of_kind[k]:
