@@ -483,3 +483,13 @@ def test_concurrent_games_get_right_masks(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_seat_sees_the_role_it_inspected_and_no_one_else_does():
+    """Saboteur 2 Inspection (RULES 6.5): the inspector's view names the role it saw."""
+    g = Game(GameConfig(num_players=5, expansion=True), 3)
+    g.inspected[0, 2] = 1
+    roles = g.rules.roles
+    assert view(g, 0)["seats"][2]["inspected"] == roles[1]
+    assert view(g, 1)["seats"][2]["inspected"] is None
+    assert all(s["inspected"] is None for s in view(g, 0)["seats"] if s["seat"] != 2)

@@ -205,7 +205,8 @@ def view(
     game is over), ``phase``, ``game_over``, ``deck`` (cards in the draw pile), ``discards``
     (cards on the discard pile), ``maze`` (:func:`maze`), ``seats`` (per seat: ``seat``,
     ``name``, ``hand_size``, ``broken`` tool names, ``trapped``, ``theft``, ``role`` and
-    ``gold`` where the viewer may know them, else ``None``), ``you`` (a seat's own ``seat``,
+    ``gold`` where the viewer may know them, else ``None``, ``inspected``: the role a seat saw
+    with an Inspection card, else ``None``), ``you`` (a seat's own ``seat``,
     ``role``, ``gold``, ``hand`` as :func:`card_info` dicts, ``goals_seen``; ``None`` for the
     spectator), ``spectator`` (every role, hand and gold; only for the spectator), ``history``
     (:func:`history`, when ``with_history``), ``moves`` (:func:`legal_moves` of a seat to
@@ -241,6 +242,11 @@ def view(
                 "theft": bool(game.xfront[s, 1]),
                 "has_gold": bool(game.gold[s] > 0) if gold_public or gold is not None else None,
                 "role": role,
+                # the role the viewer saw with an Inspection card (RULES 6.5; a Swap your hats
+                # since may have changed it), as the observation's inspection channel shows it
+                "inspected": roles[int(game.inspected[viewer, s])]
+                if isinstance(viewer, int) and game.inspected[viewer, s] >= 0
+                else None,
                 "gold": gold,
             }
         )

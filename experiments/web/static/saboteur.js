@@ -82,7 +82,7 @@ const Saboteur = (function () {
       if (s.trapped) front.push("trapped");
       if (s.theft) front.push("theft");
       const cells = [s.seat + (s.seat === v.viewer ? " (you)" : ""), s.name, s.hand_size,
-        front.join(", ") || "-", s.role || "?", s.gold === null ? (s.has_gold ? "has gold" : "?") : s.gold];
+        front.join(", ") || "-", s.role || (s.inspected ? s.inspected + " (inspected)" : "?"), s.gold === null ? (s.has_gold ? "has gold" : "?") : s.gold];
       for (const c of cells) tr.appendChild(el("td", {}, String(c)));
       tab.appendChild(tr);
     }
