@@ -134,7 +134,7 @@ def _ray_map(fn, items: list, workers: int, address: str | None, done) -> list:
     fn_ref = ray.put(fn)
     pending: dict[Any, int] = {}
     out: list = [None] * len(items)
-    limit = max(1, workers) * 2  # chunks in flight: enough to keep every worker busy
+    limit = max(1, workers)  # chunks in flight: one per worker
     nxt = 0
     while nxt < len(starts) or pending:
         while nxt < len(starts) and len(pending) < limit:

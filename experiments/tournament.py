@@ -795,6 +795,15 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
     return results, summary
 
 
+def _workers_used(opts: Options) -> int:
+    """The processes (local) or the Ray tasks in flight (Ray; 0: every CPU of the Ray)."""
+    if opts.backend == "ray" and not opts.workers:
+        import ray
+
+        return int(ray.cluster_resources().get("CPU", 0)) if ray.is_initialized() else 0
+    return opts.workers or os.cpu_count() or 1
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(
         prog="saboteur tournament", description="Duplicate-deal tournament between agents."
@@ -905,7 +914,7 @@ def main(argv=None) -> None:
     meta = {
         **asdict(opts),
         "elapsed_s": elapsed,
-        "workers_used": opts.workers or os.cpu_count() or 1,
+        "workers_used": _workers_used(opts),
     }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(settings_text(meta))
