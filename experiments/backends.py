@@ -117,8 +117,8 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if address:
             ray.init(address=address, **kw)
-        else:
-            ray.init(num_cpus=num_cpus, **kw)
+        else:  # "local": a new Ray even when `ray start` left one running on this machine
+            ray.init(address="local", num_cpus=num_cpus, **kw)
     return ray
 
 

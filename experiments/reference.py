@@ -310,7 +310,13 @@ def main(argv=None) -> dict:
     )
     p.add_argument("--out", default="runs/reference")
     p.add_argument("--seed", type=at_least(0), default=0)
-    p.add_argument("--workers", type=at_least(1), default=2)
+    p.add_argument(
+        "--workers",
+        type=at_least(0),
+        default=None,
+        help="processes, or Ray tasks in flight with --backend ray (default 2; with Ray: every "
+        "CPU of the Ray; 0: all cores)",
+    )
     p.add_argument(
         "--agents",
         default="random,heuristic",
@@ -332,6 +338,8 @@ def main(argv=None) -> dict:
     add_backend(p)
     a = p.parse_args(argv)
     check_backend_args(p, a)
+    if a.workers is None:
+        a.workers = 0 if a.backend == "ray" else 2
     argv_list = sys.argv[1:] if argv is None else list(argv)
     command = "python -m saboteur_experiments.reference " + " ".join(
         shlex.quote(x) for x in argv_list

@@ -52,12 +52,18 @@ def main(argv=None) -> dict:
     add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
     p.add_argument(
-        "--workers", type=at_least(1), default=1, help="processes (results do not depend on it)"
+        "--workers",
+        type=at_least(0),
+        default=None,
+        help="processes, or Ray tasks in flight with --backend ray (default 1; with Ray: every "
+        "CPU of the Ray; 0: all cores); results do not depend on it",
     )
     add_backend(p)
     p.add_argument("--json", default=None, help="also write the result to this file")
     a = p.parse_args(argv)
     check_backend_args(p, a)
+    if a.workers is None:
+        a.workers = 0 if a.backend == "ray" else 1
     if a.json:
         check_output_file(p, a.json, "--json")
     check_deal_range(p, a)
