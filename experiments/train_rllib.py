@@ -11,14 +11,18 @@
   engine raises :class:`~saboteur_env.engine.errors.IllegalActionError` on one, which ends
   the run).
 * One shared policy (``"shared"``) for every seat: the policy mapping sends every agent id to
-  it.  ``--policies role`` is not offered: a seat's role is hidden from RLlib's mapping.
+  it.  ``--policies role``: one policy per role (``gold-digger``, ``saboteur``); the env then
+  names its agents ``player_k@ROLE`` after the seat's role in the episode (RLlib maps an agent
+  before its first observation, so the role has to be in the id), and the mapping sends each to
+  its role's policy.
 * The policy: :class:`saboteur_agents.rllib_module.MaskedPPOTorchRLModule`, PPO's default MLP
   module with the logits of illegal actions masked to the smallest float (RLlib's
   action-masking example, adapted to the keys ``observation``/``action_mask``).
 * Rollouts on ``--env-runners`` env runners (0: in the driver), learning on one learner; on
   a cluster (``--address``) both go where Ray places them.
 * Outputs in ``--out``: ``checkpoint/`` (``Algorithm.save_to_path``; the RLModule lies in
-  ``checkpoint/learner_group/learner/rl_module/shared``), ``progress.csv`` (one row per
+  ``checkpoint/learner_group/learner/rl_module/shared``, or one folder per role),
+  ``progress.csv`` (one row per
   iteration: losses, env steps, env steps/s, illegal actions), ``rllib.json`` (the options).
 
 The checkpoint plays as the agent ``rllib:OUT/checkpoint`` (:mod:`saboteur_agents.rllib_agent`)
@@ -57,13 +61,20 @@ class RLlibOptions:
     hidden: int = 256
     num_cpus: int | None = None  # a local Ray's CPUs (None: all)
     progress: bool = True
+    policies: str = "shared"  # "shared": one policy; "role": one per role
 
 
 def make_env(config: dict | None = None):
     """The RLlib env (``register_env``'s creator): :class:`SaboteurRLlibEnv` of a one-round
-    base game at ``config["players"]`` players."""
+    base game at ``config["players"]`` players (``config["by_role"]``: agent ids name the
+    seat's role)."""
     config = dict(config or {})
-    return SaboteurRLlibEnv(int(config.get("players", 5)))
+    return SaboteurRLlibEnv(int(config.get("players", 5)), bool(config.get("by_role", False)))
+
+
+#: the policies of ``--policies role``: the base game's roles (a one-round game: a seat's role
+#: is fixed for the episode)
+ROLE_POLICIES = ("gold-digger", "saboteur")
 
 
 def _env_class():
@@ -74,23 +85,50 @@ def _env_class():
     class _SaboteurRLlibEnv(PettingZooEnv):
         """RLlib's PettingZoo wrapper around ``saboteur_env.env`` (module docstring)."""
 
-        def __init__(self, players: int = 5):
+        def __init__(self, players: int = 5, by_role: bool = False):
             super().__init__(saboteur_env.env(num_players=players, num_rounds=1))
             self.actions = 0
             self.illegal = 0
+            self.by_role = by_role
+            self._ids = {a: a for a in self.env.possible_agents}
+            if by_role:  # agent ids "player_k@role": every seat under every role
+                seats = list(self.env.possible_agents)
+                ids = [f"{a}@{r}" for a in seats for r in ROLE_POLICIES]
+                self.possible_agents = ids
+                self.agents = list(ids)
+                self._agent_ids = set(ids)
+                obs_space = self.env.observation_space(seats[0])
+                act_space = self.env.action_space(seats[0])
+                self.observation_spaces = {i: obs_space for i in ids}
+                self.action_spaces = {i: act_space for i in ids}
+                import gymnasium as gym
+
+                self.observation_space = gym.spaces.Dict(self.observation_spaces)
+                self.action_space = gym.spaces.Dict(self.action_spaces)
+
+        def _rename(self, d: dict) -> dict:
+            return {self._ids.get(k, k): v for k, v in d.items()}
 
         def reset(self, *, seed=None, options=None):
             obs, _ = super().reset(seed=seed, options=options)
-            return obs, {}
+            if self.by_role:
+                roles = self.env.unwrapped.game.roles
+                self._ids = {
+                    a: f"{a}@{ROLE_POLICIES[int(roles[i])]}"
+                    for i, a in enumerate(self.env.possible_agents)
+                }
+                self.agents = list(self._ids.values())
+            return self._rename(obs), {}
 
         def step(self, action):
             agent = self.env.agent_selection
-            a = int(action[agent])
+            a = int(action[self._ids[agent]])
             mask = self.env.observe(agent)["action_mask"]
             self.actions += 1
             if not (0 <= a < len(mask) and mask[a]):
                 self.illegal += 1  # the engine raises IllegalActionError below
-            obs, rew, term, trunc, _ = super().step(action)
+            obs, rew, term, trunc, _ = super().step({agent: a})
+            obs, rew, term, trunc = (self._rename(d) for d in (obs, rew, term, trunc))
             return obs, rew, term, trunc, {k: {} for k in obs}
 
     return _SaboteurRLlibEnv
@@ -100,12 +138,14 @@ class _Lazy:
     cls = None
 
 
-def SaboteurRLlibEnv(players: int = 5):  # noqa: N802  (a class, built once ray is imported)
+def SaboteurRLlibEnv(players: int = 5, by_role: bool = False):  # noqa: N802  (a class)
     """RLlib's ``PettingZooEnv`` around ``saboteur_env.env(num_players=players,
-    num_rounds=1)``, with action counters ``actions`` and ``illegal``."""
+    num_rounds=1)``, with action counters ``actions`` and ``illegal``; ``by_role``: the agent
+    ids are ``player_k@ROLE`` (the seat's role this episode), for one policy per role.  The
+    class is built once Ray is imported."""
     if _Lazy.cls is None:
         _Lazy.cls = _env_class()
-    return _Lazy.cls(players)
+    return _Lazy.cls(players, by_role)
 
 
 def _callbacks_class():
@@ -157,10 +197,21 @@ def build_config(opts: RLlibOptions):
     from saboteur_agents.rllib_module import MaskedPPOTorchRLModule
 
     register_env(ENV_NAME, make_env)
+    names = policy_names(opts.policies)
+    spec = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        model_config={
+            "fcnet_hiddens": [opts.hidden],
+            "fcnet_activation": "relu",
+            "vf_share_layers": True,
+        },
+    )
     return (
         PPOConfig()
         .api_stack(enable_rl_module_and_learner=True, enable_env_runner_and_connector_v2=True)
-        .environment(ENV_NAME, env_config={"players": opts.players})
+        .environment(
+            ENV_NAME, env_config={"players": opts.players, "by_role": opts.policies == "role"}
+        )
         .framework("torch")
         .env_runners(
             num_env_runners=opts.env_runners,
@@ -168,21 +219,8 @@ def build_config(opts: RLlibOptions):
             num_cpus_per_env_runner=1,
         )
         .learners(num_learners=0)
-        .multi_agent(policies={POLICY}, policy_mapping_fn=_to_shared)
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={
-                    POLICY: RLModuleSpec(
-                        module_class=MaskedPPOTorchRLModule,
-                        model_config={
-                            "fcnet_hiddens": [opts.hidden],
-                            "fcnet_activation": "relu",
-                            "vf_share_layers": True,
-                        },
-                    )
-                }
-            )
-        )
+        .multi_agent(policies=set(names), policy_mapping_fn=_to_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={n: spec for n in names}))
         .training(
             train_batch_size_per_learner=opts.train_batch,
             minibatch_size=opts.minibatch,
@@ -195,8 +233,18 @@ def build_config(opts: RLlibOptions):
     )
 
 
-def _to_shared(agent_id, *args, **kwargs) -> str:
-    return POLICY
+def policy_names(policies: str) -> tuple[str, ...]:
+    """The module ids of ``--policies``: ``("shared",)`` or the roles (:data:`ROLE_POLICIES`)."""
+    if policies == "shared":
+        return (POLICY,)
+    if policies == "role":
+        return ROLE_POLICIES
+    raise ValueError(f"--policies {policies!r}: 'shared' or 'role'")
+
+
+def _to_policy(agent_id, *args, **kwargs) -> str:
+    """Every agent to ``shared``; ``player_k@ROLE`` (``--policies role``) to ``ROLE``."""
+    return agent_id.rsplit("@", 1)[1] if "@" in str(agent_id) else POLICY
 
 
 def _flat(d: dict, prefix: str = "") -> dict:
@@ -214,8 +262,14 @@ def losses(result: dict) -> dict[str, float]:
     """The learner's losses of one ``Algorithm.train()`` result (``policy_loss``, ``vf_loss``,
     ``total_loss``, ...), by name."""
     learners = result.get("learners", {})
-    stats = learners.get(POLICY, {})
-    return {k: float(v) for k, v in stats.items() if "loss" in k and isinstance(v, (int, float))}
+    out = {}
+    for name in (POLICY, *ROLE_POLICIES):
+        stats = learners.get(name, {})
+        prefix = "" if name == POLICY else name + "/"
+        for k, v in stats.items():
+            if "loss" in k and isinstance(v, (int, float)):
+                out[prefix + k] = float(v)
+    return out
 
 
 def train(opts: RLlibOptions) -> dict:
@@ -251,10 +305,11 @@ def train(opts: RLlibOptions) -> dict:
             }
             rows.append(row)
             if opts.progress:
-                loss = row.get("total_loss", float("nan"))
+                totals = [v for k, v in row.items() if k.endswith("total_loss")]
+                loss = sum(totals) / len(totals) if totals else float("nan")
                 print(
                     f"iteration {it}: {steps} env steps in {dt:.1f} s "
-                    f"({row['env_steps_per_s']:.0f}/s), total loss {loss:.4g}, "
+                    f"({row['env_steps_per_s']:.0f}/s), total loss {loss:.4g} (policies' mean), "
                     f"illegal actions {row['illegal_actions']}",
                     file=sys.stderr,
                     flush=True,
@@ -332,6 +387,13 @@ def parser(prog: str = "python -m saboteur_experiments.train_rllib") -> argparse
     p.add_argument("--epochs", type=at_least(1), default=d.epochs)
     p.add_argument("--lr", type=float, default=d.lr)
     p.add_argument("--hidden", type=at_least(1), default=d.hidden, help="MLP width")
+    p.add_argument(
+        "--policies",
+        choices=("shared", "role"),
+        default=d.policies,
+        help="shared: one policy for every seat; role: one per role (gold-digger, saboteur; "
+        "a seat's role is fixed in the one-round games)",
+    )
     p.add_argument("--no-progress", action="store_true")
     return p
 
@@ -368,6 +430,7 @@ def main(argv=None, prog: str = "python -m saboteur_experiments.train_rllib") ->
         hidden=a.hidden,
         num_cpus=a.num_cpus,
         progress=not a.no_progress,
+        policies=a.policies,
     )
     res = train(opts)
     print(

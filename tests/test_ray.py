@@ -200,3 +200,45 @@ def test_rllib_agent_errors(tmp_path):
         make_agent(f"rllib:{tmp_path}")
     with pytest.raises(ValueError, match="empty option"):
         make_agent("rllib:")
+
+
+def test_rllib_per_role_policies_through_the_cli(tmp_path, capsys):
+    """``saboteur train --backend rllib --policies role``: one policy per role, each with
+    finite losses after one iteration; the checkpoint plays with its seat's role's policy."""
+    pytest.importorskip("torch")
+    from saboteur_agents import make_agent
+    from saboteur_experiments.cli import main
+    from saboteur_experiments.play import play_game
+
+    out = tmp_path / "role"
+    if ray.is_initialized():
+        ray.shutdown()
+    try:
+        main(
+            ["train", "--backend", "rllib", "--policies", "role", "--iterations", "1"]
+            + ["--players", "4", "--env-runners", "0", "--num-cpus", "2", "--train-batch", "300"]
+            + ["--minibatch", "64", "--epochs", "1", "--hidden", "16", "--no-progress"]
+            + ["--out", str(out)]
+        )
+    finally:
+        ray.shutdown()
+    assert "illegal actions: 0" in capsys.readouterr().out
+    summary = json.loads((out / "rllib.json").read_text())
+    assert summary["illegal_actions"] == 0 and summary["finite_losses"]
+    head = (out / "progress.csv").read_text().splitlines()[0].split(",")
+    assert {"gold-digger/total_loss", "saboteur/total_loss"} <= set(head)
+    agent = make_agent(summary["agent_spec"])
+    play_game([agent] + [make_agent("random") for _ in range(3)], 2, num_rounds=1)
+    assert sorted(agent.modules) == ["gold-digger", "saboteur"]
+
+
+def test_train_backend_usage_errors(capsys):
+    """``saboteur train --backend`` takes torch (the default trainer) or rllib."""
+    from saboteur_experiments.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--backend", "spark"])
+    assert e.value.code == 2 and "invalid choice: 'spark'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--backend", "rllib", "--players", "2"])
+    assert e.value.code == 2 and "--players 2" in capsys.readouterr().err
