@@ -312,10 +312,10 @@ def main(argv=None) -> dict:
     p.add_argument("--seed", type=at_least(0), default=0)
     p.add_argument(
         "--workers",
-        type=at_least(0),
+        type=at_least(1),
         default=None,
         help="processes, or Ray tasks in flight with --backend ray (default 2; with Ray: every "
-        "CPU of the Ray; 0: all cores)",
+        "CPU of the Ray)",
     )
     p.add_argument(
         "--agents",

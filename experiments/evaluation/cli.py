@@ -53,10 +53,10 @@ def main(argv=None) -> dict:
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
     p.add_argument(
         "--workers",
-        type=at_least(0),
+        type=at_least(1),
         default=None,
         help="processes, or Ray tasks in flight with --backend ray (default 1; with Ray: every "
-        "CPU of the Ray; 0: all cores); results do not depend on it",
+        "CPU of the Ray); results do not depend on it",
     )
     add_backend(p)
     p.add_argument("--json", default=None, help="also write the result to this file")
