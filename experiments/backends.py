@@ -13,6 +13,7 @@ Ray is an extra (``pip install "saboteur-env[ray]"``) imported only when the Ray
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -115,6 +116,7 @@ def ensure_ray(address: str | None = None, num_cpus: int | None = None) -> Any:
 
     if not ray.is_initialized():
         kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        kw["logging_level"] = logging.WARNING  # no "Started a local Ray instance" lines
         if address:
             ray.init(address=address, **kw)
         else:  # "local": a new Ray even when `ray start` left one running on this machine

@@ -262,8 +262,11 @@ def run(
     by game id, the same for every backend and worker count."""
     from tqdm import tqdm
 
-    from saboteur_experiments.backends import map_tasks
+    from saboteur_experiments.backends import check_backend, ensure_ray, map_tasks
 
+    check_backend(backend, address)
+    if backend == "ray":  # started (or joined) before the progress bar is drawn
+        ensure_ray(address, num_cpus=workers if workers > 0 else None)
     bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, file=sys.stderr)
     try:
         results = map_tasks(
