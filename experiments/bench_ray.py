@@ -40,6 +40,13 @@ def main(argv=None) -> dict:
     p.add_argument("--rounds", type=at_least(1), default=1)
     p.add_argument("--agents", default="random,heuristic")
     p.add_argument("--address", default=None, help="a Ray cluster (default: a local Ray)")
+    p.add_argument(
+        "--simulate-nodes",
+        type=at_least(0),
+        default=0,
+        help="also time the games on a cluster of this many one-CPU nodes simulated on this "
+        "machine (ray.cluster_utils.Cluster; 0: skip)",
+    )
     p.add_argument("--json", default=None, help="also write the figures to this file")
     a = p.parse_args(argv)
     specs = [s.strip() for s in a.agents.split(",") if s.strip()]
@@ -90,6 +97,24 @@ def main(argv=None) -> dict:
         c = _chunk_size(big, cpus)
         estimate[cpus] = {"chunk": c, "games_per_s": min(cpus * c / (c * g + o), c * r)}
     out["cluster_estimate"] = estimate
+    if a.simulate_nodes and not a.address:
+        from ray.cluster_utils import Cluster
+
+        ray.shutdown()
+        cluster = Cluster(
+            initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
+        )
+        try:
+            for _ in range(a.simulate_nodes - 1):
+                cluster.add_node(num_cpus=1)
+            cluster.wait_for_nodes()
+            ensure_ray(cluster.address)
+            res, dt = timed(workers=0, backend="ray", address=cluster.address)
+            assert res == ref, "the simulated cluster's results differ from the local backend's"
+            out[f"cluster_{a.simulate_nodes}_nodes"] = len(tasks) / dt
+        finally:
+            ray.shutdown()
+            cluster.shutdown()
     print(
         f"{len(tasks)} games ({a.players} players, {a.rounds} round(s), {', '.join(specs)}); "
         f"Ray {out['ray_version']} (started in {out['ray_start_s']:.1f} s, not counted)"
@@ -104,6 +129,9 @@ def main(argv=None) -> dict:
         f"task's round trip {out['task_round_trip_ms']:.2f} ms, the driver dispatches "
         f"{r:.0f} tasks/s"
     )
+    if a.simulate_nodes and not a.address:
+        k = a.simulate_nodes
+        print(f"simulated cluster of {k} one-CPU nodes: {out[f'cluster_{k}_nodes']:.1f} games/s")
     for cpus, e in estimate.items():
         print(
             f"  estimate at {cpus:>4} CPUs: {e['games_per_s']:8.0f} games/s "
