@@ -67,6 +67,24 @@ def test_ray_tournament_options_and_records(local_ray, tmp_path):
         ).read_bytes()
 
 
+def test_tournament_command_with_ray_writes_the_same_files(local_ray, tmp_path, capsys):
+    """``saboteur tournament --backend ray``: the same games.csv, rounds.csv and summary (but
+    the run's settings and timing) as the local backend, and the same progress bar."""
+    from saboteur_experiments.tournament import main
+
+    base = ["--players", "3", "--rounds", "1", "--deals", "2", "--no-plots", "--bootstrap", "10"]
+    main([*base, "--workers", "1", "--out", str(tmp_path / "l")])
+    local_err = capsys.readouterr().err
+    main([*base, "--workers", "2", "--backend", "ray", "--out", str(tmp_path / "r")])
+    ray_err = capsys.readouterr().err
+    assert "games: 100%" in local_err and "games: 100%" in ray_err
+    for name in ("games.csv", "rounds.csv"):
+        assert (tmp_path / "l" / name).read_bytes() == (tmp_path / "r" / name).read_bytes()
+    a, b = (json.loads((tmp_path / d / "summary.json").read_text()) for d in "lr")
+    assert b["meta"]["backend"] == "ray" and a.pop("meta") != b.pop("meta")
+    assert a == b
+
+
 def test_ray_protocols_and_bluff_records(local_ray, tmp_path):
     """The role probe and the bluff benchmark's record generation give the local results."""
     from saboteur_experiments.bluff.records import record_set
