@@ -210,14 +210,22 @@ def test_rllib_one_iteration_and_agent(tmp_path):
     play_game(greedy, 6, num_rounds=1)
 
 
-def test_rllib_agent_errors(tmp_path):
-    """``rllib:`` with no checkpoint there is an error naming the path."""
+def test_rllib_agent_errors(tmp_path, monkeypatch):
+    """``rllib:`` with no checkpoint there is an error naming the path; without Ray the agent
+    is a MissingExtraError naming the 'ray' extra."""
+    import sys
+
     from saboteur_agents import make_agent
+    from saboteur_agents.base import MissingExtraError
 
     with pytest.raises(FileNotFoundError, match="no RLlib checkpoint"):
         make_agent(f"rllib:{tmp_path}")
     with pytest.raises(ValueError, match="empty option"):
         make_agent("rllib:")
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "ray", None)
+        with pytest.raises(MissingExtraError, match=r"'rllib' agent needs the 'ray' extra"):
+            make_agent(f"rllib:{tmp_path}")
 
 
 def test_rllib_per_role_policies_through_the_cli(tmp_path, capsys):
