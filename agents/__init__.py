@@ -10,7 +10,10 @@ An agent is an object with
 :func:`make_agent` builds an agent from a spec string such as ``"random"``.
 """
 
-from . import ppo  # noqa: F401  (registers "ppo"; imports torch only when built)
+from . import (
+    ppo,  # noqa: F401  (registers "ppo"; imports torch only when built)
+    rllib_agent,  # noqa: F401  (registers "rllib"; imports ray only when built)
+)
 from .base import Agent, make_agent, register_agent
 from .heuristic import HeuristicAgent  # noqa: F401  (registers "heuristic")
 from .ismcts import ISMCTSAgent  # noqa: F401  (registers "ismcts"; needs the live game)

@@ -119,6 +119,45 @@ def _spaces(argv) -> None:
     print(describe_spaces(GameConfig(**config) if config else None))
 
 
+def _train_backend(argv: list[str]) -> str | None:
+    """The value of ``saboteur train --backend B`` (``None`` when not given); an unknown one is
+    a usage error (exit 2)."""
+    for i, x in enumerate(argv):
+        value = None
+        if x == "--backend":
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        elif x.startswith("--backend="):
+            value = x.split("=", 1)[1]
+        if value is not None:
+            if value not in ("torch", "rllib"):
+                print(
+                    "usage: saboteur train [--backend {torch,rllib}] [options]\n"
+                    f"saboteur train: error: argument --backend: invalid choice: {value!r} "
+                    "(choose from 'torch', 'rllib'; rllib needs the 'ray' extra: "
+                    "pip install 'saboteur-env[ray]')",
+                    file=sys.stderr,
+                )
+                sys.exit(2)
+            return value
+    return None
+
+
+def _without_backend(argv: list[str]) -> list[str]:
+    """``argv`` without ``--backend torch`` / ``--backend=torch``."""
+    out, skip = [], False
+    for x in argv:
+        if skip:
+            skip = False
+            continue
+        if x == "--backend":
+            skip = True
+            continue
+        if x.startswith("--backend="):
+            continue
+        out.append(x)
+    return out
+
+
 def _quiet_broken_pipe() -> None:
     """The reader of stdout closed the pipe (``saboteur spaces | head``): exit quietly, without
     the interpreter's second BrokenPipeError when it flushes stdout at exit."""
@@ -162,6 +201,14 @@ def main(argv=None) -> None:
     commands["bluff"] = bluff
 
     def train(a):
+        backend = _train_backend(a)
+        if backend == "rllib":  # multi-agent self-play on RLlib (saboteur_experiments.train_rllib)
+            from saboteur_experiments.train_rllib import main as rllib_main
+
+            rllib_main(a, prog="saboteur train --backend rllib")
+            return
+        if backend is not None:  # --backend torch, the default, is the PPO trainer below
+            a = _without_backend(a)
         if "-h" in a or "--help" in a:  # the options show before torch is installed
             from saboteur_experiments.train_options import print_help
 
@@ -212,7 +259,7 @@ def main(argv=None) -> None:
             "  replay step through a recorded game (RECORD --seat K | --spectator,"
             " --out game.gif|folder/)\n"
             "  train  PPO self-play training (--minutes 60 --seed 1 --out runs/ppo;"
-            " --evaluate CHECKPOINT)\n"
+            " --evaluate CHECKPOINT; --backend rllib: on RLlib)\n"
             "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
             "  evaluate  role-probe head-to-head (CANDIDATE --against random,heuristic;"
             " --external SPECS)\n"

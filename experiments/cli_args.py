@@ -153,3 +153,34 @@ def check_deal_range(p: argparse.ArgumentParser, args: argparse.Namespace) -> No
     problem = range_problem(args.split, args.first_deal, args.deals)
     if problem:
         p.error(problem)
+
+
+def add_backend(p: argparse.ArgumentParser) -> None:
+    """Add ``--backend {local,ray}`` (default ``local``) and ``--address ADDR`` (with
+    ``--backend ray``: the Ray cluster to use; none: a local Ray is started), see
+    :mod:`saboteur_experiments.backends` and docs/ray.md."""
+    p.add_argument(
+        "--backend",
+        default="local",
+        metavar="{local,ray}",
+        help="where the games are played: local processes, or Ray tasks (the 'ray' extra; "
+        "docs/ray.md); the results are the same (default: %(default)s)",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray: the Ray cluster (e.g. 10.0.0.1:6379, or 'auto' on a node "
+        "that joined one); none: a local Ray is started",
+    )
+
+
+def check_backend_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A usage error (exit 2) for an unknown ``--backend``, ``--address`` without
+    ``--backend ray``, or ``--backend ray`` without the ``ray`` extra."""
+    from saboteur_experiments.backends import BackendError, check_backend
+
+    try:
+        check_backend(args.backend, args.address)
+    except BackendError as err:
+        p.error(str(err))

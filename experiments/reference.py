@@ -43,7 +43,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
-from saboteur_experiments.cli_args import at_least
+from saboteur_experiments.cli_args import add_backend, at_least, check_backend_args
 from saboteur_experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
 from saboteur_experiments.evaluation.stats import Estimate, rate_dict
 from saboteur_experiments.tournament import Task, run, schedule
@@ -90,19 +90,26 @@ def legal_counts(task: Task) -> tuple[int, int]:
     return total, decisions
 
 
-def _map(fn, items: Sequence, workers: int) -> list:
-    if workers <= 1 or len(items) < 2:
-        return [fn(x) for x in items]
-    import multiprocessing as mp
+def _map(
+    fn, items: Sequence, workers: int, backend: str = "local", address: str | None = None
+) -> list:
+    """``[fn(x) for x in items]`` on ``backend`` (:mod:`saboteur_experiments.backends`)."""
+    from saboteur_experiments.backends import map_tasks
 
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(workers) as pool:
-        return pool.map(fn, items, chunksize=max(1, len(items) // (workers * 4)))
+    return map_tasks(fn, items, workers, backend, address)
 
 
 # --- cells -----------------------------------------------------------------------------------
 def self_play_cell(
-    spec: str, players: int, rounds: int, legal_games: int, seed: int, rules: Ruleset, workers: int
+    spec: str,
+    players: int,
+    rounds: int,
+    legal_games: int,
+    seed: int,
+    rules: Ruleset,
+    workers: int,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """All seats ``spec``; ``rounds`` one-round games under ``rules``."""
     t0 = time.perf_counter()
@@ -114,7 +121,7 @@ def self_play_cell(
         num_rounds=1,
         config=None if rules is BASE else {"expansion": rules.expansion},
     )
-    results = run(tasks, workers=workers, progress=False)
+    results = run(tasks, workers=workers, progress=False, backend=backend, address=address)
     sab_win, not_found, nsab, deal, decisions = [], [], [], [], []
     for r in results:
         rd = r["rounds"][0]
@@ -125,7 +132,7 @@ def self_play_cell(
         decisions.append(r["decisions"])
     sw, nf, ns, dl = (np.array(x) for x in (sab_win, not_found, nsab, deal))
     some = ns > 0
-    lt = _map(legal_counts, tasks[:legal_games], workers)
+    lt = _map(legal_counts, tasks[:legal_games], workers, backend, address)
     legal_sum, legal_dec = sum(a for a, _ in lt), sum(b for _, b in lt)
     d = np.array(decisions, dtype=float)
     return {
@@ -153,12 +160,20 @@ def self_play_cell(
     }
 
 
-def probe_cell(players: int, deals: int, seed: int, workers: int) -> dict:
+def probe_cell(
+    players: int,
+    deals: int,
+    seed: int,
+    workers: int,
+    backend: str = "local",
+    address: str | None = None,
+) -> dict:
     """Heuristic and random, base game, ``role-probe`` both ways (module docstring)."""
     from saboteur_experiments.evaluation.protocols import role_probe
 
     t0 = time.perf_counter()
     kw = {"players": players, "deals": deals, "seed": seed, "workers": workers}
+    kw |= {"backend": backend, "address": address}
     h_in_r = role_probe("heuristic", "random", **kw)
     r_in_h = role_probe("random", "heuristic", **kw)
     return {
@@ -295,7 +310,13 @@ def main(argv=None) -> dict:
     )
     p.add_argument("--out", default="runs/reference")
     p.add_argument("--seed", type=at_least(0), default=0)
-    p.add_argument("--workers", type=at_least(1), default=2)
+    p.add_argument(
+        "--workers",
+        type=at_least(1),
+        default=None,
+        help="processes, or Ray tasks in flight with --backend ray (default 2; with Ray: every "
+        "CPU of the Ray)",
+    )
     p.add_argument(
         "--agents",
         default="random,heuristic",
@@ -314,7 +335,11 @@ def main(argv=None) -> dict:
     )
     p.add_argument("--probe-deals", type=at_least(1), default=300, help="deals per role in block 3")
     p.add_argument("--legal-games", type=at_least(1), default=100)
+    add_backend(p)
     a = p.parse_args(argv)
+    check_backend_args(p, a)
+    if a.workers is None:
+        a.workers = 0 if a.backend == "ray" else 2
     argv_list = sys.argv[1:] if argv is None else list(argv)
     command = "python -m saboteur_experiments.reference " + " ".join(
         shlex.quote(x) for x in argv_list
@@ -341,7 +366,7 @@ def main(argv=None) -> dict:
     ):
         for n in players:
             if key == "probe":
-                c = probe_cell(n, a.probe_deals, a.seed, a.workers)
+                c = probe_cell(n, a.probe_deals, a.seed, a.workers, a.backend, a.address)
                 report["probe"].append(c)
                 save()
                 print(
@@ -354,7 +379,17 @@ def main(argv=None) -> dict:
             for spec in specs:
                 rounds = a.rounds_random if spec == "random" else a.rounds_heuristic
                 try:
-                    c = self_play_cell(spec, n, rounds, a.legal_games, a.seed, rules, a.workers)
+                    c = self_play_cell(
+                        spec,
+                        n,
+                        rounds,
+                        a.legal_games,
+                        a.seed,
+                        rules,
+                        a.workers,
+                        a.backend,
+                        a.address,
+                    )
                 except ValueError as err:  # a checkpoint whose spaces do not fit the game
                     network = sys.modules.get("saboteur_agents.network")
                     if network is None or not isinstance(err, network.CheckpointMismatchError):

@@ -63,10 +63,12 @@ import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 from saboteur_experiments.cli_args import (
+    add_backend,
     add_deal_range,
     at_least,
     check_agents,
     check_agents_fit,
+    check_backend_args,
     check_config,
     check_deal_range,
     check_output_dir,
@@ -248,27 +250,30 @@ def play(task: Task) -> dict:
     }
 
 
-def run(tasks: Sequence[Task], workers: int = 1, progress: bool = True) -> list[dict]:
-    """Play every task, in parallel when ``workers > 1``; results sorted by game id."""
+def run(
+    tasks: Sequence[Task],
+    workers: int = 1,
+    progress: bool = True,
+    backend: str = "local",
+    address: str | None = None,
+) -> list[dict]:
+    """Play every task, in parallel when ``workers > 1`` or on Ray (``backend="ray"``, on the
+    cluster at ``address``: :func:`saboteur_experiments.backends.map_tasks`); results sorted
+    by game id, the same for every backend and worker count."""
     from tqdm import tqdm
 
-    bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, file=sys.stderr)
-    results = []
-    if workers <= 1:
-        for t in tasks:
-            results.append(play(t))
-            bar.update()
-    else:
-        import multiprocessing as mp
+    from saboteur_experiments.backends import check_backend, ensure_ray, map_tasks
 
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-        chunk = max(1, min(8, len(tasks) // (workers * 8)))
-        with ctx.Pool(workers) as pool:
-            for r in pool.imap_unordered(play, tasks, chunksize=chunk):
-                results.append(r)
-                bar.update()
-    bar.close()
+    check_backend(backend, address)
+    if backend == "ray":  # started (or joined) before the progress bar is drawn
+        ensure_ray(address, num_cpus=workers if workers > 0 else None)
+    bar = tqdm(total=len(tasks), desc="games", unit="game", disable=not progress, file=sys.stderr)
+    try:
+        results = map_tasks(
+            play, tasks, workers, backend, address, on_result=lambda r: bar.update()
+        )
+    finally:
+        bar.close()
     results.sort(key=lambda r: r["game_id"])
     return results
 
@@ -754,6 +759,8 @@ class Options:
     expansion: bool = False
     split: str = "test"
     first_deal: int = 0
+    backend: str = "local"
+    address: str | None = None
 
 
 def tournament(opts: Options) -> tuple[list[dict], dict]:
@@ -778,12 +785,26 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
         split=opts.split,
         first=opts.first_deal,
     )
-    workers = opts.workers or os.cpu_count() or 1
-    results = run(tasks, workers=workers, progress=opts.progress)
+    if opts.backend == "ray":  # workers 0: every CPU of the Ray (a whole cluster's)
+        workers = opts.workers
+    else:
+        workers = opts.workers or os.cpu_count() or 1
+    results = run(
+        tasks, workers=workers, progress=opts.progress, backend=opts.backend, address=opts.address
+    )
     summary = summarize(results, opts.agents, n_boot=opts.bootstrap, seed=opts.seed)
     for msg in summary["warnings"]:
         warnings.warn(msg, OneSidedWarning, stacklevel=2)
     return results, summary
+
+
+def _workers_used(opts: Options) -> int:
+    """The processes (local) or the Ray tasks in flight (Ray; 0: every CPU of the Ray)."""
+    if opts.backend == "ray" and not opts.workers:
+        import ray
+
+        return int(ray.cluster_resources().get("CPU", 0)) if ray.is_initialized() else 0
+    return opts.workers or os.cpu_count() or 1
 
 
 def main(argv=None) -> None:
@@ -806,8 +827,13 @@ def main(argv=None) -> None:
     add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents and the bootstrap")
     p.add_argument(
-        "--workers", type=at_least(0), default=0, help="processes (0, the default: all cores)"
+        "--workers",
+        type=at_least(0),
+        default=0,
+        help="processes, or Ray tasks in flight with --backend ray (0, the default: all cores; "
+        "with Ray: every CPU of the Ray)",
     )
+    add_backend(p)
     p.add_argument("--out", default="runs/tournament", help="output folder")
     p.add_argument(
         "--overwrite",
@@ -844,6 +870,7 @@ def main(argv=None) -> None:
     check_agents_fit(p, specs, a.players, a.expansion)
     check_output_dir(p, a.out, "--out")
     check_deal_range(p, a)
+    check_backend_args(p, a)
     earlier = existing_outputs(a.out)
     if earlier and not a.overwrite:
         p.error(
@@ -871,6 +898,8 @@ def main(argv=None) -> None:
         expansion=a.expansion,
         split=a.split,
         first_deal=a.first_deal,
+        backend=a.backend,
+        address=a.address,
     )
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -888,7 +917,7 @@ def main(argv=None) -> None:
     meta = {
         **asdict(opts),
         "elapsed_s": elapsed,
-        "workers_used": opts.workers or os.cpu_count() or 1,
+        "workers_used": _workers_used(opts),
     }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(settings_text(meta))

@@ -196,7 +196,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="saboteur train",
         description="PPO self-play training against a pool.",
         epilog="saboteur train --evaluate CHECKPOINT [--deals N] evaluates a checkpoint "
-        "instead (see saboteur train --evaluate CHECKPOINT --help).",
+        "instead (see saboteur train --evaluate CHECKPOINT --help); saboteur train --backend "
+        "rllib trains on RLlib (the 'ray' extra; saboteur train --backend rllib --help).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     defaults = TrainConfig()

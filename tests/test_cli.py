@@ -186,7 +186,8 @@ def test_version_is_single_sourced(capsys):
 @pytest.mark.parametrize(
     "argv, module, extra",
     [
-        (["train"], "torch", "train"),  # (--help works without: test_train_help_works_...)
+        # ["train", "--help"] shows the options without torch: test_train_help_works_without_torch
+        (["train"], "torch", "train"),
         (["tournament", "--deals", "1"], "tqdm", "tournament"),
         (["tournament"], "openskill", "tournament"),
         (["tournament"], "matplotlib", "tournament"),

@@ -24,7 +24,13 @@ def _unit_interval(text: str) -> float:
 def main(argv=None) -> dict:
     """``saboteur bluff``: every bad option is a usage error (exit code 2, the option and its
     value named) found before anything is played or written."""
-    from saboteur_experiments.cli_args import at_least, check_config, check_output_dir
+    from saboteur_experiments.cli_args import (
+        add_backend,
+        at_least,
+        check_backend_args,
+        check_config,
+        check_output_dir,
+    )
 
     base, s2 = variant(False), variant(True)
 
@@ -93,7 +99,16 @@ def main(argv=None) -> dict:
         default=None,
         help="PPO checkpoint for the ppo populations (default: the shipped one)",
     )
+    p.add_argument(
+        "--workers",
+        type=at_least(0),
+        default=None,
+        help="processes playing the record games, or Ray tasks in flight with --backend ray "
+        "(default: 1; with Ray every CPU of the Ray; 0: all cores)",
+    )
+    add_backend(p)
     a = p.parse_args(argv)
+    check_backend_args(p, a)
     x = a.expansion
     game = variant(x)
     table = game.populations
@@ -169,4 +184,7 @@ def main(argv=None) -> dict:
         ppo=a.ppo,
         expansion=x,
         records=a.records,
+        workers=a.workers if a.workers is not None else (0 if a.backend == "ray" else 1),
+        backend=a.backend,
+        address=a.address,
     )

@@ -44,6 +44,9 @@ def run(
     ppo: str | None = None,
     expansion: bool = False,
     records: str | Path | None = None,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
 
@@ -62,7 +65,11 @@ def run(
     ``records``: a folder of game records (e.g. the human games of ``saboteur serve``,
     :func:`record_population`) scored as one more population with the same detectors and
     metrics; its games are never used for fitting (every one is scored), only those at the
-    player counts of ``players`` and of this ruleset are read, and it has no plot panel."""
+    player counts of ``players`` and of this ruleset are read, and it has no plot panel.
+
+    ``workers``/``backend``/``address``: where the record games are played
+    (:func:`saboteur_experiments.backends.map_tasks`: local processes or Ray; the same records).
+    """
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -97,6 +104,9 @@ def run(
                     progress=bar,
                     spec=specs[pop],
                     expansion=expansion,
+                    workers=workers,
+                    backend=backend,
+                    address=address,
                 )
                 recs[(pop, n)] = [read_record(p) for p in paths]
     extra = None

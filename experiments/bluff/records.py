@@ -48,6 +48,9 @@ def record_set(
     progress=None,
     spec: str | None = None,
     expansion: bool = False,
+    workers: int = 1,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
 
@@ -60,39 +63,65 @@ def record_set(
     not match the game asked for (player count, rounds, expansion, seed) raises
     :class:`ValueError`.  ``expansion``: Saboteur 2 games; folders ``<tag>_<folder><N>``
     with the ruleset's ``Variant.folder`` (``x`` for Saboteur 2, ``n`` for the base game).
+    ``workers``/``backend``/``address``: where the missing games are played
+    (:func:`saboteur_experiments.backends.map_tasks`; a game's record depends on its seed
+    alone, so every backend writes the same files).
     """
     v = variant(expansion)
     default = v.populations.get(pop, pop)
     spec = spec or default
-    from saboteur_agents import make_agent
-    from saboteur_experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
-
     fp = fingerprint(spec)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
     d = out / "records" / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
-    paths = []
+    paths, missing = [], []
     for i in range(n_games):
         s = record_seed(seed, n_players, pop, i)
         p = d / (f"game_{s}.jsonl" if rounds == 3 else f"game_{s}_r{rounds}.jsonl")
         if p.exists():
             _check_reused(p, n_players, rounds, expansion, s)
+            if progress is not None:
+                progress.update(1)
         else:
-            agents = [make_agent(spec) for _ in range(n_players)]
-            tmp = p.with_suffix(".tmp")
-            play_recorded(
-                agents,
-                s,
-                tmp,
-                meta={"population": pop, "spec": fp},
-                num_rounds=rounds,
-                expansion=expansion,
-            )
-            tmp.replace(p)
+            missing.append((p, (spec, n_players, s, {"population": pop, "spec": fp}, rounds)))
         paths.append(p)
-        if progress is not None:
-            progress.update(1)
+    if missing:
+        from saboteur_experiments.backends import map_tasks
+
+        def write(result: tuple[str, str]) -> None:  # as each game comes back
+            p = Path(result[0])
+            tmp = p.with_suffix(".tmp")
+            tmp.write_text(result[1], encoding="utf-8")
+            tmp.replace(p)
+            if progress is not None:
+                progress.update(1)
+
+        jobs = [(str(p), *job, expansion) for p, job in missing]
+        map_tasks(record_text, jobs, workers, backend, address, on_result=write)
     return paths
+
+
+def record_text(job: tuple) -> tuple[str, str]:
+    """Play one record game ``(path, spec, n_players, seed, meta, rounds, expansion)`` (as
+    :func:`play_recorded`) and return ``(path, the record's text)``: a worker of any backend,
+    on any machine of a Ray cluster, sends the record back instead of writing it where it
+    runs."""
+    import os
+    import tempfile
+
+    from saboteur_agents import make_agent
+    from saboteur_experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
+
+    path, spec, n_players, s, meta, rounds, expansion = job
+    agents = [make_agent(spec) for _ in range(n_players)]
+    fd, tmp = tempfile.mkstemp(suffix=".jsonl")
+    os.close(fd)
+    try:
+        play_recorded(agents, s, tmp, meta=meta, num_rounds=rounds, expansion=expansion)
+        with open(tmp, encoding="utf-8") as f:
+            return path, f.read()
+    finally:
+        os.remove(tmp)
 
 
 def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed: int) -> None:

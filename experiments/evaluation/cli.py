@@ -18,10 +18,12 @@ import time
 
 from saboteur_experiments.cli_args import (
     DefaultsHelp,
+    add_backend,
     add_deal_range,
     at_least,
     check_agents,
     check_agents_fit,
+    check_backend_args,
     check_config,
     check_deal_range,
     check_output_file,
@@ -50,10 +52,18 @@ def main(argv=None) -> dict:
     add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
     p.add_argument(
-        "--workers", type=at_least(1), default=1, help="processes (results do not depend on it)"
+        "--workers",
+        type=at_least(1),
+        default=None,
+        help="processes, or Ray tasks in flight with --backend ray (default 1; with Ray: every "
+        "CPU of the Ray); results do not depend on it",
     )
+    add_backend(p)
     p.add_argument("--json", default=None, help="also write the result to this file")
     a = p.parse_args(argv)
+    check_backend_args(p, a)
+    if a.workers is None:
+        a.workers = 0 if a.backend == "ray" else 1
     if a.json:
         check_output_file(p, a.json, "--json")
     check_deal_range(p, a)
@@ -84,7 +94,14 @@ def main(argv=None) -> dict:
         check_agents_fit(p, specs, 4, False, "--external")
         try:
             res = protocols.external_protocol(
-                specs, a.deals, a.split, a.first_deal, a.seed, workers=a.workers
+                specs,
+                a.deals,
+                a.split,
+                a.first_deal,
+                a.seed,
+                workers=a.workers,
+                backend=a.backend,
+                address=a.address,
             )
         except ValueError as err:  # e.g. too few deals of the split hold a saboteur
             p.error(str(err))
@@ -112,6 +129,8 @@ def main(argv=None) -> dict:
                 a.seed,
                 a.expansion,
                 workers=a.workers,
+                backend=a.backend,
+                address=a.address,
             )
         except ValueError as err:  # too few deals hold a role; a checkpoint that does not fit
             p.error(str(err).splitlines()[0])

@@ -190,11 +190,14 @@ def role_probe(
     progress: bool = False,
     num_rounds: int = 1,
     roles_cache: dict | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """Run the ``role-probe`` protocol (module docstring) of ``candidate`` against
     ``reference`` for every role (or the role ids in ``roles``).  Games have ``num_rounds``
     rounds (for agents trained on longer games); only round 1, where the role is fixed, is
-    probed.  ``roles_cache``: as :func:`probe_schedule`.
+    probed.  ``roles_cache``: as :func:`probe_schedule`.  ``backend``/``address``: where the
+    games are played (:func:`saboteur_experiments.backends.map_tasks`; the same results).
 
     Returns a JSON-ready dict: ``{"protocol", "candidate", "reference", "players",
     "expansion", "split", "first", "seed", "games", "roles": {role name: {"deals",
@@ -223,7 +226,7 @@ def role_probe(
         num_rounds,
         roles_cache,
     )
-    results = run(tasks, workers=workers, progress=progress)
+    results = run(tasks, workers=workers, progress=progress, backend=backend, address=address)
     out_roles = {}
     for q, qpairs in pairs.items():
         cw, rw, clusters = [], [], []
@@ -271,6 +274,8 @@ def head_to_head(
     workers: int = 1,
     progress: bool = False,
     num_rounds: int = 1,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """:func:`role_probe` of ``candidate`` against each reference: ``{"candidate", "players",
     "expansion", "split", "first", "deals", "seed", "against": {reference: role_probe(...)}}``.
@@ -304,6 +309,8 @@ def head_to_head(
                 progress=progress,
                 num_rounds=num_rounds,
                 roles_cache=cache,
+                backend=backend,
+                address=address,
             )
             for ref in references
         },
@@ -339,6 +346,8 @@ def external_protocol(
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> dict:
     """The external protocol (module docstring) for each candidate: its saboteur win rate in
     a 4-player base round against three heuristic gold-diggers, over ``deals`` deals.
@@ -368,6 +377,8 @@ def external_protocol(
                 roles=[BASE.saboteur],
                 workers=workers,
                 progress=progress,
+                backend=backend,
+                address=address,
             )
         except ValueError as err:
             network = sys.modules.get("saboteur_agents.network")
