@@ -11,9 +11,8 @@ itself, so game ``i`` is bit-identical to a ``raw_env`` reset with the same seed
 same actions (``tests/test_vector.py`` plays both side by side).
 
 This first version steps its games one after another through the engine (no array engine
-yet), so it is no faster than one env: random play, 5 players, its ``step`` makes 0.6-0.8x
-the decisions per CPU-second of one ``raw_env`` (B = 64 to 1,024; the encoder's caches hold
-one game, and B games miss them).  What it gives now is the batched interface, auto-reset and
+yet), so it is slower than one env: the encoder's caches hold one game, and B games miss them
+(``saboteur bench --vector 64 1024`` measures it beside ``raw_env``; the README quotes a run).  What it gives now is the batched interface, auto-reset and
 the differential check that an array engine behind the same interface must pass.  Only
 numpy is needed.
 """
