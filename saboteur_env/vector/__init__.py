@@ -12,9 +12,9 @@ same actions (``tests/test_vector.py`` plays both side by side).
 
 This first version steps its games one after another through the engine (no array engine
 yet), so it is slower than one env: the encoder's caches hold one game, and B games miss them
-(``saboteur bench --vector 64 1024`` measures it beside ``raw_env``; the README quotes a run).  What it gives now is the batched interface, auto-reset and
-the differential check that an array engine behind the same interface must pass.  Only
-numpy is needed.
+(``saboteur bench --vector 64 1024`` measures it beside ``raw_env``; the README quotes a
+run).  What it gives now is the batched interface, auto-reset and the differential check that
+an array engine behind the same interface must pass.  Only numpy is needed.
 """
 
 from __future__ import annotations
