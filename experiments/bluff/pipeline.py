@@ -15,9 +15,9 @@ from .detectors import (
     PriorDetector,
     UniformDetector,
 )
-from .harness import TRACKS, fit_detectors, score_record
+from .harness import TRACKS, fit_from_data, merge_training_data, score_record, training_data
 from .populations import population_problem, usable_populations, variant
-from .records import MAX_GAMES, MIN_GAMES, record_set, split_of
+from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
 from .report import (
     bluff_frontier,
     format_tables,
@@ -27,12 +27,19 @@ from .report import (
     write_json,
 )
 
+#: default test games per population and player count (test-split deals, paired)
+GAMES = 200
+#: default training games per population and player count (train-split deals; half as many
+#: dev-split deals calibrate the classifiers)
+FIT_GAMES = 24
+#: the detectors with parameters, fitted leave-one-population-out
+FITTED = ("bayes-fit", "logistic")
+
 
 def run(
-    players: Sequence[int] = (3, 5),
-    games: int = 40,
+    players: Sequence[int] | None = None,
+    games: int = GAMES,
     pops: Sequence[str] | None = None,
-    held_out: str = "heuristic-subtle",
     rounds: int = 3,
     seed: int = 0,
     out: str | Path = "runs/bluff",
@@ -44,8 +51,20 @@ def run(
     ppo: str | None = None,
     expansion: bool = False,
     records: str | Path | None = None,
+    fit_games: int = FIT_GAMES,
 ) -> dict:
     """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
+
+    ``games`` test games per population and player count (test-split deals), ``fit_games``
+    training games (train-split deals) and ``max(2, fit_games // 2)`` calibration games
+    (dev-split deals); every population plays the same deals (:func:`.records.record_seeds`).
+    ``players``: default the ruleset's (:data:`.populations.VARIANTS`).
+
+    Leave-one-population-out: the detectors with parameters (:data:`FITTED`) are fitted once
+    per scored population, on the training games of every *other* population, and scored on
+    that population's test games; each cell's ``fitted_on`` and the summary's
+    ``fit_populations`` name the populations a fit saw.  With a single population there is
+    nothing to fit on and the fitted detectors are left out.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
     the checkpoint shipped with the package, :mod:`saboteur_agents.ppo`).
@@ -60,84 +79,125 @@ def run(
     agent are skipped (base-game only).
 
     ``records``: a folder of game records (e.g. the human games of ``saboteur serve``,
-    :func:`record_population`) scored as one more population with the same detectors and
-    metrics; its games are never used for fitting (every one is scored), only those at the
-    player counts of ``players`` and of this ruleset are read, and it has no plot panel."""
+    :func:`record_population`) scored as one more population with the same detectors (fitted
+    on every generated population) and metrics; its games are never used for fitting (every
+    one is scored), only those at the player counts of ``players`` and of this ruleset are
+    read, and it has no plot panel."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
 
-    t0 = time.time()
-    if not MIN_GAMES <= games <= MAX_GAMES:
-        raise ValueError(
-            f"games={games}: {MIN_GAMES} to {MAX_GAMES} games per population "
-            f"(games i % 10 < 4 train, 4-5 validation, >= 6 test; distinct deal "
-            f"seeds for at most {MAX_GAMES})"
-        )
+    t0, c0 = time.time(), time.process_time()
+    for what, k in (("games", games), ("fit_games", fit_games)):
+        if not MIN_GAMES <= k <= MAX_GAMES:
+            raise ValueError(
+                f"{what}={k}: {MIN_GAMES} to {MAX_GAMES} games per population and split"
+            )
     v = variant(expansion)
     rules = v.ruleset
+    players = list(players or v.players)
     pops = list(pops or v.populations)
-    specs, usable, skipped = usable_populations(pops, held_out, players, expansion, ppo)
+    specs, usable, skipped = usable_populations(pops, players, expansion, ppo)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     for pop, why in skipped.items():
         log(f"population {pop!r} skipped: {why}")
-    recs: dict[tuple[str, int], list] = {}
-    with tqdm(total=len(usable) * len(players) * games, desc="records", disable=quiet) as bar:
+    counts = {"test": games, "train": fit_games, "val": max(MIN_GAMES, fit_games // 2)}
+    recs: dict[tuple[str, int], list] = {}  # the test games (the frontier's too)
+    fit_recs: dict[tuple[str, str], list] = {}  # (population, "train" | "val") -> records
+    total = len(usable) * len(players) * sum(counts.values())
+    t_play = time.time()
+    with tqdm(total=total, desc="records", disable=quiet) as bar:
         for pop in usable:
             for n in players:
-                paths = record_set(
-                    out,
-                    pop,
-                    n,
-                    games,
-                    seed=seed,
-                    rounds=rounds,
-                    progress=bar,
-                    spec=specs[pop],
-                    expansion=expansion,
-                )
-                recs[(pop, n)] = [read_record(p) for p in paths]
+                for split, k in counts.items():
+                    paths = record_set(
+                        out,
+                        pop,
+                        n,
+                        k,
+                        split=split,
+                        seed=seed,
+                        rounds=rounds,
+                        progress=bar,
+                        spec=specs[pop],
+                        expansion=expansion,
+                    )
+                    got = [read_record(p) for p in paths]
+                    if split == "test":
+                        recs[(pop, n)] = got
+                    else:
+                        fit_recs.setdefault((pop, split), []).extend(got)
+    t_play = time.time() - t_play
     extra = None
     if records is not None:
         extra = record_population(records, players, expansion, taken=set(usable), log=log)
-    fit_pops = [p for p in usable if p != held_out]
-    train = [
-        r
-        for p in fit_pops
-        for n in players
-        for i, r in enumerate(recs[(p, n)])
-        if split_of(i) == "train"
-    ]
-    val = [
-        r
-        for p in fit_pops
-        for n in players
-        for i, r in enumerate(recs[(p, n)])
-        if split_of(i) == "val"
-    ]
-    with tqdm(total=len(train) + len(val), desc="fitting", disable=quiet) as bar:
-        fitted = fit_detectors(train, val, ruleset=rules, seed=seed, progress=bar)
+
+    # leave-one-population-out: training data once per population, one fit per scored one
+    t_fit = time.time()
+    data: dict[str, tuple[dict, dict]] = {}
+    with tqdm(
+        total=sum(len(r) for r in fit_recs.values()) if len(usable) > 1 or extra else 0,
+        desc="fitting data",
+        disable=quiet,
+    ) as bar:
+        for k, pop in enumerate(usable if len(usable) > 1 or extra else []):
+            tr = training_data(fit_recs[(pop, "train")], seed + 2 * k)
+            bar.update(len(fit_recs[(pop, "train")]))
+            va = training_data(fit_recs[(pop, "val")], seed + 2 * k + 1)
+            bar.update(len(fit_recs[(pop, "val")]))
+            data[pop] = (tr, va)
+    fits: dict[tuple[str, ...], dict] = {}
+
+    def fit_for(on: tuple[str, ...]) -> dict | None:
+        if not on:
+            return None
+        if on not in fits:
+            fits[on] = fit_from_data(
+                merge_training_data([data[p][0] for p in on]),
+                merge_training_data([data[p][1] for p in on]),
+                ruleset=rules,
+                seed=seed,
+            )
+        return fits[on]
+
+    fit_pops = {pop: [q for q in usable if q != pop] for pop in usable}
+    if extra is not None:
+        fit_pops[extra[0]] = list(usable)
+    for pop in fit_pops:
+        fit_for(tuple(fit_pops[pop]))
+    t_fit = time.time() - t_fit
 
     heuristic_ok = population_problem("heuristic", players[0], expansion) is None
     skipped_dets: dict[str, str] = {}  # every detector runs on both games
+    if len(usable) == 1 and extra is None:
+        skipped_dets.update(
+            {
+                d: "one population: nothing to fit on without seeing the scored one "
+                "(leave-one-population-out)"
+                for d in FITTED
+            }
+        )
 
-    def factories(track):
+    def factories(track, fitted):
         fs = [
             ("uniform", UniformDetector),
             ("prior", PriorDetector),
             ("bayes", BayesDetector),
-            (
-                "bayes-fit",
-                lambda: BayesDetector(
-                    fitted["bayes-fit"].category_probs,
-                    fitted["bayes-fit"].target_ratios,
-                    name="bayes-fit",
-                ),
-            ),
-            ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
         ]
+        if fitted is not None:
+            fs += [
+                (
+                    "bayes-fit",
+                    lambda: BayesDetector(
+                        fitted["bayes-fit"].category_probs,
+                        fitted["bayes-fit"].target_ratios,
+                        name="bayes-fit",
+                    ),
+                ),
+                ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
+            ]
         if track == "in-seat" and heuristic_ok:
             from saboteur_agents import make_agent
 
@@ -149,86 +209,71 @@ def run(
                     ),
                 )
             )
-        return [f for f in fs if f[0] not in skipped_dets]
+        return fs
 
-    facs = {t: factories(t) for t in TRACKS}
     cells = []
-    meta_rounds: dict[tuple[str, int], list] = {}
-    test_total = sum(1 for k in recs for i in range(len(recs[k])) if split_of(i) == "test")
-    with tqdm(total=test_total, desc="scoring", disable=quiet) as bar:
+
+    def score(pop, n, rlist, bar=None):
+        fitted = fit_for(tuple(fit_pops[pop]))
+        facs = {t: factories(t, fitted) for t in TRACKS}
+        sink: dict = {}
+        for i, rec in enumerate(rlist):
+            score_record(rec, i, facs, sink, stride=stride)
+            if bar is not None:
+                bar.update(1)
+        for track in TRACKS:
+            prior = sink[(track, "prior")].arrays()
+            for name, _ in facs[track]:
+                s = summarize(
+                    sink[(track, name)].arrays(),
+                    prior,
+                    B=bootstrap,
+                    seed=seed,
+                    threshold=threshold,
+                    sab=rules.saboteur,
+                    diggers=rules.diggers,
+                )
+                on = fit_pops[pop] if name in FITTED else []
+                assert pop not in on  # leave-one-population-out
+                cells.append(
+                    {
+                        "track": track,
+                        "detector": name,
+                        "population": pop,
+                        "players": n,
+                        "held_out": pop not in on,
+                        "fitted_on": list(on),
+                        **s,
+                    }
+                )
+
+    t_score = time.time()
+    with tqdm(total=len(usable) * len(players) * games, desc="scoring", disable=quiet) as bar:
         for pop in usable:
             for n in players:
-                sink: dict = {}
-                rounds_info = []
-                for i, rec in enumerate(recs[(pop, n)]):
-                    if split_of(i) != "test":
-                        continue
-                    info = score_record(rec, i, facs, sink, stride=stride)
-                    rounds_info.append(info["rounds"])
-                    bar.update(1)
-                meta_rounds[(pop, n)] = rounds_info
-                for track in TRACKS:
-                    prior = sink[(track, "prior")].arrays()
-                    for name, _ in facs[track]:
-                        sc = sink[(track, name)].arrays()
-                        s = summarize(
-                            sc,
-                            prior,
-                            B=bootstrap,
-                            seed=seed,
-                            threshold=threshold,
-                            sab=rules.saboteur,
-                            diggers=rules.diggers,
-                        )
-                        cells.append(
-                            {
-                                "track": track,
-                                "detector": name,
-                                "population": pop,
-                                "players": n,
-                                "held_out": pop == held_out,
-                                **s,
-                            }
-                        )
+                score(pop, n, recs[(pop, n)], bar)
     if extra is not None:
         rpop, by_n = extra
         for n, rlist in by_n.items():
             recs[(rpop, n)] = rlist
-            sink = {}
-            meta_rounds[(rpop, n)] = [
-                score_record(rec, i, facs, sink, stride=stride)["rounds"]
-                for i, rec in enumerate(rlist)
-            ]
-            for track in TRACKS:
-                prior = sink[(track, "prior")].arrays()
-                for name, _ in facs[track]:
-                    s = summarize(
-                        sink[(track, name)].arrays(),
-                        prior,
-                        B=bootstrap,
-                        seed=seed,
-                        threshold=threshold,
-                        sab=rules.saboteur,
-                        diggers=rules.diggers,
-                    )
-                    cells.append(
-                        {
-                            "track": track,
-                            "detector": name,
-                            "population": rpop,
-                            "players": n,
-                            "held_out": True,
-                            **s,
-                        }
-                    )
+            score(rpop, n, rlist)
+    t_score = time.time() - t_score
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
     if extra is not None:
         frontier += bluff_frontier(cells, recs, [rpop], list(by_n), B=bootstrap, seed=seed)
     for c in cells:
-        c.pop("_saboteur_sums", None)
+        c.pop("_game_sums", None)
     summary = {
         "players": list(players),
         "games": games,
+        "fit_games": fit_games,
+        "deals": {
+            split: {
+                str(n): [record_seeds(seed, n, split, k)[0], record_seeds(seed, n, split, k)[-1]]
+                for n in players
+            }
+            for split, k in counts.items()
+        },
         "populations": usable,
         "records": None
         if extra is None
@@ -241,14 +286,13 @@ def run(
         "skipped_detectors": skipped_dets,
         "specs": {p: specs[p] for p in usable},
         "skipped": skipped,
-        "held_out": held_out,
         "fit_populations": fit_pops,
         "rounds": rounds,
         "seed": seed,
         "threshold": threshold,
         "stride": stride,
         "bootstrap": bootstrap,
-        "fit": fitted["fit"],
+        "fit": {",".join(k): f["fit"] for k, f in fits.items()},
         "cells": cells,
         "frontier": frontier,
     }
@@ -256,10 +300,15 @@ def run(
     if plots:
         summary["plots"] = [str(f) for f in make_plots(summary, out, players, usable)]
     summary["seconds"] = time.time() - t0
+    summary["cpu_seconds"] = time.process_time() - c0
+    summary["stage_seconds"] = {"records": t_play, "fitting": t_fit, "scoring": t_score}
     write_json(summary, out)
     if not quiet:
         print(format_tables(summary))
-        print(f"\nwritten to {out}/ in {summary['seconds']:.0f} s")
+        print(
+            f"\nwritten to {out}/ in {summary['seconds']:.0f} s ({summary['cpu_seconds']:.0f} "
+            f"CPU s; records {t_play:.0f} s, fitting {t_fit:.0f} s, scoring {t_score:.0f} s)"
+        )
     return summary
 
 
