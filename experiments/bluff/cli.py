@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from .pipeline import FIT_GAMES, GAMES, run
@@ -84,6 +85,13 @@ def main(argv=None) -> dict:
         help="P(saboteur) above which a target counts as accused",
     )
     p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision")
+    p.add_argument(
+        "--jobs",
+        type=at_least(1),
+        default=min(2, os.cpu_count() or 1),
+        help="worker processes playing, fitting and scoring (default: 2, or 1 on one core; "
+        "the results do not depend on it)",
+    )
     p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(
@@ -163,6 +171,7 @@ def main(argv=None) -> dict:
         games=games,
         pops=pops,
         fit_games=a.fit_games,
+        jobs=a.jobs,
         rounds=a.rounds,
         seed=a.seed,
         out=out,

@@ -408,12 +408,30 @@ def fit_detectors(
     return fit_from_data(tr, va, ruleset=ruleset, seed=seed, max_rows=max_rows)
 
 
+def subsample(tr: dict, max_rows: int, seed: int = 0) -> dict:
+    """``tr`` (:func:`training_data`) with every track's round weights (``<track>_weights``,
+    taken over all its rows) and at most ``max_rows`` of its rows, drawn uniformly (seeded);
+    already subsampled data is returned as it is."""
+    if all(f"{t}_weights" in tr for t in TRACKS):
+        return tr
+    out = dict(tr)
+    for t in TRACKS:
+        XO, y, r = tr[t]
+        w = M.round_weights(r)
+        if len(y) > max_rows:
+            keep = np.sort(np.random.default_rng(seed).choice(len(y), max_rows, replace=False))
+            XO, y, r, w = XO[keep], y[keep], r[keep], w[keep]
+        out[t], out[f"{t}_weights"] = (XO, y, r), w
+    return out
+
+
 def fit_from_data(
     tr: dict, va: dict, ruleset: Ruleset = BASE, seed: int = 0, max_rows: int = 60_000
 ) -> dict:
     """:func:`fit_detectors` on :func:`training_data` already taken (``tr`` to fit, ``va`` to
     calibrate the classifiers' temperature)."""
     n_roles = ruleset.n_roles
+    tr = subsample(tr, max_rows, seed)
     bayes = BayesDetector.fit(tr["bayes"], ruleset=ruleset)
     diag: dict = {
         "bayes_category_probs": bayes.category_probs.round(4).tolist(),
@@ -421,11 +439,7 @@ def fit_from_data(
     }
     logit = {}
     for t in TRACKS:
-        XO, y, r = tr[t]
-        w = M.round_weights(r)
-        if len(y) > max_rows:
-            keep = np.sort(np.random.default_rng(seed).choice(len(y), max_rows, replace=False))
-            XO, y, w = XO[keep], y[keep], w[keep]
+        XO, y, w = tr[t][0], tr[t][1], tr[f"{t}_weights"]
         X, O = XO[:, :-n_roles], XO[:, -n_roles:]
         W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w, offset=O)
         det = LogisticDetector(W, mu, sd)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,7 +16,15 @@ from .detectors import (
     PriorDetector,
     UniformDetector,
 )
-from .harness import TRACKS, fit_from_data, merge_training_data, score_record, training_data
+from .harness import (
+    TRACKS,
+    Scored,
+    fit_from_data,
+    merge_training_data,
+    score_record,
+    subsample,
+    training_data,
+)
 from .populations import population_problem, usable_populations, variant
 from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
 from .report import (
@@ -34,6 +43,10 @@ GAMES = 200
 FIT_GAMES = 24
 #: the detectors with parameters, fitted leave-one-population-out
 FITTED = ("bayes-fit", "logistic")
+#: games per task of a worker process (``jobs``)
+CHUNK = 20
+#: most classifier rows per fit (drawn uniformly, :func:`.harness.subsample`)
+MAX_ROWS = 60_000
 
 
 def run(
@@ -52,6 +65,7 @@ def run(
     expansion: bool = False,
     records: str | Path | None = None,
     fit_games: int = FIT_GAMES,
+    jobs: int = 1,
 ) -> dict:
     """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
 
@@ -82,12 +96,14 @@ def run(
     :func:`record_population`) scored as one more population with the same detectors (fitted
     on every generated population) and metrics; its games are never used for fitting (every
     one is scored), only those at the player counts of ``players`` and of this ruleset are
-    read, and it has no plot panel."""
+    read, and it has no plot panel.
+
+    ``jobs``: worker processes playing, fitting and scoring (the results do not depend on it)."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
 
-    t0, c0 = time.time(), time.process_time()
+    t0, c0, k0 = time.time(), time.process_time(), _children_cpu()
     for what, k in (("games", games), ("fit_games", fit_games)):
         if not MIN_GAMES <= k <= MAX_GAMES:
             raise ValueError(
@@ -108,27 +124,27 @@ def run(
     fit_recs: dict[tuple[str, str], list] = {}  # (population, "train" | "val") -> records
     total = len(usable) * len(players) * sum(counts.values())
     t_play = time.time()
+    tasks = [
+        (pop, n, split, k, a, min(k, a + CHUNK))
+        for pop in usable
+        for n in players
+        for split, k in counts.items()
+        for a in range(0, k, CHUNK)
+    ]
+    opts = {"seed": seed, "rounds": rounds, "expansion": expansion, "specs": specs, "out": out}
+    got: dict[tuple, list] = {}
     with tqdm(total=total, desc="records", disable=quiet) as bar:
-        for pop in usable:
-            for n in players:
-                for split, k in counts.items():
-                    paths = record_set(
-                        out,
-                        pop,
-                        n,
-                        k,
-                        split=split,
-                        seed=seed,
-                        rounds=rounds,
-                        progress=bar,
-                        spec=specs[pop],
-                        expansion=expansion,
-                    )
-                    got = [read_record(p) for p in paths]
-                    if split == "test":
-                        recs[(pop, n)] = got
-                    else:
-                        fit_recs.setdefault((pop, split), []).extend(got)
+        for task, paths in _map(_play_chunk, [(t, opts) for t in tasks], jobs):
+            got[task] = paths
+            bar.update(task[5] - task[4])
+    test_paths: dict[tuple[str, int], list] = {}
+    for pop, n, split, k, a, b in tasks:  # in task order: deterministic
+        rlist = [read_record(p) for p in got[(pop, n, split, k, a, b)]]
+        if split == "test":
+            test_paths.setdefault((pop, n), []).extend(got[(pop, n, split, k, a, b)])
+            recs.setdefault((pop, n), []).extend(rlist)
+        else:
+            fit_recs.setdefault((pop, split), []).extend(rlist)
     t_play = time.time() - t_play
     extra = None
     if records is not None:
@@ -142,7 +158,8 @@ def run(
         desc="fitting data",
         disable=quiet,
     ) as bar:
-        for k, pop in enumerate(usable if len(usable) > 1 or extra else []):
+        for pop in usable if len(usable) > 1 or extra else []:
+            k = zlib.crc32(pop.encode()) % 10**6  # a population's data never depends on others
             tr = training_data(fit_recs[(pop, "train")], seed + 2 * k)
             bar.update(len(fit_recs[(pop, "train")]))
             va = training_data(fit_recs[(pop, "val")], seed + 2 * k + 1)
@@ -150,23 +167,26 @@ def run(
             data[pop] = (tr, va)
     fits: dict[tuple[str, ...], dict] = {}
 
-    def fit_for(on: tuple[str, ...]) -> dict | None:
-        if not on:
-            return None
-        if on not in fits:
-            fits[on] = fit_from_data(
-                merge_training_data([data[p][0] for p in on]),
-                merge_training_data([data[p][1] for p in on]),
-                ruleset=rules,
-                seed=seed,
-            )
-        return fits[on]
+    def fit_for(on) -> dict | None:
+        return fits[tuple(on)] if on else None
 
     fit_pops = {pop: [q for q in usable if q != pop] for pop in usable}
     if extra is not None:
         fit_pops[extra[0]] = list(usable)
-    for pop in fit_pops:
-        fit_for(tuple(fit_pops[pop]))
+    wanted = list(dict.fromkeys(tuple(on) for on in fit_pops.values() if on))
+    fit_tasks = (
+        (
+            subsample(merge_training_data([data[p][0] for p in on]), MAX_ROWS, seed),
+            merge_training_data([data[p][1] for p in on]),
+            rules,
+            seed,
+        )
+        for on in wanted
+    )
+    with tqdm(total=len(wanted), desc="fits", disable=quiet) as bar:
+        for on, f in zip(wanted, _map(_fit, fit_tasks, jobs)):
+            fits[on] = f
+            bar.update(1)
     t_fit = time.time() - t_fit
 
     heuristic_ok = population_problem("heuristic", players[0], expansion) is None
@@ -180,47 +200,10 @@ def run(
             }
         )
 
-    def factories(track, fitted):
-        fs = [
-            ("uniform", UniformDetector),
-            ("prior", PriorDetector),
-            ("bayes", BayesDetector),
-        ]
-        if fitted is not None:
-            fs += [
-                (
-                    "bayes-fit",
-                    lambda: BayesDetector(
-                        fitted["bayes-fit"].category_probs,
-                        fitted["bayes-fit"].target_ratios,
-                        name="bayes-fit",
-                    ),
-                ),
-                ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
-            ]
-        if track == "in-seat" and heuristic_ok:
-            from saboteur_agents import make_agent
-
-            fs.append(
-                (
-                    "heuristic-belief",
-                    lambda: AgentBeliefDetector(
-                        lambda: make_agent("heuristic"), name="heuristic-belief"
-                    ),
-                )
-            )
-        return fs
-
     cells = []
 
-    def score(pop, n, rlist, bar=None):
-        fitted = fit_for(tuple(fit_pops[pop]))
-        facs = {t: factories(t, fitted) for t in TRACKS}
-        sink: dict = {}
-        for i, rec in enumerate(rlist):
-            score_record(rec, i, facs, sink, stride=stride)
-            if bar is not None:
-                bar.update(1)
+    def cells_of(pop, n, sink):
+        facs = {t: _factories(t, fit_for(fit_pops[pop]), heuristic_ok) for t in TRACKS}
         for track in TRACKS:
             prior = sink[(track, "prior")].arrays()
             for name, _ in facs[track]:
@@ -248,15 +231,29 @@ def run(
                 )
 
     t_score = time.time()
-    with tqdm(total=len(usable) * len(players) * games, desc="scoring", disable=quiet) as bar:
-        for pop in usable:
-            for n in players:
-                score(pop, n, recs[(pop, n)], bar)
-    if extra is not None:
+    keys = [(pop, n) for pop in usable for n in players]
+    chunks = [
+        (test_paths[k][a : a + CHUNK], a, fit_for(fit_pops[k[0]]), heuristic_ok, stride)
+        for k in keys
+        for a in range(0, len(test_paths[k]), CHUNK)
+    ]
+    owner = [k for k in keys for _ in range(0, len(test_paths[k]), CHUNK)]
+    sinks: dict[tuple[str, int], dict] = {k: {} for k in keys}
+    with tqdm(total=len(keys) * games, desc="scoring", disable=quiet) as bar:
+        for k, c, part in zip(owner, chunks, _map(_score_chunk, chunks, jobs)):
+            _merge_sink(sinks[k], part)
+            bar.update(len(c[0]))
+    for pop, n in keys:
+        cells_of(pop, n, sinks[(pop, n)])
+    if extra is not None:  # records already read (a --records folder): in this process
         rpop, by_n = extra
+        facs = {t: _factories(t, fit_for(fit_pops[rpop]), heuristic_ok) for t in TRACKS}
         for n, rlist in by_n.items():
             recs[(rpop, n)] = rlist
-            score(rpop, n, rlist)
+            sink: dict = {}
+            for i, rec in enumerate(rlist):
+                score_record(rec, i, facs, sink, stride=stride)
+            cells_of(rpop, n, sink)
     t_score = time.time() - t_score
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
     if extra is not None:
@@ -300,7 +297,7 @@ def run(
     if plots:
         summary["plots"] = [str(f) for f in make_plots(summary, out, players, usable)]
     summary["seconds"] = time.time() - t0
-    summary["cpu_seconds"] = time.process_time() - c0
+    summary["cpu_seconds"] = time.process_time() - c0 + _children_cpu() - k0
     summary["stage_seconds"] = {"records": t_play, "fitting": t_fit, "scoring": t_score}
     write_json(summary, out)
     if not quiet:
@@ -362,6 +359,128 @@ def record_population(
     if name in taken:
         name = f"records:{name}"
     return name, dict(sorted(by_n.items()))
+
+
+def _map(fn, tasks, jobs: int):
+    """``fn`` over ``tasks`` in order: in this process (``jobs <= 1``), else in ``jobs``
+    fresh worker processes (spawned, each with one BLAS and torch thread: on busy cores a
+    multi-threaded BLAS spends most of the classifier's fit waiting for its own threads)."""
+    if jobs <= 1:
+        yield from map(fn, tasks)
+        return
+    import multiprocessing as mp
+    import os
+
+    keys = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    saved = {k: os.environ.get(k) for k in keys}
+    os.environ.update({k: "1" for k in keys})  # read by the workers' fresh numpy
+    try:
+        with mp.get_context("spawn").Pool(jobs, initializer=_one_thread) as pool:
+            yield from pool.imap(fn, tasks)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _one_thread() -> None:
+    """A worker process: one torch thread (the processes share the cores)."""
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
+
+
+def _play_chunk(arg) -> tuple[tuple, list]:
+    """Worker: play (or find) games ``a .. b - 1`` of one record set."""
+    (pop, n, split, k, a, b), o = arg
+    paths = record_set(
+        o["out"],
+        pop,
+        n,
+        b,
+        split=split,
+        seed=o["seed"],
+        rounds=o["rounds"],
+        spec=o["specs"][pop],
+        expansion=o["expansion"],
+        first=a,
+    )
+    return (pop, n, split, k, a, b), paths
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished worker processes."""
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _fit(arg) -> dict:
+    """Worker: one leave-one-population-out fit (:func:`.harness.fit_from_data`)."""
+    tr, va, rules, seed = arg
+    return fit_from_data(tr, va, ruleset=rules, seed=seed, max_rows=MAX_ROWS)
+
+
+def _score_chunk(arg) -> dict:
+    """Worker: score the test records ``paths`` (game indices from ``first``)."""
+    from saboteur_env.record import read_record
+
+    paths, first, fitted, heuristic_ok, stride = arg
+    facs = {t: _factories(t, fitted, heuristic_ok) for t in TRACKS}
+    sink: dict = {}
+    for i, p in enumerate(paths):
+        score_record(read_record(p), first + i, facs, sink, stride=stride)
+    return sink
+
+
+def _merge_sink(sink: dict, part: dict) -> None:
+    """Append the scored rows of ``part`` to ``sink`` (both ``(track, detector) -> Scored``)."""
+    from dataclasses import fields
+
+    for key, sc in part.items():
+        dst = sink.setdefault(key, Scored())
+        for f in fields(Scored):
+            getattr(dst, f.name).extend(getattr(sc, f.name))
+
+
+def _factories(track: str, fitted: dict | None, heuristic_ok: bool) -> list:
+    """The detectors scored on ``track``: the baselines, the fitted ones (``fitted``, this
+    population's leave-one-out fit; none: left out) and in-seat the heuristic's belief."""
+    fs = [
+        ("uniform", UniformDetector),
+        ("prior", PriorDetector),
+        ("bayes", BayesDetector),
+    ]
+    if fitted is not None:
+        fs += [
+            (
+                "bayes-fit",
+                lambda: BayesDetector(
+                    fitted["bayes-fit"].category_probs,
+                    fitted["bayes-fit"].target_ratios,
+                    name="bayes-fit",
+                ),
+            ),
+            ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
+        ]
+    if track == "in-seat" and heuristic_ok:
+        from saboteur_agents import make_agent
+
+        fs.append(
+            (
+                "heuristic-belief",
+                lambda: AgentBeliefDetector(
+                    lambda: make_agent("heuristic"), name="heuristic-belief"
+                ),
+            )
+        )
+    return fs
 
 
 def _copy_logistic(d: LogisticDetector) -> LogisticDetector:

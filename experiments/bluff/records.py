@@ -58,6 +58,7 @@ def record_set(
     progress=None,
     spec: str | None = None,
     expansion: bool = False,
+    first: int = 0,
 ) -> list[Path]:
     """Paths of the frozen record set of ``pop`` at ``n_players`` in ``split`` (its deals:
     :func:`record_seeds`), playing the missing games.
@@ -70,7 +71,8 @@ def record_set(
     reuses old records.  A game already on disk is never replayed or rewritten (its seed is in
     its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for games of other
     than 3 rounds); one whose header does not match the game asked for (player count, rounds,
-    expansion, seed, population spec) raises :class:`ValueError`.
+    expansion, seed, population spec) raises :class:`ValueError`.  ``first``: only games
+    ``first .. n_games - 1`` (a share of the work of one process, :func:`.pipeline.run`).
     """
     v = variant(expansion)
     default = v.populations.get(pop, pop)
@@ -83,7 +85,7 @@ def record_set(
     d = out / "records" / SCHEME / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths = []
-    for s in record_seeds(seed, n_players, split, n_games):
+    for s in record_seeds(seed, n_players, split, n_games)[first:]:
         p = d / (f"game_{s}.jsonl" if rounds == 3 else f"game_{s}_r{rounds}.jsonl")
         if p.exists():
             _check_reused(p, n_players, rounds, expansion, s, fp)

@@ -1,0 +1,156 @@
+"""The bluff benchmark's second version: a proper, anchored frontier axis; paired deals;
+leave-one-population-out fitting; deceivers from outside the detectors' code."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from saboteur_env.record import read_record
+from saboteur_experiments.bluff import (
+    FITTED,
+    Scored,
+    panel_skill,
+    record_set,
+    run,
+    score_record,
+    summarize,
+)
+from saboteur_experiments.bluff import metrics as M
+from saboteur_experiments.bluff.detectors import Detector, PriorDetector
+from saboteur_experiments.bluff.records import record_seeds
+from saboteur_experiments.evaluation.splits import DEV, TEST, TRAIN
+
+POPS = ["heuristic-blatant", "heuristic-mimic", "heuristic-subtle"]
+
+
+class AccuseEveryone(Detector):
+    """P(saboteur) = 1 for every player."""
+
+    name = "accuse"
+
+    def reset(self, seat, config, own_role) -> None:
+        self.n, self.k, self.sab = (
+            config.num_players,
+            config.ruleset.n_roles,
+            config.ruleset.saboteur,
+        )
+
+    def observe(self, event) -> None:
+        pass
+
+    def belief(self) -> np.ndarray:
+        b = np.zeros((self.n, self.k))
+        b[:, self.sab] = 1.0
+        return b
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bluff2")
+    s = run(
+        players=[5],
+        games=4,
+        fit_games=2,
+        pops=POPS,
+        out=out,
+        rounds=1,
+        stride=2,
+        bootstrap=200,
+        plots=False,
+        quiet=True,
+    )
+    return out, s
+
+
+def test_accusing_everyone_scores_below_the_exact_prior(tmp_path):
+    """The all-player proper score punishes accusing everyone; the old axis (log-loss skill on
+    the true saboteurs only) rewarded it."""
+    paths = record_set(tmp_path, "heuristic-blatant", 5, 3, rounds=1)
+    sink: dict = {}
+    facs = {"spectator": [("prior", PriorDetector), ("accuse", AccuseEveryone)]}
+    for i, p in enumerate(paths):
+        score_record(read_record(p), i, facs, sink, stride=3)
+    prior = sink[("spectator", "prior")].arrays()
+    acc = sink[("spectator", "accuse")].arrays()
+    s = summarize(acc, prior, B=50, seed=0, threshold=0.5)
+    assert s["ll_skill"][0] < 0 and s["brier_skill"][0] < 0
+    # the frontier's panel score (all players) of this detector alone: below the prior's 0
+    sums = s["_game_sums"][1][:, None, :2]
+    assert panel_skill(sums) < 0
+    ps = summarize(prior, prior, B=50, seed=0, threshold=0.5)
+    assert panel_skill(ps["_game_sums"][1][:, None, :2]) == pytest.approx(0.0)
+    # restricted to the true saboteurs (not a proper score) it would look perfect
+    m = acc["y"] == 1
+    w = M.round_weights(acc["round"])
+    ll, llp = M.log_loss_rows(acc["P"], acc["y"]), M.log_loss_rows(prior["P"], prior["y"])
+    assert M.skill(ll[m], llp[m], w[m]) == pytest.approx(1.0)
+    assert isinstance(Scored(), Scored)
+
+
+def test_frontier_is_anchored_at_mimic_zero_and_blatant_one(small):
+    _, s = small
+    front = {p["population"]: p for p in s["frontier"]}
+    assert front["heuristic-mimic"]["detection"] == (0.0, 0.0, 0.0)
+    assert front["heuristic-blatant"]["detection"] == (1.0, 1.0, 1.0)
+    sub = front["heuristic-subtle"]
+    assert sub["paired"] and sub["detection"][1] <= sub["detection"][0] <= sub["detection"][2]
+    assert set(sub["panel"]) == {"bayes", "bayes-fit", "logistic"}
+    # the unanchored score: blatant saboteurs are found, the mimic's sit near the prior (the
+    # panel reads digger-like play as evidence, so slightly below 0); the anchor span is wide
+    m, b = front["heuristic-mimic"]["panel_skill"], front["heuristic-blatant"]["panel_skill"]
+    assert b[0] > 0.1 and abs(m[0]) < 0.5 * (b[0] - m[0]), (m, b)
+    assert front["heuristic-mimic"]["win_rate_drop"][0] == 0.0
+
+
+def test_paired_populations_share_deal_seeds_and_role_assignments(small):
+    out, s = small
+    seeds, roles = {}, {}
+    for pop in POPS:
+        recs = [
+            read_record(p) for p in sorted((out / "records" / "paired" / f"{pop}_n5").glob("*"))
+        ]
+        seeds[pop] = sorted(r.seed for r in recs)
+        roles[pop] = {r.seed: [x["roles"] for x in r.rounds] for r in recs}
+    first = POPS[0]
+    for pop in POPS[1:]:
+        assert seeds[pop] == seeds[first]
+        assert roles[pop] == roles[first]
+    test = record_seeds(0, 5, "test", 4)
+    assert set(test) <= set(seeds[first]) and all(x in TEST for x in test)
+    assert all(x in TRAIN for x in record_seeds(0, 5, "train", 2))
+    assert all(x in DEV for x in record_seeds(0, 5, "val", 2))
+    assert s["deals"]["test"]["5"] == [test[0], test[-1]]
+
+
+def test_leave_one_population_out_never_scores_a_detector_on_its_fit(small):
+    _, s = small
+    for pop in POPS:
+        assert s["fit_populations"][pop] == [q for q in POPS if q != pop]
+    fitted_cells = [c for c in s["cells"] if c["detector"] in FITTED]
+    assert {(c["population"], c["track"]) for c in fitted_cells} == {
+        (p, t) for p in POPS for t in ("spectator", "in-seat")
+    }
+    for c in s["cells"]:
+        assert c["population"] not in c["fitted_on"]
+        if c["detector"] in FITTED:
+            assert c["fitted_on"] == s["fit_populations"][c["population"]]
+        else:
+            assert c["fitted_on"] == []
+    # one fit per scored population, each on the other populations only
+    assert set(s["fit"]) == {",".join(q for q in POPS if q != p) for p in POPS}
+
+
+def test_rolesplit_hosts_a_search_saboteur():
+    """``ismcts`` needs the live game: the rolesplit actor passes attach_game on."""
+    import saboteur_experiments.bluff.actors  # noqa: F401
+    from saboteur_agents import make_agent
+    from saboteur_experiments.play import play_game
+
+    agents = [
+        make_agent("rolesplit:heuristic/ismcts:iters=2+top=2+rollout=random") for _ in range(4)
+    ]
+    res = play_game(agents, 2_000_003, num_rounds=1)
+    assert res["decisions"] > 0
+    assert all(a.needs_game and a.subs[1].game is not None for a in agents)
+    assert not make_agent("rolesplit:heuristic/mimic").needs_game
