@@ -154,3 +154,30 @@ def test_rolesplit_hosts_a_search_saboteur():
     assert res["decisions"] > 0
     assert all(a.needs_game and a.subs[1].game is not None for a in agents)
     assert not make_agent("rolesplit:heuristic/mimic").needs_game
+
+
+def test_evasive_saboteur_plays_a_near_best_move_the_detector_suspects_least():
+    """The adversarial deceiver: only moves within its margin of the heuristic's best, the
+    least suspicious one to the Bayes detector; margin 0 plays the heuristic's best."""
+    import saboteur_experiments.bluff.actors  # noqa: F401
+    from saboteur_agents import make_agent
+    from saboteur_experiments.play import play_game
+
+    with pytest.raises(ValueError, match="margin"):
+        make_agent("evasive:margin=-1")
+    with pytest.raises(ValueError, match="bad option"):
+        make_agent("evasive:x=1")
+    wide = [make_agent("rolesplit:heuristic/evasive:margin=0.5") for _ in range(5)]
+    play_game(wide, 2_000_001, num_rounds=2)
+    subs = [a.subs[1] for a in wide]
+    assert sum(e.decisions for e in subs) > 0 and sum(e.evasions for e in subs) > 0
+    # margin 0: the heuristic's own choice (the same game as the heuristic saboteur)
+    zero = play_game(
+        [make_agent("rolesplit:heuristic/evasive:margin=0") for _ in range(5)],
+        2_000_001,
+        num_rounds=2,
+    )
+    same = play_game(
+        [make_agent("rolesplit:heuristic/heuristic") for _ in range(5)], 2_000_001, num_rounds=2
+    )
+    assert [r.gold_found for r in zero["rounds"]] == [r.gold_found for r in same["rounds"]]

@@ -119,3 +119,5 @@ def _factory(option: str = "heuristic/mimic") -> RoleSplitAgent:
 
 
 register_agent("rolesplit", _factory)
+
+from . import adversary  # noqa: E402, F401  (registers "evasive", a saboteur policy)

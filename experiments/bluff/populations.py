@@ -36,6 +36,8 @@ POPULATIONS = {
     "heuristic-randomsab": "rolesplit:heuristic/random",
     "heuristic-pposab": "rolesplit:heuristic/ppo",
     "heuristic-ismctssab": f"rolesplit:heuristic/ismcts:{ISMCTS_SABOTEUR}",
+    "heuristic": "heuristic",
+    "heuristic-evasivesab": "rolesplit:heuristic/evasive",
 }
 #: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
 FRONTIER = {
@@ -45,6 +47,7 @@ FRONTIER = {
     "heuristic-subtle": "heuristic subtle",
     "heuristic-pposab": "ppo",
     "heuristic-ismctssab": "ismcts search",
+    "heuristic-evasivesab": "evasive (vs bayes)",
     "heuristic": "heuristic default",
 }
 #: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
