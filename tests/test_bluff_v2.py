@@ -181,3 +181,33 @@ def test_evasive_saboteur_plays_a_near_best_move_the_detector_suspects_least():
         [make_agent("rolesplit:heuristic/heuristic") for _ in range(5)], 2_000_001, num_rounds=2
     )
     assert [r.gold_found for r in zero["rounds"]] == [r.gold_found for r in same["rounds"]]
+
+
+def test_worker_processes_do_not_change_the_results(small):
+    """``jobs=2`` (spawned workers, single-threaded BLAS) gives the same numbers as one
+    process, on the same frozen records."""
+    out, s1 = small
+    s2 = run(
+        players=[5],
+        games=4,
+        fit_games=2,
+        pops=POPS,
+        out=out,
+        rounds=1,
+        stride=2,
+        bootstrap=200,
+        plots=False,
+        quiet=True,
+        jobs=2,
+    )
+    key = lambda c: (c["track"], c["detector"], c["population"])  # noqa: E731
+    a = {key(c): c["ll_skill"] for c in s1["cells"]}
+    b = {key(c): c["ll_skill"] for c in s2["cells"]}
+    assert a.keys() == b.keys()
+    for k in a:
+        assert a[k] == pytest.approx(b[k], abs=1e-6), k
+    fa = {p["population"]: p["detection"] for p in s1["frontier"]}
+    fb = {p["population"]: p["detection"] for p in s2["frontier"]}
+    assert fa.keys() == fb.keys()
+    for k in fa:
+        assert fa[k] == pytest.approx(fb[k], abs=1e-6), k
