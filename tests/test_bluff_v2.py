@@ -112,6 +112,9 @@ def test_paired_populations_share_deal_seeds_and_role_assignments(small):
         ]
         seeds[pop] = sorted(r.seed for r in recs)
         roles[pop] = {r.seed: [x["roles"] for x in r.rounds] for r in recs}
+    # the comparison holds the gold-digger policy fixed
+    assert {s["policies"][p]["digger"] for p in POPS} == {"heuristic"}
+    assert s["policies"]["heuristic-mimic"]["saboteur"] == "mimic"
     first = POPS[0]
     for pop in POPS[1:]:
         assert seeds[pop] == seeds[first]

@@ -104,6 +104,7 @@ from .populations import (
     MIMIC,
     POPULATIONS,
     fingerprint,
+    policies,
     population_problem,
     usable_populations,
 )
@@ -155,6 +156,7 @@ __all__ = [
     "make_plots",
     "pareto",
     "play_recorded",
+    "policies",
     "population_problem",
     "record_seeds",
     "record_set",

@@ -25,7 +25,7 @@ from .harness import (
     subsample,
     training_data,
 )
-from .populations import population_problem, usable_populations, variant
+from .populations import policies, population_problem, usable_populations, variant
 from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
 from .report import (
     bluff_frontier,
@@ -282,6 +282,7 @@ def run(
         "expansion": expansion,
         "skipped_detectors": skipped_dets,
         "specs": {p: specs[p] for p in usable},
+        "policies": {p: policies(specs[p]) for p in usable},
         "skipped": skipped,
         "fit_populations": fit_pops,
         "rounds": rounds,

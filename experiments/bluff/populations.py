@@ -196,6 +196,20 @@ def population_problem(spec: str, n_players: int, expansion: bool = False) -> st
     return None
 
 
+def policies(spec: str) -> dict[str, str]:
+    """A population as a (saboteur policy, gold-digger policy) pair: ``rolesplit:D/S`` is
+    ``{"saboteur": S, "digger": D}`` (``S = "mimic"``: D shown a gold-digger's view); the
+    heuristic's styles differ only in how saboteurs play (``heuristic:subtle``: subtle
+    saboteurs, ``heuristic`` gold-diggers); any other spec plays both roles."""
+    name, _, opt = spec.partition(":")
+    if name == "rolesplit":
+        digger, _, saboteur = opt.partition("/")
+        return {"saboteur": saboteur, "digger": digger}
+    if name == "heuristic" and opt in ("blatant", "subtle"):
+        return {"saboteur": spec, "digger": "heuristic"}
+    return {"saboteur": spec, "digger": spec}
+
+
 def fingerprint(spec: str) -> str:
     """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the shipped one)."""
     name, _, opt = spec.partition(":")
