@@ -209,9 +209,9 @@ def test_scored_rows_label_is_true_role_at_that_time(records):
 def test_small_run_end_to_end(tmp_path):
     s = run(
         players=[3],
-        games=10,
+        games=4,
+        fit_games=2,
         pops=["random"],
-        held_out="none",
         out=tmp_path,
         bootstrap=100,
         plots=False,
@@ -225,9 +225,9 @@ def test_small_run_end_to_end(tmp_path):
     mtimes = [f.stat().st_mtime for f in files]
     run(
         players=[3],
-        games=10,
+        games=4,
+        fit_games=2,
         pops=["random"],
-        held_out="none",
         out=tmp_path,
         bootstrap=100,
         plots=False,
@@ -250,7 +250,7 @@ def test_rolesplit_mimic_plays_like_a_digger_and_pareto():
         {"win_rate_drop": (x,), "panel_skill": (y,)}
         for x, y in [(0.0, 0.0), (0.2, 0.9), (0.3, 0.3), (0.1, 0.5)]
     ]
-    front = pareto(pts)
+    front = pareto(pts, key="panel_skill")
     assert [(p["win_rate_drop"][0], p["panel_skill"][0]) for p in front] == [(0.0, 0.0), (0.3, 0.3)]
 
 
@@ -284,17 +284,18 @@ def test_fingerprint_ties_ppo_record_sets_to_the_checkpoint(tmp_path):
         (["--players", "3,,5"], "''"),
         (["--players", "11"], "11"),
         (["--players", "3,3"], "repeated"),
-        (["--games", "5"], "5"),
+        (["--games", "1"], "1"),
         (["--games", "0"], "0"),
         (["--populations", "nope"], "'nope'"),
-        (["--held-out", "nope"], "nope"),
+        (["--fit-games", "1"], "1"),
+        (["--seed", "62"], "62"),
+        (["--workers", "-1"], "-1"),
         (["--rounds", "0"], "0"),
         (["--stride", "0"], "0"),
         (["--threshold", "2"], "2"),
         (["--bootstrap", "0"], "0"),
         (["--seed", "-1"], "-1"),
         (["--ppo", "/nonexistent/x.pt"], "/nonexistent/x.pt"),
-        (["--populations", "random", "--held-out", "random"], "held out"),
     ],
 )
 def test_bluff_cli_bad_options_are_usage_errors(tmp_path, capsys, args, named):
@@ -360,8 +361,9 @@ def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
     assert b.belief()[0].shape == (5, 2)
 
 
-def test_bluff_cli_default_held_out_is_optional(tmp_path):
-    """Populations without the default held-out one run (nothing held out), as before."""
+def test_bluff_cli_one_population_leaves_the_fitted_detectors_out(tmp_path):
+    """One population: nothing to fit on without seeing it, so the fitted detectors are left
+    out (with the reason) rather than scored on their own training population."""
     from saboteur_experiments.bluff import main
 
     s = main(
@@ -369,7 +371,9 @@ def test_bluff_cli_default_held_out_is_optional(tmp_path):
             "--players",
             "3",
             "--games",
-            "7",
+            "3",
+            "--fit-games",
+            "2",
             "--populations",
             "random",
             "--rounds",
@@ -381,4 +385,6 @@ def test_bluff_cli_default_held_out_is_optional(tmp_path):
             str(tmp_path),
         ]
     )
-    assert s["fit_populations"] == ["random"] and s["games"] == 7
+    assert s["fit_populations"] == {"random": []} and s["games"] == 3
+    assert set(s["skipped_detectors"]) == {"bayes-fit", "logistic"}
+    assert {c["detector"] for c in s["cells"]} & {"bayes-fit", "logistic"} == set()

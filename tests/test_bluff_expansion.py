@@ -77,13 +77,13 @@ def test_hat_swap_reconditions_prior_without_forgetting_the_round():
 
 
 def test_tiny_expansion_run_end_to_end(tmp_path):
-    """A small Saboteur 2 run with every detector, the Bayes ones included, a held-out
-    population and the frontier (mimic reference)."""
+    """A small Saboteur 2 run with every detector, the Bayes ones included, fitted
+    leave-one-population-out, and the frontier (mimic and blatant references)."""
     s = run(
         players=[5],
-        games=7,
+        games=3,
+        fit_games=2,
         pops=["random", "heuristic-blatant", "heuristic-mimic"],
-        held_out="heuristic-blatant",
         out=tmp_path,
         rounds=1,
         stride=2,
@@ -93,7 +93,7 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
         expansion=True,
     )
     assert s["expansion"] and not s["skipped_detectors"]
-    assert s["fit_populations"] == ["random", "heuristic-mimic"]
+    assert s["fit_populations"]["heuristic-blatant"] == ["random", "heuristic-mimic"]
     cells = {(c["track"], c["detector"], c["population"]): c for c in s["cells"]}
     for track in ("spectator", "in-seat"):
         for det in ("uniform", "prior", "bayes", "bayes-fit", "logistic"):
@@ -104,14 +104,16 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
         for track in ("spectator", "in-seat"):
             assert cells[(track, "bayes", pop)]["infeasible"] == 0.0
             assert cells[(track, "bayes-fit", pop)]["infeasible"] == 0.0
-    assert np.array(s["fit"]["bayes_category_probs"]).shape == (6, 26)
+    assert np.array(s["fit"]["random,heuristic-mimic"]["bayes_category_probs"]).shape == (6, 26)
     # blatant saboteurs are found: the hand-set Bayes detector beats the prior on them
     assert cells[("spectator", "bayes", "heuristic-blatant")]["ll_skill"][0] > 0.1
     front = {p["population"]: p for p in s["frontier"]}
     assert front["heuristic-mimic"]["win_rate_drop"][0] == pytest.approx(0.0)
     assert front["heuristic-blatant"]["on_frontier"]
+    assert front["heuristic-mimic"]["detection"][0] == 0.0
+    assert front["heuristic-blatant"]["detection"][0] == 1.0
     assert (tmp_path / "summary.csv").exists()
-    assert {p.name for p in (tmp_path / "records").iterdir()} == {
+    assert {p.name for p in (tmp_path / "records" / "paired").iterdir()} == {
         "random_x5",
         "heuristic-blatant_x5",
         "heuristic-mimic_x5",
@@ -221,20 +223,21 @@ def test_expansion_labels_follow_hat_swaps(tmp_path):
     assert LogisticDetector is not None
 
 
-def test_every_named_population_gets_its_own_deals():
-    """No two populations of either track share a deal seed at the same player count (the
-    expansion's ``heuristic`` once took the seeds of ``heuristic-randomsab``)."""
-    from saboteur_experiments.bluff import EXPANSION_POPULATIONS, POPULATIONS, record_seed
+def test_every_population_plays_the_same_deals_from_the_project_splits():
+    """Paired deals: the seeds depend on the split, the player count and --seed only (no
+    population), test deals lie in the project's test split, fitting deals in train / dev."""
+    from saboteur_experiments.bluff import record_seeds
+    from saboteur_experiments.bluff.records import MAX_GAMES, MAX_SEED
+    from saboteur_experiments.evaluation.splits import DEV, TEST, TRAIN
 
-    MAX_GAMES = 1000  # saboteur_experiments.bluff.records.MAX_GAMES
-    names = list(dict.fromkeys([*POPULATIONS, *EXPANSION_POPULATIONS]))
     for n in (2, 5, 12):
-        seeds = [record_seed(0, n, p, i) for p in names for i in (0, MAX_GAMES - 1)]
-        assert len(set(seeds)) == len(seeds)
-        ranges = sorted(
-            (record_seed(0, n, p, 0), record_seed(0, n, p, MAX_GAMES - 1)) for p in names
-        )
-        assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
-    assert record_seed(0, 5, "heuristic", 0) != record_seed(0, 5, "heuristic-randomsab", 0)
+        for split, rng in (("test", TEST), ("train", TRAIN), ("val", DEV)):
+            seeds = record_seeds(MAX_SEED, n, split, MAX_GAMES)
+            assert all(x in rng for x in seeds) and len(set(seeds)) == MAX_GAMES
+    # player counts and --seed values never share a deal
+    blocks = [set(record_seeds(s, n, "test", MAX_GAMES)) for s in (0, 1) for n in (2, 5, 12)]
+    assert sum(map(len, blocks)) == len(set().union(*blocks))
     with pytest.raises(ValueError, match="1000"):
-        record_seed(0, 5, "random", MAX_GAMES)
+        record_seeds(0, 5, "test", MAX_GAMES + 1)
+    with pytest.raises(ValueError, match="seed"):
+        record_seeds(MAX_SEED + 1, 5, "test", 1)

@@ -349,9 +349,9 @@ def test_a_records_folder_is_a_bluff_population(server, tmp_path):
         record_population(tmp_path / "missing", [4], False)
     s = run(
         players=[4],
-        games=7,
+        games=2,
+        fit_games=2,
         pops=["random"],
-        held_out="none",
         rounds=1,
         out=tmp_path / "b",
         bootstrap=5,

@@ -3,24 +3,24 @@
 Pipeline
 ========
 
-1. **Record sets.**  Every population of actors (:data:`POPULATIONS`: random; heuristic with
-   blatant saboteurs; heuristic with subtle saboteurs; the trained PPO agent) plays seeded games
-   at each player count; each game is written once as a game record
-   (:mod:`saboteur_env.record`, the project's one JSON Lines format) under
-   ``<out>/records/<population>_n<N>/game_<seed>.jsonl`` (``<population>@<hash>`` for PPO
-   checkpoints, :func:`fingerprint`; ``game_<seed>_r<rounds>.jsonl`` for games of other than
-   3 rounds) with every event and its visibility (record format version
-   2) and read back from there afterwards, so a record set is frozen: a later run with the same
-   options reuses it.  Seeds are
-   ``seed * 10**6 + N * 10**4 + population index * 10**3 + i`` (:func:`record_seed`; no two
-   named populations share a deal).  Games ``i % 10 < 4`` are the training split, ``4, 5`` the
-   validation split, ``>= 6`` the test split.  The events of a game
-   (with their visibility) and the true roles of every round come from replaying its record
-   through the engine (:func:`saboteur_env.record.replay`; the replay checks every round result
-   against the record).
-2. **Fitting.**  Detectors with parameters are fitted on the training split (and calibrated on
-   the validation split) of every population except the held-out one (``--held-out``, default
-   ``heuristic-subtle``), which is never used to fit anything.
+1. **Record sets, on paired deals.**  Every population of actors (:data:`POPULATIONS`) plays
+   the same seeded deals at each player count (:func:`record_seeds`): test games on deals of
+   the project's test split, training games on train-split deals, calibration games on
+   dev-split deals (:mod:`saboteur_experiments.evaluation.splits`, DESIGN 9).  A deal fixes the
+   role cards of every round, so paired populations share their role assignments.  Each game
+   is written once as a game record (:mod:`saboteur_env.record`, the project's one JSON Lines
+   format) under ``<out>/records/paired/<population>_n<N>/game_<seed>.jsonl``
+   (``<population>@<hash>`` for PPO checkpoints, :func:`fingerprint`;
+   ``game_<seed>_r<rounds>.jsonl`` for games of other than 3 rounds) with every event and its
+   visibility (record format version 2) and read back from there afterwards, so a record set
+   is frozen: a later run with the same options reuses it.  The events of a game (with their
+   visibility) and the true roles of every round come from replaying its record through the
+   engine (:func:`saboteur_env.record.replay`; the replay checks every round result against
+   the record).
+2. **Fitting, leave one population out.**  The detectors with parameters (:data:`FITTED`) are
+   fitted once per scored population on the training games (and calibrated on the
+   calibration games) of every other population, and scored on that population's test games
+   only; each cell's ``fitted_on`` names the populations its fit saw.
 3. **Scoring.**  The test split of every population is replayed; before every decision of a
    round each detector is asked for its belief.  Two tracks:
 
@@ -34,25 +34,26 @@ Pipeline
    (:class:`LeakError`), rejects a belief that is not a distribution (:class:`BeliefError`) and
    records beliefs whose marginals no role assignment can produce (role counts outside what
    the role deck allows, or an in-seat own row other than the own role).
-4. **Metrics** (:mod:`.metrics`): log loss and Brier score, their skill scores
-   against the exact prior, AUROC by decile of round progress, reliability and ECE, detection
-   survival and false-accusation rate; the label is the target's true role at that moment; every
-   round weighs the same; 95% intervals by bootstrap over whole games (seeded).
-5. **Deception.**  Each saboteur policy (random, heuristic blatant, heuristic subtle, PPO) also
-   plays beside the *same* heuristic gold-diggers (:mod:`.actors`), and
-   ``heuristic-mimic`` saboteurs play exactly like gold-diggers (no sabotage, nothing to
-   detect; Saboteur 2: like the boss).  The *bluff frontier* plots, per policy and player
-   count, the panel's (:data:`PANEL`, spectator track) mean log-loss skill on the saboteurs'
-   seats (lower: the policy hides better) against the drop of the gold-diggers' round win rate
-   below the mimic reference (higher: the policy sabotages more); both with 95% bootstrap
-   intervals.  A good bluffer sits low and to the right; the dashed line joins the
-   non-dominated policies.
+4. **Metrics** (:mod:`.metrics`): log loss and Brier score over all targets, their skill
+   scores against the exact prior, AUROC by decile of round progress, reliability and ECE,
+   detection survival and false-accusation rate; the label is the target's true role at that
+   moment; every round weighs the same; 95% intervals by bootstrap over test deals (seeded).
+5. **Deception.**  Each saboteur policy (random, heuristic blatant, subtle and default, PPO, a
+   search agent, the adversarial :mod:`.adversary`) also plays beside the *same* heuristic
+   gold-diggers (:mod:`.actors`) on the same deals, and ``heuristic-mimic`` saboteurs play
+   exactly like gold-diggers (no sabotage, nothing to detect; Saboteur 2: like the boss).  The
+   *bluff frontier* plots, per policy and player count, the detection axis (the spectator
+   panel's, :data:`PANEL`, mean log-loss skill against the exact prior over all players,
+   anchored: 0 for the mimic saboteurs, 1 for the blatant ones, :func:`bluff_frontier`)
+   against the drop of the gold-diggers' round win rate below the mimic reference; 95%
+   intervals by a paired deal bootstrap.  A good bluffer sits low and to the right; the dashed
+   line joins the non-dominated policies.
 
 Saboteur 2 track (``--expansion``, RULES 6)
 ===========================================
 
 The same pipeline on Saboteur 2 games (records under ``<population>_x<N>``, default 5 players,
-40 games per population, held out ``heuristic-subtle``), with six roles (columns in
+200 test games per population), with six roles (columns in
 ``SABOTEUR_2.roles`` order; the saboteur column is 5) and roles that change mid-round: the
 label is the role a target holds at that moment (Swap your hats, RULES 6.5).  The exact prior is
 the 15-card dwarf deck's (RULES 6.2), conditioned in-seat on every card the observer held.
@@ -90,15 +91,20 @@ from .harness import (
     Scored,
     check_belief,
     fit_detectors,
+    fit_from_data,
+    merge_training_data,
     score_record,
     training_data,
 )
-from .pipeline import run
+from .pipeline import FITTED, run
 from .populations import (
+    BLATANT,
     EXPANSION_POPULATIONS,
     FRONTIER,
+    MIMIC,
     POPULATIONS,
     fingerprint,
+    policies,
     population_problem,
     usable_populations,
 )
@@ -107,9 +113,8 @@ from .records import (
     MIN_GAMES,
     SPLITS,
     play_recorded,
-    record_seed,
+    record_seeds,
     record_set,
-    split_of,
 )
 from .report import (
     CSV_FIELDS,
@@ -117,13 +122,17 @@ from .report import (
     bluff_frontier,
     format_tables,
     make_plots,
+    panel_skill,
     pareto,
     summarize,
 )
 
 __all__ = [
     "CSV_FIELDS",
+    "BLATANT",
     "EXPANSION_POPULATIONS",
+    "FITTED",
+    "MIMIC",
     "FRONTIER",
     "MAX_GAMES",
     "MIN_GAMES",
@@ -139,17 +148,20 @@ __all__ = [
     "check_belief",
     "fingerprint",
     "fit_detectors",
+    "fit_from_data",
+    "merge_training_data",
+    "panel_skill",
     "format_tables",
     "main",
     "make_plots",
     "pareto",
     "play_recorded",
+    "policies",
     "population_problem",
-    "record_seed",
+    "record_seeds",
     "record_set",
     "run",
     "score_record",
-    "split_of",
     "summarize",
     "training_data",
     "usable_populations",

@@ -72,6 +72,16 @@ class RoleSplitAgent(Agent):
         for k, a in self.subs.items():
             a.reset(seat, config, seed=None if seed is None else seed + 7919 * k)
         self.buffers = {DIGGER_POLICY: [], SABOTEUR_POLICY: []}
+        #: a search sub-agent (e.g. ``ismcts``) needs the live game: the loop attaches it here
+        #: (:func:`saboteur_agents.base.attach_game`) and :meth:`attach` passes it on
+        self.needs_game = any(getattr(a, "needs_game", False) for a in self.subs.values())
+
+    def attach(self, game) -> None:
+        """Pass the live game on to every sub-agent that needs it (a search saboteur)."""
+        super().attach(game)
+        for a in self.subs.values():
+            if getattr(a, "needs_game", False):
+                a.attach(game)
 
     def _disguise(self, events):
         return [
@@ -109,3 +119,5 @@ def _factory(option: str = "heuristic/mimic") -> RoleSplitAgent:
 
 
 register_agent("rolesplit", _factory)
+
+from . import adversary  # noqa: E402, F401  (registers "evasive", a saboteur policy)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
-from .pipeline import run
+from .pipeline import FIT_GAMES, GAMES, run
 from .populations import POPULATIONS, usable_populations, variant
-from .records import MAX_GAMES, MIN_GAMES
+from .records import MAX_GAMES, MAX_SEED, MIN_GAMES
 
 
 def _unit_interval(text: str) -> float:
@@ -45,9 +46,8 @@ def main(argv=None) -> dict:
     p.add_argument(
         "--expansion",
         action="store_true",
-        help=f"Saboteur 2 track (defaults: --players {counts(s2)} --games 40, the "
-        f"expansion populations below, --held-out heuristic-subtle, --out "
-        f"{s2.out}; no PPO: it is base-game only)",
+        help=f"Saboteur 2 track (defaults: --players {counts(s2)}, the "
+        f"expansion populations below, --out {s2.out}; no PPO: it is base-game only)",
     )
     p.add_argument(
         "--players",
@@ -58,7 +58,15 @@ def main(argv=None) -> dict:
         "--games",
         type=at_least(MIN_GAMES),
         default=None,
-        help="games per population and player count, 7 to 1000 (40: 16 train, 8 val, 16 test)",
+        help=f"test games (test-split deals, the same for every population) per population "
+        f"and player count, {MIN_GAMES} to {MAX_GAMES} (default {GAMES})",
+    )
+    p.add_argument(
+        "--fit-games",
+        type=at_least(MIN_GAMES),
+        default=FIT_GAMES,
+        help=f"training games (train-split deals) per population and player count, plus half "
+        f"as many dev-split calibration games, {MIN_GAMES} to {MAX_GAMES} (default {FIT_GAMES})",
     )
     p.add_argument(
         "--populations",
@@ -68,15 +76,13 @@ def main(argv=None) -> dict:
         + "; expansion: "
         + ", ".join(s2.populations),
     )
-    p.add_argument(
-        "--held-out",
-        default=None,
-        help="population never used to fit a detector, one of --populations "
-        "(default heuristic-subtle when it is among them; 'none': fit on every "
-        "population)",
-    )
     p.add_argument("--rounds", type=at_least(1), default=3)
-    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument(
+        "--seed",
+        type=at_least(0),
+        default=0,
+        help=f"0 to {MAX_SEED}: which block of deals of each split (record_seeds)",
+    )
     p.add_argument("--bootstrap", type=at_least(1), default=1000)
     p.add_argument(
         "--threshold",
@@ -103,8 +109,9 @@ def main(argv=None) -> dict:
         "--workers",
         type=at_least(0),
         default=None,
-        help="processes playing the record games, or Ray tasks in flight with --backend ray "
-        "(default: 1; with Ray every CPU of the Ray; 0: all cores)",
+        help="worker processes playing, fitting and scoring, or Ray tasks in flight with "
+        "--backend ray (default: 2, or 1 on one core; with Ray every CPU of the Ray; 0: all "
+        "cores; the results do not depend on it)",
     )
     add_backend(p)
     a = p.parse_args(argv)
@@ -131,9 +138,12 @@ def main(argv=None) -> dict:
         check_config(p, num_players=n, num_rounds=a.rounds, expansion=x)
     if len(set(players)) != len(players):
         p.error(f"--players {players_text}: a player count is repeated")
-    games = a.games if a.games is not None else 40
-    if games > MAX_GAMES:
-        p.error(f"argument --games: must be <= {MAX_GAMES}, got {games}")
+    games = a.games if a.games is not None else GAMES
+    for opt, k in (("--games", games), ("--fit-games", a.fit_games)):
+        if k > MAX_GAMES:
+            p.error(f"argument {opt}: must be <= {MAX_GAMES}, got {k}")
+    if a.seed > MAX_SEED:
+        p.error(f"argument --seed: must be <= {MAX_SEED}, got {a.seed}")
     pops_text = a.populations if a.populations is not None else ",".join(table)
     pops = [v.strip() for v in pops_text.split(",")]
     if len(set(pops)) != len(pops) or "" in pops:
@@ -150,16 +160,12 @@ def main(argv=None) -> dict:
                     f"--populations: unknown population {pop!r}; known: "
                     f"{', '.join(table)} (or any agent spec)"
                 )
-    # the default held-out population holds out nothing when it is not among --populations
-    held_out = a.held_out or "heuristic-subtle"
-    if a.held_out is not None and held_out != "none" and held_out not in pops:
-        p.error(f"--held-out {held_out}: not one of the populations ({', '.join(pops)}) nor 'none'")
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or game.out
     check_output_dir(p, out, "--out")
     try:
-        usable_populations(pops, held_out, players, x, a.ppo)
+        usable_populations(pops, players, x, a.ppo)
     except ValueError as err:
         p.error(f"--populations {','.join(pops)}: {err}")
     if a.records is not None:
@@ -169,11 +175,17 @@ def main(argv=None) -> dict:
             record_population(a.records, players, x)
         except ValueError as err:
             p.error(f"--records {a.records}: {err}")
+    if a.workers is None:  # 2 processes, or every CPU of the Ray
+        workers = 0 if a.backend == "ray" else min(2, os.cpu_count() or 1)
+    elif a.workers == 0 and a.backend != "ray":
+        workers = os.cpu_count() or 1
+    else:
+        workers = a.workers
     return run(
         players=players,
         games=games,
         pops=pops,
-        held_out=held_out,
+        fit_games=a.fit_games,
         rounds=a.rounds,
         seed=a.seed,
         out=out,
@@ -184,7 +196,7 @@ def main(argv=None) -> dict:
         ppo=a.ppo,
         expansion=x,
         records=a.records,
-        workers=a.workers if a.workers is not None else (0 if a.backend == "ray" else 1),
+        workers=workers,
         backend=a.backend,
         address=a.address,
     )

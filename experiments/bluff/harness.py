@@ -370,6 +370,25 @@ def _probe_rows(probes, sc, n) -> np.ndarray:
     return np.concatenate(out)
 
 
+def merge_training_data(parts: Sequence[dict]) -> dict:
+    """One :func:`training_data` dict from several (e.g. one per population): the event-model
+    samples and the classifier rows concatenated, the round ids of part ``k`` offset by
+    ``k * 10**9`` so that rounds of different parts never share a round weight."""
+    out: dict = {"bayes": [s for p in parts for s in p["bayes"]]}
+    for t in TRACKS:
+        got = [(k, p[t]) for k, p in enumerate(parts) if p.get(t) is not None]
+        out[t] = (
+            (
+                np.concatenate([x[0] for _, x in got]),
+                np.concatenate([x[1] for _, x in got]),
+                np.concatenate([x[2] + k * 10**9 for k, x in got]),
+            )
+            if got
+            else None
+        )
+    return out
+
+
 def fit_detectors(
     train, val, ruleset: Ruleset = BASE, seed: int = 0, progress=None, max_rows: int = 60_000
 ) -> dict:
@@ -379,14 +398,40 @@ def fit_detectors(
     ``train`` and ``val`` are records of one ruleset, ``ruleset`` (its roles are the
     classes; the event model has its categories, :data:`.detectors.CATEGORY_TABLES`).  The
     classifier is fitted on at most ``max_rows`` scored rows drawn uniformly (seeded) from the
-    training split, keeping their round weights."""
+    training split, keeping their round weights (:func:`fit_from_data`)."""
     tr = training_data(train, seed)
     if progress is not None:
         progress.update(len(train))
     va = training_data(val, seed + 1)
     if progress is not None:
         progress.update(len(val))
+    return fit_from_data(tr, va, ruleset=ruleset, seed=seed, max_rows=max_rows)
+
+
+def subsample(tr: dict, max_rows: int, seed: int = 0) -> dict:
+    """``tr`` (:func:`training_data`) with every track's round weights (``<track>_weights``,
+    taken over all its rows) and at most ``max_rows`` of its rows, drawn uniformly (seeded);
+    already subsampled data is returned as it is."""
+    if all(f"{t}_weights" in tr for t in TRACKS):
+        return tr
+    out = dict(tr)
+    for t in TRACKS:
+        XO, y, r = tr[t]
+        w = M.round_weights(r)
+        if len(y) > max_rows:
+            keep = np.sort(np.random.default_rng(seed).choice(len(y), max_rows, replace=False))
+            XO, y, r, w = XO[keep], y[keep], r[keep], w[keep]
+        out[t], out[f"{t}_weights"] = (XO, y, r), w
+    return out
+
+
+def fit_from_data(
+    tr: dict, va: dict, ruleset: Ruleset = BASE, seed: int = 0, max_rows: int = 60_000
+) -> dict:
+    """:func:`fit_detectors` on :func:`training_data` already taken (``tr`` to fit, ``va`` to
+    calibrate the classifiers' temperature)."""
     n_roles = ruleset.n_roles
+    tr = subsample(tr, max_rows, seed)
     bayes = BayesDetector.fit(tr["bayes"], ruleset=ruleset)
     diag: dict = {
         "bayes_category_probs": bayes.category_probs.round(4).tolist(),
@@ -394,11 +439,7 @@ def fit_detectors(
     }
     logit = {}
     for t in TRACKS:
-        XO, y, r = tr[t]
-        w = M.round_weights(r)
-        if len(y) > max_rows:
-            keep = np.sort(np.random.default_rng(seed).choice(len(y), max_rows, replace=False))
-            XO, y, w = XO[keep], y[keep], w[keep]
+        XO, y, w = tr[t][0], tr[t][1], tr[f"{t}_weights"]
         X, O = XO[:, :-n_roles], XO[:, -n_roles:]
         W, mu, sd = fit_logistic(X, y, n_roles, sample_weight=w, offset=O)
         det = LogisticDetector(W, mu, sd)

@@ -19,6 +19,10 @@ from types import MappingProxyType
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 
+#: the search saboteur's options (``ismcts``, :mod:`saboteur_agents.ismcts`): two of the
+#: heuristic's candidates, four random rollouts each, about 0.5 s a 5-player game (heuristic
+#: rollouts: about 11 s)
+ISMCTS_SABOTEUR = "iters=4+top=2+rollout=random"
 #: population name -> agent spec (every seat plays it; the heuristic styles differ only in how
 #: their saboteurs play).  The ``heuristic-*`` populations share the heuristic gold-diggers, so
 #: they isolate the saboteur policy (:mod:`saboteur_experiments.bluff.actors`): ``heuristic-mimic``
@@ -31,6 +35,9 @@ POPULATIONS = {
     "heuristic-mimic": "rolesplit:heuristic/mimic",
     "heuristic-randomsab": "rolesplit:heuristic/random",
     "heuristic-pposab": "rolesplit:heuristic/ppo",
+    "heuristic-ismctssab": f"rolesplit:heuristic/ismcts:{ISMCTS_SABOTEUR}",
+    "heuristic": "heuristic",
+    "heuristic-evasivesab": "rolesplit:heuristic/evasive",
 }
 #: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
 FRONTIER = {
@@ -39,6 +46,8 @@ FRONTIER = {
     "heuristic-blatant": "heuristic blatant",
     "heuristic-subtle": "heuristic subtle",
     "heuristic-pposab": "ppo",
+    "heuristic-ismctssab": "ismcts search",
+    "heuristic-evasivesab": "evasive (vs bayes)",
     "heuristic": "heuristic default",
 }
 #: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
@@ -53,7 +62,11 @@ EXPANSION_POPULATIONS = {
     "heuristic-subtle": "heuristic:subtle",
     "heuristic-mimic": "rolesplit:heuristic/mimic",
     "heuristic-randomsab": "rolesplit:heuristic/random",
+    "heuristic-ismctssab": f"rolesplit:heuristic/ismcts:{ISMCTS_SABOTEUR}",
 }
+#: the frontier's anchors: the detection axis is 0 for the mimic saboteurs (nothing to detect)
+#: and 1 for the blatant heuristic saboteurs (:func:`.report.bluff_frontier`)
+MIMIC, BLATANT = "heuristic-mimic", "heuristic-blatant"
 
 
 @dataclass(frozen=True)
@@ -92,7 +105,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             BASE,
             POPULATIONS,
             "n",
-            (3, 5),
+            (5,),
             "runs/bluff",
             True,
             "",
@@ -122,7 +135,6 @@ def variant(expansion: bool) -> Variant:
 
 def usable_populations(
     pops: Sequence[str],
-    held_out: str,
     players: Sequence[int],
     expansion: bool = False,
     ppo: str | None = None,
@@ -135,8 +147,7 @@ def usable_populations(
         population -> reason.
 
     Raises:
-        ValueError: no population can play, or every usable one is ``held_out`` (nothing
-            left to fit the detectors on).
+        ValueError: no population can play.
     """
     table = variant(expansion).populations
     specs = {p: table.get(p, POPULATIONS.get(p, p)) for p in pops}
@@ -163,10 +174,6 @@ def usable_populations(
         raise ValueError(
             "no population can play: " + "; ".join(f"{k}: {v}" for k, v in skipped.items())
         )
-    if not [p for p in usable if p != held_out]:
-        raise ValueError(
-            f"every usable population is held out ({held_out}): nothing to fit the detectors on"
-        )
     return specs, usable, skipped
 
 
@@ -189,8 +196,18 @@ def population_problem(spec: str, n_players: int, expansion: bool = False) -> st
     return None
 
 
-#: every named population, in the order of their seed index (:func:`record_seed`)
-SEED_ORDER = (*POPULATIONS, *(p for p in EXPANSION_POPULATIONS if p not in POPULATIONS))
+def policies(spec: str) -> dict[str, str]:
+    """A population as a (saboteur policy, gold-digger policy) pair: ``rolesplit:D/S`` is
+    ``{"saboteur": S, "digger": D}`` (``S = "mimic"``: D shown a gold-digger's view); the
+    heuristic's styles differ only in how saboteurs play (``heuristic:subtle``: subtle
+    saboteurs, ``heuristic`` gold-diggers); any other spec plays both roles."""
+    name, _, opt = spec.partition(":")
+    if name == "rolesplit":
+        digger, _, saboteur = opt.partition("/")
+        return {"saboteur": saboteur, "digger": digger}
+    if name == "heuristic" and opt in ("blatant", "subtle"):
+        return {"saboteur": spec, "digger": "heuristic"}
+    return {"saboteur": spec, "digger": spec}
 
 
 def fingerprint(spec: str) -> str:

@@ -1,5 +1,14 @@
 """Record sets of the bluff benchmark: seeded games played once, written as game records
-(:mod:`saboteur_env.record`) and reused from disk afterwards; their deal seeds and splits."""
+(:mod:`saboteur_env.record`) and reused from disk afterwards; their deal seeds and splits.
+
+Deals are **paired**: every population plays the same deal seeds (:func:`record_seeds`), taken
+from the project's deal splits (:mod:`saboteur_experiments.evaluation.splits`, DESIGN 9): the
+scored games are test-split deals, the detectors are fitted on train-split deals and calibrated
+on dev-split deals.  A deal fixes the role cards of every round (the engine deals from the
+environment's own generator, never the agents'), so populations compared on one deal also share
+its role assignments; the agents' seeds are the deal's too (``seed * 1000 + seat``,
+:func:`play_recorded`).
+"""
 
 from __future__ import annotations
 
@@ -8,33 +17,33 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .populations import SEED_ORDER, fingerprint, variant
+from saboteur_experiments.evaluation.splits import deal_seeds, split_named
 
-SPLITS = ("train", "val", "test")
+from .populations import fingerprint, variant
 
-
-#: fewest games per record set that fill every split (:func:`split_of`): 4 train, 2 val, 1 test
-MIN_GAMES = 7
-#: most games per record set (:func:`record_seed` gives each population 1000 deal seeds)
+#: the benchmark's splits -> the project's deal splits (DESIGN 9)
+SPLITS = {"train": "train", "val": "dev", "test": "test"}
+#: fewest games per record set (two deals: a bootstrap over deals needs more than one)
+MIN_GAMES = 2
+#: most games per record set and split (:func:`record_seeds`)
 MAX_GAMES = 1000
+#: most ``--seed`` values: the deals of seed ``s`` at ``N`` players start at deal
+#: ``(s * 16 + N) * MAX_GAMES`` of each split, inside the test split's million deals
+MAX_SEED = 61
+#: the record folder of this deal scheme (a new scheme gets a new folder, so record sets
+#: written under an older one, with other deals, are never reused)
+SCHEME = "paired"
 
 
-def split_of(i: int) -> str:
-    """Split of game ``i`` of a record set: 40% train, 20% validation, 40% test."""
-    r = i % 10
-    return "train" if r < 4 else "val" if r < 6 else "test"
-
-
-def record_seed(seed: int, n_players: int, pop: str, i: int) -> int:
-    """Deal seed of game ``i`` (``0 <= i < 1000``) of population ``pop`` at ``n_players``:
-    ``seed * 10**6 + N * 10**4 + k * 10**3 + i`` with ``k`` the population's index in
-    :data:`POPULATIONS` then the expansion-only populations (``heuristic`` is 7), so that no
-    two named populations share a deal at the same player count; any other population (an
-    agent spec) gets ``k = 10 + CRC-32 % 990``."""
-    if not 0 <= i < 1000:
-        raise ValueError(f"game index {i}: at most 1000 games per record set")
-    k = SEED_ORDER.index(pop) if pop in SEED_ORDER else 10 + zlib.crc32(pop.encode()) % 990
-    return seed * 10**6 + n_players * 10**4 + k * 10**3 + i
+def record_seeds(seed: int, n_players: int, split: str, count: int) -> list[int]:
+    """Deal seeds of the ``count`` games of every population at ``n_players`` in ``split``
+    (``train``, ``val`` or ``test``): deals ``(seed * 16 + N) * 1000`` onwards of the project's
+    deal split (:data:`SPLITS`), the same for every population (paired deals)."""
+    if not 0 <= count <= MAX_GAMES:
+        raise ValueError(f"{count} games: at most {MAX_GAMES} per record set and split")
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed {seed}: 0 to {MAX_SEED}")
+    return deal_seeds(split_named(SPLITS[split]), count, first=(seed * 16 + n_players) * MAX_GAMES)
 
 
 def record_set(
@@ -43,47 +52,51 @@ def record_set(
     n_players: int,
     n_games: int,
     *,
+    split: str = "test",
     seed: int = 0,
     rounds: int = 3,
     progress=None,
     spec: str | None = None,
     expansion: bool = False,
+    first: int = 0,
     workers: int = 1,
     backend: str = "local",
     address: str | None = None,
 ) -> list[Path]:
-    """Paths of the frozen record set of ``pop`` at ``n_players``, playing the missing games.
+    """Paths of the frozen record set of ``pop`` at ``n_players`` in ``split`` (its deals:
+    :func:`record_seeds`), playing the missing games.
 
-    ``spec``: the agent spec (default: ``pop``'s in the ruleset's populations,
-    :data:`.populations.VARIANTS`); a non-default spec, or one that
-    loads a PPO checkpoint, gets its own folder (``<pop>@<fingerprint>``, :func:`fingerprint`),
-    so a new checkpoint never reuses old records.  A game already on disk is never replayed or
-    rewritten (its seed is in its file name, ``game_<seed>.jsonl``, or
-    ``game_<seed>_r<rounds>.jsonl`` for games of other than 3 rounds); one whose header does
-    not match the game asked for (player count, rounds, expansion, seed) raises
-    :class:`ValueError`.  ``expansion``: Saboteur 2 games; folders ``<tag>_<folder><N>``
-    with the ruleset's ``Variant.folder`` (``x`` for Saboteur 2, ``n`` for the base game).
+    Records live in ``<out>/records/paired/<tag>_<folder><N>/`` (``folder``: the ruleset's
+    ``Variant.folder``, ``n`` for the base game, ``x`` for Saboteur 2).  ``spec``: the agent
+    spec (default: ``pop``'s in the ruleset's populations, :data:`.populations.VARIANTS`); a
+    non-default spec, or one that loads a PPO checkpoint, gets its own folder
+    (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`), so a new checkpoint never
+    reuses old records.  A game already on disk is never replayed or rewritten (its seed is in
+    its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for games of other
+    than 3 rounds); one whose header does not match the game asked for (player count, rounds,
+    expansion, seed, population spec) raises :class:`ValueError`.  ``first``: only games
+    ``first .. n_games - 1`` (a share of the work of one process, :func:`.pipeline.run`).
     ``workers``/``backend``/``address``: where the missing games are played
     (:func:`saboteur_experiments.backends.map_tasks`; a game's record depends on its seed
-    alone, so every backend writes the same files).
+    alone, so every backend writes the same files, here, from the text the worker sends).
     """
     v = variant(expansion)
     default = v.populations.get(pop, pop)
     spec = spec or default
     fp = fingerprint(spec)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
-    d = out / "records" / f"{tag}_{v.folder}{n_players}"
+    d = out / "records" / SCHEME / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths, missing = [], []
-    for i in range(n_games):
-        s = record_seed(seed, n_players, pop, i)
+    for s in record_seeds(seed, n_players, split, n_games)[first:]:
         p = d / (f"game_{s}.jsonl" if rounds == 3 else f"game_{s}_r{rounds}.jsonl")
         if p.exists():
-            _check_reused(p, n_players, rounds, expansion, s)
+            _check_reused(p, n_players, rounds, expansion, s, fp)
             if progress is not None:
                 progress.update(1)
         else:
-            missing.append((p, (spec, n_players, s, {"population": pop, "spec": fp}, rounds)))
+            meta = {"population": pop, "spec": fp, "split": split}
+            missing.append((str(p), spec, n_players, s, meta, rounds, expansion))
         paths.append(p)
     if missing:
         from saboteur_experiments.backends import map_tasks
@@ -96,8 +109,7 @@ def record_set(
             if progress is not None:
                 progress.update(1)
 
-        jobs = [(str(p), *job, expansion) for p, job in missing]
-        map_tasks(record_text, jobs, workers, backend, address, on_result=write)
+        map_tasks(record_text, missing, workers, backend, address, on_result=write)
     return paths
 
 
@@ -124,9 +136,12 @@ def record_text(job: tuple) -> tuple[str, str]:
         os.remove(tmp)
 
 
-def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed: int) -> None:
-    """A record already on disk must be the game asked for (its header's config and seed),
-    else :class:`ValueError` naming the file (e.g. one written by an older version)."""
+def _check_reused(
+    path: Path, n_players: int, rounds: int, expansion: bool, seed: int, spec: str | None = None
+) -> None:
+    """A record already on disk must be the game asked for (its header's config, seed and
+    population spec), else :class:`ValueError` naming the file (e.g. one written by an older
+    version)."""
     with open(path, encoding="utf-8") as f:
         head = json.loads(f.readline() or "{}")
     cfg = head.get("config", {})
@@ -137,10 +152,12 @@ def _check_reused(path: Path, n_players: int, rounds: int, expansion: bool, seed
         head.get("seed"),
     )
     want = (n_players, rounds, bool(expansion), seed)
-    if got != want:
+    meta_spec = (head.get("meta") or {}).get("spec")
+    if got != want or (spec is not None and meta_spec != spec):
         raise ValueError(
             f"{path} holds another game than the one asked for (players, rounds, expansion, "
-            f"seed: {got} instead of {want}); remove it or choose another output folder"
+            f"seed: {got} instead of {want}; population spec {meta_spec!r} instead of "
+            f"{spec!r}); remove it or choose another output folder"
         )
 
 

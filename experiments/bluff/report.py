@@ -16,7 +16,7 @@ from saboteur_experiments.evaluation.stats import error_bars
 
 from . import metrics as M
 from .harness import TRACKS
-from .populations import FRONTIER, variant
+from .populations import BLATANT, FRONTIER, MIMIC, variant
 
 PANEL = ("bayes", "bayes-fit", "logistic", "heuristic-belief")
 
@@ -110,17 +110,9 @@ def summarize(
     for r, label in ((tuple(diggers), "digger_observers"), ((sab,), "saboteur_observers")):
         m = np.isin(sc["observer_role"], r)
         out[f"ll_skill_{label}"] = M.skill(ll[m], llp[m], w[m]) if m.any() else float("nan")
-    # skill on saboteur targets only (the deception measure)
-    m = pos
-    if m.any():
-        gs = np.stack(
-            [M.per_game_sums(gi[m], (w * ll)[m], ng), M.per_game_sums(gi[m], (w * llp)[m], ng)],
-            axis=1,
-        )
-        out["ll_skill_saboteurs"] = M.bootstrap_ratio(
-            gs, np.ones_like(gs), B=B, seed=seed, transform=lambda s: 1 - s[..., 0] / s[..., 1]
-        )
-        out["_saboteur_sums"] = (np.unique(g), gs)
+    # per-deal sums (log loss, prior log loss, Brier, prior Brier, weight) for the frontier's
+    # paired deal bootstrap (:func:`bluff_frontier`); dropped before the summary is written
+    out["_game_sums"] = (np.unique(g), num)
     return out
 
 
@@ -224,11 +216,11 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
             for p in summary["frontier"]
             if p["on_frontier"]
             and p["players"] == n
-            and p["panel_skill"][0] == p["panel_skill"][0]
+            and p["detection"][0] == p["detection"][0]
             and p["win_rate_drop"][0] == p["win_rate_drop"][0]
         ]
         for p in pts:
-            x, y = p["win_rate_drop"], p["panel_skill"]
+            x, y = p["win_rate_drop"], p["detection"]
             ax.errorbar(
                 x[0],
                 y[0],
@@ -250,16 +242,17 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
         if len(front) > 1:
             ax.plot(
                 [p["win_rate_drop"][0] for p in front],
-                [p["panel_skill"][0] for p in front],
+                [p["detection"][0] for p in front],
                 ls="--",
                 color="grey",
                 lw=0.8,
             )
     ax.axhline(0, color="grey", lw=0.5)
+    ax.axhline(1, color="grey", lw=0.5, ls=":")
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel(variant(bool(summary.get("expansion"))).rate_axis)
-    ax.set_ylabel("panel log-loss skill on the saboteurs' seats (lower = better bluff)")
-    ax.set_title("bluff frontier (heuristic gold-diggers, spectator panel)")
+    ax.set_ylabel("detection: panel skill, 0 = mimic, 1 = blatant (lower = better bluff)")
+    ax.set_title("bluff frontier (heuristic gold-diggers, paired test deals)")
     files.append(_save(plt, fig, out / "bluff_frontier.png"))
     return files
 
@@ -282,38 +275,33 @@ def _save(plt, fig, path: Path) -> Path:
     return path
 
 
-def _panel_skill(cells: list, pop: str, n: int, B: int, seed: int) -> tuple[float, ...]:
-    """Mean log-loss skill of the spectator panel (:data:`PANEL`) on the saboteurs' seats of
-    ``pop`` at ``n`` players, with a 95% interval by bootstrap over the same test games."""
-    panel = [
-        c
+def _panel_sums(cells: list, pop: str, n: int, dets: Sequence[str]) -> tuple | None:
+    """``(deals, sums)``: per test deal of ``pop`` at ``n`` players the spectator log-loss sums
+    of the detectors ``dets`` and of the exact prior over **all** targets, float
+    ``(n_deals, len(dets), 2)`` (``None`` if a detector has no cell)."""
+    got = {
+        c["detector"]: c["_game_sums"]
         for c in cells
         if c["track"] == "spectator"
         and c["population"] == pop
         and c["players"] == n
-        and c["detector"] in PANEL
-        and "_saboteur_sums" in c
-    ]
-    if not panel:
-        return float("nan"), float("nan"), float("nan")
-    games = np.unique(np.concatenate([c["_saboteur_sums"][0] for c in panel]))
-    cols = []
-    for c in panel:
-        g, gs = c["_saboteur_sums"]
-        full = np.zeros((len(games), 2))
-        full[np.searchsorted(games, g)] = gs
-        cols.append(full)
-    num = np.concatenate(cols, axis=1)
-    k = len(panel)
-    return M.bootstrap_ratio(
-        num,
-        np.ones_like(num),
-        B=B,
-        seed=seed,
-        transform=lambda s: np.mean(
-            [1 - s[..., 2 * i] / s[..., 2 * i + 1] for i in range(k)], axis=0
-        ),
-    )
+        and "_game_sums" in c
+    }
+    if not dets or any(d not in got for d in dets):
+        return None
+    deals = got[dets[0]][0]
+    return deals, np.stack([got[d][1][:, :2] for d in dets], axis=1)
+
+
+def panel_skill(sums: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """The panel score: the mean over the panel's detectors of the log-loss skill against the
+    exact prior over all targets (a proper score: the exact prior scores 0, a detector that
+    accuses everyone far below it).  ``sums`` float ``(n_deals, k, 2)`` (:func:`_panel_sums`),
+    ``w`` deal weights ``(n_deals,)`` or ``(B, n_deals)`` (bootstrap counts; default ones)."""
+    w = np.ones(len(sums)) if w is None else w
+    tot = np.tensordot(w, sums, axes=([-1], [0]))  # (..., k, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (1 - tot[..., 0] / tot[..., 1]).mean(axis=-1)
 
 
 def bluff_frontier(
@@ -324,16 +312,42 @@ def bluff_frontier(
     *,
     B: int,
     seed: int,
-    reference: str = "heuristic-mimic",
+    mimic: str = MIMIC,
+    blatant: str = BLATANT,
 ) -> list[dict]:
-    """One point per population and player count: the gold-diggers' round win rate over all
-    games of the record set, its drop against ``reference`` (saboteurs that play like
-    gold-diggers; independent bootstraps), and the spectator panel's skill on the saboteurs'
-    seats.  ``on_frontier`` marks the populations that share the heuristic gold-diggers."""
-    rng_seed = seed
-    rates = {}
-    for pop in pops:
-        for n in players:
+    """One point per population and player count.
+
+    * ``digger_win_rate``: the gold-diggers' round win rate over the test deals;
+      ``win_rate_drop``: its drop below ``mimic``'s on the same (paired) deals.
+    * ``panel_skill``: the spectator panel's (:data:`PANEL`) mean log-loss skill against the
+      exact prior over all targets (:func:`panel_skill`, unanchored).
+    * ``detection``: the frontier's detection axis, ``(S(pop) - S(mimic)) / (S(blatant) -
+      S(mimic))`` with ``S`` the panel skill: 0 for the mimic saboteurs (nothing to detect), 1
+      for the blatant heuristic saboteurs, by construction.
+
+    Intervals (95%) by a paired deal bootstrap: every resample draws test deals with
+    replacement and recomputes all three populations on the same deals (populations with
+    other deals, e.g. ``--records``, are resampled on their own).  The panel is the
+    :data:`PANEL` detectors scored on ``pop`` and both anchors.  ``on_frontier`` marks the
+    populations that share the heuristic gold-diggers (:data:`.populations.FRONTIER`)."""
+    from saboteur_experiments.evaluation.stats import cluster_weights, percentile_interval
+
+    nan3 = (float("nan"),) * 3
+
+    def ci(point, reps):
+        lo, hi = percentile_interval(np.asarray(reps, float)[:, None])
+        return float(point), float(lo[0]), float(hi[0])
+
+    out = []
+    for n in players:
+        present = {
+            c["detector"]
+            for c in cells
+            if c["track"] == "spectator" and c["players"] == n and "_game_sums" in c
+        }
+        for pop in pops:
+            if (pop, n) not in recs:
+                continue
             per = np.array(
                 [
                     [sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
@@ -341,39 +355,79 @@ def bluff_frontier(
                 ],
                 float,
             )
-            rates[(pop, n)] = per
-    out = []
-    for pop in pops:
-        for n in players:
-            per = rates[(pop, n)]
-            wr = M.bootstrap_ratio(per[:, 0], per[:, 1], B=B, seed=rng_seed)
-            drop = (float("nan"),) * 3
-            if (reference, n) in rates and pop in FRONTIER:
-                ref = rates[(reference, n)]
-                a = _boot_rate(ref, B, rng_seed + 1)
-                b = _boot_rate(per, B, rng_seed + 2)
-                d = a - b
-                drop = (
-                    float(ref[:, 0].sum() / ref[:, 1].sum() - wr[0]),
-                    *map(float, np.percentile(d, [2.5, 97.5])),
+            deals = np.array([rec.seed for rec in recs[(pop, n)]])
+            W = cluster_weights(np.arange(len(per)), B, seed)
+            wr = ci(per[:, 0].sum() / per[:, 1].sum(), (W @ per[:, 0]) / (W @ per[:, 1]))
+            anchors = [a for a in (mimic, blatant) if (a, n) in recs]
+            paired = all(np.array_equal(deals, [rec.seed for rec in recs[(a, n)]]) for a in anchors)
+            Wa = W
+            if not paired and (mimic, n) in recs:  # e.g. --records: its own deals
+                Wa = cluster_weights(np.arange(len(recs[(mimic, n)])), B, seed + 1)
+            drop = nan3
+            if pop in FRONTIER and (mimic, n) in recs:
+                ref = np.array(
+                    [
+                        [sum(r["gold_found"] for r in rec.rounds), len(rec.rounds)]
+                        for rec in recs[(mimic, n)]
+                    ],
+                    float,
                 )
+                drop = ci(
+                    ref[:, 0].sum() / ref[:, 1].sum() - wr[0],
+                    (Wa @ ref[:, 0]) / (Wa @ ref[:, 1]) - (W @ per[:, 0]) / (W @ per[:, 1]),
+                )
+            dets = [
+                d
+                for d in PANEL
+                if d in present
+                and all(
+                    any(
+                        c["detector"] == d
+                        and c["population"] == q
+                        and c["players"] == n
+                        and c["track"] == "spectator"
+                        and "_game_sums" in c
+                        for c in cells
+                    )
+                    for q in (pop, *anchors)
+                )
+            ]
+            sk, det = nan3, nan3
+            mine = _panel_sums(cells, pop, n, dets)
+            if mine is not None:
+                sk = ci(panel_skill(mine[1]), panel_skill(mine[1], W))
+                if len(anchors) == 2:
+                    m = _panel_sums(cells, mimic, n, dets)[1]
+                    b = _panel_sums(cells, blatant, n, dets)[1]
+                    Wb = Wa
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        point = (panel_skill(mine[1]) - panel_skill(m)) / (
+                            panel_skill(b) - panel_skill(m)
+                        )
+                        reps = (panel_skill(mine[1], W) - panel_skill(m, Wa)) / (
+                            panel_skill(b, Wb) - panel_skill(m, Wa)
+                        )
+                    det = ci(point, reps)
             out.append(
                 {
                     "population": pop,
                     "players": n,
                     "saboteur_policy": FRONTIER.get(pop),
                     "on_frontier": pop in FRONTIER,
+                    "paired": paired,
+                    "panel": dets,
                     "digger_win_rate": wr,
                     "win_rate_drop": drop,
-                    "panel_skill": _panel_skill(cells, pop, n, B, seed),
+                    "panel_skill": sk,
+                    "detection": det,
                 }
             )
     return out
 
 
-def pareto(points: list[dict]) -> list[dict]:
+def pareto(points: list[dict], key: str = "detection") -> list[dict]:
     """The frontier points no other point beats on both axes (a larger win-rate drop and a
-    lower panel skill), sorted by win-rate drop."""
+    lower detection score, ``key``), sorted by win-rate drop."""
     pts = sorted(points, key=lambda p: p["win_rate_drop"][0])
     return [
         p
@@ -381,18 +435,11 @@ def pareto(points: list[dict]) -> list[dict]:
         if not any(
             q is not p
             and q["win_rate_drop"][0] >= p["win_rate_drop"][0]
-            and q["panel_skill"][0] <= p["panel_skill"][0]
-            and (q["win_rate_drop"][0], q["panel_skill"][0])
-            != (p["win_rate_drop"][0], p["panel_skill"][0])
+            and q[key][0] <= p[key][0]
+            and (q["win_rate_drop"][0], q[key][0]) != (p["win_rate_drop"][0], p[key][0])
             for q in pts
         )
     ]
-
-
-def _boot_rate(per: np.ndarray, B: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(per), size=(B, len(per)))
-    return per[idx, 0].sum(axis=1) / per[idx, 1].sum(axis=1)
 
 
 def _json_default(o):
@@ -409,7 +456,7 @@ CSV_FIELDS = (
     "detector",
     "population",
     "players",
-    "held_out",
+    "fitted_on",
     "games",
     "rounds",
     "rows",
@@ -446,7 +493,7 @@ def write_csv(summary: dict, out: Path) -> None:
                     c["detector"],
                     c["population"],
                     c["players"],
-                    c["held_out"],
+                    ";".join(c.get("fitted_on", [])),
                     c["games"],
                     c["rounds"],
                     c["rows"],
@@ -481,11 +528,11 @@ def format_tables(summary: dict) -> str:
         cells = [c for c in summary["cells"] if c["track"] == track and c.get("rows")]
         game = variant(bool(summary.get("expansion"))).heading
         lines.append(
-            f"\n== {game}{track} track: log-loss skill vs the exact prior [95% CI], "
-            f"test games (held out: {summary['held_out']}) =="
+            f"\n== {game}{track} track: log-loss skill vs the exact prior [95% deal-bootstrap "
+            f"CI], test deals; fitted detectors never saw the scored population =="
         )
         head = f"{'detector':<17}{'population':<21}" + "".join(f"{f'{n}p':<27}" for n in players)
-        head += f"{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
+        head += f"{'Brier sk':>9}{'AUROC':>7}{'ECE':>7}{'FA':>6}{'infeas':>7}"
         if track == "in-seat":
             head += f"{'sab-obs':>8}"
         lines.append(head)
@@ -494,7 +541,7 @@ def format_tables(summary: dict) -> str:
             key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]),
         )
         for det, pop in keys:
-            row = f"{det:<17}{pop + ('*' if pop == summary['held_out'] else ''):<21}"
+            row = f"{det:<17}{pop:<21}"
             last = None
             for n in players:
                 c = next(
@@ -509,26 +556,36 @@ def format_tables(summary: dict) -> str:
                 last = c or last
             if last:
                 row += (
-                    f"{last['auroc']:>7.3f}{last['ece']:>7.3f}"
+                    f"{last['brier_skill'][0]:>+9.3f}{last['auroc']:>7.3f}{last['ece']:>7.3f}"
                     f"{last['false_accusation']:>6.2f}{last['infeasible']:>7.2f}"
                 )
                 if track == "in-seat":
                     row += f"{last['ll_skill_saboteur_observers']:>8.3f}"
             lines.append(row)
+    fits = summary.get("fit_populations") or {}
+    if fits:
+        lines.append(
+            "\nleave-one-population-out: bayes-fit and logistic scored on a population were "
+            "fitted on (train deals) and calibrated on (dev deals) only these:"
+        )
+        for pop, on in fits.items():
+            lines.append(f"  {pop:<21} <- {', '.join(on) if on else '(none: not scored)'}")
     lines.append(
-        "\n== bluff frontier: saboteur policies with the heuristic gold-diggers "
-        "(spectator panel skill on the saboteurs' seats) =="
+        "\n== bluff frontier: saboteur policies with the heuristic gold-diggers on paired "
+        "test deals (detection: spectator panel log-loss skill over all players, 0 = mimic, "
+        "1 = blatant) =="
     )
     rate = variant(bool(summary.get("expansion"))).rate
     lines.append(
         f"{'population':<21}{'saboteurs':<19}{'N':>3}  {rate:<22}"
-        f"{'drop vs mimic':<24}{'panel skill':<22}"
+        f"{'drop vs mimic':<24}{'panel skill':<22}{'detection':<22}"
     )
     for pt in summary["frontier"]:
         wr, dr, sk = pt["digger_win_rate"], pt["win_rate_drop"], pt["panel_skill"]
         lines.append(
             f"{pt['population']:<21}{pt['saboteur_policy'] or '(own diggers)':<19}"
             f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}"
+            f"{_fmt2(pt['detection']):<22}"
         )
     if summary.get("skipped_detectors"):
         lines.append(
