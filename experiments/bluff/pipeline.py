@@ -328,7 +328,9 @@ def record_population(
 
     The name is the records' common header ``meta["population"]`` (``"human"`` for the games
     of ``saboteur serve``), else the folder's name; ``records:<name>`` when a generated
-    population already has it (``taken``).  Records of the other ruleset or of a player count
+    population already has it (``taken``).  Every seat of these games is scored, the agents'
+    seats beside the human ones too (the header's ``meta["human_seats"]`` is not yet used to
+    score the human seats alone).  Records of the other ruleset or of a player count
     not in ``players`` are left out (``log`` says how many).
 
     Raises:
@@ -353,7 +355,7 @@ def record_population(
         pops.add(str((rec.header.get("meta") or {}).get("population", folder.name)))
         by_n.setdefault(rec.config.num_players, []).append(rec)
     if not by_n:
-        game = "Saboteur 2" if expansion else "the base game"
+        game = variant(expansion).ruleset.title
         raise ValueError(
             f"records folder {folder}: no record of {game}"
             f" at {', '.join(map(str, players))} players ({skipped} other records)"
