@@ -31,6 +31,8 @@ def check_backend(backend: str, address: str | None = None) -> None:
     backend, or the Ray backend when Ray is not installed."""
     if backend not in BACKENDS:
         raise BackendError(f"--backend {backend!r}: unknown backend; valid: {', '.join(BACKENDS)}")
+    if address == "":
+        raise BackendError("--address '': an empty address (give host:port, or 'auto')")
     if address and backend != "ray":
         raise BackendError(f"--address {address}: only with --backend ray")
     if backend == "ray":

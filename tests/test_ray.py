@@ -116,6 +116,7 @@ def test_backend_usage_errors(capsys):
     for argv, needle in (
         (["--backend", "spark"], "--backend 'spark': unknown backend"),
         (["--address", "1.2.3.4:6379"], "--address 1.2.3.4:6379: only with --backend ray"),
+        (["--backend", "ray", "--address", ""], "--address '': an empty address"),
     ):
         with pytest.raises(SystemExit) as e:
             main(["--deals", "1", "--no-progress", *argv])
@@ -268,3 +269,18 @@ def test_train_backend_usage_errors(capsys):
     with pytest.raises(SystemExit) as e:
         main(["train", "--backend", "rllib", "--players", "2"])
     assert e.value.code == 2 and "--players 2" in capsys.readouterr().err
+
+
+def test_the_bluff_pipeline_checks_its_backend(tmp_path):
+    """``pipeline.run`` itself refuses an unknown backend or a stray address (the CLI was the
+    only check; a typo ran the benchmark locally)."""
+    from saboteur_experiments.backends import BackendError
+    from saboteur_experiments.bluff.pipeline import run
+
+    for kwargs, needle in (
+        ({"backend": "nope"}, "unknown backend"),
+        ({"address": "x:1"}, "only with --backend ray"),
+    ):
+        with pytest.raises(BackendError, match=needle):
+            run(players=[3], games=2, out=tmp_path, plots=False, quiet=True, **kwargs)
+    assert not any(tmp_path.iterdir())  # refused before anything was written

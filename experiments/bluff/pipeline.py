@@ -120,7 +120,11 @@ def run(
     players = list(players or v.players)
     pops = list(pops or v.populations)
     specs, usable, skipped = usable_populations(pops, players, expansion, ppo)
-    out = Path(out)
+    from saboteur_experiments.backends import check_backend
+
+    check_backend(backend, address)  # BackendError (a ValueError) naming the option
+    # absolute: Ray workers (on other machines: a shared filesystem) write and read the records
+    out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     for pop, why in skipped.items():

@@ -78,7 +78,9 @@ def record_set(
     ``first .. n_games - 1`` (a share of the work of one process, :func:`.pipeline.run`).
     ``workers``/``backend``/``address``: where the missing games are played
     (:func:`saboteur_experiments.backends.map_tasks`; a game's record depends on its seed
-    alone, so every backend writes the same files, here, from the text the worker sends).
+    alone, so every backend writes the same files, here, from the text the worker sends; the
+    benchmark's own pipeline calls this in its workers instead, so there the records are
+    written where each worker runs).
     """
     v = variant(expansion)
     default = v.populations.get(pop, pop)
