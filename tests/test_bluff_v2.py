@@ -214,3 +214,19 @@ def test_worker_processes_do_not_change_the_results(small):
     assert fa.keys() == fb.keys()
     for k in fa:
         assert fa[k] == pytest.approx(fb[k], abs=1e-6), k
+
+
+def test_panel_rows_are_placed_by_deal_not_by_order():
+    """A deal with no scored decision (e.g. a large --stride) left the rows of the later deals
+    one place early against the deal weights and the anchors' rows; now every row sits at its
+    deal (zeros where nothing was scored)."""
+    from saboteur_experiments.bluff.report import _by_deal
+
+    sums = np.arange(8, dtype=float).reshape(2, 2, 2)
+    out = _by_deal((np.array([0, 2]), sums), 3)
+    assert out.shape == (3, 2, 2)
+    np.testing.assert_array_equal(out[0], sums[0])
+    np.testing.assert_array_equal(out[1], 0)
+    np.testing.assert_array_equal(out[2], sums[1])
+    with pytest.raises(ValueError, match="outside 0..2"):
+        _by_deal((np.array([0, 3]), sums), 3)

@@ -293,6 +293,25 @@ def _panel_sums(cells: list, pop: str, n: int, dets: Sequence[str]) -> tuple | N
     return deals, np.stack([got[d][1][:, :2] for d in dets], axis=1)
 
 
+def _by_deal(panel: tuple, n_deals: int) -> np.ndarray:
+    """The sums of :func:`_panel_sums` on one row per deal of the record set, in record order
+    (zeros for a deal with no scored decision, e.g. under a large ``--stride``), so that the
+    rows line up with the deal weights and with the other populations' rows of the same deals.
+
+    Raises:
+        ValueError: a scored deal index outside the record set.
+    """
+    deals, sums = panel
+    deals = np.asarray(deals, dtype=np.int64)
+    if len(deals) and (deals.min() < 0 or deals.max() >= n_deals):
+        raise ValueError(
+            f"scored deal indices {deals.min()}..{deals.max()} outside 0..{n_deals - 1}"
+        )
+    out = np.zeros((n_deals, *sums.shape[1:]))
+    out[deals] = sums
+    return out
+
+
 def panel_skill(sums: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
     """The panel score: the mean over the panel's detectors of the log-loss skill against the
     exact prior over all targets (a proper score: the exact prior scores 0, a detector that
@@ -393,18 +412,19 @@ def bluff_frontier(
                 )
             ]
             sk, det = nan3, nan3
-            mine = _panel_sums(cells, pop, n, dets)
-            if mine is not None:
-                sk = ci(panel_skill(mine[1]), panel_skill(mine[1], W))
+            got = _panel_sums(cells, pop, n, dets)
+            if got is not None:
+                mine = _by_deal(got, len(per))
+                sk = ci(panel_skill(mine), panel_skill(mine, W))
                 if len(anchors) == 2:
-                    m = _panel_sums(cells, mimic, n, dets)[1]
-                    b = _panel_sums(cells, blatant, n, dets)[1]
+                    m = _by_deal(_panel_sums(cells, mimic, n, dets), len(recs[(mimic, n)]))
+                    b = _by_deal(_panel_sums(cells, blatant, n, dets), len(recs[(blatant, n)]))
                     Wb = Wa
                     with np.errstate(invalid="ignore", divide="ignore"):
-                        point = (panel_skill(mine[1]) - panel_skill(m)) / (
+                        point = (panel_skill(mine) - panel_skill(m)) / (
                             panel_skill(b) - panel_skill(m)
                         )
-                        reps = (panel_skill(mine[1], W) - panel_skill(m, Wa)) / (
+                        reps = (panel_skill(mine, W) - panel_skill(m, Wa)) / (
                             panel_skill(b, Wb) - panel_skill(m, Wa)
                         )
                     det = ci(point, reps)
