@@ -79,3 +79,25 @@ def test_mask_equals_the_rule_check_of_every_index(options):
             legal = np.flatnonzero(codec.mask(game))
             game.apply(codec.decode(int(legal[rng.integers(len(legal))]), game.current, game.n))
     assert states > 10
+
+
+def test_caches_for_several_games_give_the_same_observations():
+    """``cache_games(k)``: three games encoded in turn by one encoder that keeps all three
+    games' caches equal the reference (the caches must not mix the games up)."""
+    cfg = GameConfig(num_players=4)
+    enc = ObservationEncoder(cfg)
+    enc.cache_games(3)
+    codec = Codec(cfg)
+    games = [Game(cfg, s) for s in (1, 2, 3)]
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        for g in games:
+            if g.game_over:
+                continue
+            for seat in range(g.n):
+                assert enc.encode(g, seat).tobytes() == enc.encode_reference(g, seat).tobytes()
+            legal = np.flatnonzero(codec.mask(g))
+            g.apply(codec.decode(int(legal[rng.integers(len(legal))]), g.current, g.n))
+    assert len(enc._template) <= 3 and len(enc._recent_cache) <= 3
+    with pytest.raises(ValueError, match="a positive int"):
+        enc.cache_games(0)

@@ -334,9 +334,12 @@ class ObservationEncoder:
         self._goal_hidden_flat = [C.GOAL_HIDDEN * hw + r * self.W + c for r, c in self._goal_rc]
         self._start_flat = C.START * hw + self._start_rc[0] * self.W + self._start_rc[1]
         self._last_placed_flat = C.LAST_PLACED * hw
-        self._template: tuple | None = None  # (board key, n, float32 (size,))
-        #: (round stamp, actions added, float32 (N_RECENT, recent_width)): _recent_ring
-        self._recent_cache: tuple | None = None
+        #: board uid -> (version, n, float32 (size,)): _fast_template, the latest
+        #: ``_cache_games`` boards
+        self._template: dict = {}
+        #: round stamp -> (actions added, float32 (N_RECENT, recent_width)): _recent_ring
+        self._recent_cache: dict = {}
+        self._cache_games = 1
         self._recent_rows: dict = {}  # RoundHistory.recent entry -> its row, absolute seats
         self._recent_idx: dict = {}  # (n, seat, oldest ring row) -> take index of `recent`
         self._scatter: dict = {}  # (n, seat) -> index arrays of the fast path
@@ -350,16 +353,36 @@ class ObservationEncoder:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        for k in self._CACHES:
-            setattr(self, k, None)
+        self._board_cache = None
+        self._template, self._recent_cache = {}, {}
+
+    def cache_games(self, k: int) -> None:
+        """Keep the fast path's caches (public board template, ``recent`` rows, round
+        histories) for the ``k`` games encoded last instead of one (e.g. ``k`` games stepped
+        in turn by :class:`saboteur_env.vector.VectorGame`; each game costs about one
+        observation's size).  The observations are the same either way.
+
+        Raises:
+            ValueError: ``k`` < 1.
+        """
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"cache_games({k!r}): a positive int")
+        self._cache_games = k
+        self._history.size = max(self._history.size, k)
+
+    def _remember(self, cache: dict, key, value) -> None:
+        """``cache[key] = value``, dropping the oldest entries beyond ``_cache_games``."""
+        cache.pop(key, None)
+        cache[key] = value
+        while len(cache) > self._cache_games:
+            del cache[next(iter(cache))]
 
     def _fast_template(self, game: Game) -> np.ndarray:
         """float32 ``(size,)``: the public board channels, ``PRESENT`` of the ``n`` seats in
         play, zeros elsewhere; cached per board version (do not modify)."""
         b, n = game.board, game.n
-        key = (b.uid, b.version)
-        t = self._template
-        if t is not None and t[0] == key and t[1] == n:
+        t = self._template.get(b.uid)
+        if t is not None and t[0] == b.version and t[1] == n:
             return t[2]  # type: ignore[no-any-return]
         o = np.zeros(self.size, dtype=np.float32)
         planes = o[: self._board_size].reshape(self.n_channels, self.H, self.W)
@@ -382,7 +405,7 @@ class ObservationEncoder:
         pv = self._views["players"]
         o[pv.offset + _P.PRESENT : pv.offset + n * pv.shape[1] : pv.shape[1]] = 1
         o.flags.writeable = False
-        self._template = (key, n, o)
+        self._remember(self._template, b.uid, (b.version, n, o))
         return o
 
     def _scatter_of(self, n: int, seat: int) -> tuple:
@@ -462,18 +485,18 @@ class ObservationEncoder:
         the action added as number ``i`` of the round in row ``i % N_RECENT``, rows of no
         action zero.  Kept per round (``round_stamp``) and brought up to date by writing only
         the rows added since the last call."""
-        c = self._recent_cache
+        c = self._recent_cache.get(hist.round_stamp)
         recent = hist.recent
-        if c is not None and c[0] == hist.round_stamp and c[1] <= hist.added:
-            ring = c[2]
-            new = min(hist.added - c[1], len(recent))
+        if c is not None and c[0] <= hist.added:
+            ring = c[1]
+            new = min(hist.added - c[0], len(recent))
         else:
             ring = np.zeros((N_RECENT, self.recent_width), dtype=np.float32)
             new = len(recent)
         k, added = len(recent), hist.added
         for j in range(k - new, k):
             ring[(added - k + j) % N_RECENT] = self._recent_row(recent[j])
-        self._recent_cache = (hist.round_stamp, added, ring)
+        self._remember(self._recent_cache, hist.round_stamp, (added, ring))
         return ring
 
     def _recent_index(self, n: int, seat: int, head: int) -> np.ndarray:

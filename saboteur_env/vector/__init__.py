@@ -11,10 +11,10 @@ itself, so game ``i`` is bit-identical to a ``raw_env`` reset with the same seed
 same actions (``tests/test_vector.py`` plays both side by side).
 
 This first version steps its games one after another through the engine (no array engine
-yet), so it is slower than one env: the encoder's caches hold one game, and B games miss them
-(``saboteur bench --vector 64 1024`` measures it beside ``raw_env``; the README quotes a
-run).  What it gives now is the batched interface, auto-reset and the differential check that
-an array engine behind the same interface must pass.  Only numpy is needed.
+yet), so it is no faster than one env (``saboteur bench --vector 64 1024`` measures it beside
+``raw_env``; the README quotes a run).  What it gives now is the batched interface,
+auto-reset and the differential check that an array engine behind the same interface must
+pass.  Only numpy is needed.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class VectorGame:
         self.num_players = self.config.num_players
         self.codec = Codec(self.config)
         self.encoder = ObservationEncoder(self.config)
+        self.encoder.cache_games(self.num_envs)  # the B games are encoded in turn
         self.num_actions = self.codec.n
         self.observation_size = self.encoder.size
         b, n = self.num_envs, self.num_players
