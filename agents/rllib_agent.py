@@ -111,7 +111,7 @@ class RLlibAgent(Agent):
     def act(self, observation, action_mask, info=None) -> int:
         from ray.rllib.core.columns import Columns
 
-        from .rllib_module import mask_logits
+        from .network import sample_masked
 
         torch = self._torch
         if self.module is None:
@@ -131,14 +131,9 @@ class RLlibAgent(Agent):
         }
         with torch.no_grad():
             out = module.forward_inference({Columns.OBS: obs})
-            logits = mask_logits(out[Columns.ACTION_DIST_INPUTS], m)[0]
-            if self.greedy:
-                a = int(torch.argmax(logits))
-            else:
-                a = int(torch.multinomial(torch.softmax(logits, -1), 1, generator=self.gen)[0])
-        if not mask[a]:  # the masked logits make this impossible; never play an illegal move
-            a = int(np.flatnonzero(mask)[0])
-        return a
+            # the project's masked draw (also the PPO agent's): never a masked action
+            a, _ = sample_masked(out[Columns.ACTION_DIST_INPUTS], m, self.gen, greedy=self.greedy)
+        return int(a[0])
 
 
 def _sizes(config) -> tuple[int, int, tuple[int, int]]:

@@ -202,10 +202,11 @@ class Server:
     def payload(self, t: Table, seat: int) -> dict:
         """What the server sends seat ``seat``: :func:`.view.view` of that seat and the game
         id, its human seats and whether it was recorded (nothing else)."""
-        v = view(t.game, seat, t.names, codec=self.codec)
-        v["game"] = t.id
-        v["humans"] = list(t.humans)
-        v["recorded"] = t.recorded is not None
+        with t.lock:  # the shared codec and encoder: one request at a time (join, new game too)
+            v = view(t.game, seat, t.names, codec=self.codec)
+            v["game"] = t.id
+            v["humans"] = list(t.humans)
+            v["recorded"] = t.recorded is not None
         return v
 
     def move(self, token: str | None, body) -> tuple[Table, int]:

@@ -19,6 +19,8 @@ from saboteur_env.encoding.codec import Codec
 from saboteur_env.engine.board import EMPTY, HIDDEN_GOAL
 from saboteur_env.engine.cards import (
     ALL_KINDS,
+    FRONT_THEFT,
+    FRONT_TRAPPED,
     GOAL_CELLS,
     GOAL_GOLD,
     KIND_INDEX,
@@ -238,8 +240,8 @@ def view(
                 "name": names[s],
                 "hand_size": game.hand_size(s),
                 "broken": [TOOLS[t] for t in range(3) if game.broken[s, t]],
-                "trapped": bool(game.xfront[s, 0]),
-                "theft": bool(game.xfront[s, 1]),
+                "trapped": bool(game.front(s)[FRONT_TRAPPED]),
+                "theft": bool(game.front(s)[FRONT_THEFT]),
                 "has_gold": bool(game.gold[s] > 0) if gold_public or gold is not None else None,
                 "role": role,
                 # the role the viewer saw with an Inspection card (RULES 6.5; a Swap your hats

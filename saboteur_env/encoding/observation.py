@@ -559,6 +559,16 @@ class ObservationEncoder:
             if idx is None:
                 idx = self._recent_index(n, seat, hist.added % N_RECENT)
             ring.take(idx, out=o[rv.offset : rv.offset + rv.size])
+        self._write_game_and_private(game, seat, o)
+        if self._has_x:
+            self._encode_s2_fast(game, seat, o)
+        return o
+
+    def _write_game_and_private(self, game: Game, seat: int, o: np.ndarray) -> None:
+        """The ``game`` view (round, rounds, draw pile, discards, turn, players, path cards on
+        the board) and the ``private`` view's gold and seat of ``seat``, into ``o`` (both
+        encode paths: these few values are the same computation)."""
+        V = self._views
         gv = V["game"].offset
         o[gv : gv + _N_GAME] = (
             game.round,
@@ -566,15 +576,12 @@ class ObservationEncoder:
             len(game.deck),
             game.discards.sum(),
             game.turn,
-            n,
+            game.n,
             game.board.path_cards_on_board(),
         )
-        pv_off = V["private"].offset
-        o[pv_off + _PR.GOLD] = game.gold[seat]
-        o[pv_off + _PR.SEAT] = seat
-        if self._has_x:
-            self._encode_s2_fast(game, seat, o)
-        return o
+        pv = V["private"].offset
+        o[pv + _PR.GOLD] = game.gold[seat]
+        o[pv + _PR.SEAT] = seat
 
     def _encode_s2_fast(self, game: Game, seat: int, o: np.ndarray) -> None:
         """What :meth:`_encode_s2` adds beyond the scatter of :meth:`_encode_fast` (the
@@ -785,19 +792,7 @@ class ObservationEncoder:
             row[2 * mp + nt + tc + 1] = y
             row[2 * mp + nt + tc + 2] = dead
             row[2 * mp + nt + tc + 3] = 1
-        gv = V["game"].offset
-        o[gv : gv + _N_GAME] = (
-            game.round,
-            game.config.num_rounds,
-            len(game.deck),
-            game.discards.sum(),
-            game.turn,
-            n,
-            game.board.path_cards_on_board(),
-        )
-        pv = V["private"].offset
-        o[pv + _PR.GOLD] = game.gold[seat]
-        o[pv + _PR.SEAT] = seat
+        self._write_game_and_private(game, seat, o)
         if self._has_x:
             self._encode_s2(game, seat, o, rel, rel_ix, hist)
         return o
