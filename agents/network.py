@@ -10,8 +10,9 @@
 * placement and rockfall logits come from one 1x1 convolution with ``n_variants + 1`` output
   channels: the first ``n_variants`` laid out exactly like the codec's ``place`` block
   (variant-major, cells row-major over the board window), the last one the ``rockfall`` block;
-  map, tool and discard logits and the value from linear layers over the pooled board features
-  fused with the MLP vector.
+  every other block (map, tool, discard; in Saboteur 2 also the expansion's action cards,
+  remove, done and steal, RULES 6) and the value from linear layers over the pooled board
+  features fused with the MLP vector, in the codec's block order.
 
 Masking (:func:`masked_logits`): illegal actions get the finite logit ``MASKED_LOGIT``
 (-1e9), so ``softmax`` gives them probability exactly 0 (they are never sampled) and the entropy
@@ -44,8 +45,8 @@ from saboteur_env.engine.config import GameConfig
 MASKED_LOGIT = -1e9
 #: bump when the network's layout or the checkpoint format changes
 CHECKPOINT_FORMAT = 1
-#: the blocks this network knows how to produce, in the codec's order
-KNOWN_BLOCKS = ("place", "rockfall", "map", "tool", "discard")
+#: the board-shaped blocks, first in the codec's order; every later block is a flat head
+SPATIAL_BLOCKS = ("place", "rockfall")
 
 
 #: the accepted range of each network shape field of a checkpoint's metadata (its ``"net"``):
@@ -120,11 +121,10 @@ class PolicyValueNet(nn.Module):
         super().__init__()
         self.spec = spec
         self.hparams = {"channels": channels, "hidden": hidden, "conv_layers": conv_layers}
-        unknown = [b for b in spec["blocks"] if b not in KNOWN_BLOCKS]
-        if unknown or list(spec["blocks"]) != list(KNOWN_BLOCKS):
+        if tuple(spec["blocks"])[: len(SPATIAL_BLOCKS)] != SPATIAL_BLOCKS:
             raise CheckpointMismatchError(
-                f"PolicyValueNet knows the action blocks {KNOWN_BLOCKS}, the environment has "
-                f"{list(spec['blocks'])}"
+                f"PolicyValueNet needs the action blocks {SPATIAL_BLOCKS} first, the "
+                f"environment has {list(spec['blocks'])}"
             )
         views = {name: (tuple(shape), off) for name, shape, off in spec["views"]}
         self.board_shape, board_off = views["board"]
@@ -141,8 +141,9 @@ class PolicyValueNet(nn.Module):
         size = {name: s for name, (_, s) in spec["blocks"].items()}  # (offset, size) each
         if size["place"] != self.n_variants * h * w or size["rockfall"] != h * w:
             raise CheckpointMismatchError("place/rockfall blocks do not match the board view")
-        self.n_flat_head = size["map"] + size["tool"] + size["discard"]
         self.n_actions = spec["n_actions"]
+        # the flat blocks follow the board-shaped ones, contiguous, to the end of the space
+        self.n_flat_head = self.n_actions - size["place"] - size["rockfall"]
 
         self.mlp = nn.Sequential(
             nn.Linear(len(idx), hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU()
@@ -182,6 +183,38 @@ class PolicyValueNet(nn.Module):
         rockfall = cells[:, self.n_variants]
         logits = torch.cat([place, rockfall, self.flat_head(zz)], dim=1)
         return logits, self.value_head(zz).squeeze(1)
+
+
+class AveragedPolicy(nn.Module):
+    """The seed-averaged policy of several :class:`PolicyValueNet` of one spec: their logits
+    and values averaged.  Averaging logits gives the normalised geometric mean of the
+    policies, which is the same whether the mask is applied before or after (each policy's
+    normalisation over the legal actions cancels), so masking and sampling work as for one
+    network.
+
+    Args:
+        nets: at least one network, all with the same spec.
+
+    Raises:
+        ValueError: no network, or networks of different specs.
+    """
+
+    def __init__(self, nets) -> None:
+        super().__init__()
+        nets = list(nets)
+        if not nets:
+            raise ValueError("AveragedPolicy: at least one network")
+        prints = {n.spec["fingerprint"] for n in nets}
+        if len(prints) != 1:
+            raise ValueError(f"AveragedPolicy: networks of different specs {sorted(prints)}")
+        self.nets = nn.ModuleList(nets)
+        self.spec = nets[0].spec
+        self.n_actions = nets[0].n_actions
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        outs = [n(obs) for n in self.nets]
+        logits = torch.stack([o[0] for o in outs]).mean(0)
+        return logits, torch.stack([o[1] for o in outs]).mean(0)
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -2,9 +2,13 @@
 
 Specs (``make_agent``):
 
-* ``"ppo"``: the checkpoint shipped with the package (``agents/checkpoints/ppo_base_5p.pt``,
-  base game, 5 players);
+* ``"ppo"``: the checkpoint shipped with the package for the game being played
+  (:data:`SHIPPED`: ``agents/checkpoints/ppo_base_5p.pt`` for the base game,
+  ``ppo_sab2_5p.pt`` for Saboteur 2; each trained at 5 players and usable at every player
+  count of its game, since seats are padded);
 * ``"ppo:/path/to/checkpoint.pt"``: another checkpoint;
+* ``"ppo:avg=A.pt|B.pt|C.pt"``: the seed-averaged policy of several checkpoints of one game
+  (:class:`~saboteur_agents.network.AveragedPolicy`: their logits averaged);
 * ``"ppo:greedy"`` / ``"ppo:/path.pt,greedy"`` (or ``"ppo:/path.pt+greedy"``, which passes
   through the comma-separated ``--agents``): take the most probable legal action instead of
   sampling.
@@ -29,6 +33,25 @@ from .base import Agent, register_agent
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
+#: the shipped checkpoint of each game (``expansion``): what ``"ppo"`` plays
+SHIPPED = {False: DEFAULT_CHECKPOINT, True: CHECKPOINT_DIR / "ppo_sab2_5p.pt"}
+
+
+def shipped_checkpoint(config) -> Path:
+    """The shipped checkpoint for ``config``'s game (base or Saboteur 2).
+
+    Raises:
+        FileNotFoundError: it is missing from this install.
+    """
+    path = SHIPPED[bool(config.expansion)]
+    if not path.exists():
+        raise FileNotFoundError(
+            f"PPO checkpoint {path} not found (the shipped checkpoint for "
+            f"{config.ruleset.title} is missing from this install)"
+        )
+    return path
+
+
 #: loaded networks by (path, size, mtime, spec fingerprint): a tournament builds one agent per
 #: game, and the weights are read once (networks are only ever used for inference here)
 _NET_CACHE: dict = {}
@@ -50,32 +73,37 @@ class PPOAgent(Agent):
     """Acts with a :class:`~saboteur_agents.network.PolicyValueNet`.
 
     Args:
-        path: checkpoint file (default: the shipped one); ignored when ``net`` is given.
+        path: checkpoint file (default: the shipped one of the game the agent is reset for,
+            :func:`shipped_checkpoint`); ignored when ``net`` is given.
         greedy: argmax over the legal actions instead of sampling.
         net: an in-memory network (used during training and evaluation).
+        paths: several checkpoint files, played as their seed-averaged policy (``path`` is
+            then the first, for its metadata).
+
+    Raises:
+        FileNotFoundError: a checkpoint file that does not exist.
     """
 
     name = "ppo"
 
-    def __init__(self, path: str | Path | None = None, greedy: bool = False, net=None) -> None:
+    def __init__(
+        self, path: str | Path | None = None, greedy: bool = False, net=None, paths=None
+    ) -> None:
         import torch
 
         self._torch = torch
-        self.path = Path(path) if path is not None else DEFAULT_CHECKPOINT
+        self.paths = [Path(p) for p in paths] if paths else []
+        if self.paths:
+            path = self.paths[0]
+        self.path = Path(path) if path is not None else None  # None: the shipped one
         self.greedy = greedy
         self.net = net
         self._checked_spec = None if net is None else net.spec["fingerprint"]
         self.meta: dict = {}
         self.gen = torch.Generator().manual_seed(0)
-        if net is None and not self.path.exists():
-            raise FileNotFoundError(
-                f"PPO checkpoint {self.path} not found"
-                + (
-                    " (the shipped checkpoint is missing from this install)"
-                    if self.path == DEFAULT_CHECKPOINT
-                    else ""
-                )
-            )
+        for p in self.paths or ([self.path] if net is None and self.path is not None else []):
+            if not p.exists():
+                raise FileNotFoundError(f"PPO checkpoint {p} not found")
 
     def __deepcopy__(self, memo):
         """A copy with its own state (seat, generator) that shares the network, which is only
@@ -92,8 +120,14 @@ class PPOAgent(Agent):
         from .network import check_spec, env_spec
 
         spec = env_spec(config)
-        if self.net is None:
-            self.net, self.meta = _load(self.path, config)
+        if self.net is None and self.paths:
+            from .network import AveragedPolicy
+
+            loaded = [_load(p, config) for p in self.paths]
+            self.net, self.meta = AveragedPolicy(n for n, _ in loaded), loaded[0][1]
+        elif self.net is None:
+            path = self.path if self.path is not None else shipped_checkpoint(config)
+            self.net, self.meta = _load(path, config)
         elif self._checked_spec != spec["fingerprint"]:
             check_spec(self.net.spec, spec, where="network")
         self._checked_spec = spec["fingerprint"]
@@ -144,6 +178,11 @@ def _factory(option: str = "") -> PPOAgent:
     while parts and parts[-1] in ("greedy", ""):
         greedy |= parts.pop() == "greedy"
     path = ",".join(parts)
+    if path.startswith("avg="):  # the seed-averaged policy of several checkpoints
+        paths = [p for p in path[len("avg=") :].split("|") if p]
+        if not paths:
+            raise ValueError(f"ppo:{option}: avg= needs checkpoint paths joined by '|'")
+        return PPOAgent(greedy=greedy, paths=paths)
     return PPOAgent(path or None, greedy=greedy)
 
 

@@ -1,5 +1,5 @@
 """The ``saboteur`` command line: ``play``, ``bench``, ``spaces``, ``replay``, ``train``,
-``tournament``, ``evaluate``, ``bluff`` and ``serve``.
+``tournament``, ``evaluate``, ``report``, ``bluff`` and ``serve``.
 
 Bad options are usage errors (a message naming the option on stderr, exit code 2), found before
 anything is played (:mod:`saboteur_experiments.cli_args`)."""
@@ -236,6 +236,14 @@ def main(argv=None) -> None:
 
     commands["evaluate"] = evaluate
 
+    def report(a):
+        require_extra("train", ["torch"], "saboteur report")
+        from saboteur_experiments.learning_report import main as report_main
+
+        report_main(a)
+
+    commands["report"] = report
+
     def serve(a):
         from saboteur_experiments.web.server import main as serve_main
 
@@ -263,6 +271,8 @@ def main(argv=None) -> None:
             "  tournament  duplicate-deal tournament (--agents random,heuristic --players 5)\n"
             "  evaluate  role-probe head-to-head (CANDIDATE --against random,heuristic;"
             " --external SPECS)\n"
+            "  report  the learning agent's report from training runs (RUN [RUN ...]:"
+            " per seed, seed-averaged, cross-play, external, curves)\n"
             "  bluff  bluff-detection benchmark (--records DIR: score recorded games too)\n"
             "  serve  play in the browser against agents (--human 0 --agents heuristic)\n"
             "  --version  print the version",

@@ -28,7 +28,9 @@ by its player and each network (current or snapshot) runs once on the whole grou
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
 ``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt``,
-``checkpoints/eval_latest.pt`` (the policy of the last evaluation) and ``final.pt`` (+ ``.json``
+``checkpoints/eval_latest.pt`` (the policy of the last evaluation), ``checkpoints/best_dev.pt``
+(the evaluated policy with the best :func:`dev_score`: checkpoint selection on dev deals only,
+DESIGN 9) and ``final.pt`` (+ ``.json``
 metadata; also written when training is stopped with Ctrl-C).  Bad options are usage errors
 naming the option and value (:meth:`TrainConfig.problems`), found before anything is trained.
 """
@@ -42,7 +44,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +52,7 @@ import torch
 from torch.nn import functional as F
 
 import saboteur_env
-from saboteur_agents.base import Agent, make_agent
+from saboteur_agents.base import Agent, attach_game, make_agent
 from saboteur_agents.network import (
     PolicyValueNet,
     env_spec,
@@ -61,10 +63,11 @@ from saboteur_agents.network import (
 )
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.state import Game
+from saboteur_env.vector import VectorGame
 from saboteur_experiments.evaluation.splits import draw_train_seed
 from saboteur_experiments.evaluation.stats import error_bars
 from saboteur_experiments.train_options import (  # re-exported: the options live there
-    ROLE_NAMES,
     TrainConfig,
     evaluate_parser,
     parse_args,
@@ -73,13 +76,17 @@ from saboteur_experiments.train_options import (  # re-exported: the options liv
 
 # --- the opponent pool --------------------------------------------------------------------
 class OpponentPool:
-    """Who plays a non-anchor seat: ``"current"``, ``"snapshot:<i>"``, ``"heuristic"``,
-    ``"random"``.
+    """Who plays a non-anchor seat: ``"current"``, ``"snapshot:<i>"``, or an agent of
+    :data:`POOL_AGENTS` (``"heuristic"``, ``"random"``, ``"search"``).
 
     ``weights`` gives the share of ``current``, ``snapshots`` (split evenly among the stored
-    snapshots), ``heuristic`` and ``random``.  An entry that is unavailable (no snapshot yet, no
+    snapshots) and each pool agent.  An entry that is unavailable (no snapshot yet, no
     heuristic agent installed) has its share spread over the others in proportion to their
-    weights; :meth:`probabilities` shows the effective distribution.
+    weights; :meth:`probabilities` shows the effective distribution.  ``agents`` maps a pool
+    agent to its :func:`~saboteur_agents.base.make_agent` spec (default :data:`POOL_AGENTS`).
+
+    Raises:
+        ValueError: an unknown key, a negative weight, or all weights 0.
     """
 
     def __init__(
@@ -87,12 +94,14 @@ class OpponentPool:
         weights: dict[str, float],
         max_snapshots: int = 8,
         heuristic_available: bool | None = None,
+        agents: dict[str, str] | None = None,
     ) -> None:
-        bad = set(weights) - {"current", "snapshots", "heuristic", "random"}
+        self.agents = dict(POOL_AGENTS if agents is None else agents)
+        keys = {"current", "snapshots", *self.agents}
+        bad = set(weights) - keys
         if bad or any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
             raise ValueError(
-                f"pool weights {weights}: keys current/snapshots/heuristic/random, "
-                "non-negative, not all zero"
+                f"pool weights {weights}: keys {'/'.join(sorted(keys))}, non-negative, not all zero"
             )
         self.weights = dict(weights)
         self.max_snapshots = max_snapshots
@@ -115,9 +124,10 @@ class OpponentPool:
             share = self.weights.get("snapshots", 0.0) / len(self.snapshots)
             for i in range(len(self.snapshots)):
                 entries[f"snapshot:{i}"] = share
-        if self.heuristic_available:
-            entries["heuristic"] = self.weights.get("heuristic", 0.0)
-        entries["random"] = self.weights.get("random", 0.0)
+        for key in self.agents:
+            # the heuristic and the search agent (built on it) need the heuristic package
+            if key == "random" or self.heuristic_available:
+                entries[key] = self.weights.get(key, 0.0)
         total = sum(entries.values())
         if total <= 0:
             return {"current": 1.0}
@@ -133,6 +143,25 @@ class OpponentPool:
 
     def net(self, key: str) -> PolicyValueNet:
         return self.snapshots[int(key.split(":")[1])][1]
+
+
+#: the agents a pool can seat besides networks, by pool key: ``make_agent`` specs
+POOL_AGENTS = {"heuristic": "heuristic", "random": "random", "search": "ismcts"}
+
+
+def pool_of(cfg: TrainConfig) -> OpponentPool:
+    """The opponent pool of a training run (``--pool-*`` weights, ``--search-agent``)."""
+    return OpponentPool(
+        {
+            "current": cfg.pool_current,
+            "snapshots": cfg.pool_snapshots,
+            "heuristic": cfg.pool_heuristic,
+            "random": cfg.pool_random,
+            "search": cfg.pool_search,
+        },
+        cfg.max_snapshots,
+        agents={**POOL_AGENTS, "search": cfg.search_agent},
+    )
 
 
 def _heuristic_available() -> bool:
@@ -235,9 +264,16 @@ class ProgressPotential:
         return best if obs[self.digger_cols].sum() > 0.5 else -best
 
 
-# --- the vectorised collector ------------------------------------------------------------
+# --- the batched collector ---------------------------------------------------------------
 class Collector:
-    """Steps ``num_envs`` games together; see the module docstring."""
+    """Steps ``num_envs`` games together in one :class:`~saboteur_env.vector.VectorGame`; see
+    the module docstring.
+
+    Every deal is drawn here from the train split (:meth:`VectorGame.reset_game`), not by the
+    batch's own auto-reset.  Agents that read ``info`` (the heuristic, the search agent) get
+    the events their seat may see since its last turn, routed by ``Event.visible_to`` exactly
+    as the env's ``infos`` route them.
+    """
 
     def __init__(
         self,
@@ -252,33 +288,35 @@ class Collector:
         self.pool = pool
         self.rng = rng
         self.gen = generator
-        self.envs = [
-            saboteur_env.raw_env(
-                num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
-            )
-            for _ in range(cfg.num_envs)
-        ]
-        self.players: list[list[str]] = [[] for _ in self.envs]
-        self.agents: list[dict[int, Agent]] = [{} for _ in self.envs]
-        self.trajs: list[SeatTrajectories | None] = [None] * len(self.envs)
+        self.config = cfg.game_config()
+        self.role_names = self.config.ruleset.roles
+        b = cfg.num_envs
+        self.vec = VectorGame(b, **_game_options(self.config))
+        self.vec.reset([draw_train_seed(rng) for _ in range(b)])
+        self.players: list[list[str]] = [[] for _ in range(b)]
+        self.agents: list[dict[int, Agent]] = [{} for _ in range(b)]
+        # per game and seat: the events that seat may see since its last turn
+        self.pending: list[list[list]] = [[] for _ in range(b)]
+        self.trajs: list[SeatTrajectories | None] = [None] * b
         self.finished: list[list[Step]] = []
         self.results: list[dict] = []  # per finished round of a learning seat
         self.decisions = 0  # every seat's decisions
         self.learning_decisions = 0
         self.uncredited = 0  # rewards that arrived before a seat's 1st decision
         self.timers = {"env": 0.0, "inference": 0.0, "agents": 0.0}
-        self.potential = ProgressPotential(cfg.game_config()) if cfg.shaping else None
-        for i in range(len(self.envs)):
+        self.potential = ProgressPotential(self.config) if cfg.shaping else None
+        for i in range(b):
             self.start_game(i)
 
     def start_game(
-        self, i: int, game: saboteur_env.Game | None = None, players: list[str] | None = None
+        self, i: int, game: Game | None = None, players: list[str] | None = None
     ) -> None:
-        """New game in copy ``i`` (``game``: a hand-built position, for tests)."""
-        env = self.envs[i]
-        env.reset(seed=draw_train_seed(self.rng))  # training deals: the train split only
-        if game is not None:
-            env.load(game)
+        """New game in slot ``i`` (``game``: a hand-built position, for tests)."""
+        vec = self.vec
+        if game is None:
+            vec.reset_game(i, draw_train_seed(self.rng))  # training deals: the train split only
+        else:
+            vec.load(i, game)
         n = self.cfg.num_players
         if players is None:
             players = self.pool.sample(self.rng, size=n)
@@ -286,93 +324,100 @@ class Collector:
         self.players[i] = list(players)
         self.agents[i] = {}
         for s, key in enumerate(players):
-            if key in ("heuristic", "random"):
-                a = make_agent(key)
-                a.reset(s, env.config, seed=int(self.rng.integers(2**31)))
+            if key in self.pool.agents:
+                a = make_agent(self.pool.agents[key])
+                a.reset(s, self.config, seed=int(self.rng.integers(2**31)))
                 self.agents[i][s] = a
+        attach_game(self.agents[i], vec.games[i])  # the search agent's information set
+        self.pending[i] = [[] for _ in range(n)]
+        self._route(i)
         self.trajs[i] = SeatTrajectories({s for s, k in enumerate(players) if k == "current"})
 
+    def _route(self, i: int) -> None:
+        pend = self.pending[i]
+        for e in self.vec.events[i]:
+            if e.visible_to is None:
+                for p in pend:
+                    p.append(e)
+            else:
+                pend[e.visible_to].append(e)
+
     def tick(self) -> int:
-        """One decision in every copy; returns the number of learning decisions made."""
-        t0 = time.perf_counter()
-        groups: dict[str, list[int]] = {}
-        obs_l, mask_l = [], []
-        for i, env in enumerate(self.envs):
-            seat = env.game.current
-            o = env.observe(env.agent_selection)
-            obs_l.append(o["observation"])
-            mask_l.append(o["action_mask"])
-            groups.setdefault(self.players[i][seat], []).append(i)
+        """One decision in every game; returns the number of learning decisions made."""
+        vec = self.vec
         t1 = time.perf_counter()
-        actions = [0] * len(self.envs)
+        seats = vec.current_player.tolist()
+        groups: dict[str, list[int]] = {}
+        for i, seat in enumerate(seats):
+            groups.setdefault(self.players[i][seat], []).append(i)
+        obs_all, mask_all = vec.observation, vec.legal_action_mask
+        actions = np.zeros(vec.num_envs, dtype=np.int64)
         learned = 0
         t_agents = 0.0
         for key, idx in groups.items():
-            if key in ("heuristic", "random"):
+            if key in self.pool.agents:
                 ta = time.perf_counter()
                 for i in idx:
-                    env = self.envs[i]
-                    seat = env.game.current
+                    seat = seats[i]
                     actions[i] = self.agents[i][seat].act(
-                        obs_l[i], mask_l[i], env.infos[env.agent_selection]
+                        obs_all[i], mask_all[i], {"events": self.pending[i][seat]}
                     )
                 t_agents += time.perf_counter() - ta
                 continue
             net = self.net if key == "current" else self.pool.net(key)
-            obs = torch.from_numpy(np.stack([obs_l[i] for i in idx]))
-            mask = torch.from_numpy(np.stack([mask_l[i] for i in idx]))
+            obs = torch.from_numpy(obs_all[idx])
+            mask = torch.from_numpy(mask_all[idx])
             with torch.no_grad():
                 logits, value = net(obs)
                 act, logp = sample_masked(logits, mask, self.gen)
             act_l = act.tolist()
-            for j, i in enumerate(idx):
-                actions[i] = act_l[j]
+            actions[idx] = act_l
             if key == "current":
                 logp_l, value_l = logp.tolist(), value.tolist()
                 for j, i in enumerate(idx):
-                    seat = self.envs[i].game.current
-                    phi = self.potential(obs_l[i]) if self.potential is not None else 0.0
+                    o = obs_all[i].copy()  # the batch's rows are overwritten by each step
+                    phi = self.potential(o) if self.potential is not None else 0.0
                     self.trajs[i].record(
-                        seat,
-                        Step(
-                            obs_l[i],
-                            mask_l[i].astype(bool),
-                            act_l[j],
-                            logp_l[j],
-                            value_l[j],
-                            potential=phi,
-                        ),
+                        seats[i],
+                        Step(o, mask_all[i].copy(), act_l[j], logp_l[j], value_l[j], potential=phi),
                     )
                 learned += len(idx)
         t2 = time.perf_counter()
-        for i in range(len(self.envs)):
-            self.step_env(i, actions[i])
+        self.apply(actions, seats)
         t3 = time.perf_counter()
-        self.timers["env"] += (t1 - t0) + (t3 - t2)
+        self.timers["env"] += t3 - t2
         self.timers["inference"] += t2 - t1 - t_agents
         self.timers["agents"] += t_agents
-        self.decisions += len(self.envs)
+        self.decisions += vec.num_envs
         self.learning_decisions += learned
         return learned
 
-    def step_env(self, i: int, action: int) -> None:
-        """Play ``action`` in copy ``i``, credit the rewards, finish the game if it ended."""
-        env = self.envs[i]
-        env.step(int(action))
-        traj = self.trajs[i]
-        if any(env.rewards.values()):
-            traj.credit({env.agent_name_mapping[a]: r for a, r in env.rewards.items()})
-        if all(env.terminations.values()) or all(env.truncations.values()):
-            self.finish_game(i)
+    def apply(self, actions: np.ndarray, seats: list[int] | None = None) -> None:
+        """Play ``actions`` (int64 ``(num_envs,)``) in every game, route the new events, credit
+        the rewards, and finish (then restart) every game that ended."""
+        vec = self.vec
+        if seats is None:
+            seats = vec.current_player.tolist()
+        vec.step(actions)
+        done = vec.terminated | vec.truncated
+        paid = vec.rewards.any(axis=1)
+        for i, seat in enumerate(seats):
+            if paid[i]:
+                self.trajs[i].credit(dict(enumerate(vec.rewards[i].tolist())))
+            if done[i]:
+                self.finish_game(i)
+            else:
+                self.pending[i][seat] = []
+                self._route(i)
 
     def finish_game(self, i: int) -> None:
-        env = self.envs[i]
+        game = self.vec.ended_games[i]
         traj = self.trajs[i]
         for seat in sorted(traj.steps):
             steps = traj.steps[seat]
             if steps:
                 self.finished.append(steps)
-        for res in env.game.round_results:
+        for res in game.round_results:
             for seat in traj.learning:
                 role = int(res.roles[seat])
                 self.results.append(
@@ -390,6 +435,11 @@ class Collector:
             self.tick()
         out, self.finished = self.finished, []
         return out
+
+
+def _game_options(config: GameConfig) -> dict:
+    """``config`` as keyword options (``raw_env(**...)``, ``VectorGame(n, **...)``)."""
+    return {f.name: getattr(config, f.name) for f in fields(config)}
 
 
 # --- PPO ----------------------------------------------------------------------------------
@@ -493,9 +543,7 @@ def collect_demonstrations(
             cut_short = True
             break
         game_start = len(acts)
-        env = saboteur_env.raw_env(
-            num_players=cfg.num_players, num_rounds=cfg.num_rounds, reward=cfg.reward
-        )
+        env = saboteur_env.raw_env(**_game_options(cfg.game_config()))
         env.reset(seed=draw_train_seed(rng))  # demonstrations: the train split only
         agents = [make_agent(teacher) for _ in range(cfg.num_players)]
         for s, a in enumerate(agents):
@@ -643,10 +691,11 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     if not rows:
         return None
     x = [r["learning_decisions"] for r in rows]
+    roles = [k[len("win_") :] for k in rows[0] if k.startswith("win_")]  # the run's game's
     fig, axes = plt.subplots(1, 4, figsize=(19, 4))
     ax = axes[0]
     k = max(1, len(rows) // 50)  # moving average: a training batch holds ~100-200 rounds
-    for role in ROLE_NAMES:
+    for role in roles:
         y = np.array([r.get(f"win_{role}", float("nan")) for r in rows], float)
         ys = np.convolve(
             np.nan_to_num(y, nan=np.nanmean(y) if np.isfinite(y).any() else 0),
@@ -667,7 +716,7 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     ax.set_title("training win rate per role (against the pool)")
     ax = axes[3]
     for base in ("random", "heuristic"):
-        for role in ROLE_NAMES:
+        for role in roles:
             key = f"{base}_diff_{role}"
             ev = [e for e in evals if key in e and e[key] == e[key]]
             if ev:
@@ -731,6 +780,7 @@ def evaluate(
                 deals=deals,
                 split="dev",
                 seed=seed,
+                expansion=cfg.expansion,
                 num_rounds=cfg.num_rounds,
             )
             for base in bases
@@ -745,6 +795,16 @@ def evaluate(
             out[f"{base}_lo_{role}"] = r["diff"]["lo"]
             out[f"{base}_hi_{role}"] = r["diff"]["hi"]
     return out
+
+
+def dev_score(ev: dict) -> float:
+    """The score that picks ``best_dev.pt`` among a run's evaluations (:func:`evaluate`): the
+    mean over roles of the win-rate difference against the strongest baseline evaluated (the
+    heuristic when installed, else random), each role weighted equally (a policy must be good
+    in every role it can be dealt, not in the common one only).  NaN when none was scored."""
+    base = "heuristic" if any(k.startswith("heuristic_diff_") for k in ev) else "random"
+    diffs = [v for k, v in ev.items() if k.startswith(f"{base}_diff_") and v == v]
+    return float(np.mean(diffs)) if diffs else float("nan")
 
 
 def evaluate_checkpoint(
@@ -780,6 +840,11 @@ def evaluate_checkpoint(
                 f"{path}: metadata game_config {name}={value!r}; must be a positive int"
             )
     players = game.get("num_players", 5)
+    expansion = game.get("expansion", False)
+    if not isinstance(expansion, bool):
+        raise CheckpointMismatchError(
+            f"{path}: metadata game_config expansion={expansion!r}; must be true or false"
+        )
     if num_rounds is None:
         num_rounds = game.get("num_rounds", 1)
     t0 = time.perf_counter()
@@ -791,6 +856,7 @@ def evaluate_checkpoint(
         split,
         first,
         seed,
+        expansion=expansion,
         workers=workers,
         num_rounds=num_rounds,
     )
@@ -845,15 +911,7 @@ def train(cfg: TrainConfig) -> dict:
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    pool = OpponentPool(
-        {
-            "current": cfg.pool_current,
-            "snapshots": cfg.pool_snapshots,
-            "heuristic": cfg.pool_heuristic,
-            "random": cfg.pool_random,
-        },
-        cfg.max_snapshots,
-    )
+    pool = pool_of(cfg)
     t_start = time.perf_counter()
     # the wall-clock budget covers the warm start and PPO: no phase starts or goes on past it
     deadline = t_start + cfg.minutes * 60 if cfg.minutes else None
@@ -895,6 +953,7 @@ def train(cfg: TrainConfig) -> dict:
     interrupted = False
     # the last evaluation's duration, kept back from --minutes so the final one fits in it
     eval_reserve = 0.0
+    best_score = -math.inf
     try:
         while True:
             stop_at = None if deadline is None else deadline - eval_reserve
@@ -933,10 +992,10 @@ def train(cfg: TrainConfig) -> dict:
                 "uncredited_rewards": collector.uncredited,
                 "elapsed_s": t2 - t_start,
             }
-            for role in range(len(ROLE_NAMES)):
+            for role, name in enumerate(collector.role_names):
                 rr = [r["win"] for r in results if r["role"] == role]
-                row[f"win_{ROLE_NAMES[role]}"] = float(np.mean(rr)) if rr else float("nan")
-                row[f"rounds_{ROLE_NAMES[role]}"] = len(rr)
+                row[f"win_{name}"] = float(np.mean(rr)) if rr else float("nan")
+                row[f"rounds_{name}"] = len(rr)
             if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
                 raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
             if cfg.snapshot_every and it % cfg.snapshot_every == 0:
@@ -950,6 +1009,21 @@ def train(cfg: TrainConfig) -> dict:
                 te = time.perf_counter()
                 ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
                 eval_reserve = time.perf_counter() - te
+                score = dev_score(ev)
+                if score == score and score > best_score:  # selection on dev deals only
+                    best_score = score
+                    save_checkpoint(
+                        out / "checkpoints" / "best_dev.pt",
+                        net,
+                        game_config,
+                        asdict(cfg),
+                        {
+                            "iteration": it,
+                            "learning_decisions": collector.learning_decisions,
+                            "dev_score": score,
+                        },
+                    )
+                ev["dev_score"] = score
                 logs.log_eval(
                     {"iteration": it, "learning_decisions": collector.learning_decisions, **ev}
                 )
@@ -992,8 +1066,11 @@ def train(cfg: TrainConfig) -> dict:
     plot_learning_curve(out, logs.rows, logs.evals)
     logs.close()
     bar(None)
+    best = out / "checkpoints" / "best_dev.pt"
     return {
         "checkpoint": str(final),
+        "best_dev": str(best) if best.exists() else None,
+        "best_dev_score": best_score if best.exists() else None,
         "out": str(out),
         "last": summary,
         "interrupted": interrupted,
@@ -1062,19 +1139,24 @@ def _progress(cfg: TrainConfig):
             bar.set_postfix(
                 it=row["iteration"],
                 ent=f"{row['entropy']:.2f}",
-                dig=f"{row['win_gold-digger']:.2f}",
-                sab=f"{row['win_saboteur']:.2f}",
+                win=_win_text(row),
                 dps=f"{row['decisions_per_s']:.0f}",
             )
         elif cfg.progress:
             print(
                 f"it {row['iteration']}: {row['learning_decisions']} decisions, "
-                f"entropy {row['entropy']:.2f}, win digger {row['win_gold-digger']:.2f} "
-                f"saboteur {row['win_saboteur']:.2f}",
+                f"entropy {row['entropy']:.2f}, win {_win_text(row)}",
                 file=sys.stderr,
             )
 
     return update
+
+
+def _win_text(row: dict) -> str:
+    """The iteration's training win rate of every role played, ``"gold-digger 0.52 ..."``."""
+    return " ".join(
+        f"{k[len('win_') :]} {v:.2f}" for k, v in row.items() if k.startswith("win_") and v == v
+    )
 
 
 def main(argv=None) -> None:

@@ -12,8 +12,7 @@ from pathlib import Path
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE
 
-#: role names by role id of the trained game: training and its evaluation are base-game
-#: (:meth:`TrainConfig.game_config`)
+#: role names by role id of the base game (a run's own are ``cfg.game_config().ruleset.roles``)
 ROLE_NAMES = BASE.roles
 
 
@@ -24,6 +23,7 @@ class TrainConfig:
     num_players: int = 5
     num_rounds: int = 1
     reward: str = "win"
+    expansion: bool = False
     num_envs: int = 16
     steps_per_iter: int = 2048
     iterations: int = 0  # 0 = no limit (use minutes / total_decisions)
@@ -45,6 +45,8 @@ class TrainConfig:
     pool_snapshots: float = 0.15
     pool_heuristic: float = 0.1
     pool_random: float = 0.3
+    pool_search: float = 0.0
+    search_agent: str = "ismcts:iters=4+top=2+rollout=heuristic"
     snapshot_every: int = 10
     max_snapshots: int = 8
     shaping: float = 1.0  # potential-based shaping coefficient (0 = off)
@@ -62,7 +64,10 @@ class TrainConfig:
 
     def game_config(self) -> GameConfig:
         return GameConfig(
-            num_players=self.num_players, num_rounds=self.num_rounds, reward=self.reward
+            num_players=self.num_players,
+            num_rounds=self.num_rounds,
+            reward=self.reward,
+            expansion=self.expansion,
         )
 
     def problems(self) -> list[str]:
@@ -113,21 +118,28 @@ class TrainConfig:
             "pool_snapshots",
             "pool_heuristic",
             "pool_random",
+            "pool_search",
         ):
             need(number(name) >= 0, name, "must be a number >= 0")
         for name in ("lr", "bc_lr", "clip", "max_grad_norm"):
             need(number(name) > 0, name, "must be a number > 0")
         for name in ("gamma", "gae_lambda"):
             need(0 <= number(name) <= 1, name, "must be in [0, 1]")
-        pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random")
+        pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random", "pool_search")
         if all(number(k) == 0 for k in pools):
             out.append("/".join(_flag(k) for k in pools) + ": all 0, at least one must be > 0")
+        if number("pool_search") > 0:
+            try:  # the agents package is only imported when a search seat is asked for
+                from saboteur_agents.base import make_agent
+
+                make_agent(self.search_agent)
+            except Exception as err:  # a bad spec names itself; a missing extra says which
+                out.append(f"--search-agent {self.search_agent!r}: {err}")
         try:
             self.game_config()
         except ValueError as err:  # ConfigError
-            field = next(
-                (f for f in ("num_players", "num_rounds", "reward") if f"{f}=" in str(err)), None
-            )
+            names = ("num_players", "num_rounds", "reward", "expansion")
+            field = next((f for f in names if f"{f}=" in str(err)), None)
             out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
         return out
 
@@ -144,10 +156,12 @@ def _flag(name: str) -> str:
 
 #: ``saboteur train --help`` text of each option (the default is appended)
 HELP = {
-    "num_players": "players per game (base game, 3-10)",
+    "num_players": "players per game (base game 3-10, Saboteur 2 2-12)",
     "num_rounds": "rounds per game (an episode is a whole game)",
     "reward": "'win' (+1/-1 for the winning/losing side) or 'gold' (gold received)",
-    "num_envs": "games stepped together (batched inference)",
+    "expansion": "Saboteur 2 rules (RULES 6) instead of the base game",
+    "num_envs": "games stepped together in one batched engine (saboteur_env.vector), with "
+    "batched inference",
     "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
     "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
     "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
@@ -170,6 +184,9 @@ HELP = {
     "pool_snapshots": "pool weight: frozen past snapshots (shared evenly)",
     "pool_heuristic": "pool weight: the heuristic agent",
     "pool_random": "pool weight: the random agent",
+    "pool_search": "pool weight: the search agent (--search-agent; about 50x the heuristic's "
+    "time per decision)",
+    "search_agent": "the search agent's spec in the pool",
     "snapshot_every": "iterations between snapshots added to the pool (0 = none)",
     "max_snapshots": "snapshots kept (oldest dropped)",
     "shaping": "potential-based progress shaping coefficient (0 = off)",

@@ -276,3 +276,15 @@ def test_error_bars_are_the_distances_to_the_interval_never_negative():
     np.testing.assert_array_equal(bars[:, 1], [1.0, 3.0])
     assert bars[0, 0] == pytest.approx(5e-15, abs=1e-14) and bars[1, 0] == 0.0
     np.testing.assert_array_equal(error_bars(0.5, 0.6, 0.9), [0.0, 0.4])  # skewed: misses it
+
+
+def test_paired_ratio_is_the_ratio_of_the_two_rates_with_a_deal_bootstrap():
+    from saboteur_experiments.evaluation.stats import paired_ratio
+
+    a = np.array([1, 1, 0, 1, 0, 1], float)  # 4 of 6
+    b = np.array([1, 0, 0, 1, 0, 0], float)  # 2 of 6
+    est = paired_ratio(a, b, np.arange(6))
+    assert est.value == pytest.approx(2.0)
+    assert est.lo < 2.0 < est.hi and est.clusters == 6
+    none = paired_ratio(a, np.zeros(6), np.arange(6))
+    assert np.isnan(none.value) and np.isnan(none.lo)

@@ -306,3 +306,60 @@ def test_a_game_config_count_that_is_not_a_positive_int_is_refused(tmp_path, fie
     _edit_checkpoint(path, lambda m: m["game_config"].__setitem__(field, value))
     with pytest.raises(CheckpointMismatchError, match=rf"game_config {field}={value!r}; must be"):
         evaluate_checkpoint(path, deals=1)
+
+
+def test_seed_averaged_policy_averages_the_logits_and_replays_by_seed(tmp_path):
+    """``ppo:avg=A|B``: the mean of the two networks' logits (so the mean of their masked
+    log-probabilities up to a constant), never a masked action, the same action for the same
+    observation and seed, and the single network's actions when averaging one checkpoint."""
+    from saboteur_agents.network import AveragedPolicy
+
+    config = GameConfig()
+    a, b = tiny_net(config, seed=1), tiny_net(config, seed=2)
+    pa = save_checkpoint(tmp_path / "a.pt", a, config)
+    pb = save_checkpoint(tmp_path / "b.pt", b, config)
+    positions = random_positions(12, seed=3)
+    obs = torch.from_numpy(np.stack([o for o, _ in positions]))
+    avg = AveragedPolicy([a, b])
+    la, lb, lm = a(obs)[0], b(obs)[0], avg(obs)[0]
+    assert torch.allclose(lm, (la + lb) / 2)
+    mask = torch.from_numpy(np.stack([m for _, m in positions]))
+    # logit averaging = the normalised geometric mean of the masked policies
+    geo = (masked_log_probs(la, mask) + masked_log_probs(lb, mask)) / 2
+    legal = mask.bool()
+    want = torch.log_softmax(torch.where(legal, geo, torch.full_like(geo, -1e9)), dim=1)
+    assert torch.allclose(masked_log_probs(lm, mask)[legal], want[legal], atol=1e-5)
+
+    def actions(spec):
+        agent = make_agent(spec)
+        agent.reset(0, config, seed=7)
+        return [agent.act(o, m) for o, m in positions]
+
+    both = actions(f"ppo:avg={pa}|{pb}")
+    assert both == actions(f"ppo:avg={pa}|{pb}")
+    assert all(m[x] for x, (_, m) in zip(both, positions))
+    assert actions(f"ppo:avg={pa}") == actions(f"ppo:{pa}")
+    with pytest.raises(FileNotFoundError, match="not found"):
+        make_agent(f"ppo:avg={pa}|{tmp_path / 'missing.pt'}")
+    with pytest.raises(ValueError, match="different specs"):
+        AveragedPolicy([a, tiny_net(GameConfig(expansion=True))])
+
+
+def test_ppo_plays_the_shipped_checkpoint_of_the_game(tmp_path, monkeypatch):
+    """``ppo`` without a path loads the shipped checkpoint of the game it is reset for: base
+    or Saboteur 2 (a missing one is a clear error naming the game)."""
+    import saboteur_agents.ppo as ppo
+
+    base, sab2 = GameConfig(), GameConfig(expansion=True)
+    pb = save_checkpoint(tmp_path / "base.pt", tiny_net(base), base)
+    monkeypatch.setattr(ppo, "SHIPPED", {False: pb, True: tmp_path / "none.pt"})
+    agent = make_agent("ppo")
+    agent.reset(0, base, seed=0)
+    assert agent.net.spec["fingerprint"] == env_spec(base)["fingerprint"]
+    with pytest.raises(FileNotFoundError, match="Saboteur 2"):
+        make_agent("ppo").reset(0, sab2, seed=0)
+    ps = save_checkpoint(tmp_path / "sab2.pt", tiny_net(sab2), sab2)
+    monkeypatch.setattr(ppo, "SHIPPED", {False: pb, True: ps})
+    agent = make_agent("ppo")
+    agent.reset(0, sab2, seed=0)
+    assert agent.net.spec["fingerprint"] == env_spec(sab2)["fingerprint"]

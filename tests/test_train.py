@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,6 +80,89 @@ def test_tiny_training_run_end_to_end(tmp_path):
     assert ent[-1].value == pytest.approx(float(rows[-1]["entropy"]), rel=1e-5)
 
 
+def test_tiny_saboteur_2_training_run_on_the_batched_engine(tmp_path):
+    """Saboteur 2 end to end: heuristic seats (fed routed events), PPO updates with finite
+    losses, per-role training win rates of the expansion's roles, a checkpoint that fits the
+    Saboteur 2 spaces and is refused by the base game."""
+    from saboteur_agents.network import CheckpointMismatchError
+
+    cfg = TrainConfig(
+        expansion=True,
+        num_envs=4,
+        steps_per_iter=100,
+        iterations=2,
+        epochs=1,
+        minibatch=64,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.5,
+        eval_every=0,
+        checkpoint_every=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        seed=4,
+        bc_decisions=40,
+        bc_epochs=1,
+    )
+    res = train(cfg)
+    rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
+    assert len(rows) == 2
+    for r in rows:
+        for k in ("policy_loss", "value_loss", "entropy", "approx_kl"):
+            assert math.isfinite(float(r[k])), (k, r[k])
+    assert {k for k in rows[0] if k.startswith("win_")} == {
+        f"win_{name}" for name in GameConfig(expansion=True).ruleset.roles
+    }
+    net, meta = load_checkpoint(res["checkpoint"], GameConfig(num_players=5, expansion=True))
+    assert meta["game_config"]["expansion"] is True
+    assert net.n_actions == env_spec(GameConfig(num_players=5, expansion=True))["n_actions"]
+    with pytest.raises(CheckpointMismatchError):
+        load_checkpoint(res["checkpoint"], GameConfig(num_players=5))
+
+
+def test_collector_feeds_each_seat_the_events_the_env_would():
+    """The batched collector's ``info`` events for a heuristic seat equal what the PettingZoo
+    env's ``infos`` hold for that agent at the same decision (same deal, same actions)."""
+    cfg = TrainConfig(num_envs=1, pool_current=0.0, pool_heuristic=1.0, pool_random=0.0)
+    pool = OpponentPool({"heuristic": 1.0}, heuristic_available=True)
+    col = Collector(cfg, tiny(cfg), pool, np.random.default_rng(2), torch.Generator())
+    seed = 2_000_123
+    col.vec.reset_game(0, seed)
+    col.pending[0] = [[] for _ in range(5)]
+    col._route(0)
+    env = saboteur_env.raw_env(num_players=5, num_rounds=1, reward="win")  # TrainConfig's
+    env.reset(seed=seed)
+    rng = np.random.default_rng(0)
+    compared = 0
+    while not all(env.terminations.values()):
+        seat = int(col.vec.current_player[0])
+        ag = env.agent_selection
+        assert env.agent_name_mapping[ag] == seat
+        assert col.pending[0][seat] == env.infos[ag]["events"]
+        compared += len(env.infos[ag]["events"])
+        action = int(rng.choice(np.flatnonzero(col.vec.legal_action_mask[0])))
+        env.step(action)
+        if all(env.terminations.values()):
+            break
+        col.apply(np.array([action]))
+    assert compared > 50
+
+
+def test_dev_score_weights_every_role_against_the_strongest_baseline():
+    from saboteur_experiments.train import dev_score
+
+    ev = {
+        "heuristic_diff_gold-digger": 0.1,
+        "heuristic_diff_saboteur": -0.3,
+        "heuristic_lo_saboteur": -0.9,
+        "random_diff_gold-digger": 0.5,
+    }
+    assert dev_score(ev) == pytest.approx(-0.1)
+    assert dev_score({"random_diff_saboteur": 0.2, "random_diff_x": float("nan")}) == 0.2
+    assert math.isnan(dev_score({}))
+
+
 def test_gae_terminal():
     adv, ret = gae(np.array([0, 0, 1.0]), np.array([0.5, 0.5, 0.5]), gamma=1.0, lam=1.0)
     assert np.allclose(ret, [1, 1, 1]) and np.allclose(adv, [0.5, 0.5, 0.5])
@@ -113,23 +197,24 @@ def test_reward_credited_to_the_right_seat_and_step():
     )
     players = ["current", "random", "current", "current", "current"]
     col.start_game(0, game=game, players=players)
-    env = col.envs[0]
+    vec = col.vec
     # play the completing card by hand, through the collector's crediting path
-    action = env.codec.encode(PlacePath(STRAIGHT_EW, 7, 0, False), 0, 5)
-    assert env.observe("player_0")["action_mask"][action] == 1
+    action = vec.codec.encode(PlacePath(STRAIGHT_EW, 7, 0, False), 0, 5)
+    assert vec.legal_action_mask[0, action]
     traj = col.trajs[0]
     from saboteur_experiments.train import Step
 
-    o = env.observe("player_0")
-    traj.record(0, Step(o["observation"], o["action_mask"].astype(bool), action, 0.0, 0.0))
-    col.step_env(0, action)
-    assert env.game.round_results[0].gold_found
-    assert env.game.round == 1
+    traj.record(
+        0, Step(vec.observation[0].copy(), vec.legal_action_mask[0].copy(), action, 0.0, 0.0)
+    )
+    played = vec.games[0]
+    col.apply(np.array([action]))
+    assert played.round_results[0].gold_found
+    assert played.round == 1 and vec.games[0] is played
     assert [s.reward for s in traj.steps[0]] == [1.0]  # seat 0 (gold-digger) won
     assert 1 not in traj.steps and 2 not in traj.steps  # nobody else has acted
     assert traj.uncredited == 3  # seats 2, 3, 4 (seat 1 not learning)
     # play round 1 to the end with the collector (which then starts a new game)
-    played = env.game
     before = len(col.finished)
     while len(col.finished) == before:
         col.tick()
@@ -596,25 +681,48 @@ def _tiny_run(tmp_path, **overrides) -> TrainConfig:
 
 
 def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
-    """Every environment a training run resets (self-play, demonstrations, the in-training
-    evaluation) gets a seed of the train or dev split, never one of the test split that the
-    published evaluations use (DESIGN 9)."""
+    """Every environment a training run resets (self-play on the batched engine,
+    demonstrations, the in-training evaluation) gets a seed of the train or dev split, never
+    one of the test split that the published evaluations use (DESIGN 9).  The batched engine's
+    own auto-reset deals are replaced before they are played: every game a learning seat
+    plays was dealt by ``reset_game`` from the train split."""
+    from saboteur_env.vector import VectorGame
     from saboteur_experiments.evaluation.splits import DEV, TEST, TRAIN
 
     env_cls = type(saboteur_env.raw_env())
     seeds: list = []
+    vector_seeds: list = []
     original = env_cls.reset
+    original_game = VectorGame.reset_game
+    original_batch = VectorGame.reset
 
     def reset(self, seed=None, options=None):
         seeds.append(seed)
         return original(self, seed=seed, options=options)
 
+    def reset_game(self, i, seed):
+        vector_seeds.append(seed)
+        return original_game(self, i, seed)
+
+    def reset_batch(self, seed):
+        vector_seeds.extend(seed)
+        return original_batch(self, seed)
+
     monkeypatch.setattr(env_cls, "reset", reset)
-    train(_tiny_run(tmp_path, iterations=1, eval_deals=2, seed=5, bc_decisions=30, bc_epochs=1))
+    monkeypatch.setattr(VectorGame, "reset_game", reset_game)
+    monkeypatch.setattr(VectorGame, "reset", reset_batch)
+    res = train(
+        _tiny_run(tmp_path, iterations=1, eval_deals=2, seed=5, bc_decisions=30, bc_epochs=1)
+    )
+    assert res["best_dev"] and Path(res["best_dev"]).is_file()  # chosen on dev deals
     drawn = [s for s in seeds if s is not None]
     assert len(drawn) > 10
     assert not [s for s in drawn if s in TEST]
     assert any(s in TRAIN for s in drawn) and any(s in DEV for s in drawn)
+    # self-play: the two slots' first deals, then one per finished game, all train-split
+    games = res["last"]["episodes"]  # learning-seat trajectories: at least one per game
+    assert len(vector_seeds) >= 2 + 2 + 1 and all(s in TRAIN for s in vector_seeds)
+    assert games >= 1
 
 
 def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
@@ -646,3 +754,44 @@ def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
     res = train(cfg)
     assert res["last"]["iteration"] == 1 and len(evals) == 1
     assert clock["t"] < 150.0
+
+
+def test_report_reads_runs_and_tables_every_target(tmp_path, capsys):
+    """``saboteur report`` on two tiny runs: per-seed and seed-averaged role-probes on the test
+    split, a 2x2 cross-play matrix, the external 4-player protocol with the heuristic's own
+    saboteur and the ratio, the run figures, and the learning-curve plot."""
+    from saboteur_experiments.learning_report import main as report_main
+
+    runs = []
+    for seed in (1, 2):
+        out = tmp_path / f"seed{seed}"
+        train(_tiny_run(tmp_path, out=str(out), iterations=1, eval_deals=2, seed=seed))
+        runs.append(str(out))
+    rep = report_main(
+        runs
+        + [
+            "--reference",
+            "random",
+            "--deals",
+            "3",
+            "--crossplay-deals",
+            "2",
+            "--external-deals",
+            "3",
+            "--out",
+            str(tmp_path / "report"),
+        ]
+    )
+    assert set(rep["per_seed"]) == {"seed1", "seed2", "seed-averaged"}
+    assert rep["specs"]["seed-averaged"].startswith("ppo:avg=")
+    for res in rep["per_seed"].values():
+        assert res["split"] == "test" and set(res["roles"]) == {"gold-digger", "saboteur"}
+        assert all(r["deals"] == 3 for r in res["roles"].values())
+    assert set(rep["crossplay"]) == {"seed1 vs seed2", "seed2 vs seed1"}
+    ext = rep["external"]["candidates"]
+    assert len(ext) == 3 and all("ratio" in r and "reference" in r for r in ext.values())
+    assert all(r["chosen"]["dev_score"] is not None for r in rep["runs"])
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "| seed-averaged |" in text and "ratio (paired)" in text
+    assert (tmp_path / "report" / "learning_curves.png").stat().st_size > 0
+    assert text in capsys.readouterr().out

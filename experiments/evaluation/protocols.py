@@ -41,7 +41,12 @@ import numpy as np
 from saboteur_env.engine.ruleset import Ruleset, ruleset_of
 from saboteur_experiments.evaluation.outcomes import role_won
 from saboteur_experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, split_named
-from saboteur_experiments.evaluation.stats import Estimate, cluster_rate, paired_difference
+from saboteur_experiments.evaluation.stats import (
+    Estimate,
+    cluster_rate,
+    paired_difference,
+    paired_ratio,
+)
 
 #: published figures of the external protocol (their engine and bots, not ours)
 EXTERNAL_PUBLISHED = {
@@ -204,7 +209,9 @@ def role_probe(
     "role_changed", "candidate", "reference", "diff"}}}`` where the last three are
     :meth:`Estimate.as_dict` (win rates of the probe seat and their paired difference,
     deal-clustered; fractions) and ``role_changed`` counts the pairs in which the probe seat
-    ended the round with another role in either game (Saboteur 2's Swap your hats).
+    ended the round with another role in either game (Saboteur 2's Swap your hats); ``ratio``
+    is the candidate's win rate over the reference's
+    (:func:`~saboteur_experiments.evaluation.stats.paired_ratio`).
 
     Raises:
         ValueError: for an unknown split, role or agent spec, or too few deals holding a role.
@@ -245,6 +252,7 @@ def role_probe(
             "candidate": cluster_rate(c, cl).as_dict(),
             "reference": cluster_rate(r, cl).as_dict(),
             "diff": paired_difference(c, r, cl).as_dict(),
+            "ratio": paired_ratio(c, r, cl).as_dict(),
         }
     return {
         "protocol": "role-probe",
@@ -353,7 +361,9 @@ def external_protocol(
     a 4-player base round against three heuristic gold-diggers, over ``deals`` deals.
 
     Returns ``{"protocol": "external", "deals", "split", "first", "seed", "reference":
-    "heuristic", "candidates": {spec: Estimate.as_dict() | {"error": text}}, "published":
+    "heuristic", "candidates": {spec: Estimate.as_dict() + {"reference": the heuristic's own
+    saboteur win rate on the same deals and seats, "ratio": candidate over reference (paired
+    deal bootstrap)} | {"error": text}}, "published":
     EXTERNAL_PUBLISHED}``; a checkpoint whose spaces do not fit 4 players gets
     ``{"error": ...}``, one trained at another player count (the base game's spaces are the
     same at every N) plays and gets ``"note": "trained at N players"``.
@@ -386,7 +396,8 @@ def external_protocol(
                 raise  # a deal range or spec problem, not this candidate's
             out[spec] = {"error": str(err).splitlines()[0]}
             continue
-        out[spec] = res["roles"][BASE.roles[BASE.saboteur]]["candidate"]
+        probe = res["roles"][BASE.roles[BASE.saboteur]]
+        out[spec] = dict(probe["candidate"], reference=probe["reference"], ratio=probe["ratio"])
         trained = trained_players(spec)
         if trained not in (None, 4):
             out[spec]["note"] = f"trained at {trained} players"
@@ -411,8 +422,9 @@ def trained_players(spec: str) -> int | None:
     try:
         from saboteur_agents import make_agent
         from saboteur_agents.network import read_checkpoint
+        from saboteur_agents.ppo import SHIPPED
 
-        _, meta = read_checkpoint(make_agent(spec).path)
+        _, meta = read_checkpoint(make_agent(spec).path or SHIPPED[False])  # None: shipped
         return int(meta.get("game_config", {}).get("num_players"))
     except (OSError, ValueError, TypeError, ImportError, AttributeError):
         return None
@@ -424,15 +436,20 @@ def format_external(ext: dict) -> str:
         f"external protocol: base game, 4 players, the candidate as saboteur against three "
         f"heuristic gold-diggers, {ext['deals']} {ext['split']} deals from {ext['first']}; "
         "deal-clustered 95%",
-        f"{'saboteur':<46} {'win rate':>22}",
+        f"{'saboteur':<46} {'win rate':>22} {'heuristic saboteur':>22} {'ratio (paired)':>22}",
     ]
     for spec, r in ext["candidates"].items():
         if "error" in r:
-            text = r["error"]
-        else:
-            text = Estimate(**{k: v for k, v in r.items() if k != "note"}).pct()
-            text += f" ({r['note']})" if "note" in r else ""
-        lines.append(f"{spec:<46} {text:>22}")
+            lines.append(f"{spec:<46} {r['error']:>22}")
+            continue
+        est = Estimate(**{k: v for k, v in r.items() if k not in ("note", "reference", "ratio")})
+        text = est.pct() + (f" ({r['note']})" if "note" in r else "")
+        ref = Estimate(**r["reference"]).pct() if "reference" in r else ""
+        ratio = ""
+        if "ratio" in r:
+            q = r["ratio"]
+            ratio = f"{q['value']:.2f} [{q['lo']:.2f}, {q['hi']:.2f}]"
+        lines.append(f"{spec:<46} {text:>22} {ref:>22} {ratio:>22}")
     for name, v in ext["published"].items():
         lines.append(f"{name:<46} {100 * v:>21.1f}%")
     lines.append("(published: their engine and their bots; ours: this engine and ours)")

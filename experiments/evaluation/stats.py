@@ -187,6 +187,41 @@ def paired_difference(
     return Estimate(d, lo, hi, n, n, "newcombe-paired")
 
 
+def paired_ratio(
+    a: np.ndarray,
+    b: np.ndarray,
+    clusters: np.ndarray,
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    level: float = 0.95,
+) -> Estimate:
+    """``mean(a) / mean(b)`` for paired outcomes (``(n,)`` each, pair ``i`` = deal
+    ``clusters[i]``): e.g. a candidate's win rate over the reference's in the same seats and
+    deals.  Deal-bootstrap percentile interval (whole deals resampled, both rates from the same
+    resample, so the pairing is kept); a resample with ``mean(b) = 0`` has no ratio and is
+    left out (the interval is then NaN when all are).  The point is NaN when ``mean(b) = 0``.
+
+    Raises:
+        ValueError: for mismatched shapes or ``n_boot < 1``.
+    """
+    x, c = _check(a, clusters)
+    y, _ = _check(b, clusters)
+    if len(x) == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0, 0, "deal-bootstrap-ratio")
+    inv, draws = _draws(c, n_boot, seed)
+    g = draws.shape[1]
+    sx = draws @ np.bincount(inv, weights=x, minlength=g)
+    sy = draws @ np.bincount(inv, weights=y, minlength=g)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reps = np.where(sy > 0, sx / np.where(sy > 0, sy, 1.0), np.nan)
+    point = float(x.sum() / y.sum()) if y.sum() > 0 else float("nan")
+    if np.isnan(reps).all():
+        lo = hi = float("nan")
+    else:
+        lo, hi = (float(v) for v in percentile_interval(reps, level))
+    return Estimate(point, lo, hi, len(x), g, "deal-bootstrap-ratio")
+
+
 def _z(level: float) -> float:
     if not 0.0 < level < 1.0:
         raise ValueError(f"level={level}: must lie strictly between 0 and 1")

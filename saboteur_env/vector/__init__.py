@@ -57,7 +57,11 @@ class VectorGame:
         final_gold: int64 ``(B, N)``, the gold of a game that ended in the last step (zeros
             elsewhere).
         events: ``B`` lists, the events each game's last step emitted (all of them, hidden
-            ones too: for logs and tests, never for a player).
+            ones too: for logs and tests, never for a player; route them by
+            ``Event.visible_to`` to give a seat what it may see, as the env's ``infos`` do).
+            After :meth:`reset` and :meth:`reset_game`, the new deal's events.
+        ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
+            the last step (its ``round_results`` and ``gold``), ``None`` where none ended.
         games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.
 
     Raises:
@@ -87,6 +91,7 @@ class VectorGame:
         self.truncated = np.zeros(b, dtype=bool)
         self.final_gold = np.zeros((b, n), dtype=np.int64)
         self.events: list[list[Event]] = [[] for _ in range(b)]
+        self.ended_games: list[Game | None] = [None] * b
         self.games: list[Game] = []
         self._streams: list[np.random.Generator] = []
 
@@ -121,9 +126,60 @@ class VectorGame:
         self.terminated[:] = False
         self.truncated[:] = False
         self.final_gold[:] = 0
+        self.ended_games = [None] * self.num_envs
         for i, g in enumerate(self.games):
             self.events[i] = list(g.events)
             self._load(i)
+
+    def reset_game(self, i: int, seed: int) -> None:
+        """Deal game ``i`` anew from ``seed`` (its later auto-resets then follow ``seed``'s
+        stream, as :meth:`reset` seeds it); the other games are untouched.  For callers that
+        choose every deal themselves (training draws only train-split seeds, DESIGN 9).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            IndexError: ``i`` is not a game index.
+            TypeError / ValueError: ``seed`` is not a non-negative int.
+        """
+        self._check_index(i)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed {seed!r}: must be a non-negative int")
+        if seed < 0:
+            raise ValueError(f"seed {seed}: must be non-negative")
+        self._streams[i] = np.random.default_rng(int(seed))
+        self.games[i] = g = Game(self.config, int(seed))
+        self.events[i] = list(g.events)
+        self.ended_games[i] = None
+        self._load(i)
+
+    def load(self, i: int, game: Game) -> None:
+        """Continue game ``i`` from ``game`` (a hand-built position, for tests and analysis);
+        as the env's ``load``, no earlier event is replayed (``events[i]`` is empty).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            IndexError: ``i`` is not a game index.
+            ValueError: ``game`` was made for other options than this batch's.
+        """
+        self._check_index(i)
+        if game.config != self.config:
+            raise ValueError(
+                f"the game's options {game.config} differ from the batch's {self.config}"
+            )
+        self.games[i] = game
+        self.events[i] = []
+        self.ended_games[i] = None
+        self._load(i)
+
+    def _check_index(self, i: object) -> None:
+        if not self.games:
+            raise RuntimeError("call reset(seed) first")
+        if (
+            isinstance(i, bool)
+            or not isinstance(i, (int, np.integer))
+            or not 0 <= i < self.num_envs
+        ):
+            raise IndexError(f"game {i}: the games are 0..{self.num_envs - 1}")
 
     def step(self, actions) -> None:
         """Play ``actions[i]`` (a flat action index) in every game ``i``, then deal a new game
@@ -161,6 +217,9 @@ class VectorGame:
         self.terminated[:] = False
         self.truncated[:] = False
         self.final_gold[:] = 0
+        ended = self.ended_games
+        for i in range(self.num_envs):
+            ended[i] = None
         max_decisions = self.config.max_decisions
         for i, g in enumerate(self.games):
             a = int(acts[i])
@@ -175,6 +234,7 @@ class VectorGame:
                 self.terminated[i] = g.game_over
                 self.truncated[i] = not g.game_over
                 self.final_gold[i] = g.gold
+                ended[i] = g
                 self.games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
             self._load(i)
 
@@ -200,12 +260,7 @@ class VectorGame:
         """
         if not self.games:
             raise RuntimeError("call reset(seed) before aec_env()")
-        if (
-            isinstance(i, bool)
-            or not isinstance(i, (int, np.integer))
-            or not 0 <= i < self.num_envs
-        ):
-            raise IndexError(f"game {i}: the games are 0..{self.num_envs - 1}")
+        self._check_index(i)
         from ..aec import raw_env
 
         options = {f.name: getattr(self.config, f.name) for f in fields(self.config)}
