@@ -466,9 +466,7 @@ class ISMCTSAgent(Agent):
             mask = codec.mask(sim)
             info = None
             if events:
-                new = [
-                    e for e in sim.events[seen[s] :] if e.visible_to is None or e.visible_to == s
-                ]
+                new = [e for e in sim.events[seen[s] :] if e.seen_by(s)]
                 seen[s] = len(sim.events)
                 info = {"events": new}
             a = players[s].act(encoder.encode(sim, s), mask, info)

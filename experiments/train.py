@@ -63,6 +63,7 @@ from saboteur_agents.network import (
 )
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import route_events
 from saboteur_env.engine.state import Game
 from saboteur_env.vector import VectorGame
 from saboteur_experiments.evaluation.splits import draw_train_seed
@@ -334,13 +335,7 @@ class Collector:
         self.trajs[i] = SeatTrajectories({s for s, k in enumerate(players) if k == "current"})
 
     def _route(self, i: int) -> None:
-        pend = self.pending[i]
-        for e in self.vec.events[i]:
-            if e.visible_to is None:
-                for p in pend:
-                    p.append(e)
-            else:
-                pend[e.visible_to].append(e)
+        route_events(self.vec.events[i], self.pending[i])
 
     def tick(self) -> int:
         """One decision in every game; returns the number of learning decisions made."""

@@ -59,6 +59,7 @@ from pettingzoo.utils import wrappers
 from .encoding.codec import Codec
 from .encoding.observation import ObservationEncoder
 from .engine import EventType, Game, GameConfig, IllegalActionError
+from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
 
@@ -253,13 +254,7 @@ class raw_env(AECEnv):
         self.agent_selection = self.agents[game.current]
 
     def _route(self, events) -> None:
-        pend = self._pending
-        for e in events:
-            if e.visible_to is None:
-                for p in pend:
-                    p.append(e)
-            else:
-                pend[e.visible_to].append(e)
+        route_events(events, self._pending)
 
     def _mask(self) -> np.ndarray:
         g = self.game

@@ -212,7 +212,7 @@ def score_record(
                     b.feed(e)
             if turn_takers:
                 for s in range(n):
-                    if e.visible_to is None or e.visible_to == s:
+                    if e.seen_by(s):
                         pending[s].append(e)
 
     def point():

@@ -76,7 +76,7 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
         g = step.game
         for e in step.events:
             for s, a in agents.items():
-                if e.visible_to is None or e.visible_to == s:
+                if e.seen_by(s):
                     pending[s].append(e)
                     if hasattr(a, "observe"):
                         a.observe([e])

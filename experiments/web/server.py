@@ -257,7 +257,7 @@ class Server:
     def _route(t: Table, events) -> None:
         for e in events:
             for s in range(t.game.n):
-                if e.visible_to is None or e.visible_to == s:
+                if e.seen_by(s):
                     t.pending[s].append(e)
 
     @staticmethod

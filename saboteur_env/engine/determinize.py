@@ -110,6 +110,6 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     if unknown:
         g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
     g.nuggets = rng.permutation(np.sort(g.nuggets))
-    g.events = [e for e in g.events if e.visible_to is None or e.visible_to == seat]
+    g.events = [e for e in g.events if e.seen_by(seat)]
     g.rng = np.random.default_rng(int(rng.integers(2**63)))
     return g

@@ -11,6 +11,7 @@ so that records stay plain JSON.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, NoReturn
@@ -118,6 +119,25 @@ class Event:
     seat: int | None = None
     data: dict[str, Any] = field(default_factory=dict)
     visible_to: int | None = None
+
+    def seen_by(self, seat: int) -> bool:
+        """Whether ``seat`` may see this event: a public one, or a private one of its own
+        (:func:`route_events`)."""
+        return self.visible_to is None or self.visible_to == seat
+
+
+def route_events(events: Iterable[Event], inboxes: Sequence[list[Event]]) -> None:
+    """Append each event to the inbox of every seat that may see it: a public event to all,
+    a private one (a dealt role, a map's goal card, a face-down discard, a draw: RULES 2.2,
+    3.5-3.7) to its ``visible_to`` seat only.  ``inboxes``: one list per
+    seat, in seat order.  The one place this visibility rule is applied to an event stream
+    (the env's ``infos``, the batched trainer's seats)."""
+    for e in events:
+        if e.visible_to is None:
+            for box in inboxes:
+                box.append(e)
+        else:
+            inboxes[e.visible_to].append(e)
 
 
 #: the base game's round-result fields told to every seat (RULES 5.1), and all of them
