@@ -33,8 +33,8 @@ from .base import Agent, register_agent
 
 CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
-#: the shipped checkpoint of each game (``expansion``): what ``"ppo"`` plays
-SHIPPED = {False: DEFAULT_CHECKPOINT, True: CHECKPOINT_DIR / "ppo_sab2_5p.pt"}
+#: the shipped checkpoint of each game (by ``Ruleset.name``): what ``"ppo"`` plays
+SHIPPED = {"base": DEFAULT_CHECKPOINT, "saboteur_2": CHECKPOINT_DIR / "ppo_sab2_5p.pt"}
 
 
 def shipped_checkpoint(config) -> Path:
@@ -43,7 +43,7 @@ def shipped_checkpoint(config) -> Path:
     Raises:
         FileNotFoundError: it is missing from this install.
     """
-    path = SHIPPED[bool(config.expansion)]
+    path = SHIPPED[config.ruleset.name]
     if not path.exists():
         raise FileNotFoundError(
             f"PPO checkpoint {path} not found (the shipped checkpoint for "

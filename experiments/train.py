@@ -226,11 +226,13 @@ def gae(
 class ProgressPotential:
     """Potential for reward shaping, read from the observation alone: how far the tunnel
     connected to the start has come toward the nearest goal the observer does not know to be a
-    stone (0 at the start, 7/8 next to a goal), positive for a gold-digger and negative for a
-    saboteur.  The trainer adds ``shaping * (gamma * phi(next decision) - phi(this decision))``
-    to each decision's reward, with ``phi = 0`` after the seat's last decision of the game
-    (potential-based shaping: the sum over a game telescopes, so what is optimal is unchanged;
-    the win/gold reward stays the only goal).
+    stone (0 at the start, 7/8 next to a goal), times the seat's role's ``gold_stake`` in the
+    ruleset (+1 for the gold-diggers and Saboteur 2's boss, -1 for the saboteur, 0 for the
+    profiteer and the geologist, whose result does not hang on the gold).  The trainer adds
+    ``shaping * (gamma * phi(next decision) - phi(this decision))`` to each decision's
+    reward, with ``phi = 0`` after the seat's last decision of the game (potential-based
+    shaping: the sum over a game telescopes, so what is optimal is unchanged; the win/gold
+    reward stays the only goal).
     """
 
     def __init__(self, config: GameConfig) -> None:
@@ -240,8 +242,10 @@ class ProgressPotential:
         enc = ObservationEncoder(config)
         views = {v.name: v for v in enc.spec()}
         self.board = views["board"]
-        # the role one-hot's columns of the digger roles (the sign of the potential)
-        self.digger_cols = [views["role"].offset + r for r in config.ruleset.diggers]
+        # the sign of the potential: the role one-hot times each role's stake in the gold
+        role = views["role"]
+        self.role_cols = slice(role.offset, role.offset + role.size)
+        self.stake = np.array(config.ruleset.gold_stake, dtype=np.float32)
         _, h, w = self.board.shape
         x0, _, y0, _ = config.board_window
         rows, cols = np.mgrid[0:h, 0:w]
@@ -262,7 +266,7 @@ class ProgressPotential:
             if board[C.GOAL_STONE_REVEALED, r, c] or board[C.KNOWN_STONE, r, c]:
                 continue  # a revealed or known stone
             best = max(best, float(self.progress[slot][conn].max()))
-        return best if obs[self.digger_cols].sum() > 0.5 else -best
+        return best * float(obs[self.role_cols][: len(self.stake)] @ self.stake)
 
 
 # --- the batched collector ---------------------------------------------------------------
@@ -903,6 +907,9 @@ def train(cfg: TrainConfig) -> dict:
             spec, channels=cfg.channels, hidden=cfg.hidden, conv_layers=cfg.conv_layers
         )
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    best = out / "checkpoints" / "best_dev.pt"
+    for stale in (best, best.with_suffix(".json")):  # an earlier run's choice is not this one's
+        stale.unlink(missing_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
@@ -1008,7 +1015,7 @@ def train(cfg: TrainConfig) -> dict:
                 if score == score and score > best_score:  # selection on dev deals only
                     best_score = score
                     save_checkpoint(
-                        out / "checkpoints" / "best_dev.pt",
+                        best,
                         net,
                         game_config,
                         asdict(cfg),
@@ -1061,7 +1068,6 @@ def train(cfg: TrainConfig) -> dict:
     plot_learning_curve(out, logs.rows, logs.evals)
     logs.close()
     bar(None)
-    best = out / "checkpoints" / "best_dev.pt"
     return {
         "checkpoint": str(final),
         "best_dev": str(best) if best.exists() else None,

@@ -352,14 +352,14 @@ def test_ppo_plays_the_shipped_checkpoint_of_the_game(tmp_path, monkeypatch):
 
     base, sab2 = GameConfig(), GameConfig(expansion=True)
     pb = save_checkpoint(tmp_path / "base.pt", tiny_net(base), base)
-    monkeypatch.setattr(ppo, "SHIPPED", {False: pb, True: tmp_path / "none.pt"})
+    monkeypatch.setattr(ppo, "SHIPPED", {"base": pb, "saboteur_2": tmp_path / "none.pt"})
     agent = make_agent("ppo")
     agent.reset(0, base, seed=0)
     assert agent.net.spec["fingerprint"] == env_spec(base)["fingerprint"]
     with pytest.raises(FileNotFoundError, match="Saboteur 2"):
         make_agent("ppo").reset(0, sab2, seed=0)
     ps = save_checkpoint(tmp_path / "sab2.pt", tiny_net(sab2), sab2)
-    monkeypatch.setattr(ppo, "SHIPPED", {False: pb, True: ps})
+    monkeypatch.setattr(ppo, "SHIPPED", {"base": pb, "saboteur_2": ps})
     agent = make_agent("ppo")
     agent.reset(0, sab2, seed=0)
     assert agent.net.spec["fingerprint"] == env_spec(sab2)["fingerprint"]

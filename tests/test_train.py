@@ -795,3 +795,51 @@ def test_report_reads_runs_and_tables_every_target(tmp_path, capsys):
     assert "| seed-averaged |" in text and "ratio (paired)" in text
     assert (tmp_path / "report" / "learning_curves.png").stat().st_size > 0
     assert text in capsys.readouterr().out
+
+
+def test_progress_potential_is_the_tunnels_progress_signed_by_the_roles_gold_stake():
+    """A hand-built tunnel from the start (0, 0) to (6, 0): the nearest goal (8, 0) is 2 cells
+    away of the start's 8, so the progress is 1 - 2/8 = 0.75; a gold-digger's potential is
+    +0.75 and a saboteur's -0.75 (base game).  In Saboteur 2 the boss's sign is the diggers'
+    (he wins when the gold is reached), the profiteer's and the geologist's 0."""
+    from saboteur_env.encoding.observation import ObservationEncoder
+    from saboteur_experiments.train import ProgressPotential
+
+    board = [
+        (1, 0, 6, False),
+        (2, 0, 6, False),
+        (3, 0, 5, False),
+        (4, 0, 5, True),
+        (5, 0, 6, False),
+        (6, 0, STRAIGHT_EW, False),
+    ]
+    config = GameConfig(num_players=5, num_rounds=1)
+    game = build_state(
+        config, roles=[0, 1, 0, 0, 1], hands=[[2]] * 5, board=board, goals=(1, 0, 2), seed=1
+    )
+    enc = ObservationEncoder(config)
+    phi = ProgressPotential(config)
+    assert phi(enc.encode(game, 0)) == pytest.approx(0.75)  # gold-digger
+    assert phi(enc.encode(game, 1)) == pytest.approx(-0.75)  # saboteur
+    sab2 = GameConfig(num_players=5, num_rounds=1, expansion=True)
+    roles = sab2.ruleset.roles
+    g2 = build_state(
+        sab2, roles=[0, 1, 2, 3, 5], hands=[[2]] * 5, board=board, goals=(1, 0, 2), seed=1
+    )
+    obs = ObservationEncoder(sab2).encode(g2, 0)
+    p2 = ProgressPotential(sab2)
+    assert p2(obs) == pytest.approx(0.75)  # seat 0: a green gold-digger
+    role = next(v for v in ObservationEncoder(sab2).spec() if v.name == "role")
+    signs = {}
+    for r, name in enumerate(roles):
+        o = obs.copy()
+        o[role.offset : role.offset + role.size] = np.eye(role.size)[r]
+        signs[name] = np.sign(round(p2(o), 9))
+    assert signs == {
+        "green-digger": 1,
+        "blue-digger": 1,
+        "boss": 1,
+        "profiteer": 0,
+        "geologist": 0,
+        "saboteur": -1,
+    }

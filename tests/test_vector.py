@@ -107,3 +107,67 @@ def test_the_aec_view_of_a_game_continues_it_without_moving_the_batch():
     assert vec.games[1].decisions == 1
     with pytest.raises(IndexError, match="the games are 0..1"):
         vec.aec_env(2)
+
+
+def test_reset_game_deals_one_slot_as_the_env_deals_its_seed():
+    """``reset_game(i, seed)``: slot ``i`` plays exactly ``raw_env.reset(seed=seed)``'s game and,
+    once it ends, the env's next unseeded deal; the other slots are untouched.  The finished
+    game is in ``ended_games`` for that step; a new deal clears the slot's outcome rows."""
+    import saboteur_env
+
+    options = {"num_players": 3, "num_rounds": 1}
+    vec = VectorGame(2, **options)
+    vec.reset(seed=[10, 11])
+    other = (vec.observation[1].copy(), vec.legal_action_mask[1].copy())
+    vec.reset_game(0, 2_000_007)
+    assert np.array_equal(vec.observation[1], other[0])
+    assert np.array_equal(vec.legal_action_mask[1], other[1])
+    env = saboteur_env.raw_env(**options)
+    env.reset(seed=2_000_007)
+    rng = np.random.default_rng(0)
+    ended = None
+    for _ in range(400):
+        o = env.observe(env.agent_selection)
+        assert np.array_equal(vec.observation[0], o["observation"])
+        assert np.array_equal(vec.legal_action_mask[0], o["action_mask"].astype(bool))
+        a = int(rng.choice(np.flatnonzero(o["action_mask"])))
+        b = int(rng.choice(np.flatnonzero(vec.legal_action_mask[1])))
+        played = vec.games[0]
+        env.step(a)
+        vec.step(np.array([a, b]))
+        if all(env.terminations.values()):
+            ended = played
+            break
+        assert vec.ended_games[0] is None
+    assert ended is not None and vec.terminated[0] and vec.ended_games[0] is ended
+    assert ended.game_over and vec.final_gold[0].tolist() == list(ended.gold)
+    env.reset()  # the env's next deal of the same stream
+    assert np.array_equal(vec.observation[0], env.observe(env.agent_selection)["observation"])
+    vec.reset_game(0, 2_000_008)
+    assert not vec.terminated[0] and vec.ended_games[0] is None and not vec.final_gold[0].any()
+
+
+def test_reset_game_and_load_refuse_bad_input_and_leave_the_batch_unchanged():
+    from saboteur_env import Game, GameConfig
+
+    vec = VectorGame(2, num_players=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        vec.reset_game(0, 1)
+    vec.reset(seed=5)
+    before = vec.observation.copy(), [g.decisions for g in vec.games], list(vec.games)
+    for args, err, text in (
+        ((2, 1), IndexError, "0..1"),
+        ((True, 1), IndexError, "game True"),
+        ((0, -1), ValueError, "non-negative"),
+        ((0, 1.5), TypeError, "non-negative int"),
+    ):
+        with pytest.raises(err, match=text):
+            vec.reset_game(*args)
+    with pytest.raises(TypeError, match="Game"):
+        vec.load(0, "a game")
+    with pytest.raises(ValueError, match="options"):
+        vec.load(0, Game(GameConfig(num_players=5), 1))
+    assert np.array_equal(vec.observation, before[0]) and vec.games == before[2]
+    game = Game(GameConfig(num_players=4), 9)
+    vec.load(1, game)
+    assert vec.games[1] is game and vec.events[1] == [] and vec.current_player[1] == game.current

@@ -424,7 +424,7 @@ def trained_players(spec: str) -> int | None:
         from saboteur_agents.network import read_checkpoint
         from saboteur_agents.ppo import SHIPPED
 
-        _, meta = read_checkpoint(make_agent(spec).path or SHIPPED[False])  # None: shipped
+        _, meta = read_checkpoint(make_agent(spec).path or SHIPPED["base"])  # None: shipped
         return int(meta.get("game_config", {}).get("num_players"))
     except (OSError, ValueError, TypeError, ImportError, AttributeError):
         return None

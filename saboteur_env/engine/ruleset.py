@@ -71,6 +71,11 @@ class Ruleset:
         variants: placeable oriented path cards (variant ids) in the codec's row order.
         paid_roles: roles paid from their own share although never winners (Saboteur 2's
             geologists, RULES 6.9).
+        gold_stake: role id -> ``+1`` when the role wins if the gold is reached (gold-diggers;
+            Saboteur 2's diggers and the boss, RULES 6.2), ``-1`` when it wins if it is not
+            (the saboteur), ``0`` when its result does not hang on it (the profiteer wins with
+            either side, the geologist is paid for crystals; RULES 6.9).  For agents and
+            trainers that value the tunnel's progress by role.
         pass_cards: most cards one pass may discard, one decision each (RULES 3.6: 1;
             Saboteur 2: 3, RULES 6.7 option 4).
         remove_discards: cards discarded to remove a card in front of oneself (RULES 6.7).
@@ -99,6 +104,7 @@ class Ruleset:
     default_window: tuple[int, int, int, int]
     variants: tuple[int, ...]
     paid_roles: tuple[int, ...]
+    gold_stake: tuple[int, ...]
     pass_cards: int
     remove_discards: int
     deal_steps: tuple[str, ...]
@@ -220,6 +226,7 @@ BASE = Ruleset(
     default_window=(-6, 14, -8, 8),
     variants=placeable_variants(False),
     paid_roles=(),
+    gold_stake=(+1, -1),  # gold-digger, saboteur
     pass_cards=1,
     remove_discards=2,
     deal_steps=("roles", "goals", "cards"),
@@ -248,6 +255,8 @@ SABOTEUR_2 = Ruleset(
     default_window=(-9, 17, -11, 11),
     variants=placeable_variants(True),
     paid_roles=(GEOLOGIST,),
+    # green-digger, blue-digger, boss, profiteer, geologist, saboteur (EXPANSION_ROLES)
+    gold_stake=(+1, +1, +1, 0, 0, -1),
     pass_cards=3,
     remove_discards=2,
     deal_steps=("cards", "roles", "goals"),

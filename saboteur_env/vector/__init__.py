@@ -149,7 +149,7 @@ class VectorGame:
         self._streams[i] = np.random.default_rng(int(seed))
         self.games[i] = g = Game(self.config, int(seed))
         self.events[i] = list(g.events)
-        self.ended_games[i] = None
+        self._clear(i)
         self._load(i)
 
     def load(self, i: int, game: Game) -> None:
@@ -162,14 +162,24 @@ class VectorGame:
             ValueError: ``game`` was made for other options than this batch's.
         """
         self._check_index(i)
+        if not isinstance(game, Game):
+            raise TypeError(f"game must be a saboteur_env Game, not {type(game).__name__}")
         if game.config != self.config:
             raise ValueError(
                 f"the game's options {game.config} differ from the batch's {self.config}"
             )
         self.games[i] = game
         self.events[i] = []
-        self.ended_games[i] = None
+        self._clear(i)
         self._load(i)
+
+    def _clear(self, i: int) -> None:
+        """Game ``i``'s rows of the last step's outcome, emptied (a new game in that slot)."""
+        self.rewards[i] = 0
+        self.terminated[i] = False
+        self.truncated[i] = False
+        self.final_gold[i] = 0
+        self.ended_games[i] = None
 
     def _check_index(self, i: object) -> None:
         if not self.games:
