@@ -288,11 +288,7 @@ def save_checkpoint(
 
 
 def _config_dict(config: GameConfig) -> dict:
-    from dataclasses import asdict
-
-    d = asdict(config)
-    d["board_window"] = list(d["board_window"])
-    return d
+    return config.options()
 
 
 def read_checkpoint(path: str | Path) -> tuple[dict, dict]:

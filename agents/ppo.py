@@ -96,6 +96,8 @@ class PPOAgent(Agent):
         if self.paths:
             path = self.paths[0]
         self.path = Path(path) if path is not None else None  # None: the shipped one
+        # the shipped checkpoint follows the game: reset for another game loads that game's
+        self._shipped = self.path is None and net is None
         self.greedy = greedy
         self.net = net
         self._checked_spec = None if net is None else net.spec["fingerprint"]
@@ -120,6 +122,8 @@ class PPOAgent(Agent):
         from .network import check_spec, env_spec
 
         spec = env_spec(config)
+        if self._shipped and self._checked_spec not in (None, spec["fingerprint"]):
+            self.net = None
         if self.net is None and self.paths:
             from .network import AveragedPolicy
 

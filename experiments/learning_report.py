@@ -8,8 +8,8 @@ during training) it writes:
   (:func:`saboteur_experiments.evaluation.protocols.role_probe`) against the reference agent
   (default ``heuristic``) in every role of the run's game, on ``--deals`` test deals per role,
   deal-clustered 95% intervals; and the same for the **seed-averaged policy**
-  (``ppo:avg=A|B|C``, :class:`saboteur_agents.ppo.PPOAgent`: the mean of the seeds' action
-  probabilities);
+  (``ppo:avg=A|B|C``, :class:`saboteur_agents.network.AveragedPolicy`: the seeds' logits
+  averaged, the normalised geometric mean of their policies);
 * **cross-play**: every seed's checkpoint in the probe seat against every other seed's in all
   other seats (``--crossplay-deals`` per role): the matrix of paired win differences;
 * **external** (base game only): the 4-player saboteur protocol
@@ -102,12 +102,14 @@ def report(
     from saboteur_experiments.evaluation.protocols import external_protocol, role_probe
 
     summaries = [run_summary(r, checkpoint) for r in runs]
-    games = {(s["config"]["expansion"], s["config"]["num_players"]) for s in summaries}
+    games = {(s["config"].get("expansion", False), s["config"]["num_players"]) for s in summaries}
     if len(games) != 1:
         raise ValueError(f"the runs are of different games/player counts: {sorted(games)}")
     expansion, players = games.pop()
     rounds = summaries[0]["config"]["num_rounds"]
     specs = {Path(s["run"]).name: f"ppo:{s['checkpoint']}" for s in summaries}
+    if len(specs) != len(summaries):
+        raise ValueError("two runs share a folder name: name each seed's folder differently")
     if average and len(summaries) > 1:
         specs["seed-averaged"] = "ppo:avg=" + "|".join(s["checkpoint"] for s in summaries)
     common = dict(
@@ -282,7 +284,7 @@ def main(argv=None) -> dict:
             average=not a.no_average,
             progress=sys.stderr.isatty(),
         )
-    except FileNotFoundError as err:
+    except (FileNotFoundError, ValueError) as err:
         p.error(str(err))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)

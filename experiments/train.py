@@ -1,13 +1,14 @@
-"""PPO self-play training of the Saboteur policy (``saboteur train``; base game, RULES 1-5).
+"""PPO self-play training of the Saboteur policy (``saboteur train``; the base game, RULES 1-5,
+or Saboteur 2 with ``--expansion``, RULES 6).
 
 One shared :class:`~saboteur_agents.network.PolicyValueNet` plays every *learning* seat.  Each game,
 one seat chosen uniformly at random always plays the current policy (so the latest policy is never
 excluded), and every other seat draws its player from an :class:`OpponentPool`: the current
-policy (another learning seat), a frozen past snapshot, the heuristic agent or the random agent,
-with configurable weights.  Seats are uniform and roles are dealt by the game, so every pool
-entry plays every seat and role.
+policy (another learning seat), a frozen past snapshot, the heuristic agent, the random agent
+or the search agent (``--search-agent``), with configurable weights.  Seats are uniform and
+roles are dealt by the game, so every pool entry plays every seat and role.
 
-Trajectories are kept per (environment copy, seat): a seat's step ``t`` is its ``t``-th decision,
+Trajectories are kept per (game slot, seat): a seat's step ``t`` is its ``t``-th decision,
 and every reward the environment hands that seat (rewards arrive to *every* agent when a round
 ends, also to seats that did not act) is added to that seat's most recent decision.  A reward
 that arrives before the seat's first decision of the game has no decision to credit and is
@@ -22,8 +23,11 @@ and to their returns (value); the wall-clock budget (``minutes``) includes this 
 shaping (``shaping``, default 1.0): a potential-based bonus for the tunnel's progress toward the
 goals, signed by role (:class:`ProgressPotential`).
 
-Many environment copies are stepped together: at every tick, each copy's seat to act is grouped
-by its player and each network (current or snapshot) runs once on the whole group.
+The ``num_envs`` games are the slots of one batched engine
+(:class:`~saboteur_env.vector.VectorGame`, bit-identical to as many ``raw_env``s): at every tick,
+each game's seat to act is grouped by its player, each network (current or snapshot) runs once
+on the whole group, the agents of the pool act one by one, and one ``step`` plays every game.
+Every deal comes from the train split (:func:`draw_train_seed`, DESIGN 9).
 
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
@@ -44,7 +48,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -296,7 +300,7 @@ class Collector:
         self.config = cfg.game_config()
         self.role_names = self.config.ruleset.roles
         b = cfg.num_envs
-        self.vec = VectorGame(b, **_game_options(self.config))
+        self.vec = VectorGame(b, **self.config.options())
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
         self.players: list[list[str]] = [[] for _ in range(b)]
         self.agents: list[dict[int, Agent]] = [{} for _ in range(b)]
@@ -436,11 +440,6 @@ class Collector:
         return out
 
 
-def _game_options(config: GameConfig) -> dict:
-    """``config`` as keyword options (``raw_env(**...)``, ``VectorGame(n, **...)``)."""
-    return {f.name: getattr(config, f.name) for f in fields(config)}
-
-
 # --- PPO ----------------------------------------------------------------------------------
 def make_batch(
     trajs: list[list[Step]], gamma: float, lam: float, shaping: float = 0.0
@@ -542,7 +541,7 @@ def collect_demonstrations(
             cut_short = True
             break
         game_start = len(acts)
-        env = saboteur_env.raw_env(**_game_options(cfg.game_config()))
+        env = saboteur_env.raw_env(**cfg.game_config().options())
         env.reset(seed=draw_train_seed(rng))  # demonstrations: the train split only
         agents = [make_agent(teacher) for _ in range(cfg.num_players)]
         for s, a in enumerate(agents):

@@ -10,10 +10,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.ruleset import BASE
-
-#: role names by role id of the base game (a run's own are ``cfg.game_config().ruleset.roles``)
-ROLE_NAMES = BASE.roles
 
 
 @dataclass
@@ -184,7 +180,7 @@ HELP = {
     "pool_snapshots": "pool weight: frozen past snapshots (shared evenly)",
     "pool_heuristic": "pool weight: the heuristic agent",
     "pool_random": "pool weight: the random agent",
-    "pool_search": "pool weight: the search agent (--search-agent; about 50x the heuristic's "
+    "pool_search": "pool weight: the search agent (--search-agent; many times the heuristic's "
     "time per decision)",
     "search_agent": "the search agent's spec in the pool",
     "snapshot_every": "iterations between snapshots added to the pool (0 = none)",

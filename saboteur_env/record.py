@@ -55,7 +55,6 @@ later version may add lines, e.g. Saboteur 2 round-end decisions, without breaki
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -105,10 +104,8 @@ class Record:
 
 # --- writing ------------------------------------------------------------------------------
 def config_dict(config: GameConfig) -> dict:
-    """Every option of ``config`` as JSON-ready values."""
-    d = dataclasses.asdict(config)
-    d["board_window"] = list(d["board_window"])
-    return d
+    """Every option of ``config`` as JSON-ready values (:meth:`GameConfig.options`)."""
+    return config.options()
 
 
 def _plain(x):

@@ -363,3 +363,5 @@ def test_ppo_plays_the_shipped_checkpoint_of_the_game(tmp_path, monkeypatch):
     agent = make_agent("ppo")
     agent.reset(0, sab2, seed=0)
     assert agent.net.spec["fingerprint"] == env_spec(sab2)["fingerprint"]
+    agent.reset(0, base, seed=0)  # the same agent in a base game plays the base checkpoint
+    assert agent.net.spec["fingerprint"] == env_spec(base)["fingerprint"]

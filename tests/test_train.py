@@ -18,7 +18,7 @@ from saboteur_agents.network import PolicyValueNet, env_spec, load_checkpoint  #
 from saboteur_env import build_state  # noqa: E402
 from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
 from saboteur_env.engine.config import GameConfig  # noqa: E402
-from saboteur_env.engine.state import PlacePath  # noqa: E402
+from saboteur_env.engine.state import Game, PlacePath  # noqa: E402
 from saboteur_experiments.train import (  # noqa: E402
     Collector,
     OpponentPool,
@@ -121,32 +121,61 @@ def test_tiny_saboteur_2_training_run_on_the_batched_engine(tmp_path):
         load_checkpoint(res["checkpoint"], GameConfig(num_players=5))
 
 
-def test_collector_feeds_each_seat_the_events_the_env_would():
-    """The batched collector's ``info`` events for a heuristic seat equal what the PettingZoo
-    env's ``infos`` hold for that agent at the same decision (same deal, same actions)."""
-    cfg = TrainConfig(num_envs=1, pool_current=0.0, pool_heuristic=1.0, pool_random=0.0)
+def test_collector_feeds_each_seat_the_events_the_env_would(monkeypatch):
+    """Through the collector's own loop (``tick``, across game ends and a round change), every
+    heuristic seat's ``info`` events equal what the PettingZoo env's ``infos`` hold for that
+    agent at the same decision, replaying the same deals and actions in ``raw_env``."""
+    from saboteur_agents.heuristic import HeuristicAgent
+    from saboteur_env.vector import VectorGame
+
+    calls: list = []  # (seat, events) of every heuristic decision, in order
+    original_act = HeuristicAgent.act
+
+    def act(self, observation, action_mask, info=None):
+        calls.append((self.seat, list(info["events"])))
+        return original_act(self, observation, action_mask, info)
+
+    seeds: list = []
+    original_reset_game = VectorGame.reset_game
+
+    def reset_game(self, i, seed):
+        seeds.append(seed)
+        return original_reset_game(self, i, seed)
+
+    log: list = []  # (action, heuristic call or None, game ended) per step
+    original_step = VectorGame.step
+
+    def step(self, actions):
+        done = len(calls) - sum(1 for _, c, _ in log if c is not None)
+        original_step(self, actions)
+        log.append((int(actions[0]), calls[-1] if done else None, bool(self.terminated[0])))
+
+    monkeypatch.setattr(HeuristicAgent, "act", act)
+    monkeypatch.setattr(VectorGame, "reset_game", reset_game)
+    monkeypatch.setattr(VectorGame, "step", step)
+    cfg = TrainConfig(num_envs=1, num_rounds=2, pool_current=0.0, pool_heuristic=1.0)
     pool = OpponentPool({"heuristic": 1.0}, heuristic_available=True)
     col = Collector(cfg, tiny(cfg), pool, np.random.default_rng(2), torch.Generator())
-    seed = 2_000_123
-    col.vec.reset_game(0, seed)
-    col.pending[0] = [[] for _ in range(5)]
-    col._route(0)
-    env = saboteur_env.raw_env(num_players=5, num_rounds=1, reward="win")  # TrainConfig's
-    env.reset(seed=seed)
-    rng = np.random.default_rng(0)
-    compared = 0
-    while not all(env.terminations.values()):
-        seat = int(col.vec.current_player[0])
+    while sum(ended for *_, ended in log) < 2:
+        col.tick()
+    env = saboteur_env.raw_env(num_players=5, num_rounds=2, reward="win")  # TrainConfig's
+    game = 0
+    env.reset(seed=seeds[game])
+    compared = rounds = 0
+    for action, call, ended in log:
         ag = env.agent_selection
-        assert env.agent_name_mapping[ag] == seat
-        assert col.pending[0][seat] == env.infos[ag]["events"]
-        compared += len(env.infos[ag]["events"])
-        action = int(rng.choice(np.flatnonzero(col.vec.legal_action_mask[0])))
+        if call is not None:
+            seat, events = call
+            assert env.agent_name_mapping[ag] == seat
+            assert events == env.infos[ag]["events"]
+            compared += len(events)
         env.step(action)
-        if all(env.terminations.values()):
-            break
-        col.apply(np.array([action]))
-    assert compared > 50
+        rounds += any(r for r in env.rewards.values())
+        if ended:
+            assert all(env.terminations.values())
+            game += 1
+            env.reset(seed=seeds[game])
+    assert game == 2 and rounds >= 4 and compared > 200
 
 
 def test_dev_score_weights_every_role_against_the_strongest_baseline():
@@ -708,9 +737,26 @@ def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
         vector_seeds.extend(seed)
         return original_batch(self, seed)
 
+    # every Game ever dealt, by object, with its seed; and every game the collector steps
+    game_seed: dict[int, object] = {}
+    original_init = Game.__init__
+
+    def init(self, config=None, seed=None, _deal=True):
+        game_seed[id(self)] = seed
+        original_init(self, config, seed, _deal)
+
+    stepped: list = []
+    original_tick = Collector.tick
+
+    def tick(self):
+        stepped.extend(game_seed[id(g)] for g in self.vec.games)
+        return original_tick(self)
+
     monkeypatch.setattr(env_cls, "reset", reset)
     monkeypatch.setattr(VectorGame, "reset_game", reset_game)
     monkeypatch.setattr(VectorGame, "reset", reset_batch)
+    monkeypatch.setattr(Game, "__init__", init)
+    monkeypatch.setattr(Collector, "tick", tick)
     res = train(
         _tiny_run(tmp_path, iterations=1, eval_deals=2, seed=5, bc_decisions=30, bc_epochs=1)
     )
@@ -720,9 +766,11 @@ def test_training_never_plays_a_test_split_deal(tmp_path, monkeypatch):
     assert not [s for s in drawn if s in TEST]
     assert any(s in TRAIN for s in drawn) and any(s in DEV for s in drawn)
     # self-play: the two slots' first deals, then one per finished game, all train-split
-    games = res["last"]["episodes"]  # learning-seat trajectories: at least one per game
     assert len(vector_seeds) >= 2 + 2 + 1 and all(s in TRAIN for s in vector_seeds)
-    assert games >= 1
+    # every game a decision was made in (not only every seed asked for) is a train deal:
+    # the batch's own auto-reset deals (63-bit seeds) are replaced before anyone acts
+    assert len(stepped) > 60 and all(s in TRAIN for s in stepped)
+    assert not [s for s in game_seed.values() if s in TEST]
 
 
 def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):

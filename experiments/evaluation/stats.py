@@ -17,6 +17,9 @@ of clusters beside it.
   10), which never collapses to a point and stays inside [-1, 1].
 * :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
   deal-level percentile bootstrap (resample whole deals with replacement).
+* :func:`paired_ratio` - the ratio of two paired rates (a candidate's win rate over the
+  reference's on the same deals and seats): deal-level percentile bootstrap, both rates from
+  the same resample (method ``"deal-bootstrap-ratio"``).
 * :func:`cluster_bootstrap` - the same resampling for any statistic computed from weighted
   rows (the ratings of :mod:`saboteur_experiments.evaluation.team`).
 
@@ -46,7 +49,7 @@ class Estimate:
         lo, hi: the interval's ends.
         n: observations; ``clusters``: distinct deals among them.
         method: how the interval was made (``"wilson-deff"``, ``"newcombe-paired"``,
-            ``"deal-bootstrap"``).
+            ``"deal-bootstrap"``, ``"deal-bootstrap-ratio"``).
     """
 
     value: float

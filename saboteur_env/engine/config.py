@@ -138,6 +138,14 @@ class GameConfig:
             )
         return cls(**kwargs)
 
+    def options(self) -> dict[str, Any]:
+        """Every option as JSON-ready keyword values (``board_window`` a list): what
+        :meth:`from_kwargs`, ``raw_env(**...)`` and ``VectorGame(n, **...)`` take back, and
+        what records and checkpoints store."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["board_window"] = list(self.window)
+        return d
+
     @property
     def window(self) -> tuple[int, int, int, int]:
         """The board window (x_min, x_max, y_min, y_max), inclusive, as normalised on

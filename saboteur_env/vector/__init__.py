@@ -20,7 +20,6 @@ pass.  Only numpy is needed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
 
 import numpy as np
 
@@ -273,8 +272,7 @@ class VectorGame:
         self._check_index(i)
         from ..aec import raw_env
 
-        options = {f.name: getattr(self.config, f.name) for f in fields(self.config)}
-        env = raw_env(render_mode=render_mode, render_seat=render_seat, **options)
+        env = raw_env(render_mode=render_mode, render_seat=render_seat, **self.config.options())
         env.reset(seed=0)
         env.load(self.games[i].copy())
         return env
