@@ -15,6 +15,7 @@ def _play(argv) -> None:
     from saboteur_experiments.cli_args import (
         at_least,
         check_agents,
+        check_agents_fit,
         check_config,
         check_output_file,
     )
@@ -58,6 +59,7 @@ def _play(argv) -> None:
     check_config(p, num_players=args.players, num_rounds=args.rounds, expansion=args.expansion)
     specs = [s.strip() for s in args.agents.split(",")]
     check_agents(p, specs)
+    check_agents_fit(p, specs, args.players, args.expansion)  # e.g. a checkpoint of the other game
     if args.human is not None and not 0 <= args.human < args.players:
         p.error(f"--human {args.human}: the seat must be 0..{args.players - 1}")
     if args.human is not None:

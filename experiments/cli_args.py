@@ -123,12 +123,31 @@ def check_agents_fit(
             first = str(err).splitlines()[0] if str(err) else type(err).__name__
             if "does not match the environment's spaces" in first:  # a fingerprint dump
                 first = "the checkpoint's observation and action spaces are not this game's"
+                other = _checkpoint_game(spec)
+                if other is not None and other != config.ruleset.title:
+                    first += f" (it was trained for {other})"
             elif len(first) > 160:  # e.g. torch's own load message: keep our sentence
                 first = first.split(" (")[0][:160]
             p.error(
                 f"{option}: {spec!r} cannot play {config.ruleset.title} at {num_players} "
                 f"players: {first}"
             )
+
+
+def _checkpoint_game(spec: str) -> str | None:
+    """The game a ``ppo:PATH`` spec's checkpoint was trained for (its title), if readable."""
+    name, _, option = spec.partition(":")
+    if name != "ppo" or not option or option.startswith("avg="):
+        return None
+    try:
+        from saboteur_agents.network import read_checkpoint
+        from saboteur_env.engine.ruleset import ruleset_of
+
+        path = option.removesuffix("+greedy").removesuffix(",greedy")
+        _, meta = read_checkpoint(path)
+        return ruleset_of(bool(meta.get("game_config", {}).get("expansion", False))).title
+    except Exception:  # unreadable: the caller's message says enough
+        return None
 
 
 def add_deal_range(p: argparse.ArgumentParser) -> None:

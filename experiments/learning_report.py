@@ -50,11 +50,16 @@ def run_summary(run: Path, checkpoint: str = DEFAULT_CHECKPOINT) -> dict:
     """
     run = Path(run)
     cfg_path = run / "config.json"
+    if not run.is_dir():
+        raise FileNotFoundError(f"{run}: no such folder")
     if not cfg_path.is_file():
         raise FileNotFoundError(f"{run}: no config.json (not a saboteur train output folder)")
     ckpt = run / checkpoint
     if not ckpt.is_file():
-        raise FileNotFoundError(f"{run}: no checkpoint {checkpoint}")
+        raise FileNotFoundError(
+            f"{run}: no checkpoint {checkpoint} (a run without evaluations has no best_dev.pt: "
+            "--checkpoint final.pt)"
+        )
     meta = json.loads(ckpt.with_suffix(".json").read_text())
     rows = _read_csv(run / "metrics.csv")
     last = rows[-1] if rows else {}
@@ -104,7 +109,10 @@ def report(
     summaries = [run_summary(r, checkpoint) for r in runs]
     games = {(s["config"].get("expansion", False), s["config"]["num_players"]) for s in summaries}
     if len(games) != 1:
-        raise ValueError(f"the runs are of different games/player counts: {sorted(games)}")
+        from saboteur_env.engine.ruleset import ruleset_of
+
+        named = sorted(f"{ruleset_of(e).title} {n} players" for e, n in games)
+        raise ValueError(f"the runs are of different games: {', '.join(named)}")
     expansion, players = games.pop()
     rounds = summaries[0]["config"]["num_rounds"]
     specs = {Path(s["run"]).name: f"ppo:{s['checkpoint']}" for s in summaries}
@@ -160,7 +168,10 @@ def format_report(rep: dict) -> str:
         f"# Learning agent: {game}, {rep['players']} players",
         "",
         f"Role-probe against `{rep['reference']}` on the test split, round 1 of "
-        f"{rep['num_rounds']}-round games, deal-clustered 95% intervals, points of win rate.",
+        f"{rep['num_rounds']}-round games: the policy alone in one seat and role, every other "
+        f"seat `{rep['reference']}`, paired with the all-`{rep['reference']}` game of the same "
+        "deal. Cells: the policy's win rate minus the reference's in that seat, points, "
+        "with Newcombe's paired 95% interval (n = probed deals).",
         "",
     ]
     roles = list(first["roles"])
@@ -184,7 +195,12 @@ def format_report(rep: dict) -> str:
         ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if rep["crossplay"]:
-        lines += ["", "Cross-play (row's checkpoint in the probe seat, column's elsewhere):", ""]
+        lines += [
+            "",
+            "Cross-play: the row's checkpoint alone in the probe seat, the column's in every "
+            "other seat; its win rate minus the column's own in that seat (points, 95%).",
+            "",
+        ]
         names = [Path(s["run"]).name for s in rep["runs"]]
         for role in roles:
             lines.append(f"| {role} | " + " | ".join(names) + " |")
@@ -201,15 +217,32 @@ def format_report(rep: dict) -> str:
     if rep["external"]:
         from saboteur_experiments.evaluation.protocols import format_external
 
-        lines += ["", "```", format_external(rep["external"]), "```"]
-    lines += ["", "| run | wall s | learning decisions | decisions/s | chosen at | bytes |"]
-    lines.append("|---|---|---|---|---|---|")
+        lines += [
+            "",
+            "External protocol (4 players): the policy as the one saboteur against three "
+            "heuristic gold-diggers; the heuristic saboteur's own rate on the same deals; their "
+            "ratio (paired deal bootstrap; nan when the heuristic saboteur never won).",
+            "",
+            "```",
+            format_external(rep["external"]),
+            "```",
+        ]
+    lines += [
+        "",
+        "Training runs: wall seconds of training (warm start included, the final evaluation "
+        "not), learning decisions, decisions of every seat per wall second, the learning "
+        "decisions at which the reported checkpoint was chosen, and its size in bytes.",
+        "",
+        "| run | wall s | learning decisions | decisions/s | chosen at | bytes |",
+        "|---|---|---|---|---|---|",
+    ]
     for s in rep["runs"]:
         rate = s["decisions"] / s["elapsed_s"] if s["elapsed_s"] == s["elapsed_s"] else 0
         lines.append(
             f"| {Path(s['run']).name} | {s['elapsed_s']:.0f} | {s['learning_decisions']} | "
             f"{rate:.0f} | {s['chosen']['learning_decisions']} | {s['checkpoint_bytes']} |"
         )
+    lines += ["", "Learning curves (dev deals, in training): `learning_curves.png`."]
     return "\n".join(lines) + "\n"
 
 
@@ -261,7 +294,7 @@ def main(argv=None) -> dict:
     )
     p.add_argument("runs", nargs="+", help="saboteur train --out folders, one per seed")
     p.add_argument("--checkpoint", default=DEFAULT_CHECKPOINT, help="inside each run")
-    p.add_argument("--reference", default="heuristic")
+    p.add_argument("--reference", default="heuristic", help="the agent every other seat plays")
     p.add_argument("--deals", type=at_least(1), default=500, help="test deals per role")
     p.add_argument("--crossplay-deals", type=at_least(0), default=200)
     p.add_argument("--external-deals", type=at_least(0), default=500)
@@ -269,8 +302,11 @@ def main(argv=None) -> dict:
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents")
     p.add_argument("--no-average", action="store_true", help="skip the seed-averaged policy")
     p.add_argument("--out", default="runs/report")
+    p.add_argument("--overwrite", action="store_true", help="replace an earlier report in --out")
     a = p.parse_args(argv)
     check_output_dir(p, a.out, "--out")
+    if (Path(a.out) / "report.json").exists() and not a.overwrite:
+        p.error(f"--out {a.out}: holds an earlier report; pass --overwrite or choose another")
     try:
         rep = report(
             [Path(r) for r in a.runs],

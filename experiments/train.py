@@ -280,8 +280,9 @@ class Collector:
 
     Every deal is drawn here from the train split (:meth:`VectorGame.reset_game`), not by the
     batch's own auto-reset.  Agents that read ``info`` (the heuristic, the search agent) get
-    the events their seat may see since its last turn, routed by ``Event.visible_to`` exactly
-    as the env's ``infos`` route them.
+    ``{"events": ...}``: the events their seat may see since its last turn, routed by
+    :func:`~saboteur_env.engine.events.route_events` as the env routes its ``infos`` events
+    (the env's ``round_result`` entry, which no agent reads, is not built here).
     """
 
     def __init__(
@@ -988,6 +989,7 @@ def train(cfg: TrainConfig) -> dict:
                 "update_s": t2 - t1,
                 "env_s_total": collector.timers["env"],
                 "inference_s_total": collector.timers["inference"],
+                "agents_s_total": collector.timers["agents"],
                 "update_s_total": update_time,
                 "snapshots": len(pool.snapshots),
                 "uncredited_rewards": collector.uncredited,

@@ -81,8 +81,10 @@ def test_a_rate_of_0_or_1_counts_each_deal_once():
 def test_paired_difference_is_newcombes_hybrid_score_interval():
     """Pairs (candidate won, reference won), one per deal.  Hand values: 10 pairs all (0, 0)
     give phi = 0 and the interval (-u, +u) with u the Wilson upper limit for 0 of 10; 6 pairs
-    (1,1), 3 (1,0), 1 (0,1), 10 (0,0) give phi = (6*10 - 3*1) / sqrt(9*11*7*13) and the
-    interval below, worked through the formula of Newcombe (1998, method 10) by hand."""
+    (1,1), 3 (1,0), 1 (0,1), 10 (0,0) give phi = (6*10 - 3*1 - 20/2) / sqrt(9*11*7*13) (the
+    numerator less n/2, Newcombe's continuity correction) and the interval below, worked
+    through the formula of Newcombe (1998, method 10) by hand.  Two concordant pairs (1,1) and
+    (0,0): the uncorrected phi = 1 collapsed the interval to [0, 0]; corrected, phi = 0."""
     zero = np.zeros(10)
     e = paired_difference(zero, zero, np.arange(10))
     u = wilson(0, 10)[1]
@@ -98,15 +100,20 @@ def test_paired_difference_is_newcombes_hybrid_score_interval():
     p1, p2 = 9 / 20, 7 / 20
     l1, u1 = wilson(9, 20)
     l2, u2 = wilson(7, 20)
-    phi = (6 * 10 - 3 * 1) / math.sqrt(9 * 11 * 7 * 13)
+    phi = (6 * 10 - 3 * 1 - 20 / 2) / math.sqrt(9 * 11 * 7 * 13)
     lo = 0.1 - math.sqrt((p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2)
     hi = 0.1 + math.sqrt((u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2)
     assert (e.value, e.lo, e.hi) == pytest.approx((0.1, lo, hi))
-    assert (e.lo, e.hi) == pytest.approx((-0.0842, 0.2720), abs=5e-4)
+    assert (e.lo, e.hi) == pytest.approx((-0.1066, 0.2923), abs=5e-4)
     # the pairing (phi > 0) makes it narrower than treating the two rates as independent
     assert e.hi - e.lo < (u1 - l1) + (u2 - l2)
     with pytest.raises(ValueError, match="one pair per deal"):
         paired_difference(a, b, np.zeros(20))
+    two = paired_difference(np.array([1.0, 0.0]), np.array([1.0, 0.0]), np.arange(2))
+    l, u = wilson(1, 2)
+    half = math.sqrt((0.5 - l) ** 2 + (u - 0.5) ** 2)  # phi = 0
+    assert (two.value, two.lo, two.hi) == pytest.approx((0.0, -half, half))
+    assert two.hi - two.lo > 1.0
 
 
 def test_deal_bootstrap_on_two_deals_matches_its_enumeration():

@@ -210,11 +210,10 @@ def test_mismatched_checkpoint_is_a_usage_error_not_a_traceback(tmp_path, capsys
             main(argv)
         assert exc.value.code == 2
         err = capsys.readouterr().err
-        if argv[0] == "play":  # the engine's message, with what differs
-            assert "does not match the environment's spaces" in err and "obs_size" in err
-        else:  # checked before play: one short line naming the option and the game
-            assert "--agents: " in err and "cannot play Saboteur 2 at 5 players" in err
-            assert "spaces are not this game's" in err and "Traceback" not in err
+        # checked before play: one short line naming the option, the game and the checkpoint's
+        assert "--agents: " in err and "cannot play Saboteur 2 at 5 players" in err
+        assert "(it was trained for the base game)" in err
+        assert "spaces are not this game's" in err and "Traceback" not in err
         assert err.count(str(path)) == 1
 
 

@@ -438,18 +438,22 @@ def format_external(ext: dict) -> str:
         "deal-clustered 95%",
         f"{'saboteur':<46} {'win rate':>22} {'heuristic saboteur':>22} {'ratio (paired)':>22}",
     ]
+    notes = []
     for spec, r in ext["candidates"].items():
+        name = spec if len(spec) <= 46 else spec[:43] + "..."
         if "error" in r:
-            lines.append(f"{spec:<46} {r['error']:>22}")
+            lines.append(f"{name:<46} {r['error']}")
             continue
         est = Estimate(**{k: v for k, v in r.items() if k not in ("note", "reference", "ratio")})
-        text = est.pct() + (f" ({r['note']})" if "note" in r else "")
         ref = Estimate(**r["reference"]).pct() if "reference" in r else ""
         ratio = ""
         if "ratio" in r:
             q = r["ratio"]
             ratio = f"{q['value']:.2f} [{q['lo']:.2f}, {q['hi']:.2f}]"
-        lines.append(f"{spec:<46} {text:>22} {ref:>22} {ratio:>22}")
+        lines.append(f"{name:<46} {est.pct():>22} {ref:>22} {ratio:>22}")
+        if "note" in r:
+            notes.append(f"({name}: {r['note']})")
+    lines += notes
     for name, v in ext["published"].items():
         lines.append(f"{name:<46} {100 * v:>21.1f}%")
     lines.append("(published: their engine and their bots; ours: this engine and ours)")

@@ -14,7 +14,8 @@ of clusters beside it.
   number of deals.  Analytic, stays inside [0, 1].
 * :func:`paired_difference` - the difference of two paired 0/1 outcomes with one pair per deal
   (the ``role-probe`` protocol): Newcombe's hybrid score interval for paired data (1998, method
-  10), which never collapses to a point and stays inside [-1, 1].
+  10, with his continuity correction of the phi coefficient), which never collapses to a
+  point and stays inside [-1, 1].
 * :func:`cluster_mean` - the mean of any per-observation value (paired win differences, gold):
   deal-level percentile bootstrap (resample whole deals with replacement).
 * :func:`paired_ratio` - the ratio of two paired rates (a candidate's win rate over the
@@ -181,7 +182,11 @@ def paired_difference(
     l1, u1 = wilson(both + only_a, n, z)
     l2, u2 = wilson(both + only_b, n, z)
     den = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = (both * neither - only_a * only_b) / math.sqrt(den) if den > 0 else 0.0
+    # Newcombe's phi with his continuity correction: a positive numerator is reduced by n/2
+    # (to 0 at most), so that concordant pairs alone never collapse the interval to a point
+    num = both * neither - only_a * only_b
+    num = max(num - n / 2, 0.0) if num > 0 else num
+    phi = num / math.sqrt(den) if den > 0 else 0.0
     d = p1 - p2
     lo_sq = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
     hi_sq = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2

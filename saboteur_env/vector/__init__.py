@@ -56,8 +56,8 @@ class VectorGame:
         final_gold: int64 ``(B, N)``, the gold of a game that ended in the last step (zeros
             elsewhere).
         events: ``B`` lists, the events each game's last step emitted (all of them, hidden
-            ones too: for logs and tests, never for a player; route them by
-            ``Event.visible_to`` to give a seat what it may see, as the env's ``infos`` do).
+            ones too: for logs and tests, never for a player; ``engine.events.route_events``
+            or ``Event.seen_by(seat)`` give a seat what it may see, as the env's ``infos`` do).
             After :meth:`reset` and :meth:`reset_game`, the new deal's events.
         ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
             the last step (its ``round_results`` and ``gold``), ``None`` where none ended.
