@@ -21,7 +21,7 @@ from saboteur_agents.network import (  # noqa: E402
     sample_masked,
     save_checkpoint,
 )
-from saboteur_agents.ppo import DEFAULT_CHECKPOINT, PPOAgent  # noqa: E402
+from saboteur_agents.ppo import PPOAgent  # noqa: E402
 from saboteur_env.engine.config import GameConfig  # noqa: E402
 
 torch.set_num_threads(1)
@@ -34,9 +34,9 @@ def tiny_net(config=None, seed=0):
     ).eval()
 
 
-def random_positions(n=40, seed=0, players=5):
+def random_positions(n=40, seed=0, players=5, expansion=False):
     """(observation, mask) pairs from random play."""
-    env = saboteur_env.raw_env(num_players=players)
+    env = saboteur_env.raw_env(num_players=players, expansion=expansion)
     rng = np.random.default_rng(seed)
     out = []
     env.reset(seed=seed)
@@ -151,14 +151,35 @@ def test_checkpoint_works_for_other_base_player_counts(tmp_path):
     assert res["decisions"] > 0
 
 
-@pytest.mark.skipif(not DEFAULT_CHECKPOINT.exists(), reason="shipped checkpoint not built yet")
-def test_shipped_checkpoint_plays():
+@pytest.mark.parametrize("expansion", [False, True], ids=["base", "saboteur_2"])
+def test_shipped_checkpoints_load_safely_fit_and_replay(expansion):
+    """Each shipped checkpoint: under 10 MB, loads with ``weights_only=True``, fits its game's
+    spaces (and is refused by the other game), plays a whole game as ``ppo``, and gives the same
+    actions for the same observations and seed."""
+    from saboteur_agents.ppo import SHIPPED
     from saboteur_experiments.play import play_game
 
+    config = GameConfig(num_players=5, expansion=expansion)
+    path = SHIPPED[config.ruleset.name]
+    assert path.stat().st_size < 10 * 2**20
+    blob = torch.load(path, weights_only=True)  # no pickled code
+    assert isinstance(blob, dict)
+    net, meta = load_checkpoint(path, config)
+    assert meta["spec"]["fingerprint"] == env_spec(config)["fingerprint"]
+    with pytest.raises(CheckpointMismatchError):
+        load_checkpoint(path, GameConfig(num_players=5, expansion=not expansion))
     agents = [make_agent("ppo")] + [make_agent("random") for _ in range(4)]
-    res = play_game(agents, seed=5, num_rounds=1)
+    res = play_game(agents, seed=5, num_rounds=1, expansion=expansion)
     assert res["decisions"] > 0
-    assert DEFAULT_CHECKPOINT.stat().st_size < 10 * 2**20
+    positions = random_positions(20, seed=4, expansion=expansion)
+
+    def actions():
+        agent = make_agent("ppo")
+        agent.reset(2, config, seed=11)
+        return [agent.act(o, m) for o, m in positions]
+
+    first = actions()
+    assert first == actions() and all(m[a] for a, (_, m) in zip(first, positions))
 
 
 def test_checkpoint_path_with_a_comma(tmp_path):
