@@ -6,6 +6,8 @@ Specs (``make_agent``):
   (:data:`SHIPPED`: ``agents/checkpoints/ppo_base_5p.pt`` for the base game,
   ``ppo_sab2_5p.pt`` for Saboteur 2; each trained at 5 players and usable at every player
   count of its game, since seats are padded);
+* ``"ppo:v1"``: the previous base-game checkpoint (``ppo_base_5p_v1.pt``, trained against the
+  first heuristic; the figures the README marks as measured with it);
 * ``"ppo:/path/to/checkpoint.pt"``: another checkpoint;
 * ``"ppo:avg=A.pt|B.pt|C.pt"``: the seed-averaged policy of several checkpoints of one game
   (:class:`~saboteur_agents.network.AveragedPolicy`: their logits averaged);
@@ -35,6 +37,8 @@ CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
 #: the shipped checkpoint of each game (by ``Ruleset.name``): what ``"ppo"`` plays
 SHIPPED = {"base": DEFAULT_CHECKPOINT, "saboteur_2": CHECKPOINT_DIR / "ppo_sab2_5p.pt"}
+#: earlier shipped checkpoints by name (``"ppo:v1"``), kept so that their figures reproduce
+PREVIOUS = {"v1": CHECKPOINT_DIR / "ppo_base_5p_v1.pt"}
 
 
 def shipped_checkpoint(config) -> Path:
@@ -182,6 +186,7 @@ def _factory(option: str = "") -> PPOAgent:
     while parts and parts[-1] in ("greedy", ""):
         greedy |= parts.pop() == "greedy"
     path = ",".join(parts)
+    path = str(PREVIOUS.get(path, path))  # "v1": the previous shipped checkpoint
     if path.startswith("avg="):  # the seed-averaged policy of several checkpoints
         paths = [p for p in path[len("avg=") :].split("|") if p]
         if not paths:
