@@ -221,7 +221,7 @@ def format_report(rep: dict) -> str:
             "",
             "External protocol (4 players): the policy as the one saboteur against three "
             "heuristic gold-diggers; the heuristic saboteur's own rate on the same deals; their "
-            "ratio (paired deal bootstrap; nan when the heuristic saboteur never won).",
+            "ratio (paired deal bootstrap; - when the heuristic saboteur never won).",
             "",
             "```",
             format_external(rep["external"]),

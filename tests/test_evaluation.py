@@ -295,3 +295,16 @@ def test_paired_ratio_is_the_ratio_of_the_two_rates_with_a_deal_bootstrap():
     assert est.lo < 2.0 < est.hi and est.clusters == 6
     none = paired_ratio(a, np.zeros(6), np.arange(6))
     assert np.isnan(none.value) and np.isnan(none.lo)
+
+
+def test_role_probe_ratio_is_none_when_the_reference_never_wins():
+    """A role the reference never wins has no ratio (``None``, not NaN: the result must be JSON
+    and equal to itself, so that two backends' results compare equal)."""
+    from saboteur_experiments.evaluation.protocols import role_probe
+
+    kw = dict(players=3, deals=3, split="dev", seed=1)
+    a = role_probe("heuristic", "random", **kw)
+    assert a == role_probe("heuristic", "random", **kw)
+    ratios = [r["ratio"] for r in a["roles"].values()]
+    assert None in ratios  # random gold-diggers never win these deals
+    assert all(q is None or q["value"] == q["value"] for q in ratios)

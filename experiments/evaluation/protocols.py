@@ -211,7 +211,8 @@ def role_probe(
     deal-clustered; fractions) and ``role_changed`` counts the pairs in which the probe seat
     ended the round with another role in either game (Saboteur 2's Swap your hats); ``ratio``
     is the candidate's win rate over the reference's
-    (:func:`~saboteur_experiments.evaluation.stats.paired_ratio`).
+    (:func:`~saboteur_experiments.evaluation.stats.paired_ratio`), ``None`` when the reference
+    never won.
 
     Raises:
         ValueError: for an unknown split, role or agent spec, or too few deals holding a role.
@@ -246,13 +247,15 @@ def role_probe(
             rw.append(float(role_won(rr, p.seat, rules)))
             clusters.append(p.deal_seed)
         c, r, cl = np.array(cw), np.array(rw), np.array(clusters)
+        ratio = paired_ratio(c, r, cl)
         out_roles[rules.roles[q]] = {
             "deals": len(cl),
             "role_changed": int(changed),
             "candidate": cluster_rate(c, cl).as_dict(),
             "reference": cluster_rate(r, cl).as_dict(),
             "diff": paired_difference(c, r, cl).as_dict(),
-            "ratio": paired_ratio(c, r, cl).as_dict(),
+            # None when the reference never won: no ratio (NaN is neither JSON nor equal to itself)
+            "ratio": ratio.as_dict() if ratio.value == ratio.value else None,
         }
     return {
         "protocol": "role-probe",
@@ -446,8 +449,8 @@ def format_external(ext: dict) -> str:
             continue
         est = Estimate(**{k: v for k, v in r.items() if k not in ("note", "reference", "ratio")})
         ref = Estimate(**r["reference"]).pct() if "reference" in r else ""
-        ratio = ""
-        if "ratio" in r:
+        ratio = "-"  # the heuristic saboteur never won: no ratio
+        if r.get("ratio"):
             q = r["ratio"]
             ratio = f"{q['value']:.2f} [{q['lo']:.2f}, {q['hi']:.2f}]"
         lines.append(f"{name:<46} {est.pct():>22} {ref:>22} {ratio:>22}")
