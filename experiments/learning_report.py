@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from saboteur_env.engine.ruleset import BASE, ruleset_of
 from saboteur_experiments.evaluation.stats import Estimate, error_bars
 
 #: the checkpoint of a run that is reported unless ``--checkpoint`` says otherwise
@@ -109,11 +110,10 @@ def report(
     summaries = [run_summary(r, checkpoint) for r in runs]
     games = {(s["config"].get("expansion", False), s["config"]["num_players"]) for s in summaries}
     if len(games) != 1:
-        from saboteur_env.engine.ruleset import ruleset_of
-
         named = sorted(f"{ruleset_of(e).title} {n} players" for e, n in games)
         raise ValueError(f"the runs are of different games: {', '.join(named)}")
     expansion, players = games.pop()
+    rules = ruleset_of(expansion)
     rounds = summaries[0]["config"]["num_rounds"]
     specs = {Path(s["run"]).name: f"ppo:{s['checkpoint']}" for s in summaries}
     if len(specs) != len(summaries):
@@ -142,12 +142,13 @@ def report(
                         specs[a], specs[b], deals=crossplay_deals, **common
                     )
     external = None
-    if external_deals and not expansion:
+    if external_deals and rules is BASE:  # the external protocol is a base-game protocol
         external = external_protocol(
             list(specs.values()), deals=external_deals, seed=seed, workers=workers
         )
     return {
-        "game": "saboteur-2" if expansion else "base",
+        "game": rules.name,
+        "title": rules.title,
         "players": players,
         "num_rounds": rounds,
         "reference": reference,
@@ -162,7 +163,7 @@ def report(
 
 def format_report(rep: dict) -> str:
     """``report.md``: the tables of :func:`report` as Markdown."""
-    game = "Saboteur 2" if rep["game"] == "saboteur-2" else "base game"
+    game = rep["title"]
     first = next(iter(rep["per_seed"].values()))
     lines = [
         f"# Learning agent: {game}, {rep['players']} players",
