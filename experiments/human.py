@@ -104,7 +104,7 @@ def event_text(
     """What ``viewer`` (a seat, or ``"spectator"``) sees of event ``e``; ``None``: nothing to
     say (the event is private to someone else, or is shown another way).  ``roles``: the role
     names of the game's ruleset (``game.rules.roles``, RULES 1.5, 6.2)."""
-    if e.visible_to is not None and viewer != "spectator" and e.visible_to != viewer:
+    if viewer != "spectator" and not e.seen_by(viewer):
         return None
     me = viewer if isinstance(viewer, int) else -1
     d = e.data

@@ -247,8 +247,7 @@ class HeuristicAgent(Agent):
 
     def _process_events(self, events: Iterable[Event]) -> None:
         for e in events:
-            vis = e.visible_to
-            if vis is not None and vis != self.seat:
+            if not e.seen_by(self.seat):
                 continue  # never ours to see (defensive: the env routes only ours)
             try:
                 handler = _EVENT_HANDLERS.get(EventType(e.type))
