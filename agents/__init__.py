@@ -18,5 +18,6 @@ from .base import Agent, make_agent, register_agent
 from .heuristic import HeuristicAgent  # noqa: F401  (registers "heuristic")
 from .ismcts import ISMCTSAgent  # noqa: F401  (registers "ismcts"; needs the live game)
 from .random_agent import RandomAgent
+from .softmax import SoftmaxAgent  # noqa: F401  (registers "softmax")
 
 __all__ = ["Agent", "RandomAgent", "make_agent", "register_agent"]

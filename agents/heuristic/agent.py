@@ -395,6 +395,32 @@ class HeuristicAgent(Agent):
         Raises:
             ValueError: the mask has no legal action.
         """
+        legal, V, phase = self._prepare(observation, action_mask, info)
+        if phase is Phase.TURN:
+            scores = self._turn_scores(legal, V)
+            self.own_turns += 1  # after scoring: the scorers read the turns taken before
+            return legal, scores
+        action = _PHASE_CHOOSERS[phase](self, legal, V)
+        return legal, (legal == action).astype(np.float64)
+
+    def update(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> None:
+        """Everything :meth:`act` learns at a decision (the events of ``info``, the maze, the
+        goals, the turn) without choosing: its :meth:`belief` afterwards is the one
+        :meth:`act` leaves (an observer of the agent's beliefs, e.g. the bluff benchmark's
+        ``heuristic-belief`` detector, need not score the moves).
+
+        Raises:
+            ValueError: the mask has no legal action.
+        """
+        if self._prepare(observation, action_mask, info)[2] is Phase.TURN:
+            self.own_turns += 1
+
+    def _prepare(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray], Phase]:
+        """The state update of a decision: ``(legal, views, phase)``."""
         legal = np.flatnonzero(np.asarray(action_mask))
         if len(legal) == 0:
             raise ValueError("HeuristicAgent.act: the action mask has no legal action")
@@ -416,13 +442,7 @@ class HeuristicAgent(Agent):
         board = V["board"]
         self.maze = self.gameplay.maze.from_view(self.config.board_window, board)
         self._read_goals(board)
-        phase = self.encoder.phase_of(V)
-        if phase is Phase.TURN:
-            scores = self._turn_scores(legal, V)
-            self.own_turns += 1
-            return legal, scores
-        action = _PHASE_CHOOSERS[phase](self, legal, V)
-        return legal, (legal == action).astype(np.float64)
+        return legal, V, self.encoder.phase_of(V)
 
     def _read_goals(self, board: np.ndarray) -> None:
         """Goal knowledge from the board channels (reveals and own maps, RULES 3.5, 4.2)."""

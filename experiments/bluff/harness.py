@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from saboteur_env.engine.config import GameConfig
-from saboteur_env.engine.events import EventType
+from saboteur_env.engine.events import EventData, EventType
 from saboteur_env.engine.ruleset import BASE, Ruleset
 
 from . import metrics as M
@@ -198,9 +198,11 @@ def score_record(
                         (track, name, BoundDetector(fac(), track, s, cfg, int(game.roles[s])))
                     )
     turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
+    # privileged detectors (the Bayes ceiling): each actor's view and action, no role
+    deciders = [b for _, _, b in bound if getattr(b.det, "needs_decisions", False)]
     enc = codec = None
     pending: list[list] = [[] for _ in range(n)]
-    if turn_takers:
+    if turn_takers or deciders:
         enc, codec = ObservationEncoder(cfg), Codec(cfg)
     buf: dict[tuple[str, str], dict] = defaultdict(lambda: defaultdict(list))
     round_turns: dict[int, int] = {}
@@ -210,7 +212,7 @@ def score_record(
             for _, _, b in bound:
                 if b.allowed(e):
                     b.feed(e)
-            if turn_takers:
+            if turn_takers or deciders:
                 for s in range(n):
                     if e.seen_by(s):
                         pending[s].append(e)
@@ -218,12 +220,16 @@ def score_record(
     def point():
         r, t = game.round, game.turn
         cur = game.current
-        if turn_takers:
+        if turn_takers or deciders:
             obs = enc.encode(game, cur)
             mask = codec.mask(game)
             for b in turn_takers:
                 if b.seat == cur:
                     b.det.observe_turn(obs, mask, {"events": list(pending[cur])})
+            if deciders:
+                seen, events = without_roles(enc, obs, pending[cur])
+                for b in deciders:
+                    b.det.before_decision(seen, mask, cur, events)
             pending[cur] = []
         if t % stride:
             return
@@ -246,6 +252,8 @@ def score_record(
     feed(first.events)
     point()
     for step in steps:
+        for b in deciders:
+            b.det.after_decision(step.seat, step.action)
         feed(step.events)
         if step.round_result is not None:
             round_turns[step.round_result.round] = step.round_result.turns
@@ -272,6 +280,21 @@ def score_record(
             for r in game.round_results
         ]
     }
+
+
+def without_roles(enc, observation: np.ndarray, events: Sequence) -> tuple[np.ndarray, list]:
+    """What a privileged detector (``needs_decisions``) is shown of an actor's decision: a copy
+    of its observation with the own-role one-hot zeroed, and its events with every dealt role
+    (``role_dealt``) replaced by -1: every card, no role."""
+    from dataclasses import replace
+
+    seen = np.array(observation, dtype=np.float32)
+    enc.views(seen)["role"][...] = 0
+    events = [
+        replace(e, data=EventData({**e.data, "role": -1})) if e.type == EventType.ROLE_DEALT else e
+        for e in events
+    ]
+    return seen, events
 
 
 # --- fitting ---------------------------------------------------------------------------------

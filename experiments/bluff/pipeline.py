@@ -9,12 +9,17 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from saboteur_env.engine.config import GameConfig
+
 from .detectors import (
     AgentBeliefDetector,
     BayesDetector,
     LogisticDetector,
+    PolicyBayesDetector,
     PriorDetector,
     UniformDetector,
+    ceiling_problem,
+    population_models,
 )
 from .harness import (
     TRACKS,
@@ -29,6 +34,7 @@ from .populations import policies, population_problem, usable_populations, varia
 from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
 from .report import (
     bluff_frontier,
+    ceiling_gaps,
     format_tables,
     make_plots,
     summarize,
@@ -213,10 +219,9 @@ def run(
     cells = []
 
     def cells_of(pop, n, sink):
-        facs = {t: _factories(t, fit_for(fit_pops[pop]), heuristic_ok) for t in TRACKS}
         for track in TRACKS:
             prior = sink[(track, "prior")].arrays()
-            for name, _ in facs[track]:
+            for name in [d for t, d in sink if t == track]:  # in the order they were scored
                 s = summarize(
                     sink[(track, name)].arrays(),
                     prior,
@@ -243,7 +248,14 @@ def run(
     t_score = time.time()
     keys = [(pop, n) for pop in usable for n in players]
     chunks = [
-        (test_paths[k][a : a + CHUNK], a, fit_for(fit_pops[k[0]]), heuristic_ok, stride)
+        (
+            test_paths[k][a : a + CHUNK],
+            a,
+            fit_for(fit_pops[k[0]]),
+            heuristic_ok,
+            stride,
+            policies(specs[k[0]]),
+        )
         for k in keys
         for a in range(0, len(test_paths[k]), CHUNK)
     ]
@@ -268,6 +280,7 @@ def run(
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
     if extra is not None:
         frontier += bluff_frontier(cells, recs, [rpop], list(by_n), B=bootstrap, seed=seed)
+    gaps = ceiling_gaps(cells, B=bootstrap, seed=seed)
     for c in cells:
         c.pop("_game_sums", None)
     summary = {
@@ -293,6 +306,11 @@ def run(
         "skipped_detectors": skipped_dets,
         "specs": {p: specs[p] for p in usable},
         "policies": {p: policies(specs[p]) for p in usable},
+        # per population: "computed", or why the Bayes ceiling is not
+        "ceiling": {
+            p: ceiling_problem(policies(specs[p]), GameConfig(expansion=expansion)) or "computed"
+            for p in usable
+        },
         "skipped": skipped,
         "fit_populations": fit_pops,
         "rounds": rounds,
@@ -303,6 +321,7 @@ def run(
         "fit": {",".join(k): f["fit"] for k, f in fits.items()},
         "cells": cells,
         "frontier": frontier,
+        "ceiling_gaps": gaps,
     }
     write_csv(summary, out)
     if plots:
@@ -450,11 +469,15 @@ def _score_chunk(arg) -> dict:
     """Worker: score the test records ``paths`` (game indices from ``first``)."""
     from saboteur_env.record import read_record
 
-    paths, first, fitted, heuristic_ok, stride = arg
-    facs = {t: _factories(t, fitted, heuristic_ok) for t in TRACKS}
+    paths, first, fitted, heuristic_ok, stride, pair = arg
     sink: dict = {}
+    facs = None
     for i, p in enumerate(paths):
-        score_record(read_record(p), first + i, facs, sink, stride=stride)
+        rec = read_record(p)
+        if facs is None:  # the population's policies as the ceiling's models, where they can be
+            models, _ = population_models(pair, rec.config)
+            facs = {t: _factories(t, fitted, heuristic_ok, models) for t in TRACKS}
+        score_record(rec, first + i, facs, sink, stride=stride)
     return sink
 
 
@@ -468,9 +491,11 @@ def _merge_sink(sink: dict, part: dict) -> None:
             getattr(dst, f.name).extend(getattr(sc, f.name))
 
 
-def _factories(track: str, fitted: dict | None, heuristic_ok: bool) -> list:
+def _factories(track: str, fitted: dict | None, heuristic_ok: bool, models=None) -> list:
     """The detectors scored on ``track``: the baselines, the fitted ones (``fitted``, this
-    population's leave-one-out fit; none: left out) and in-seat the heuristic's belief."""
+    population's leave-one-out fit; none: left out), in-seat the heuristic's belief, and on the
+    spectator track the Bayes ceiling when the population's policies give action
+    probabilities (``models``, :func:`.detectors.population_models`)."""
     fs = [
         ("uniform", UniformDetector),
         ("prior", PriorDetector),
@@ -488,6 +513,8 @@ def _factories(track: str, fitted: dict | None, heuristic_ok: bool) -> list:
             ),
             ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
         ]
+    if track == "spectator" and models is not None:
+        fs.append(("ceiling", lambda: PolicyBayesDetector(models)))
     if track == "in-seat" and heuristic_ok:
         from saboteur_agents import make_agent
 

@@ -39,6 +39,9 @@ POPULATIONS = {
     "heuristic-ismctssab": f"rolesplit:heuristic/ismcts:{ISMCTS_SABOTEUR}",
     "heuristic": "heuristic",
     "heuristic-evasivesab": "rolesplit:heuristic/evasive",
+    # the heuristic's scores played as a softmax (every seat): a heuristic-like population
+    # whose action probabilities are known, so that it has a Bayes ceiling
+    "softmax": "softmax",
 }
 #: saboteur policy of each population on the frontier (all play with heuristic gold-diggers)
 FRONTIER = {

@@ -323,6 +323,48 @@ def panel_skill(sums: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
         return (1 - tot[..., 0] / tot[..., 1]).mean(axis=-1)
 
 
+def ceiling_gaps(cells: list, B: int = 1000, seed: int = 0) -> list[dict]:
+    """How far each spectator detector is from the Bayes ceiling (the ``ceiling`` detector,
+    :class:`.detectors.PolicyBayesDetector`) on every population and player count that has
+    one: the ceiling's log-loss skill minus the detector's (both over all targets, against the
+    exact prior), with a 95% bootstrap interval over test deals, paired (the same resampled
+    deals for both).
+
+    Returns:
+        one dict per (population, players, detector): ``population``, ``players``,
+        ``detector``, ``skill`` and ``ceiling`` (the cells' ``ll_skill``), ``gap`` ``(point,
+        lo, hi)`` in skill points.
+    """
+    out = []
+    spect = [c for c in cells if c["track"] == "spectator" and "_game_sums" in c]
+    for top in (c for c in spect if c["detector"] == "ceiling"):
+        pop, n = top["population"], top["players"]
+        for c in spect:
+            if c["population"] != pop or c["players"] != n or c["detector"] == "ceiling":
+                continue
+            deals, sums = _panel_sums(cells, pop, n, ["ceiling", c["detector"]])
+            # columns: ceiling log loss, detector log loss, prior log loss (per deal)
+            num = np.stack([sums[:, 0, 0], sums[:, 1, 0], sums[:, 0, 1]], axis=1)
+            gap = M.bootstrap_ratio(
+                num,
+                np.ones_like(num),
+                B=B,
+                seed=seed,
+                transform=lambda r: (r[..., 1] - r[..., 0]) / r[..., 2],
+            )
+            out.append(
+                {
+                    "population": pop,
+                    "players": n,
+                    "detector": c["detector"],
+                    "skill": c["ll_skill"],
+                    "ceiling": top["ll_skill"],
+                    "gap": gap,
+                }
+            )
+    return out
+
+
 def bluff_frontier(
     cells: list,
     recs: dict,
@@ -607,6 +649,24 @@ def format_tables(summary: dict) -> str:
             f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}"
             f"{_fmt2(pt['detection']):<22}"
         )
+    gaps = summary.get("ceiling_gaps") or []
+    if gaps:
+        lines.append(
+            "\n== gap to the Bayes ceiling (spectator track; the ceiling knows the population's "
+            "policies and every card, not the roles): ceiling skill minus the detector's, "
+            "[95% paired deal-bootstrap CI] =="
+        )
+        lines.append(f"{'population':<21}{'N':>3}  {'ceiling':<9}{'detector':<17}{'skill':<9}gap")
+        for g in gaps:
+            lines.append(
+                f"{g['population']:<21}{g['players']:>3}  {g['ceiling'][0]:<+9.3f}"
+                f"{g['detector']:<17}{g['skill'][0]:<+9.3f}{_fmt(g['gap'])}"
+            )
+    no_ceiling = {p: w for p, w in (summary.get("ceiling") or {}).items() if w != "computed"}
+    if no_ceiling:
+        lines.append(
+            "\nno Bayes ceiling for: " + "; ".join(f"{p} ({w})" for p, w in no_ceiling.items())
+        )
     if summary.get("skipped_detectors"):
         lines.append(
             "\nskipped detectors: "
@@ -627,4 +687,5 @@ _DET_ORDER = {
     "bayes-fit": 3,
     "logistic": 4,
     "heuristic-belief": 5,
+    "ceiling": 6,
 }

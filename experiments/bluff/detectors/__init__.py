@@ -32,6 +32,10 @@ Baselines:
   features (numpy), temperature-calibrated on a validation split.
 * :class:`AgentBeliefDetector`: an agent's own ``belief()`` (e.g. the heuristic agent), in-seat
   only.
+* :class:`PolicyBayesDetector`: the Bayes ceiling, exact Bayes with the population's own
+  policies as likelihoods (:func:`population_models`: the PPO, random and softmax-heuristic
+  agents give action probabilities); privileged, it is shown every actor's observation with
+  its role blanked (base game).
 * :class:`OracleDetector`: knows the true roles (tests: it must score skill 1).
 
 Modules: :mod:`.priors` (role decks, assignments, the exact prior), :mod:`.assignments`
@@ -74,6 +78,14 @@ from .logistic import (
     fit_temperature,
     player_features,
 )
+from .policy import (
+    ActionModel,
+    PolicyBayesDetector,
+    ceiling_problem,
+    gives_probabilities,
+    policy_model,
+    population_models,
+)
 from .priors import (
     count_assignments,
     digger_roles,
@@ -88,6 +100,12 @@ from .priors import (
 )
 
 __all__ = [
+    "ActionModel",
+    "PolicyBayesDetector",
+    "ceiling_problem",
+    "gives_probabilities",
+    "policy_model",
+    "population_models",
     "BASE_CATEGORIES",
     "CATEGORIES",
     "CATEGORY_TABLES",

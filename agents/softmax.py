@@ -1,0 +1,100 @@
+"""A stochastic heuristic: samples from a softmax of the heuristic agent's action scores.
+
+The heuristic agent (:mod:`saboteur_agents.heuristic`) plays the argmax of its scores, so the
+probability it gives an action is 0 or 1.  :class:`SoftmaxAgent` plays the same scores as a
+Boltzmann policy, ``p(a) = exp(s_a / t) / sum_b exp(s_b / t)`` over the legal actions, and says
+what those probabilities are (:meth:`SoftmaxAgent.probs`): a population whose policy a detector
+can use as its likelihood (the bluff benchmark's Bayes ceiling,
+:mod:`saboteur_experiments.bluff.detectors.policy`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from saboteur_env.engine.config import GameConfig
+
+from .base import Agent, register_agent
+from .heuristic import HeuristicAgent
+
+#: the default temperature, in the heuristic's score units: the median gap between its best
+#: and second-best move in a 5-player base game is about 0.11 and the median move scores
+#: about 1.1 below the best (measured on train-split deals), so at 0.1 it mostly picks among
+#: its two or three best moves
+TEMPERATURE = 0.1
+#: the seed of the inner heuristic's tie-breaks: the same in every copy, so a detector's copy of
+#: the agent given the same events and observations scores the moves exactly alike
+INNER_SEED = 0
+
+
+class SoftmaxAgent(Agent):
+    """The heuristic's scores played as a softmax (``make_agent("softmax[:t=T]")``).
+
+    Args:
+        option: ``"t=T"``, the temperature (a float above 0; default :data:`TEMPERATURE`).
+            The inner heuristic is the latest version in its default style.
+
+    Raises:
+        ValueError: an option that is not ``t=`` a positive number.
+    """
+
+    name = "softmax"
+
+    def __init__(self, option: str = "") -> None:
+        self.temperature = TEMPERATURE
+        if option:
+            key, eq, value = option.partition("=")
+            try:
+                t = float(value) if key == "t" and eq else float("nan")
+            except ValueError:
+                t = float("nan")
+            if not t > 0 or not np.isfinite(t):
+                raise ValueError(
+                    f"bad softmax option {option!r}: 't=T' with a temperature T > 0 "
+                    f"(e.g. 'softmax:t={TEMPERATURE}')"
+                )
+            self.temperature = t
+        self.inner = HeuristicAgent()
+
+    def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
+        """A new game: ``seed`` seeds the sampling; the inner heuristic's tie-breaks always use
+        :data:`INNER_SEED`."""
+        super().reset(seat, config, seed)
+        self.inner.reset(seat, config, seed=INNER_SEED)
+
+    def observe(self, events) -> None:
+        """Events between turns (:meth:`HeuristicAgent.observe`)."""
+        self.inner.observe(events)
+
+    def belief(self) -> np.ndarray:
+        """The inner heuristic's role belief, float64 ``(n_players, n_roles)``."""
+        return self.inner.belief()
+
+    def probs(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and the probability of each.
+
+        Returns:
+            ``(legal, p)``: int64 ``(k,)`` flat action indexes and float64 ``(k,)``
+            probabilities summing to 1.
+
+        Raises:
+            ValueError: the mask has no legal action.
+        """
+        legal, scores = self.inner.scores(observation, action_mask, info)
+        z = scores / self.temperature
+        z = np.where(np.isfinite(z), z, -np.inf)
+        z = z - z.max()
+        p = np.exp(z)
+        return legal, p / p.sum()
+
+    def act(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> int:
+        """A legal flat action drawn from :meth:`probs` with the agent's own generator."""
+        legal, p = self.probs(observation, action_mask, info)
+        return int(legal[int(self.rng.choice(len(p), p=p))])
+
+
+register_agent("softmax", SoftmaxAgent)

@@ -1,0 +1,273 @@
+"""The Bayes ceiling: a detector that knows the population's policies.
+
+When every role of a population plays a policy that gives action probabilities (the PPO agent,
+the random agent, the softmax heuristic :mod:`saboteur_agents.softmax`), the posterior over role
+assignments after a round's decisions is, by Bayes' rule,
+
+    P(roles | decisions) ~ prior(roles) * prod_t pi_{role of actor t}(a_t | o_t(role of actor t))
+
+where ``o_t(r)`` is what actor ``t`` saw at its decision had it held role ``r``.  In the base
+game a player's own role enters its observation only through the ``role`` one-hot (RULES 2.2:
+nobody else's role is shown), and the deal of the cards does not depend on the roles, so with
+the actors' observations known the product is exact: :class:`PolicyBayesDetector` computes it
+over every role assignment the role deck allows (:func:`.priors.enumerate_assignments`).
+
+It is **privileged**: the harness hands it each actor's observation (its hand, its map results)
+with the role one-hot blanked, and the events that actor saw with its dealt role blanked, so it
+knows every card but no role.  Knowing more can only raise the expected score of a Bayes
+posterior (under the true model), so its log-loss skill is an upper bound on what any
+spectator detector can reach on that population: the ceiling the benchmark's gaps are taken to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventData, EventType
+
+from .base import Detector
+from .priors import _Assignments, marginals, roles_change
+
+_ROLE_SLICES: dict = {}
+
+
+def role_slice(config: GameConfig) -> slice:
+    """Where the observation's own-role one-hot lies (the ``role`` view of
+    :class:`~saboteur_env.encoding.observation.ObservationEncoder`), cached per config."""
+    if config not in _ROLE_SLICES:
+        from saboteur_env.encoding.observation import ObservationEncoder
+
+        v = {x.name: x for x in ObservationEncoder(config).spec()}["role"]
+        _ROLE_SLICES[config] = slice(v.offset, v.offset + v.size)
+    return _ROLE_SLICES[config]
+
+
+class ActionModel:
+    """One policy's action probabilities for one seat in one role hypothesis.
+
+    :meth:`reset` starts a game; :meth:`probs` is called at each of the seat's decisions with
+    the observation as that role would see it and the events the seat saw since its last
+    decision (its dealt role rewritten to the hypothesis).
+    """
+
+    def reset(self, seat: int, config: GameConfig) -> None:
+        """A new game for ``seat``."""
+
+    def probs(self, observation: np.ndarray, action_mask: np.ndarray, events: list) -> np.ndarray:
+        """float64 ``(n_actions,)``: the probability of every flat action (0 off the mask)."""
+        raise NotImplementedError
+
+
+class UniformModel(ActionModel):
+    """The random agent: every legal action alike (:mod:`saboteur_agents.random_agent`)."""
+
+    def probs(self, observation, action_mask, events) -> np.ndarray:
+        m = np.asarray(action_mask, dtype=float)
+        return m / m.sum()
+
+
+class NetworkModel(ActionModel):
+    """A PPO agent that samples (:class:`saboteur_agents.ppo.PPOAgent`, not ``greedy``): the
+    masked softmax of its network's logits, computed in float64."""
+
+    def __init__(self, net) -> None:
+        self.net = net
+
+    def probs(self, observation, action_mask, events) -> np.ndarray:
+        import torch
+
+        with torch.no_grad():
+            logits, _ = self.net(torch.as_tensor(np.asarray(observation, np.float32))[None])
+        z = logits[0].double().numpy()
+        z = np.where(np.asarray(action_mask) > 0, z, -np.inf)
+        p = np.exp(z - z.max())
+        return p / p.sum()
+
+
+class SoftmaxModel(ActionModel):
+    """The softmax heuristic (:class:`saboteur_agents.softmax.SoftmaxAgent`): a copy of the
+    agent fed the seat's events, whose :meth:`~saboteur_agents.softmax.SoftmaxAgent.probs` are
+    exactly the player's (its inner tie-breaks share one seed)."""
+
+    def __init__(self, spec: str) -> None:
+        self.spec = spec
+
+    def reset(self, seat, config) -> None:
+        from saboteur_agents import make_agent
+
+        self.agent = make_agent(self.spec)
+        self.agent.reset(seat, config, seed=0)
+
+    def probs(self, observation, action_mask, events) -> np.ndarray:
+        legal, p = self.agent.probs(observation, action_mask, {"events": events})
+        out = np.zeros(len(action_mask))
+        out[legal] = p
+        return out
+
+
+def gives_probabilities(spec: str) -> bool:
+    """Whether the agent ``spec`` is a policy with known action probabilities: ``random``,
+    ``ppo[:path]`` (not ``greedy``), ``softmax[:t=T]``; the heuristic and the search agent
+    choose deterministically given their state."""
+    name, _, opt = spec.partition(":")
+    return (
+        (name == "random" and not opt)
+        or name == "softmax"
+        or (name == "ppo" and "greedy" not in opt.replace("+", ",").split(","))
+    )
+
+
+def policy_model(spec: str, config: GameConfig) -> Callable[[], ActionModel] | None:
+    """A factory of :class:`ActionModel` for the agent ``spec`` when it
+    :func:`gives_probabilities` (a PPO checkpoint is loaded here, once), else ``None``."""
+    if not gives_probabilities(spec):
+        return None
+    name = spec.partition(":")[0]
+    if name == "random":
+        return UniformModel
+    if name == "softmax":
+        return lambda: SoftmaxModel(spec)
+    if name == "ppo":
+        from saboteur_agents import make_agent
+
+        agent = make_agent(spec)
+        agent.reset(0, config, seed=0)  # loads the checkpoint once; the models share it
+        net = agent.net
+        return lambda: NetworkModel(net)
+    return None
+
+
+def _role_specs(policies: Mapping[str, str], config: GameConfig) -> dict[int, str]:
+    rules = config.ruleset
+    out = {}
+    for role, key in ((rules.saboteur, "saboteur"), (rules.diggers[0], "digger")):
+        spec = policies[key]
+        # a mimic saboteur is shown a gold-digger's view: it plays the gold-digger policy
+        out[role] = policies["digger"] if spec == "mimic" else spec
+    return out
+
+
+def ceiling_problem(policies: Mapping[str, str], config: GameConfig) -> str | None:
+    """Why the ceiling cannot be computed for a population given as its (saboteur policy,
+    gold-digger policy) pair (:func:`..populations.policies`): a ruleset whose roles change
+    mid-round, or a policy without action probabilities; ``None`` when it can."""
+    rules = config.ruleset
+    if roles_change(config) or rules.n_roles != 2:
+        return (
+            f"{rules.title}: the ceiling is computed for the base game only (roles that change "
+            "mid-round would need the Swap your hats history in the likelihood)"
+        )
+    for role, spec in _role_specs(policies, config).items():
+        if not gives_probabilities(spec):
+            return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
+    return None
+
+
+def population_models(
+    policies: Mapping[str, str], config: GameConfig
+) -> tuple[dict[int, Callable[[], ActionModel]] | None, str]:
+    """Role id -> model factory for a population given as its (saboteur policy, gold-digger
+    policy) pair, or ``(None, why)`` (:func:`ceiling_problem`)."""
+    why = ceiling_problem(policies, config)
+    if why:
+        return None, why
+    out = {}
+    for role, spec in _role_specs(policies, config).items():
+        f = policy_model(spec, config)
+        assert f is not None  # ceiling_problem checked it
+        out[role] = f
+    return out, ""
+
+
+class PolicyBayesDetector(Detector):
+    """The Bayes ceiling of a population whose policies are known (see the module docstring).
+
+    Args:
+        models: role id -> a factory of the :class:`ActionModel` that role plays (one model per
+            seat and role hypothesis is built at :meth:`reset`).
+
+    Raises (at :meth:`reset`):
+        ValueError: a ruleset whose roles change mid-round (Saboteur 2), or a role without a
+            model.
+    """
+
+    name = "ceiling"
+    tracks = ("spectator",)
+    #: the harness hands it each actor's observation and mask before the decision
+    #: (:meth:`before_decision`) and the action taken (:meth:`after_decision`)
+    needs_decisions = True
+
+    def __init__(self, models: Mapping[int, Callable[[], ActionModel]]) -> None:
+        self.factories = dict(models)
+
+    def reset(self, seat, config, own_role) -> None:
+        if roles_change(config):
+            raise ValueError("PolicyBayesDetector: base-game roles only (RULES 2.2)")
+        missing = [r for r in range(config.ruleset.n_roles) if r not in self.factories]
+        if missing:
+            raise ValueError(f"PolicyBayesDetector: no model for role(s) {missing}")
+        self.R, self.logp, self.onehot = _Assignments.get(config)
+        self.models = [
+            {r: f() for r, f in self.factories.items()} for _ in range(config.num_players)
+        ]
+        for s, by_role in enumerate(self.models):
+            for m in by_role.values():
+                m.reset(s, config)
+        self._role_block: slice | None = None
+        self._pending: tuple[int, np.ndarray] | None = None
+        super().reset(seat, config, own_role)
+
+    def new_round(self) -> None:
+        self.logw = self.logp.copy()
+        self._pending = None
+
+    def _role_slice(self) -> slice:
+        if self._role_block is None:
+            self._role_block = role_slice(self.config)
+        return self._role_block
+
+    def before_decision(
+        self, observation: np.ndarray, action_mask: np.ndarray, seat: int, events: Sequence
+    ) -> None:
+        """Seat ``seat`` is about to decide: ``observation`` float32 ``(obs,)`` is its view
+        with the role one-hot blanked, ``events`` what it saw since its last decision (its
+        ``role_dealt`` with the role blanked: ``-1``).  Computes each role's probabilities of
+        every action."""
+        block = self._role_slice()
+        P = np.zeros((len(self.models[seat]), len(action_mask)))
+        for r, model in self.models[seat].items():
+            o = np.array(observation, dtype=np.float32)
+            o[block] = 0
+            o[block.start + r] = 1
+            ev = [
+                replace(e, data=EventData({**e.data, "role": r}))
+                if e.type == EventType.ROLE_DEALT and e.seat == seat
+                else e
+                for e in events
+            ]
+            P[r] = model.probs(o, action_mask, ev)
+        self._pending = (seat, P)
+
+    def after_decision(self, seat: int, action: int) -> None:
+        """Seat ``seat`` took flat action ``action``: every assignment is weighted by the
+        probability its role for ``seat`` gives that action."""
+        if self._pending is None or self._pending[0] != seat:
+            raise RuntimeError(f"after_decision({seat}) without before_decision for that seat")
+        P = self._pending[1]
+        with np.errstate(divide="ignore"):
+            ll = np.log(P[:, action])
+        self.logw = self.logw + ll[self.R[:, seat]]
+        if not np.isfinite(self.logw).any():
+            # no assignment explains the action (a policy that is not the one that played)
+            raise ValueError(
+                f"PolicyBayesDetector: seat {seat}'s action {action} has probability 0 under "
+                "every role's model: the models are not the population's policies"
+            )
+        self._pending = None
+
+    def belief(self) -> np.ndarray:
+        return marginals(self.onehot, self.logw, self.n)

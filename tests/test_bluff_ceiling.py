@@ -1,0 +1,292 @@
+"""The bluff benchmark's Bayes ceiling: exact Bayes with the population's own policies as
+likelihoods (:class:`PolicyBayesDetector`), the softmax heuristic whose probabilities it
+uses, and the heuristic's belief update without scoring moves."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from saboteur_agents import make_agent
+from saboteur_agents.softmax import SoftmaxAgent
+from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import Event, EventType
+from saboteur_env.record import read_record
+from saboteur_experiments.bluff import run, score_record
+from saboteur_experiments.bluff.detectors import (
+    ActionModel,
+    AgentBeliefDetector,
+    Detector,
+    PolicyBayesDetector,
+    PriorDetector,
+    ceiling_problem,
+    exact_prior,
+    gives_probabilities,
+    population_models,
+)
+from saboteur_experiments.bluff.detectors.policy import UniformModel, role_slice
+from saboteur_experiments.bluff.records import play_recorded
+
+CFG3 = GameConfig(num_players=3)
+#: per role, a weight per flat action 0..5: the toy policy plays legal actions in proportion
+TOY = {0: np.array([1.0, 1, 1, 1, 1, 1]), 1: np.array([1.0, 4, 1, 0.5, 2, 8])}
+
+
+class ToyModel(ActionModel):
+    """A known stochastic policy that reads its role from the observation, as agents do."""
+
+    def probs(self, observation, action_mask, events):
+        role = int(np.argmax(observation[role_slice(CFG3)]))
+        assert observation[role_slice(CFG3)].sum() == 1  # exactly one role shown
+        w = np.zeros(len(action_mask))
+        w[:6] = TOY[role]
+        w = w * (np.asarray(action_mask) > 0)
+        return w / w.sum()
+
+
+#: a hand-built round: (seat, legal actions, action taken)
+ROUND = [
+    (0, [0, 1, 2, 3], 1),
+    (1, [0, 1, 5], 5),
+    (2, [2, 3, 4], 3),
+    (0, [0, 1, 4, 5], 5),
+    (1, [0, 3], 0),
+]
+
+
+def brute_force(decisions) -> np.ndarray:
+    """P(seat is saboteur) by enumerating every order of the 3-player role deck (3
+    gold-digger cards, 1 saboteur card; the first three go to seats 0-2, RULES 2.2), each
+    order equally likely, times the toy policy's probability of every decision."""
+    deck = [0, 0, 0, 1]
+    num, den = np.zeros(3), 0.0
+    for order in itertools.permutations(deck):
+        roles = order[:3]
+        w = 1.0
+        for seat, legal, a in decisions:
+            p = TOY[roles[seat]][legal]
+            w *= TOY[roles[seat]][a] / p.sum()
+        num += w * (np.array(roles) == 1)
+        den += w
+    return num / den
+
+
+def _mask(legal, size=40):
+    m = np.zeros(size, dtype=np.int8)
+    m[legal] = 1
+    return m
+
+
+def test_ceiling_equals_brute_force_bayes_on_a_hand_built_round():
+    det = PolicyBayesDetector({0: ToyModel, 1: ToyModel})
+    det.reset(None, CFG3, None)
+    obs = np.zeros(6701, dtype=np.float32)
+    assert det.belief()[:, 1] == pytest.approx([0.25, 0.25, 0.25])
+    for k, (seat, legal, a) in enumerate(ROUND):
+        det.before_decision(obs, _mask(legal), seat, [])
+        det.after_decision(seat, a)
+        np.testing.assert_allclose(det.belief()[:, 1], brute_force(ROUND[: k + 1]), rtol=1e-12)
+    # by hand for the first decision: seat 0 played 1 from {0..3}: 4 / (1 + 4 + 1 + 0.5) as a
+    # saboteur, 1/4 as a gold-digger; P(seat 0 saboteur) = .25 * 4/6.5 / (.25 * 4/6.5 + .75/4)
+    det.reset(None, CFG3, None)
+    det.before_decision(obs, _mask([0, 1, 2, 3]), 0, [])
+    det.after_decision(0, 1)
+    p0 = 0.25 * 4 / 6.5 / (0.25 * 4 / 6.5 + 0.75 / 4)
+    assert det.belief()[0, 1] == pytest.approx(p0, rel=1e-12)
+    # a new round forgets the evidence (roles are redealt)
+    det.observe(Event(EventType.ROUND_START, data={"round": 1}))
+    assert det.belief()[:, 1] == pytest.approx([0.25, 0.25, 0.25])
+
+
+def test_ceiling_refuses_an_action_its_models_call_impossible():
+    det = PolicyBayesDetector({0: ToyModel, 1: ToyModel})
+    det.reset(None, CFG3, None)
+    obs = np.zeros(6701, dtype=np.float32)
+    with pytest.raises(RuntimeError, match="without before_decision"):
+        det.after_decision(0, 1)
+    det.before_decision(obs, _mask([0, 1]), 0, [])
+    with pytest.raises(ValueError, match="probability 0 under every role"):
+        det.after_decision(0, 7)  # not on the mask
+
+
+def test_which_policies_give_a_ceiling():
+    assert gives_probabilities("random") and gives_probabilities("softmax:t=0.2")
+    assert gives_probabilities("ppo:v1") and not gives_probabilities("ppo:greedy")
+    assert not gives_probabilities("heuristic") and not gives_probabilities("ismcts")
+    base = GameConfig(num_players=5)
+    assert ceiling_problem({"saboteur": "ppo:v1", "digger": "ppo:v1"}, base) is None
+    # a mimic saboteur plays the gold-digger policy
+    assert ceiling_problem({"saboteur": "mimic", "digger": "softmax"}, base) is None
+    why = ceiling_problem({"saboteur": "ppo:v1", "digger": "heuristic"}, base)
+    assert "gold-digger policy 'heuristic'" in why
+    why = ceiling_problem({"saboteur": "random", "digger": "random"}, GameConfig(expansion=True))
+    assert "base game only" in why
+    models, why = population_models({"saboteur": "random", "digger": "random"}, base)
+    assert why == "" and set(models) == {0, 1}
+
+
+class Spy(Detector):
+    """Records what the harness hands a privileged detector."""
+
+    name = "spy"
+    tracks = ("spectator",)
+    needs_decisions = True
+
+    def reset(self, seat, config, own_role):
+        self.seen, self.dealt, self.actions, self.k = [], [], [], role_slice(config)
+        super().reset(seat, config, own_role)
+
+    def before_decision(self, observation, action_mask, seat, events):
+        self.seen.append(observation[self.k].copy())
+        self.dealt += [e.data["role"] for e in events if e.type == EventType.ROLE_DEALT]
+        self.last = (seat, action_mask.copy())
+
+    def after_decision(self, seat, action):
+        assert seat == self.last[0] and self.last[1][action] == 1
+        self.actions.append(action)
+
+    def belief(self):
+        return np.full((self.n, self.n_roles), 0.5)
+
+
+def test_the_harness_shows_a_privileged_detector_no_role(tmp_path):
+    path = tmp_path / "g.jsonl"
+    play_recorded([make_agent("random") for _ in range(4)], 7, path, num_rounds=2)
+    rec = read_record(path)
+    spies: list = []
+
+    def fac():
+        spies.append(Spy())
+        return spies[-1]
+
+    score_record(rec, 0, {"spectator": [("spy", fac)]}, {})
+    (spy,) = spies
+    assert spy.actions == [int(d["action"]) for d in rec.decisions]
+    assert len(spy.actions) > 10
+    assert all(not s.any() for s in spy.seen)  # the role one-hot blanked
+    assert spy.dealt and set(spy.dealt) == {-1}  # every dealt role seen blanked
+
+
+def test_the_random_population_ceiling_is_the_exact_prior(tmp_path):
+    """The random agent plays alike in both roles: no decision is evidence."""
+    path = tmp_path / "g.jsonl"
+    play_recorded([make_agent("random") for _ in range(5)], 11, path, num_rounds=1)
+    sink: dict = {}
+    ceiling = ("ceiling", lambda: PolicyBayesDetector({0: UniformModel, 1: UniformModel}))
+    score_record(read_record(path), 0, {"spectator": [("prior", PriorDetector), ceiling]}, sink)
+    P = sink[("spectator", "ceiling")].arrays()["P"]
+    assert len(P) > 50
+    np.testing.assert_allclose(P, np.tile(exact_prior(GameConfig(num_players=5)), (len(P) // 5, 1)))
+
+
+class LoggingSoftmax(SoftmaxAgent):
+    log: list = []
+
+    def act(self, observation, action_mask, info=None):
+        legal, p = self.probs(observation, action_mask, info)
+        a = int(legal[int(self.rng.choice(len(p), p=p))])
+        self.log.append((self.seat, a, float(p[legal == a][0])))
+        return a
+
+
+class LoggingCeiling(PolicyBayesDetector):
+    def reset(self, seat, config, own_role):
+        self.log, self.round = [], 0
+        super().reset(seat, config, own_role)
+
+    def observe(self, event):
+        if event.type == EventType.ROUND_START:
+            self.round = int(event.data["round"])
+        super().observe(event)
+
+    def after_decision(self, seat, action):
+        self.log.append((self.round, seat, action, self._pending[1][:, action].copy()))
+        super().after_decision(seat, action)
+
+
+def test_the_softmax_ceiling_uses_exactly_the_players_probabilities(tmp_path):
+    """The detector's copy of the softmax heuristic, in the seat's true role, gives every
+    action the probability the player drew it with (so the ceiling is exact Bayes)."""
+    LoggingSoftmax.log = []
+    path = tmp_path / "g.jsonl"
+    agents = [LoggingSoftmax("t=0.2") for _ in range(5)]
+    play_recorded(agents, 12, path, num_rounds=2)
+    rec = read_record(path)
+    models, _ = population_models(
+        {"saboteur": "softmax:t=0.2", "digger": "softmax:t=0.2"}, rec.config
+    )
+    dets: list = []
+
+    def fac():
+        dets.append(LoggingCeiling(models))
+        return dets[-1]
+
+    score_record(rec, 0, {"spectator": [("ceiling", fac)]}, {})
+    played = LoggingSoftmax.log
+    (det,) = dets
+    assert len(det.log) == len(played) > 20
+    roles = [r["roles"] for r in rec.rounds]
+    differ = 0
+    for (rnd, seat, a, P), (seat2, a2, p) in zip(det.log, played):
+        assert (seat, a) == (seat2, a2)
+        true = roles[rnd][seat]
+        assert P[true] == pytest.approx(p, rel=1e-9, abs=1e-12)
+        differ += abs(P[1 - true] - p) > 1e-6
+    assert differ > 0  # the other role would have played differently somewhere
+
+
+def test_heuristic_update_leaves_the_belief_act_leaves(tmp_path):
+    """The ``heuristic-belief`` detector updates the agent without scoring moves
+    (``HeuristicAgent.update``): its beliefs equal those of the agent that acts."""
+
+    class ActOnly:
+        def __init__(self):
+            self.a = make_agent("heuristic")
+
+        def __getattr__(self, k):
+            if k == "update":
+                raise AttributeError(k)
+            return getattr(self.a, k)
+
+    path = tmp_path / "g.jsonl"
+    play_recorded([make_agent("heuristic:subtle") for _ in range(5)], 3, path, num_rounds=2)
+    rec = read_record(path)
+    got = {}
+    for name, fac in (("act", ActOnly), ("update", lambda: make_agent("heuristic"))):
+        sink: dict = {}
+        det = ("hb", lambda fac=fac: AgentBeliefDetector(fac, name="hb"))
+        score_record(rec, 0, {"in-seat": [det]}, sink)
+        got[name] = sink[("in-seat", "hb")].arrays()["P"]
+    assert len(got["act"]) > 100
+    np.testing.assert_array_equal(got["act"], got["update"])
+    assert (got["act"][:, 1] > 0.5).any()  # the beliefs moved
+
+
+def test_benchmark_reports_the_ceiling_and_the_gaps(tmp_path):
+    s = run(
+        players=[5],
+        games=2,
+        fit_games=2,
+        pops=["random", "softmax", "heuristic-mimic"],
+        out=tmp_path,
+        rounds=1,
+        stride=3,
+        bootstrap=50,
+        plots=False,
+        quiet=True,
+    )
+    assert s["ceiling"]["random"] == s["ceiling"]["softmax"] == "computed"
+    assert "no action probabilities" in s["ceiling"]["heuristic-mimic"]
+    cells = {c["population"]: c for c in s["cells"] if c["detector"] == "ceiling"}
+    assert set(cells) == {"random", "softmax"}
+    assert cells["random"]["ll_skill"][0] == pytest.approx(0.0, abs=1e-12)
+    assert cells["softmax"]["ll_skill"][0] > 0.3
+    gaps = {(g["population"], g["detector"]): g for g in s["ceiling_gaps"]}
+    # the prior's gap is the ceiling's skill; the detectors' gaps are ceiling minus skill
+    g = gaps[("softmax", "prior")]
+    assert g["gap"][0] == pytest.approx(cells["softmax"]["ll_skill"][0])
+    g = gaps[("softmax", "bayes")]
+    assert g["gap"][0] == pytest.approx(g["ceiling"][0] - g["skill"][0])
+    assert ("heuristic-mimic", "bayes") not in gaps
