@@ -111,6 +111,60 @@ def test_ceiling_refuses_an_action_its_models_call_impossible():
         det.after_decision(0, 7)  # not on the mask
 
 
+def test_sampled_spectator_averages_the_policy_over_the_samples():
+    """``samples=K``: a role's likelihood of the action is its policy's probability averaged
+    over the sampled states (0 where the sampled hand cannot play it)."""
+    det = PolicyBayesDetector({0: ToyModel, 1: ToyModel}, samples=2)
+    det.reset(None, CFG3, None)
+    assert det.name == "policy-bayes"
+    obs = np.zeros((2, 6701), dtype=np.float32)
+    masks = np.stack([_mask([0, 1, 2, 3]), _mask([0, 2, 3])])  # action 1 legal in one sample
+    det.before_decision_sampled(obs, masks, 0)
+    det.after_decision(0, 1)
+    sab, dig = (4 / 6.5 + 0) / 2, (1 / 4 + 0) / 2
+    assert det.belief()[0, 1] == pytest.approx(0.25 * sab / (0.25 * sab + 0.75 * dig), rel=1e-12)
+    # a decision no sample can explain is no evidence
+    before = det.belief()
+    det.before_decision_sampled(obs, masks, 1)
+    det.after_decision(1, 5)
+    np.testing.assert_array_equal(det.belief(), before)
+    assert det.unexplained == 1
+
+
+def test_sampled_spectator_refuses_a_stateful_model():
+    from saboteur_experiments.bluff.detectors.policy import SoftmaxModel
+
+    det = PolicyBayesDetector({0: lambda: SoftmaxModel("softmax"), 1: UniformModel}, samples=4)
+    with pytest.raises(ValueError, match="not stateless"):
+        det.reset(None, GameConfig(num_players=5), None)
+
+
+def test_sampled_spectator_is_reproducible_and_sees_no_role(tmp_path):
+    path = tmp_path / "g.jsonl"
+    play_recorded([make_agent("random") for _ in range(5)], 13, path, num_rounds=1)
+    rec = read_record(path)
+    seen = []
+
+    class Probe(PolicyBayesDetector):
+        def before_decision_sampled(self, observations, masks, seat):
+            seen.append((observations[:, role_slice(self.config)].copy(), masks.copy()))
+            super().before_decision_sampled(observations, masks, seat)
+
+    beliefs = []
+    for _ in range(2):
+        sink: dict = {}
+        fac = ("pb", lambda: Probe({0: UniformModel, 1: UniformModel}, samples=3))
+        score_record(rec, 0, {"spectator": [fac]}, sink)
+        beliefs.append(sink[("spectator", "pb")].arrays()["P"])
+    np.testing.assert_array_equal(beliefs[0], beliefs[1])
+    # the random policy is no evidence: the exact prior throughout
+    np.testing.assert_allclose(beliefs[0][:5], exact_prior(rec.config))
+    assert len(seen) == 2 * len(rec.decisions)
+    assert all(not o.any() for o, _ in seen)  # role blanked in every sample
+    # the samples' hands differ: some action is legal in one sample and not another
+    assert any((m.min(axis=0) != m.max(axis=0)).any() for _, m in seen)
+
+
 def test_which_policies_give_a_ceiling():
     assert gives_probabilities("random") and gives_probabilities("softmax:t=0.2")
     assert gives_probabilities("ppo:v1") and not gives_probabilities("ppo:greedy")
@@ -125,6 +179,10 @@ def test_which_policies_give_a_ceiling():
     assert "base game only" in why
     models, why = population_models({"saboteur": "random", "digger": "random"}, base)
     assert why == "" and set(models) == {0, 1}
+    # the sampled spectator needs stateless policies: not the softmax heuristic
+    pair = {"saboteur": "softmax", "digger": "softmax"}
+    assert ceiling_problem(pair, base) is None
+    assert "event-fed beliefs" in ceiling_problem(pair, base, sampled=True)
 
 
 class Spy(Detector):
@@ -281,6 +339,9 @@ def test_benchmark_reports_the_ceiling_and_the_gaps(tmp_path):
     assert "no action probabilities" in s["ceiling"]["heuristic-mimic"]
     cells = {c["population"]: c for c in s["cells"] if c["detector"] == "ceiling"}
     assert set(cells) == {"random", "softmax"}
+    pb = {c["population"]: c for c in s["cells"] if c["detector"] == "policy-bayes"}
+    assert set(pb) == {"random"} and pb["random"]["ll_skill"][0] == pytest.approx(0, abs=1e-12)
+    assert s["policy_bayes"]["random"].startswith("computed")
     assert cells["random"]["ll_skill"][0] == pytest.approx(0.0, abs=1e-12)
     assert cells["softmax"]["ll_skill"][0] > 0.3
     gaps = {(g["population"], g["detector"]): g for g in s["ceiling_gaps"]}

@@ -120,13 +120,17 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
     }
 
 
-def test_expansion_skips_ppo_with_a_reason(tmp_path):
-    from saboteur_experiments.bluff import population_problem
+def test_expansion_plays_its_own_ppo_and_skips_a_base_checkpoint_with_a_reason(tmp_path):
+    from saboteur_experiments.bluff import EXPANSION_POPULATIONS, fingerprint, population_problem
 
-    why = population_problem("ppo", 5, expansion=True)
-    assert why and "base-game only" in why
-    assert "base-game only" in population_problem("rolesplit:heuristic/ppo", 5, expansion=True)
+    # "ppo" follows the game: the shipped Saboteur 2 checkpoint
+    assert population_problem(EXPANSION_POPULATIONS["ppo"], 5, expansion=True) is None
+    assert population_problem(EXPANSION_POPULATIONS["heuristic-pposab"], 5, expansion=True) is None
+    why = population_problem("rolesplit:heuristic/ppo:v1", 5, expansion=True)
+    assert why and "CheckpointMismatchError" in why
     assert population_problem("heuristic:subtle", 5, expansion=True) is None
+    # its records are named by the checkpoint it loads, not the base game's
+    assert fingerprint("ppo", expansion=True) != fingerprint("ppo")
 
 
 def test_oracle_scores_skill_one_on_the_expansion(tmp_path):

@@ -105,3 +105,46 @@ def test_determinize_keeps_the_seats_own_card_taken_by_swap_your_hats():
         assert d.hats_discarded == [cfg.ruleset.saboteur]
         assert d.roles[0] == g.roles[0]
         assert cfg.ruleset.saboteur not in d.roles[1:].tolist() + d.set_aside
+
+
+def test_spectator_determinize_resamples_everything_private_and_keeps_the_public():
+    """``seat=None``: every hand, face-down discard and role resampled, the goals not revealed
+    permuted, public counts and events kept; two states a spectator cannot tell apart give
+    the same sample for the same generator."""
+    cfg = GameConfig(num_players=5)
+    game = Game(cfg, 21)
+    codec = Codec(cfg)
+    _advance(game, codec, 14, np.random.default_rng(3))
+    private = [e for e in game.events if e.visible_to is not None]
+    assert private  # roles dealt, draws
+
+    def hidden(g):  # the unseen cards, wherever they lie
+        deck = np.bincount(g.deck, minlength=g.rules.n_kinds)
+        return g.hands.sum(axis=0) + g.secret_discards.sum(axis=0) + deck + g.removed
+
+    samples = [game.determinize(None, np.random.default_rng(k)) for k in range(12)]
+    for g in samples:
+        np.testing.assert_array_equal(g.hands.sum(axis=1), game.hands.sum(axis=1))
+        np.testing.assert_array_equal(
+            g.secret_discards.sum(axis=1), game.secret_discards.sum(axis=1)
+        )
+        np.testing.assert_array_equal(hidden(g), hidden(game))  # the same unseen multiset
+        assert len(g.deck) == len(game.deck)
+        np.testing.assert_array_equal(g.board.var, game.board.var)
+        assert all(e.visible_to is None for e in g.events)
+        assert len(g.events) == len(game.events) - len(private)
+        assert sorted(g.roles.tolist() + list(g.set_aside)) == sorted(
+            game.roles.tolist() + list(game.set_aside)
+        )
+    # every seat's hand and the roles do get resampled
+    assert any(not np.array_equal(g.hands, game.hands) for g in samples)
+    assert len({tuple(g.roles.tolist()) for g in samples}) > 1
+    assert len({tuple(g.board.goal_identity.tolist()) for g in samples}) > 1
+    # indistinguishable to a spectator: the same sample
+    other = samples[0]
+    a = game.determinize(None, np.random.default_rng(99))
+    b = other.determinize(None, np.random.default_rng(99))
+    np.testing.assert_array_equal(a.hands, b.hands)
+    np.testing.assert_array_equal(a.roles, b.roles)
+    np.testing.assert_array_equal(a.deck, b.deck)
+    np.testing.assert_array_equal(a.board.goal_identity, b.board.goal_identity)

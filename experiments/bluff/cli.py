@@ -47,7 +47,7 @@ def main(argv=None) -> dict:
         "--expansion",
         action="store_true",
         help=f"Saboteur 2 track (defaults: --players {counts(s2)}, the "
-        f"expansion populations below, --out {s2.out}; no PPO: it is base-game only)",
+        f"expansion populations below, --out {s2.out})",
     )
     p.add_argument(
         "--players",

@@ -200,6 +200,9 @@ def score_record(
     turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
     # privileged detectors (the Bayes ceiling): each actor's view and action, no role
     deciders = [b for _, _, b in bound if getattr(b.det, "needs_decisions", False)]
+    privileged = [b for b in deciders if not getattr(b.det, "samples", 0)]
+    sampled = [b for b in deciders if getattr(b.det, "samples", 0)]
+    counter: list[int] = []  # the decisions handed to them so far
     enc = codec = None
     pending: list[list] = [[] for _ in range(n)]
     if turn_takers or deciders:
@@ -226,10 +229,24 @@ def score_record(
             for b in turn_takers:
                 if b.seat == cur:
                     b.det.observe_turn(obs, mask, {"events": list(pending[cur])})
-            if deciders:
+            if privileged:
                 seen, events = without_roles(enc, obs, pending[cur])
-                for b in deciders:
+                for b in privileged:
                     b.det.before_decision(seen, mask, cur, events)
+            if sampled:
+                # K states consistent with the public record alone, seeded by the deal and
+                # the decision: the same samples for every detector and every run
+                rng = np.random.default_rng([int(rec.seed), len(counter)])
+                K = max(b.det.samples for b in sampled)
+                O, Ms = [], []
+                for _ in range(K):
+                    g = game.determinize(None, rng)
+                    O.append(without_roles(enc, enc.encode(g, cur), [])[0])
+                    Ms.append(codec.mask(g))
+                O, Ms = np.stack(O), np.stack(Ms)
+                for b in sampled:
+                    b.det.before_decision_sampled(O[: b.det.samples], Ms[: b.det.samples], cur)
+            counter.append(cur)
             pending[cur] = []
         if t % stride:
             return

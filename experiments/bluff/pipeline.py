@@ -51,6 +51,8 @@ FIT_GAMES = 24
 FITTED = ("bayes-fit", "logistic")
 #: games per task of a worker (``workers``)
 CHUNK = 20
+#: sampled states per decision of the ``policy-bayes`` detector
+SAMPLES = 8
 #: most classifier rows per fit (drawn uniformly, :func:`.harness.subsample`)
 MAX_ROWS = 60_000
 
@@ -97,8 +99,8 @@ def run(
     are the target's role at that moment (Swap your hats changes it, RULES 6.5), the exact
     prior is the 15-card deck's (conditioned in-seat on the roles the observer held, RULES
     6.2), the saboteur column is 5, the Bayes detectors use the Saboteur 2 event model on exact
-    or sampled role assignments (:class:`.detectors.BayesDetector`), and populations with a PPO
-    agent are skipped (base-game only).
+    or sampled role assignments (:class:`.detectors.BayesDetector`), and the PPO populations play
+    the Saboteur 2 checkpoint.
 
     ``records``: a folder of game records (e.g. the human games of ``saboteur serve``,
     :func:`record_population`) scored as one more population with the same detectors (fitted
@@ -306,9 +308,15 @@ def run(
         "skipped_detectors": skipped_dets,
         "specs": {p: specs[p] for p in usable},
         "policies": {p: policies(specs[p]) for p in usable},
-        # per population: "computed", or why the Bayes ceiling is not
+        # per population: "computed", or why the Bayes ceiling (and the sampled policy-bayes
+        # spectator) is not
         "ceiling": {
             p: ceiling_problem(policies(specs[p]), GameConfig(expansion=expansion)) or "computed"
+            for p in usable
+        },
+        "policy_bayes": {
+            p: ceiling_problem(policies(specs[p]), GameConfig(expansion=expansion), True)
+            or f"computed ({SAMPLES} samples per decision)"
             for p in usable
         },
         "skipped": skipped,
@@ -474,8 +482,11 @@ def _score_chunk(arg) -> dict:
     facs = None
     for i, p in enumerate(paths):
         rec = read_record(p)
-        if facs is None:  # the population's policies as the ceiling's models, where they can be
-            models, _ = population_models(pair, rec.config)
+        if facs is None:  # the population's policies as likelihoods, where they can be
+            models = (
+                population_models(pair, rec.config)[0],
+                population_models(pair, rec.config, sampled=True)[0],
+            )
             facs = {t: _factories(t, fitted, heuristic_ok, models) for t in TRACKS}
         score_record(rec, first + i, facs, sink, stride=stride)
     return sink
@@ -491,11 +502,14 @@ def _merge_sink(sink: dict, part: dict) -> None:
             getattr(dst, f.name).extend(getattr(sc, f.name))
 
 
-def _factories(track: str, fitted: dict | None, heuristic_ok: bool, models=None) -> list:
+def _factories(
+    track: str, fitted: dict | None, heuristic_ok: bool, models: tuple = (None, None)
+) -> list:
     """The detectors scored on ``track``: the baselines, the fitted ones (``fitted``, this
     population's leave-one-out fit; none: left out), in-seat the heuristic's belief, and on the
-    spectator track the Bayes ceiling when the population's policies give action
-    probabilities (``models``, :func:`.detectors.population_models`)."""
+    spectator track, when the population's policies give action probabilities, the Bayes
+    ceiling and the sampled spectator ``policy-bayes`` (``models``: their model factories,
+    :func:`.detectors.population_models`, ``None`` where they cannot run)."""
     fs = [
         ("uniform", UniformDetector),
         ("prior", PriorDetector),
@@ -513,8 +527,11 @@ def _factories(track: str, fitted: dict | None, heuristic_ok: bool, models=None)
             ),
             ("logistic", lambda: _copy_logistic(fitted["logistic"][track])),
         ]
-    if track == "spectator" and models is not None:
-        fs.append(("ceiling", lambda: PolicyBayesDetector(models)))
+    exact, sampled = models
+    if track == "spectator" and exact is not None:
+        fs.append(("ceiling", lambda: PolicyBayesDetector(exact)))
+    if track == "spectator" and sampled is not None:
+        fs.append(("policy-bayes", lambda: PolicyBayesDetector(sampled, samples=SAMPLES)))
     if track == "in-seat" and heuristic_ok:
         from saboteur_agents import make_agent
 

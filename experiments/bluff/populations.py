@@ -57,8 +57,8 @@ FRONTIER = {
 #: populations of the expansion track (``--expansion``, Saboteur 2): the heuristic in its three
 #: styles (the styles differ only in how saboteurs play, so the non-saboteur seats play alike),
 #: and the frontier's references with the same heuristic non-saboteurs (``rolesplit`` splits
-#: saboteur against every other role; a mimic saboteur plays as the boss would).  No PPO
-#: population yet (the Saboteur 2 checkpoint came after the benchmark's figures).
+#: saboteur against every other role; a mimic saboteur plays as the boss would), and the shipped
+#: Saboteur 2 PPO checkpoint in every seat and as the saboteur.
 EXPANSION_POPULATIONS = {
     "random": "random",
     "heuristic": "heuristic",
@@ -67,6 +67,8 @@ EXPANSION_POPULATIONS = {
     "heuristic-mimic": "rolesplit:heuristic/mimic",
     "heuristic-randomsab": "rolesplit:heuristic/random",
     "heuristic-ismctssab": f"rolesplit:heuristic/ismcts:{ISMCTS_SABOTEUR}",
+    "ppo": "ppo",
+    "heuristic-pposab": "rolesplit:heuristic/ppo",
 }
 #: the frontier's anchors: the detection axis is 0 for the mimic saboteurs (nothing to detect)
 #: and 1 for the blatant heuristic saboteurs (:func:`.report.bluff_frontier`)
@@ -83,7 +85,6 @@ class Variant:
         folder: record sets live in ``records/<population>_<folder><N>``.
         players: the default player counts (``--players``).
         out: the default output folder (``--out``).
-        ppo: whether the PPO agent can play (its checkpoint has the base game's spaces).
         heading: what the table titles start with.
         rate: the frontier's name for the gold-diggers' rate.
         rate_axis: the frontier plot's x-axis label.
@@ -94,7 +95,6 @@ class Variant:
     folder: str
     players: tuple[int, ...]
     out: str
-    ppo: bool
     heading: str
     rate: str
     rate_axis: str
@@ -111,7 +111,6 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "n",
             (5,),
             "runs/bluff",
-            True,
             "",
             "digger win rate",
             "drop of the gold-diggers' round win rate vs mimic saboteurs",
@@ -122,7 +121,6 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "x",
             (5,),
             "runs/bluff-expansion",
-            False,
             "Saboteur 2, ",
             "gold found",
             "drop of the share of rounds with the gold found vs mimic saboteurs",
@@ -183,12 +181,6 @@ def usable_populations(
 
 def population_problem(spec: str, n_players: int, expansion: bool = False) -> str | None:
     """Why population ``spec`` cannot play ``n_players`` here (``None``: it can)."""
-    parts = spec.removeprefix("rolesplit:").split("/")
-    if not variant(expansion).ppo and any(p.partition(":")[0] == "ppo" for p in parts):
-        return (
-            "the PPO agent is base-game only (its checkpoint has the base game's spaces; "
-            "no Saboteur 2 checkpoint is shipped)"
-        )
     try:
         from saboteur_agents import make_agent
         from saboteur_experiments.bluff import actors  # noqa: F401  (registers "rolesplit")
@@ -214,18 +206,19 @@ def policies(spec: str) -> dict[str, str]:
     return {"saboteur": spec, "digger": spec}
 
 
-def fingerprint(spec: str) -> str:
-    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the shipped one)."""
+def fingerprint(spec: str, expansion: bool = False) -> str:
+    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the one shipped for
+    the game ``expansion`` selects)."""
     name, _, opt = spec.partition(":")
     if name == "rolesplit":
         digger, _, saboteur = opt.partition("/")
-        return f"rolesplit:{fingerprint(digger)}/{fingerprint(saboteur)}"
+        return f"rolesplit:{fingerprint(digger, expansion)}/{fingerprint(saboteur, expansion)}"
     if name != "ppo":
         return spec
     path = next((o for o in opt.split(",") if o and o != "greedy"), None)
-    from saboteur_agents.ppo import DEFAULT_CHECKPOINT, PREVIOUS
+    from saboteur_agents.ppo import PREVIOUS, SHIPPED
 
-    path = DEFAULT_CHECKPOINT if path is None else PREVIOUS.get(path, path)
+    path = SHIPPED[ruleset_of(expansion).name] if path is None else PREVIOUS.get(path, path)
     try:
         return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
     except OSError:

@@ -85,7 +85,7 @@ def record_set(
     v = variant(expansion)
     default = v.populations.get(pop, pop)
     spec = spec or default
-    fp = fingerprint(spec)
+    fp = fingerprint(spec, expansion)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
     d = out / "records" / SCHEME / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)

@@ -687,5 +687,6 @@ _DET_ORDER = {
     "bayes-fit": 3,
     "logistic": 4,
     "heuristic-belief": 5,
-    "ceiling": 6,
+    "policy-bayes": 6,
+    "ceiling": 7,
 }

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     from .state import Game
 
 
-def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
-    """A copy of ``game`` with every card, role and goal that ``seat`` cannot see resampled.
+def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
+    """A copy of ``game`` with every card, role and goal that ``seat`` cannot see resampled
+    (``seat=None``: a spectator, who sees only what is public).
 
     Reshuffled together, keeping every count that is public: the other players' hands (their
     sizes kept), their face-down discards (how many each discarded kept, RULES 3.6), the draw
@@ -38,19 +39,24 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     so two states that ``seat`` cannot tell apart give the same sample for the same ``rng``
     state (what an information-set search needs: ``saboteur_agents.ismcts``).
 
+    A spectator (``seat=None``) knows no hand, role, face-down discard or map result: every
+    hand is resampled (sizes kept), every role, and every goal not revealed on the board; only
+    public events stay in the copy's history.
+
     Args:
         game: the state; not changed.
-        seat: the seat whose knowledge is kept.
+        seat: the seat whose knowledge is kept, or ``None`` for a spectator.
         rng: the generator for the resampling.
 
     Returns:
         A new :class:`~.state.Game`.
 
     Raises:
-        ValueError: ``seat`` is not a seat in play.  TypeError: ``rng`` is not a Generator.
+        ValueError: ``seat`` is neither ``None`` nor a seat in play.  TypeError: ``rng`` is not
+            a Generator.
     """
-    if not is_int(seat) or not 0 <= seat < game.n:
-        raise ValueError(f"seat={seat!r}: a seat 0..{game.n - 1}")
+    if seat is not None and (not is_int(seat) or not 0 <= seat < game.n):
+        raise ValueError(f"seat={seat!r}: a seat 0..{game.n - 1}, or None for a spectator")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, not {type(rng).__name__}")
     g = game.copy()
@@ -80,11 +86,15 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     g.deck = pool[pos : len(pool) - n_removed]
     g.removed = np.bincount(pool[len(pool) - n_removed :], minlength=nk).astype(np.int64)
 
-    known = [
-        s
-        for s in others
-        if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
-    ]
+    known = (
+        []
+        if seat is None
+        else [
+            s
+            for s in others
+            if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
+        ]
+    )
     free = [s for s in others if s not in known]
     # the dwarf cards Swap your hats took from the seat itself are known to it: they stay
     mine_out = [i for i, s in enumerate(g.hats_discarded_from) if s == seat]
@@ -102,14 +112,15 @@ def determinize(game: Game, seat: int, rng: np.random.Generator) -> Game:
     g.set_aside = rest[: len(g.set_aside)]
     for i, r in zip(out_free, rest[len(g.set_aside) :]):
         g.hats_discarded[i] = r
-    mine = g.inspected[seat].copy()
+    mine = None if seat is None else g.inspected[seat].copy()
     g.inspected[:] = -1
-    g.inspected[seat] = mine
-
-    unknown = [sl for sl in range(3) if not g.known_goals[seat, sl]]
+    if seat is not None:
+        g.inspected[seat] = mine
+    seen = g.board.goal_revealed if seat is None else g.known_goals[seat]
+    unknown = [sl for sl in range(3) if not seen[sl]]
     if unknown:
         g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
     g.nuggets = rng.permutation(np.sort(g.nuggets))
-    g.events = [e for e in g.events if e.seen_by(seat)]
+    g.events = [e for e in g.events if e.visible_to is None or e.visible_to == seat]
     g.rng = np.random.default_rng(int(rng.integers(2**63)))
     return g

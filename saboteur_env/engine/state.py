@@ -283,8 +283,9 @@ class Game:
         """
         return _actions.apply(self, action, verify)
 
-    def determinize(self, seat: int, rng: np.random.Generator) -> Game:
-        """A full state consistent with what ``seat`` knows (:func:`.determinize.determinize`)."""
+    def determinize(self, seat: int | None, rng: np.random.Generator) -> Game:
+        """A full state consistent with what ``seat`` knows (``None``: a spectator;
+        :func:`.determinize.determinize`)."""
         from .determinize import determinize
 
         return determinize(self, seat, rng)

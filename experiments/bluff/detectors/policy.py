@@ -51,8 +51,12 @@ class ActionModel:
 
     :meth:`reset` starts a game; :meth:`probs` is called at each of the seat's decisions with
     the observation as that role would see it and the events the seat saw since its last
-    decision (its dealt role rewritten to the hypothesis).
+    decision (its dealt role rewritten to the hypothesis).  A ``stateless`` model's
+    probabilities depend on the observation and mask alone, so it can also be asked about
+    sampled states (:meth:`probs_batch`).
     """
+
+    stateless = True
 
     def reset(self, seat: int, config: GameConfig) -> None:
         """A new game for ``seat``."""
@@ -60,6 +64,11 @@ class ActionModel:
     def probs(self, observation: np.ndarray, action_mask: np.ndarray, events: list) -> np.ndarray:
         """float64 ``(n_actions,)``: the probability of every flat action (0 off the mask)."""
         raise NotImplementedError
+
+    def probs_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """float64 ``(B, n_actions)`` for float32 ``(B, obs)`` observations and ``(B,
+        n_actions)`` masks (a stateless model only)."""
+        return np.stack([self.probs(o, m, []) for o, m in zip(observations, masks)])
 
 
 class UniformModel(ActionModel):
@@ -78,20 +87,26 @@ class NetworkModel(ActionModel):
         self.net = net
 
     def probs(self, observation, action_mask, events) -> np.ndarray:
+        return self.probs_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
+
+    def probs_batch(self, observations, masks) -> np.ndarray:
         import torch
 
         with torch.no_grad():
-            logits, _ = self.net(torch.as_tensor(np.asarray(observation, np.float32))[None])
-        z = logits[0].double().numpy()
-        z = np.where(np.asarray(action_mask) > 0, z, -np.inf)
-        p = np.exp(z - z.max())
-        return p / p.sum()
+            logits, _ = self.net(torch.as_tensor(np.asarray(observations, np.float32)))
+        z = logits.double().numpy()
+        z = np.where(np.asarray(masks) > 0, z, -np.inf)
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
 
 
 class SoftmaxModel(ActionModel):
     """The softmax heuristic (:class:`saboteur_agents.softmax.SoftmaxAgent`): a copy of the
     agent fed the seat's events, whose :meth:`~saboteur_agents.softmax.SoftmaxAgent.probs` are
-    exactly the player's (its inner tie-breaks share one seed)."""
+    exactly the player's (its inner tie-breaks share one seed).  Not stateless: the copy keeps
+    the heuristic's event-fed beliefs."""
+
+    stateless = False
 
     def __init__(self, spec: str) -> None:
         self.spec = spec
@@ -151,10 +166,14 @@ def _role_specs(policies: Mapping[str, str], config: GameConfig) -> dict[int, st
     return out
 
 
-def ceiling_problem(policies: Mapping[str, str], config: GameConfig) -> str | None:
+def ceiling_problem(
+    policies: Mapping[str, str], config: GameConfig, sampled: bool = False
+) -> str | None:
     """Why the ceiling cannot be computed for a population given as its (saboteur policy,
     gold-digger policy) pair (:func:`..populations.policies`): a ruleset whose roles change
-    mid-round, or a policy without action probabilities; ``None`` when it can."""
+    mid-round, or a policy without action probabilities (``sampled``: or one whose
+    probabilities need its own event-fed state, the softmax heuristic); ``None`` when it
+    can."""
     rules = config.ruleset
     if roles_change(config) or rules.n_roles != 2:
         return (
@@ -164,15 +183,20 @@ def ceiling_problem(policies: Mapping[str, str], config: GameConfig) -> str | No
     for role, spec in _role_specs(policies, config).items():
         if not gives_probabilities(spec):
             return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
+        if sampled and spec.partition(":")[0] == "softmax":
+            return (
+                f"the {rules.roles[role]} policy {spec!r} keeps event-fed beliefs: its "
+                "probabilities on sampled states would need a copy of the agent per sample"
+            )
     return None
 
 
 def population_models(
-    policies: Mapping[str, str], config: GameConfig
+    policies: Mapping[str, str], config: GameConfig, sampled: bool = False
 ) -> tuple[dict[int, Callable[[], ActionModel]] | None, str]:
     """Role id -> model factory for a population given as its (saboteur policy, gold-digger
     policy) pair, or ``(None, why)`` (:func:`ceiling_problem`)."""
-    why = ceiling_problem(policies, config)
+    why = ceiling_problem(policies, config, sampled)
     if why:
         return None, why
     out = {}
@@ -184,25 +208,45 @@ def population_models(
 
 
 class PolicyBayesDetector(Detector):
-    """The Bayes ceiling of a population whose policies are known (see the module docstring).
+    """Exact Bayes over role assignments with a population's known policies as likelihoods.
+
+    Two forms:
+
+    * ``samples=0``, the **ceiling** (``name`` ``"ceiling"``, see the module docstring):
+      privileged, shown each actor's own observation with its role blanked
+      (:meth:`before_decision`), so every likelihood is exact.
+    * ``samples=K``, **policy-bayes** (``"policy-bayes"``): a true spectator.  Before each
+      decision the harness draws ``K`` states consistent with the public record
+      (``Game.determinize(None, rng)``: every hand, role and unrevealed goal resampled) and
+      shows it the actor's observation (role blanked) and mask in each
+      (:meth:`before_decision_sampled`); a role's likelihood of the action is its policy's
+      probability averaged over the samples (0 in a sample whose hand cannot play it).  The
+      unseen hands are marginalised decision by decision from the public record alone (not
+      jointly over the round, nor given the role), so this is an approximation of the
+      spectator's Bayes posterior, and like any spectator detector it scores at most the
+      ceiling in expectation.  A decision that no sample can explain carries no evidence
+      (counted in ``unexplained``).  Stateless models only (:attr:`ActionModel.stateless`).
 
     Args:
         models: role id -> a factory of the :class:`ActionModel` that role plays (one model per
             seat and role hypothesis is built at :meth:`reset`).
+        samples: ``K`` (0: the privileged ceiling).
 
     Raises (at :meth:`reset`):
-        ValueError: a ruleset whose roles change mid-round (Saboteur 2), or a role without a
-            model.
+        ValueError: a ruleset whose roles change mid-round (Saboteur 2), a role without a
+            model, or ``samples > 0`` with a model that is not stateless.
     """
 
-    name = "ceiling"
     tracks = ("spectator",)
-    #: the harness hands it each actor's observation and mask before the decision
-    #: (:meth:`before_decision`) and the action taken (:meth:`after_decision`)
+    #: the harness hands it each decision before it is taken (:meth:`before_decision`, or
+    #: :meth:`before_decision_sampled` when :attr:`samples` > 0) and the action taken
+    #: (:meth:`after_decision`)
     needs_decisions = True
 
-    def __init__(self, models: Mapping[int, Callable[[], ActionModel]]) -> None:
+    def __init__(self, models: Mapping[int, Callable[[], ActionModel]], samples: int = 0) -> None:
         self.factories = dict(models)
+        self.samples = int(samples)
+        self.name = "policy-bayes" if self.samples else "ceiling"
 
     def reset(self, seat, config, own_role) -> None:
         if roles_change(config):
@@ -217,6 +261,13 @@ class PolicyBayesDetector(Detector):
         for s, by_role in enumerate(self.models):
             for m in by_role.values():
                 m.reset(s, config)
+                if self.samples and not m.stateless:
+                    raise ValueError(
+                        f"PolicyBayesDetector(samples={self.samples}): model "
+                        f"{type(m).__name__} is not stateless"
+                    )
+        #: decisions that no sampled state could explain (no evidence taken from them)
+        self.unexplained = 0
         self._role_block: slice | None = None
         self._pending: tuple[int, np.ndarray] | None = None
         super().reset(seat, config, own_role)
@@ -252,12 +303,31 @@ class PolicyBayesDetector(Detector):
             P[r] = model.probs(o, action_mask, ev)
         self._pending = (seat, P)
 
+    def before_decision_sampled(
+        self, observations: np.ndarray, masks: np.ndarray, seat: int
+    ) -> None:
+        """Seat ``seat`` is about to decide; float32 ``(K, obs)`` observations and ``(K,
+        n_actions)`` masks: its view in each of ``K`` sampled states, role blanked.  Each
+        role's probability of every action, averaged over the samples."""
+        block = self._role_slice()
+        P = np.zeros((len(self.models[seat]), masks.shape[1]))
+        for r, model in self.models[seat].items():
+            o = np.array(observations, dtype=np.float32)
+            o[:, block] = 0
+            o[:, block.start + r] = 1
+            P[r] = model.probs_batch(o, masks).mean(axis=0)
+        self._pending = (seat, P)
+
     def after_decision(self, seat: int, action: int) -> None:
         """Seat ``seat`` took flat action ``action``: every assignment is weighted by the
         probability its role for ``seat`` gives that action."""
         if self._pending is None or self._pending[0] != seat:
             raise RuntimeError(f"after_decision({seat}) without before_decision for that seat")
         P = self._pending[1]
+        self._pending = None
+        if self.samples and not P[:, action].any():
+            self.unexplained += 1  # no sampled hand could play it: no evidence either way
+            return
         with np.errstate(divide="ignore"):
             ll = np.log(P[:, action])
         self.logw = self.logw + ll[self.R[:, seat]]
@@ -267,7 +337,6 @@ class PolicyBayesDetector(Detector):
                 f"PolicyBayesDetector: seat {seat}'s action {action} has probability 0 under "
                 "every role's model: the models are not the population's policies"
             )
-        self._pending = None
 
     def belief(self) -> np.ndarray:
         return marginals(self.onehot, self.logw, self.n)
