@@ -175,8 +175,11 @@ def test_which_policies_give_a_ceiling():
     assert ceiling_problem({"saboteur": "mimic", "digger": "softmax"}, base) is None
     why = ceiling_problem({"saboteur": "ppo:v1", "digger": "heuristic"}, base)
     assert "gold-digger policy 'heuristic'" in why
-    why = ceiling_problem({"saboteur": "random", "digger": "random"}, GameConfig(expansion=True))
-    assert "base game only" in why
+    # Saboteur 2: every role but the saboteur plays the gold-digger policy
+    x = GameConfig(num_players=5, expansion=True)
+    assert ceiling_problem({"saboteur": "random", "digger": "random"}, x) is None
+    models, _ = population_models({"saboteur": "random", "digger": "random"}, x)
+    assert set(models) == set(range(6))
     models, why = population_models({"saboteur": "random", "digger": "random"}, base)
     assert why == "" and set(models) == {0, 1}
     # the sampled spectator needs stateless policies: not the softmax heuristic
@@ -237,6 +240,28 @@ def test_the_random_population_ceiling_is_the_exact_prior(tmp_path):
     P = sink[("spectator", "ceiling")].arrays()["P"]
     assert len(P) > 50
     np.testing.assert_allclose(P, np.tile(exact_prior(GameConfig(num_players=5)), (len(P) // 5, 1)))
+
+
+def test_saboteur_2_ceiling_follows_swap_your_hats(tmp_path):
+    """Saboteur 2: the ceiling weighs the 15-card dwarf deck's assignments and redraws a
+    target's card at every public Swap your hats; random play is no evidence, so every seat's
+    marginal stays the deck's share (RULES 6.2, 6.5)."""
+    cfg = GameConfig(num_players=5, expansion=True)
+    for seed in range(40):
+        path = tmp_path / f"g{seed}.jsonl"
+        play_recorded(
+            [make_agent("random") for _ in range(5)], seed, path, num_rounds=1, expansion=True
+        )
+        rec = read_record(path)
+        if any(e.data.get("card") == "swap_hats" for _, e in rec.events):
+            break
+    else:
+        pytest.fail("no Swap your hats in 40 random games")
+    sink: dict = {}
+    ceiling = ("ceiling", lambda: PolicyBayesDetector({r: UniformModel for r in range(6)}))
+    score_record(rec, 0, {"spectator": [ceiling]}, sink)
+    P = sink[("spectator", "ceiling")].arrays()["P"]
+    np.testing.assert_allclose(P, np.tile(exact_prior(cfg)[0], (len(P), 1)), atol=1e-12)
 
 
 class LoggingSoftmax(SoftmaxAgent):

@@ -302,7 +302,8 @@ def score_record(
 def without_roles(enc, observation: np.ndarray, events: Sequence) -> tuple[np.ndarray, list]:
     """What a privileged detector (``needs_decisions``) is shown of an actor's decision: a copy
     of its observation with the own-role one-hot zeroed, and its events with every dealt role
-    (``role_dealt``) replaced by -1: every card, no role."""
+    (``role_dealt``) replaced by -1: every card, no role (in Saboteur 2 the roles the actor's
+    own Inspections showed it stay in its view)."""
     from dataclasses import replace
 
     seen = np.array(observation, dtype=np.float32)

@@ -51,8 +51,6 @@ FIT_GAMES = 24
 FITTED = ("bayes-fit", "logistic")
 #: games per task of a worker (``workers``)
 CHUNK = 20
-#: sampled states per decision of the ``policy-bayes`` detector
-SAMPLES = 8
 #: most classifier rows per fit (drawn uniformly, :func:`.harness.subsample`)
 MAX_ROWS = 60_000
 
@@ -257,6 +255,7 @@ def run(
             heuristic_ok,
             stride,
             policies(specs[k[0]]),
+            v.policy_samples,
         )
         for k in keys
         for a in range(0, len(test_paths[k]), CHUNK)
@@ -315,8 +314,12 @@ def run(
             for p in usable
         },
         "policy_bayes": {
-            p: ceiling_problem(policies(specs[p]), GameConfig(expansion=expansion), True)
-            or f"computed ({SAMPLES} samples per decision)"
+            p: (
+                ceiling_problem(policies(specs[p]), GameConfig(expansion=expansion), True)
+                or f"computed ({v.policy_samples} samples per decision)"
+            )
+            if v.policy_samples
+            else f"not run on {rules.title} (Variant.policy_samples = 0: too slow there)"
             for p in usable
         },
         "skipped": skipped,
@@ -477,7 +480,7 @@ def _score_chunk(arg) -> dict:
     """Worker: score the test records ``paths`` (game indices from ``first``)."""
     from saboteur_env.record import read_record
 
-    paths, first, fitted, heuristic_ok, stride, pair = arg
+    paths, first, fitted, heuristic_ok, stride, pair, samples = arg
     sink: dict = {}
     facs = None
     for i, p in enumerate(paths):
@@ -485,9 +488,9 @@ def _score_chunk(arg) -> dict:
         if facs is None:  # the population's policies as likelihoods, where they can be
             models = (
                 population_models(pair, rec.config)[0],
-                population_models(pair, rec.config, sampled=True)[0],
+                population_models(pair, rec.config, sampled=True)[0] if samples else None,
             )
-            facs = {t: _factories(t, fitted, heuristic_ok, models) for t in TRACKS}
+            facs = {t: _factories(t, fitted, heuristic_ok, models, samples) for t in TRACKS}
         score_record(rec, first + i, facs, sink, stride=stride)
     return sink
 
@@ -503,13 +506,18 @@ def _merge_sink(sink: dict, part: dict) -> None:
 
 
 def _factories(
-    track: str, fitted: dict | None, heuristic_ok: bool, models: tuple = (None, None)
+    track: str,
+    fitted: dict | None,
+    heuristic_ok: bool,
+    models: tuple = (None, None),
+    samples: int = 0,
 ) -> list:
     """The detectors scored on ``track``: the baselines, the fitted ones (``fitted``, this
     population's leave-one-out fit; none: left out), in-seat the heuristic's belief, and on the
     spectator track, when the population's policies give action probabilities, the Bayes
-    ceiling and the sampled spectator ``policy-bayes`` (``models``: their model factories,
-    :func:`.detectors.population_models`, ``None`` where they cannot run)."""
+    ceiling and the sampled spectator ``policy-bayes`` with ``samples`` states per decision
+    (``models``: their model factories, :func:`.detectors.population_models`, ``None`` where
+    they cannot run)."""
     fs = [
         ("uniform", UniformDetector),
         ("prior", PriorDetector),
@@ -531,7 +539,7 @@ def _factories(
     if track == "spectator" and exact is not None:
         fs.append(("ceiling", lambda: PolicyBayesDetector(exact)))
     if track == "spectator" and sampled is not None:
-        fs.append(("policy-bayes", lambda: PolicyBayesDetector(sampled, samples=SAMPLES)))
+        fs.append(("policy-bayes", lambda: PolicyBayesDetector(sampled, samples=samples)))
     if track == "in-seat" and heuristic_ok:
         from saboteur_agents import make_agent
 

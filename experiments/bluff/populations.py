@@ -88,6 +88,8 @@ class Variant:
         heading: what the table titles start with.
         rate: the frontier's name for the gold-diggers' rate.
         rate_axis: the frontier plot's x-axis label.
+        policy_samples: sampled states per decision of the ``policy-bayes`` spectator (0: not
+            run; in Saboteur 2 a PPO population would cost about 6 CPU s a game with 8).
     """
 
     ruleset: Ruleset
@@ -98,6 +100,7 @@ class Variant:
     heading: str
     rate: str
     rate_axis: str
+    policy_samples: int
 
 
 #: ruleset name -> the benchmark on that ruleset.  Saboteur 2's frontier rate is the share of
@@ -114,6 +117,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "",
             "digger win rate",
             "drop of the gold-diggers' round win rate vs mimic saboteurs",
+            8,
         ),
         SABOTEUR_2.name: Variant(
             SABOTEUR_2,
@@ -124,6 +128,7 @@ VARIANTS: Mapping[str, Variant] = MappingProxyType(
             "Saboteur 2, ",
             "gold found",
             "drop of the share of rounds with the gold found vs mimic saboteurs",
+            0,
         ),
     }
 )

@@ -6,17 +6,19 @@ assignments after a round's decisions is, by Bayes' rule,
 
     P(roles | decisions) ~ prior(roles) * prod_t pi_{role of actor t}(a_t | o_t(role of actor t))
 
-where ``o_t(r)`` is what actor ``t`` saw at its decision had it held role ``r``.  In the base
-game a player's own role enters its observation only through the ``role`` one-hot (RULES 2.2:
-nobody else's role is shown), and the deal of the cards does not depend on the roles, so with
-the actors' observations known the product is exact: :class:`PolicyBayesDetector` computes it
-over every role assignment the role deck allows (:func:`.priors.enumerate_assignments`).
+where ``o_t(r)`` is what actor ``t`` saw at its decision had it held role ``r``.  A player's
+own role enters its observation only through the ``role`` one-hot (RULES 2.2: nobody else's
+role is shown), and the deal of the cards does not depend on the roles, so with the actors'
+observations known the product is exact: :class:`PolicyBayesDetector` computes it over every
+role assignment the role deck allows (in Saboteur 2 following every Swap your hats).
 
 It is **privileged**: the harness hands it each actor's observation (its hand, its map results)
 with the role one-hot blanked, and the events that actor saw with its dealt role blanked, so it
-knows every card but no role.  Knowing more can only raise the expected score of a Bayes
-posterior (under the true model), so its log-loss skill is an upper bound on what any
-spectator detector can reach on that population: the ceiling the benchmark's gaps are taken to.
+knows every card but no role (in Saboteur 2 it also sees the roles an actor's Inspections
+showed that actor, which its policy reads).  Knowing more can only raise the expected score of
+a Bayes posterior (under the true model), so its log-loss skill is an upper bound on what any
+spectator detector can reach on that population: the ceiling the benchmark's gaps are taken
+to.  ``samples=K`` makes it a true spectator instead (:class:`PolicyBayesDetector`).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ import numpy as np
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventData, EventType
 
+from .assignments import DealtAssignments, RoleAssignments
 from .base import Detector
-from .priors import _Assignments, marginals, roles_change
+from .priors import exact_prior, role_deck, roles_change
 
 _ROLE_SLICES: dict = {}
 
@@ -58,6 +61,11 @@ class ActionModel:
 
     stateless = True
 
+    def batch_key(self) -> object:
+        """Models with one key are one function of (observation, mask): their role hypotheses
+        can share one :meth:`probs_batch` call (``None``: never shared)."""
+        return None
+
     def reset(self, seat: int, config: GameConfig) -> None:
         """A new game for ``seat``."""
 
@@ -74,9 +82,16 @@ class ActionModel:
 class UniformModel(ActionModel):
     """The random agent: every legal action alike (:mod:`saboteur_agents.random_agent`)."""
 
+    def batch_key(self) -> object:
+        return UniformModel
+
     def probs(self, observation, action_mask, events) -> np.ndarray:
         m = np.asarray(action_mask, dtype=float)
         return m / m.sum()
+
+    def probs_batch(self, observations, masks) -> np.ndarray:
+        m = np.asarray(masks, dtype=float)
+        return m / m.sum(axis=1, keepdims=True)
 
 
 class NetworkModel(ActionModel):
@@ -85,6 +100,9 @@ class NetworkModel(ActionModel):
 
     def __init__(self, net) -> None:
         self.net = net
+
+    def batch_key(self) -> object:
+        return id(self.net)
 
     def probs(self, observation, action_mask, events) -> np.ndarray:
         return self.probs_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0]
@@ -157,13 +175,15 @@ def policy_model(spec: str, config: GameConfig) -> Callable[[], ActionModel] | N
 
 
 def _role_specs(policies: Mapping[str, str], config: GameConfig) -> dict[int, str]:
+    """Role id -> the spec that role plays: the saboteur policy for the saboteur, the
+    gold-digger policy for every other role (Saboteur 2's populations split saboteur against
+    the rest; a mimic saboteur is shown a gold-digger's view, so it plays that policy)."""
     rules = config.ruleset
-    out = {}
-    for role, key in ((rules.saboteur, "saboteur"), (rules.diggers[0], "digger")):
-        spec = policies[key]
-        # a mimic saboteur is shown a gold-digger's view: it plays the gold-digger policy
-        out[role] = policies["digger"] if spec == "mimic" else spec
-    return out
+    sab = policies["saboteur"]
+    return {
+        r: (policies["digger"] if r != rules.saboteur or sab == "mimic" else sab)
+        for r in range(rules.n_roles)
+    }
 
 
 def ceiling_problem(
@@ -175,11 +195,6 @@ def ceiling_problem(
     probabilities need its own event-fed state, the softmax heuristic); ``None`` when it
     can."""
     rules = config.ruleset
-    if roles_change(config) or rules.n_roles != 2:
-        return (
-            f"{rules.title}: the ceiling is computed for the base game only (roles that change "
-            "mid-round would need the Swap your hats history in the likelihood)"
-        )
     for role, spec in _role_specs(policies, config).items():
         if not gives_probabilities(spec):
             return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
@@ -232,9 +247,15 @@ class PolicyBayesDetector(Detector):
             seat and role hypothesis is built at :meth:`reset`).
         samples: ``K`` (0: the privileged ceiling).
 
+    The weighted set of role assignments is :class:`BayesDetector`'s: every assignment of the
+    base game's role deck (:class:`.assignments.DealtAssignments`), or in Saboteur 2 the
+    15-card dwarf deck's (:class:`.assignments.RoleAssignments`, exact at 5 players), where a
+    public Swap your hats redraws the target's card (RULES 6.5) and each decision weighs the
+    actor's role at that moment.
+
     Raises (at :meth:`reset`):
-        ValueError: a ruleset whose roles change mid-round (Saboteur 2), a role without a
-            model, or ``samples > 0`` with a model that is not stateless.
+        ValueError: a role without a model, or ``samples > 0`` with a model that is not
+            stateless.
     """
 
     tracks = ("spectator",)
@@ -249,12 +270,14 @@ class PolicyBayesDetector(Detector):
         self.name = "policy-bayes" if self.samples else "ceiling"
 
     def reset(self, seat, config, own_role) -> None:
-        if roles_change(config):
-            raise ValueError("PolicyBayesDetector: base-game roles only (RULES 2.2)")
         missing = [r for r in range(config.ruleset.n_roles) if r not in self.factories]
         if missing:
             raise ValueError(f"PolicyBayesDetector: no model for role(s) {missing}")
-        self.R, self.logp, self.onehot = _Assignments.get(config)
+        self.assignments = (
+            RoleAssignments(role_deck(config), config.num_players)
+            if roles_change(config)
+            else DealtAssignments(config)
+        )
         self.models = [
             {r: f() for r, f in self.factories.items()} for _ in range(config.num_players)
         ]
@@ -273,8 +296,12 @@ class PolicyBayesDetector(Detector):
         super().reset(seat, config, own_role)
 
     def new_round(self) -> None:
-        self.logw = self.logp.copy()
+        self.assignments.start()
         self._pending = None
+
+    def update(self, event) -> None:
+        if event.type == EventType.ACTION_PLAYED and event.data["card"] == "swap_hats":
+            self.assignments.swap(int(event.data["target"]))
 
     def _role_slice(self) -> slice:
         if self._role_block is None:
@@ -310,12 +337,20 @@ class PolicyBayesDetector(Detector):
         n_actions)`` masks: its view in each of ``K`` sampled states, role blanked.  Each
         role's probability of every action, averaged over the samples."""
         block = self._role_slice()
+        K = len(observations)
         P = np.zeros((len(self.models[seat]), masks.shape[1]))
+        groups: dict = {}  # role hypotheses one model call can serve together
         for r, model in self.models[seat].items():
-            o = np.array(observations, dtype=np.float32)
+            key = model.batch_key()
+            groups.setdefault(("one", r) if key is None else key, []).append(r)
+        for roles in groups.values():
+            o = np.tile(np.asarray(observations, dtype=np.float32), (len(roles), 1))
             o[:, block] = 0
-            o[:, block.start + r] = 1
-            P[r] = model.probs_batch(o, masks).mean(axis=0)
+            for i, r in enumerate(roles):
+                o[i * K : (i + 1) * K, block.start + r] = 1
+            got = self.models[seat][roles[0]].probs_batch(o, np.tile(masks, (len(roles), 1)))
+            for i, r in enumerate(roles):
+                P[r] = got[i * K : (i + 1) * K].mean(axis=0)
         self._pending = (seat, P)
 
     def after_decision(self, seat: int, action: int) -> None:
@@ -328,15 +363,17 @@ class PolicyBayesDetector(Detector):
         if self.samples and not P[:, action].any():
             self.unexplained += 1  # no sampled hand could play it: no evidence either way
             return
-        with np.errstate(divide="ignore"):
-            ll = np.log(P[:, action])
-        self.logw = self.logw + ll[self.R[:, seat]]
-        if not np.isfinite(self.logw).any():
-            # no assignment explains the action (a policy that is not the one that played)
+        if not P[:, action].any():
+            # no role explains the action (a policy that is not the one that played)
             raise ValueError(
                 f"PolicyBayesDetector: seat {seat}'s action {action} has probability 0 under "
                 "every role's model: the models are not the population's policies"
             )
+        with np.errstate(divide="ignore"):
+            self.assignments.factor(seat, np.log(P[:, action]))
 
     def belief(self) -> np.ndarray:
-        return marginals(self.onehot, self.logw, self.n)
+        b = self.assignments.marginals()
+        if b is None:  # no assignment explains the round (a role's model gave 0 throughout)
+            b = exact_prior(self.config)
+        return b
