@@ -25,6 +25,7 @@ from saboteur_experiments.bluff.detectors import (
     exact_prior,
     gives_probabilities,
     population_models,
+    role_deck,
 )
 from saboteur_experiments.bluff.detectors.policy import UniformModel, role_slice
 from saboteur_experiments.bluff.records import play_recorded
@@ -171,8 +172,10 @@ def test_which_policies_give_a_ceiling():
     assert not gives_probabilities("heuristic") and not gives_probabilities("ismcts")
     base = GameConfig(num_players=5)
     assert ceiling_problem({"saboteur": "ppo:v1", "digger": "ppo:v1"}, base) is None
-    # a mimic saboteur plays the gold-digger policy
-    assert ceiling_problem({"saboteur": "mimic", "digger": "softmax"}, base) is None
+    # a mimic saboteur is shown another role's view: not modelled
+    assert "mimic" in ceiling_problem({"saboteur": "mimic", "digger": "softmax"}, base)
+    # the softmax heuristic's copy follows the player only when it plays every turn
+    assert "follow" in ceiling_problem({"saboteur": "softmax", "digger": "ppo:v1"}, base)
     why = ceiling_problem({"saboteur": "ppo:v1", "digger": "heuristic"}, base)
     assert "gold-digger policy 'heuristic'" in why
     # Saboteur 2: every role but the saboteur plays the gold-digger policy
@@ -204,7 +207,8 @@ class Spy(Detector):
         self.dealt += [e.data["role"] for e in events if e.type == EventType.ROLE_DEALT]
         self.last = (seat, action_mask.copy())
 
-    def after_decision(self, seat, action):
+    def after_decision(self, seat, action, inspections=()):
+        assert not inspections  # the base game has no Inspection
         assert seat == self.last[0] and self.last[1][action] == 1
         self.actions.append(action)
 
@@ -242,6 +246,37 @@ def test_the_random_population_ceiling_is_the_exact_prior(tmp_path):
     np.testing.assert_allclose(P, np.tile(exact_prior(GameConfig(num_players=5)), (len(P) // 5, 1)))
 
 
+def test_saboteur_2_ceiling_redraws_a_swapped_card():
+    """Evidence on a seat's card stays with that card: after a public Swap your hats the
+    seat's new card is one of the 14 others (RULES 6.5, 7.21), computed here by hand."""
+    from saboteur_env.encoding.observation import ObservationEncoder
+
+    cfg = GameConfig(num_players=5, expansion=True)
+    k, sab = role_slice(cfg), cfg.ruleset.saboteur
+
+    class Tell(ActionModel):  # a saboteur plays action 1 four times as often as another role
+        def probs(self, observation, action_mask, events):
+            w = np.ones(len(action_mask))
+            w[1] = 4.0 if np.argmax(observation[k]) == sab else 1.0
+            w = w * (np.asarray(action_mask) > 0)
+            return w / w.sum()
+
+    det = PolicyBayesDetector({r: Tell for r in range(6)})
+    det.reset(None, cfg, None)
+    obs = np.zeros(ObservationEncoder(cfg).size, dtype=np.float32)
+    for _ in range(3):
+        det.before_decision(obs, _mask([0, 1, 2]), 0, [])
+        det.after_decision(0, 1)
+    counts = role_deck(cfg).astype(float)
+    L = np.where(np.arange(6) == sab, (4 / 6) ** 3, (1 / 3) ** 3)
+    q = counts * L / (counts * L).sum()  # seat 0's card
+    np.testing.assert_allclose(det.belief()[0], q, rtol=1e-9)
+    det.observe(Event(EventType.ACTION_PLAYED, 2, {"card": "swap_hats", "target": 0}))
+    new = sum(q[r] * (counts - np.eye(6)[r]) / (counts.sum() - 1) for r in range(6))
+    np.testing.assert_allclose(det.belief()[0], new, rtol=1e-9)
+    assert det.belief()[0, sab] < q[sab] - 0.1
+
+
 def test_saboteur_2_ceiling_follows_swap_your_hats(tmp_path):
     """Saboteur 2: the ceiling weighs the 15-card dwarf deck's assignments and redraws a
     target's card at every public Swap your hats; random play is no evidence, so every seat's
@@ -253,10 +288,11 @@ def test_saboteur_2_ceiling_follows_swap_your_hats(tmp_path):
             [make_agent("random") for _ in range(5)], seed, path, num_rounds=1, expansion=True
         )
         rec = read_record(path)
-        if any(e.data.get("card") == "swap_hats" for _, e in rec.events):
+        cards = {e.data.get("card") for _, e in rec.events}
+        if "swap_hats" in cards and "inspection" not in cards:  # an Inspection would fix a role
             break
     else:
-        pytest.fail("no Swap your hats in 40 random games")
+        pytest.fail("no game with a Swap your hats and no Inspection in 40 random games")
     sink: dict = {}
     ceiling = ("ceiling", lambda: PolicyBayesDetector({r: UniformModel for r in range(6)}))
     score_record(rec, 0, {"spectator": [ceiling]}, sink)
@@ -284,9 +320,9 @@ class LoggingCeiling(PolicyBayesDetector):
             self.round = int(event.data["round"])
         super().observe(event)
 
-    def after_decision(self, seat, action):
+    def after_decision(self, seat, action, inspections=()):
         self.log.append((self.round, seat, action, self._pending[1][:, action].copy()))
-        super().after_decision(seat, action)
+        super().after_decision(seat, action, inspections)
 
 
 def test_the_softmax_ceiling_uses_exactly_the_players_probabilities(tmp_path):
@@ -320,16 +356,16 @@ def test_the_softmax_ceiling_uses_exactly_the_players_probabilities(tmp_path):
     assert differ > 0  # the other role would have played differently somewhere
 
 
-def test_heuristic_update_leaves_the_belief_act_leaves(tmp_path):
+def test_heuristic_observe_decision_leaves_the_belief_act_leaves(tmp_path):
     """The ``heuristic-belief`` detector updates the agent without scoring moves
-    (``HeuristicAgent.update``): its beliefs equal those of the agent that acts."""
+    (``HeuristicAgent.observe_decision``): its beliefs equal those of the agent that acts."""
 
     class ActOnly:
         def __init__(self):
             self.a = make_agent("heuristic")
 
         def __getattr__(self, k):
-            if k == "update":
+            if k == "observe_decision":
                 raise AttributeError(k)
             return getattr(self.a, k)
 
@@ -361,7 +397,7 @@ def test_benchmark_reports_the_ceiling_and_the_gaps(tmp_path):
         quiet=True,
     )
     assert s["ceiling"]["random"] == s["ceiling"]["softmax"] == "computed"
-    assert "no action probabilities" in s["ceiling"]["heuristic-mimic"]
+    assert "mimic" in s["ceiling"]["heuristic-mimic"]
     cells = {c["population"]: c for c in s["cells"] if c["detector"] == "ceiling"}
     assert set(cells) == {"random", "softmax"}
     pb = {c["population"]: c for c in s["cells"] if c["detector"] == "policy-bayes"}

@@ -403,7 +403,7 @@ class HeuristicAgent(Agent):
         action = _PHASE_CHOOSERS[phase](self, legal, V)
         return legal, (legal == action).astype(np.float64)
 
-    def update(
+    def observe_decision(
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
     ) -> None:
         """Everything :meth:`act` learns at a decision (the events of ``info``, the maze, the

@@ -269,7 +269,15 @@ def score_record(
     feed(first.events)
     point()
     for step in steps:
-        for b in deciders:
+        if privileged:  # what an Inspection showed the actor (Saboteur 2): its policy reads it
+            seen_roles = [
+                (e.data["target"], e.data["role"])
+                for e in step.events
+                if e.type == EventType.INSPECTION_RESULT
+            ]
+        for b in privileged:
+            b.det.after_decision(step.seat, step.action, seen_roles)
+        for b in sampled:
             b.det.after_decision(step.seat, step.action)
         feed(step.events)
         if step.round_result is not None:

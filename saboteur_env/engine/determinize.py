@@ -41,7 +41,8 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
 
     A spectator (``seat=None``) knows no hand, role, face-down discard or map result: every
     hand is resampled (sizes kept), every role, and every goal not revealed on the board; only
-    public events stay in the copy's history.
+    public events stay in the copy's history.  As for a seat, every player's gold is kept as it
+    is (secret in the base game, RULES 5.3, though the round results show what each side won).
 
     Args:
         game: the state; not changed.
@@ -121,6 +122,7 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     if unknown:
         g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
     g.nuggets = rng.permutation(np.sort(g.nuggets))
-    g.events = [e for e in g.events if e.visible_to is None or e.visible_to == seat]
+    viewer = None if seat is None else int(seat)
+    g.events = [e for e in g.events if e.seen_by(viewer)]
     g.rng = np.random.default_rng(int(rng.integers(2**63)))
     return g

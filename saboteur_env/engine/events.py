@@ -120,9 +120,9 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
     visible_to: int | None = None
 
-    def seen_by(self, seat: int) -> bool:
+    def seen_by(self, seat: int | None) -> bool:
         """Whether ``seat`` may see this event: a public one, or a private one of its own
-        (:func:`route_events`)."""
+        (:func:`route_events`); ``seat=None``, a spectator: public events only."""
         return self.visible_to is None or self.visible_to == seat
 
 

@@ -35,7 +35,9 @@ Baselines:
 * :class:`PolicyBayesDetector`: the Bayes ceiling, exact Bayes with the population's own
   policies as likelihoods (:func:`population_models`: the PPO, random and softmax-heuristic
   agents give action probabilities); privileged, it is shown every actor's observation with
-  its role blanked (base game).
+  its role blanked (both games; in Saboteur 2 it follows every Swap your hats and conditions
+  on what the actors' Inspections showed them); ``samples=K`` makes it a true spectator that
+  averages the policies over K spectator determinizations per decision (``policy-bayes``).
 * :class:`OracleDetector`: knows the true roles (tests: it must score skill 1).
 
 Modules: :mod:`.priors` (role decks, assignments, the exact prior), :mod:`.assignments`

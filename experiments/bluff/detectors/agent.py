@@ -37,8 +37,9 @@ class AgentBeliefDetector(Detector):
     def observe_turn(self, observation, action_mask, info) -> None:
         """The seat's turn: the agent acts on its observation (float32), its action mask and
         its ``info`` (the events since its last turn), which updates its belief (an agent
-        with an ``update`` method, e.g. the heuristic, updates without choosing a move)."""
-        update = getattr(self.agent, "update", None)
+        with an ``observe_decision`` method, e.g. the heuristic, updates without choosing a
+        move)."""
+        update = getattr(self.agent, "observe_decision", None)
         (update or self.agent.act)(observation, action_mask, info)
 
     def belief(self) -> np.ndarray:

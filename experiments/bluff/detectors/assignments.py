@@ -8,7 +8,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from saboteur_env.engine.cards import X_EFFECTS
+from saboteur_env.engine.events import EventType
+
 from .priors import _Assignments, count_assignments, marginals
+
+
+def hat_swap_target(event) -> int | None:
+    """The seat whose dwarf card a public Swap your hats redraws (RULES 6.5, 7.21): the target
+    of an ``action_played`` event whose card's effect (``X_EFFECTS``) is ``swap_hats``, else
+    ``None``."""
+    if event.type != EventType.ACTION_PLAYED:
+        return None
+    effect = X_EFFECTS.get(event.data.get("card"))
+    return int(event.data["target"]) if effect and effect[0] == "swap_hats" else None
 
 
 class RoleAssignments:

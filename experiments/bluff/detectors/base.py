@@ -10,6 +10,7 @@ import numpy as np
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventType
 
+from .assignments import hat_swap_target
 from .priors import exact_prior
 
 
@@ -124,11 +125,7 @@ class OracleDetector(Detector):
             if self.swaps_by_round is not None:
                 self.cur = list(self.roles_by_round[self.round])
                 self._swaps = list(self.swaps_by_round[self.round])
-        elif (
-            self.cur is not None
-            and event.type == EventType.ACTION_PLAYED
-            and event.data.get("card") == "swap_hats"
-        ):
+        elif self.cur is not None and hat_swap_target(event) is not None:
             t, r = self._swaps.pop(0)
             self.cur[t] = r
 

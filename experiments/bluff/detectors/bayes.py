@@ -11,7 +11,7 @@ import numpy as np
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
 
-from .assignments import DealtAssignments, RoleAssignments
+from .assignments import DealtAssignments, RoleAssignments, hat_swap_target
 from .base import Detector
 from .categories import CATEGORY_TABLES, X_CATEGORIES, X_HARMFUL, X_HELPFUL, PublicTracker
 from .priors import exact_prior, role_deck, roles_change
@@ -238,8 +238,9 @@ class BayesDetector(Detector):
             A.factor(a, self._logc[:, self._cat_index[c]])
             if c in self._logt and tg >= 0:
                 A.pair(a, tg, self._logt[c])
-        if event.type == EventType.ACTION_PLAYED and event.data["card"] == "swap_hats":
-            A.swap(int(event.data["target"]))
+        t = hat_swap_target(event)
+        if t is not None:
+            A.swap(t)
 
     def belief(self) -> np.ndarray:
         b = self.assignments.marginals()

@@ -31,7 +31,7 @@ import numpy as np
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventData, EventType
 
-from .assignments import DealtAssignments, RoleAssignments
+from .assignments import DealtAssignments, RoleAssignments, hat_swap_target
 from .base import Detector
 from .priors import exact_prior, role_deck, roles_change
 
@@ -177,11 +177,10 @@ def policy_model(spec: str, config: GameConfig) -> Callable[[], ActionModel] | N
 def _role_specs(policies: Mapping[str, str], config: GameConfig) -> dict[int, str]:
     """Role id -> the spec that role plays: the saboteur policy for the saboteur, the
     gold-digger policy for every other role (Saboteur 2's populations split saboteur against
-    the rest; a mimic saboteur is shown a gold-digger's view, so it plays that policy)."""
+    the rest)."""
     rules = config.ruleset
-    sab = policies["saboteur"]
     return {
-        r: (policies["digger"] if r != rules.saboteur or sab == "mimic" else sab)
+        r: policies["saboteur"] if r == rules.saboteur else policies["digger"]
         for r in range(rules.n_roles)
     }
 
@@ -190,19 +189,30 @@ def ceiling_problem(
     policies: Mapping[str, str], config: GameConfig, sampled: bool = False
 ) -> str | None:
     """Why the ceiling cannot be computed for a population given as its (saboteur policy,
-    gold-digger policy) pair (:func:`..populations.policies`): a ruleset whose roles change
-    mid-round, or a policy without action probabilities (``sampled``: or one whose
-    probabilities need its own event-fed state, the softmax heuristic); ``None`` when it
-    can."""
+    gold-digger policy) pair (:func:`..populations.policies`); ``None`` when it can.
+
+    Reasons: a mimic saboteur (it is shown another role's view: not modelled); a policy
+    without action probabilities; a policy that keeps event-fed state (the softmax heuristic)
+    where its copy could not follow the player exactly: when ``sampled`` (a copy per sample
+    would be needed), when the two roles play different policies (the player's copy is asked
+    only on its role's turns, the detector's at every turn) or when roles change mid-round
+    (Swap your hats: the copy's dealt role would be rewritten for the whole round)."""
     rules = config.ruleset
+    if policies["saboteur"] == "mimic":
+        return "a mimic saboteur is shown another role's view (not modelled)"
+    split = policies["saboteur"] != policies["digger"]
     for role, spec in _role_specs(policies, config).items():
         if not gives_probabilities(spec):
             return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
-        if sampled and spec.partition(":")[0] == "softmax":
-            return (
-                f"the {rules.roles[role]} policy {spec!r} keeps event-fed beliefs: its "
-                "probabilities on sampled states would need a copy of the agent per sample"
+        if spec.partition(":")[0] == "softmax" and (sampled or split or roles_change(config)):
+            why = (
+                "on sampled states it would need a copy of the agent per sample"
+                if sampled
+                else "the detector's copy could not follow the player's turns exactly"
+                if split
+                else "Swap your hats changes the role its copy was dealt"
             )
+            return f"the {rules.roles[role]} policy {spec!r} keeps event-fed beliefs: {why}"
     return None
 
 
@@ -291,6 +301,8 @@ class PolicyBayesDetector(Detector):
                     )
         #: decisions that no sampled state could explain (no evidence taken from them)
         self.unexplained = 0
+        #: beliefs asked while no assignment explained the round (the prior was reported)
+        self.contradicted = 0
         self._role_block: slice | None = None
         self._pending: tuple[int, np.ndarray] | None = None
         super().reset(seat, config, own_role)
@@ -300,8 +312,9 @@ class PolicyBayesDetector(Detector):
         self._pending = None
 
     def update(self, event) -> None:
-        if event.type == EventType.ACTION_PLAYED and event.data["card"] == "swap_hats":
-            self.assignments.swap(int(event.data["target"]))
+        t = hat_swap_target(event)
+        if t is not None:
+            self.assignments.swap(t)
 
     def _role_slice(self) -> slice:
         if self._role_block is None:
@@ -353,9 +366,13 @@ class PolicyBayesDetector(Detector):
                 P[r] = got[i * K : (i + 1) * K].mean(axis=0)
         self._pending = (seat, P)
 
-    def after_decision(self, seat: int, action: int) -> None:
+    def after_decision(
+        self, seat: int, action: int, inspections: Sequence[tuple[int, int]] = ()
+    ) -> None:
         """Seat ``seat`` took flat action ``action``: every assignment is weighted by the
-        probability its role for ``seat`` gives that action."""
+        probability its role for ``seat`` gives that action.  ``inspections``: the ceiling
+        only, the ``(target, role)`` an Inspection showed the actor (Saboteur 2, RULES 6.5):
+        its policy reads it from then on, so the assignments are conditioned on it."""
         if self._pending is None or self._pending[0] != seat:
             raise RuntimeError(f"after_decision({seat}) without before_decision for that seat")
         P = self._pending[1]
@@ -371,9 +388,14 @@ class PolicyBayesDetector(Detector):
             )
         with np.errstate(divide="ignore"):
             self.assignments.factor(seat, np.log(P[:, action]))
+        for target, role in inspections:
+            self.assignments.fix(int(target), int(role))
 
     def belief(self) -> np.ndarray:
         b = self.assignments.marginals()
-        if b is None:  # no assignment explains the round (a role's model gave 0 throughout)
+        if b is None:
+            # no assignment explains the round jointly (each decision alone had a role that
+            # could play it): counted, and the exact prior reported
+            self.contradicted += 1
             b = exact_prior(self.config)
         return b
