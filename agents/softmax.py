@@ -77,7 +77,11 @@ class SoftmaxAgent(Agent):
     def probs(
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The legal actions and the probability of each.
+        """The legal actions and the probability of each, at a decision.
+
+        This *is* the decision's update, as :meth:`act` is (the inner heuristic reads the
+        events of ``info`` and counts the turn): call it once per decision, instead of
+        :meth:`act` (which calls it), not beside it.
 
         Returns:
             ``(legal, p)``: int64 ``(k,)`` flat action indexes and float64 ``(k,)``

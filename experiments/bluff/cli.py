@@ -76,14 +76,21 @@ def main(argv=None) -> dict:
         + "; expansion: "
         + ", ".join(s2.populations),
     )
-    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument(
+        "--rounds", type=at_least(1), default=3, help="rounds per recorded game (default: 3)"
+    )
     p.add_argument(
         "--seed",
         type=at_least(0),
         default=0,
         help=f"0 to {MAX_SEED}: which block of deals of each split (record_seeds)",
     )
-    p.add_argument("--bootstrap", type=at_least(1), default=1000)
+    p.add_argument(
+        "--bootstrap",
+        type=at_least(1),
+        default=1000,
+        help="bootstrap resamples of test deals for every interval (default: 1000)",
+    )
     p.add_argument(
         "--threshold",
         type=_unit_interval,
@@ -155,10 +162,10 @@ def main(argv=None) -> dict:
 
             try:
                 make_agent(pop)  # any agent spec is a population of its own
-            except (ValueError, ImportError):  # ImportError: MissingExtraError
+            except (ValueError, ImportError) as err:  # ImportError: MissingExtraError
                 p.error(
-                    f"--populations: unknown population {pop!r}; known: "
-                    f"{', '.join(table)} (or any agent spec)"
+                    f"--populations: {pop!r} is neither a population ({', '.join(table)}) "
+                    f"nor an agent spec that can be built ({err})"
                 )
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")

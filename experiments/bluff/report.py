@@ -653,8 +653,9 @@ def format_tables(summary: dict) -> str:
     if gaps:
         lines.append(
             "\n== gap to the Bayes ceiling (spectator track; the ceiling knows the population's "
-            "policies and every card, not the roles): ceiling skill minus the detector's, "
-            "[95% paired deal-bootstrap CI] =="
+            "policies and every card, not the roles, except in Saboteur 2 those an actor's "
+            "Inspection showed it): ceiling skill minus the detector's, [95% paired "
+            "deal-bootstrap CI] =="
         )
         lines.append(f"{'population':<21}{'N':>3}  {'ceiling':<9}{'detector':<17}{'skill':<9}gap")
         for g in gaps:

@@ -43,7 +43,9 @@ Baselines:
 Modules: :mod:`.priors` (role decks, assignments, the exact prior), :mod:`.assignments`
 (:class:`RoleAssignments`), :mod:`.base` (the protocol, uniform, prior, oracle),
 :mod:`.categories` (public-event categories and their tracker), :mod:`.bayes`,
-:mod:`.logistic` (features, the classifier and its fitting), :mod:`.agent`.
+:mod:`.logistic` (features, the classifier and its fitting), :mod:`.agent`, :mod:`.policy` (the
+Bayes ceiling: :class:`PolicyBayesDetector`, the :class:`ActionModel` of each policy,
+:func:`population_models`).
 """
 
 from .agent import AgentBeliefDetector
