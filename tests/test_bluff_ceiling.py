@@ -412,3 +412,25 @@ def test_benchmark_reports_the_ceiling_and_the_gaps(tmp_path):
     g = gaps[("softmax", "bayes")]
     assert g["gap"][0] == pytest.approx(g["ceiling"][0] - g["skill"][0])
     assert ("heuristic-mimic", "bayes") not in gaps
+
+
+def test_tables_warn_when_the_frontier_anchors_nearly_coincide():
+    from saboteur_experiments.bluff.report import format_tables
+
+    def point(pop, skill):
+        ci = (skill, skill, skill)
+        return {
+            "population": pop,
+            "players": 5,
+            "saboteur_policy": pop,
+            "digger_win_rate": ci,
+            "win_rate_drop": ci,
+            "panel_skill": ci,
+            "detection": ci,
+        }
+
+    summary = {"players": [5], "cells": [], "expansion": False, "skipped": {}}
+    summary["frontier"] = [point("heuristic-mimic", -0.10), point("heuristic-blatant", -0.04)]
+    assert "anchors' panel skills differ by only +0.060" in format_tables(summary)
+    summary["frontier"] = [point("heuristic-mimic", -0.10), point("heuristic-blatant", 0.6)]
+    assert "anchors' panel skills" not in format_tables(summary)

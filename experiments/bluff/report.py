@@ -649,6 +649,17 @@ def format_tables(summary: dict) -> str:
             f"{pt['players']:>3}  {_fmt2(wr):<22}{_fmt2(dr):<24}{_fmt2(sk):<22}"
             f"{_fmt2(pt['detection']):<22}"
         )
+    by = {(pt["population"], pt["players"]): pt for pt in summary["frontier"]}
+    for n in players:
+        m, b = by.get((MIMIC, n)), by.get((BLATANT, n))
+        if m and b and b["panel_skill"][0] - m["panel_skill"][0] < 0.1:
+            lines.append(
+                f"warning ({n}p): the anchors' panel skills differ by only "
+                f"{b['panel_skill'][0] - m['panel_skill'][0]:+.3f} (mimic "
+                f"{m['panel_skill'][0]:+.3f}, blatant {b['panel_skill'][0]:+.3f}): the detection "
+                "axis divides by that difference, so its values are not informative (too few "
+                "games?)"
+            )
     gaps = summary.get("ceiling_gaps") or []
     if gaps:
         lines.append(
