@@ -170,6 +170,15 @@ def score_record(
 ) -> dict:
     """Replay one record and score every detector before every ``stride``-th decision.
 
+    Besides the events its track allows, a detector may ask for more at every decision:
+    ``needs_turns`` (in-seat, :class:`.detectors.AgentBeliefDetector`): its own seat's
+    observation, mask and events on that seat's turns; ``needs_decisions``
+    (:class:`.detectors.PolicyBayesDetector`): with ``samples == 0`` every actor's view with
+    its roles removed (:func:`without_roles`) before the decision and, after it, the action
+    and what an Inspection showed the actor; with ``samples = K`` the actor's view and mask in
+    ``K`` spectator samples (``Game.determinize(None, rng)``, seeded by the deal and the
+    decision) and then the action.
+
     Args:
         rec: a :class:`saboteur_env.record.Record`.
         factories: track -> ``[(detector name, factory), ...]``.
