@@ -161,6 +161,26 @@ class PPOAgent(Agent):
         return int(a[0])
 
 
+def parse_option(option: str) -> tuple[str, bool]:
+    """A ``ppo`` spec's option as ``(path, greedy)`` (no torch needed): ``path`` is ``""``
+    for the shipped checkpoint, a name of :data:`PREVIOUS` resolved to its file, an
+    ``avg=A|B`` list or a file path (commas included); ``greedy`` a leading or trailing
+    ``greedy`` token (``,greedy`` or ``+greedy``)."""
+    # "+greedy" as well as ",greedy": a comma cannot pass through --agents' comma list
+    if option.endswith("+greedy"):
+        option = option[: -len("+greedy")] + ",greedy"
+    if option.startswith("greedy+"):
+        option = "greedy," + option[len("greedy+") :]
+    parts = option.split(",")
+    greedy = False
+    while parts and parts[0] in ("greedy", ""):
+        greedy |= parts.pop(0) == "greedy"
+    while parts and parts[-1] in ("greedy", ""):
+        greedy |= parts.pop() == "greedy"
+    path = ",".join(parts)
+    return str(PREVIOUS.get(path, path)), greedy  # "v1": the previous shipped checkpoint
+
+
 def _factory(option: str = "") -> PPOAgent:
     """``make_agent("ppo[:path][,greedy]")`` (also ``ppo:greedy[,path]``, and ``+`` for the
     comma: ``ppo:path+greedy`` passes through ``--agents``).  Only a leading or
@@ -174,19 +194,7 @@ def _factory(option: str = "") -> PPOAgent:
 
     if torch.get_num_threads() > 1:
         torch.set_num_threads(1)
-    # "+greedy" as well as ",greedy": a comma cannot pass through --agents' comma list
-    if option.endswith("+greedy"):
-        option = option[: -len("+greedy")] + ",greedy"
-    if option.startswith("greedy+"):
-        option = "greedy," + option[len("greedy+") :]
-    parts = option.split(",")
-    greedy = False
-    while parts and parts[0] in ("greedy", ""):
-        greedy |= parts.pop(0) == "greedy"
-    while parts and parts[-1] in ("greedy", ""):
-        greedy |= parts.pop() == "greedy"
-    path = ",".join(parts)
-    path = str(PREVIOUS.get(path, path))  # "v1": the previous shipped checkpoint
+    path, greedy = parse_option(option)
     if path.startswith("avg="):  # the seed-averaged policy of several checkpoints
         paths = [p for p in path[len("avg=") :].split("|") if p]
         if not paths:

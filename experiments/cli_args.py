@@ -137,13 +137,17 @@ def check_agents_fit(
 def _checkpoint_game(spec: str) -> str | None:
     """The game a ``ppo:PATH`` spec's checkpoint was trained for (its title), if readable."""
     name, _, option = spec.partition(":")
-    if name != "ppo" or not option or option.startswith("avg="):
+    if name != "ppo":
+        return None
+    from saboteur_agents.ppo import parse_option
+
+    path = parse_option(option)[0]
+    if not path or path.startswith("avg="):
         return None
     try:
         from saboteur_agents.network import read_checkpoint
         from saboteur_env.engine.ruleset import ruleset_of
 
-        path = option.removesuffix("+greedy").removesuffix(",greedy")
         _, meta = read_checkpoint(path)
         return ruleset_of(bool(meta.get("game_config", {}).get("expansion", False))).title
     except Exception:  # unreadable: the caller's message says enough

@@ -108,8 +108,12 @@ def test_ceiling_refuses_an_action_its_models_call_impossible():
     with pytest.raises(RuntimeError, match="without before_decision"):
         det.after_decision(0, 1)
     det.before_decision(obs, _mask([0, 1]), 0, [])
+    before = det.belief()
     with pytest.raises(ValueError, match="probability 0 under every role"):
         det.after_decision(0, 7)  # not on the mask
+    np.testing.assert_array_equal(det.belief(), before)  # nothing changed
+    det.after_decision(0, 1)  # the decision is still pending: a legal action is taken
+    assert det.belief()[0, 1] > before[0, 1]
 
 
 def test_sampled_spectator_averages_the_policy_over_the_samples():

@@ -486,10 +486,10 @@ def _score_chunk(arg) -> dict:
     for i, p in enumerate(paths):
         rec = read_record(p)
         if facs is None:  # the population's policies as likelihoods, where they can be
-            models = (
-                population_models(pair, rec.config)[0],
-                population_models(pair, rec.config, sampled=True)[0] if samples else None,
-            )
+            exact = population_models(pair, rec.config)[0]
+            # the same models serve the sampled form when they are stateless
+            sampled = samples and exact and not ceiling_problem(pair, rec.config, sampled=True)
+            models = (exact, exact if sampled else None)
             facs = {t: _factories(t, fitted, heuristic_ok, models, samples) for t in TRACKS}
         score_record(rec, first + i, facs, sink, stride=stride)
     return sink

@@ -220,10 +220,9 @@ def fingerprint(spec: str, expansion: bool = False) -> str:
         return f"rolesplit:{fingerprint(digger, expansion)}/{fingerprint(saboteur, expansion)}"
     if name != "ppo":
         return spec
-    path = next((o for o in opt.split(",") if o and o != "greedy"), None)
-    from saboteur_agents.ppo import PREVIOUS, SHIPPED
+    from saboteur_agents.ppo import SHIPPED, parse_option
 
-    path = SHIPPED[ruleset_of(expansion).name] if path is None else PREVIOUS.get(path, path)
+    path = parse_option(opt)[0] or SHIPPED[ruleset_of(expansion).name]
     try:
         return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
     except OSError:

@@ -61,6 +61,16 @@ class ActionModel:
 
     stateless = True
 
+    @classmethod
+    def accepts(cls, option: str) -> bool:
+        """Whether the agent spec's option (after ``name:``) keeps its probabilities known."""
+        return True
+
+    @classmethod
+    def factory(cls, spec: str, config: GameConfig) -> Callable[[], ActionModel]:
+        """A factory of this model for the agent ``spec`` in ``config``'s game."""
+        return cls
+
     def batch_key(self) -> object:
         """Models with one key are one function of (observation, mask): their role hypotheses
         can share one :meth:`probs_batch` call (``None``: never shared)."""
@@ -82,6 +92,10 @@ class ActionModel:
 class UniformModel(ActionModel):
     """The random agent: every legal action alike (:mod:`saboteur_agents.random_agent`)."""
 
+    @classmethod
+    def accepts(cls, option: str) -> bool:
+        return not option
+
     def batch_key(self) -> object:
         return UniformModel
 
@@ -100,6 +114,21 @@ class NetworkModel(ActionModel):
 
     def __init__(self, net) -> None:
         self.net = net
+
+    @classmethod
+    def accepts(cls, option: str) -> bool:
+        from saboteur_agents.ppo import parse_option
+
+        return not parse_option(option)[1]  # a greedy PPO agent plays the argmax
+
+    @classmethod
+    def factory(cls, spec, config) -> Callable[[], ActionModel]:
+        from saboteur_agents import make_agent
+
+        agent = make_agent(spec)
+        agent.reset(0, config, seed=0)  # loads the checkpoint once; the models share it
+        net = agent.net
+        return lambda: cls(net)
 
     def batch_key(self) -> object:
         return id(self.net)
@@ -129,6 +158,10 @@ class SoftmaxModel(ActionModel):
     def __init__(self, spec: str) -> None:
         self.spec = spec
 
+    @classmethod
+    def factory(cls, spec, config) -> Callable[[], ActionModel]:
+        return lambda: cls(spec)
+
     def reset(self, seat, config) -> None:
         from saboteur_agents import make_agent
 
@@ -142,36 +175,34 @@ class SoftmaxModel(ActionModel):
         return out
 
 
+#: agent name -> the :class:`ActionModel` of its action probabilities (the heuristic and the
+#: search agent choose deterministically given their state: none)
+MODELS: dict[str, type[ActionModel]] = {
+    "random": UniformModel,
+    "ppo": NetworkModel,
+    "softmax": SoftmaxModel,
+}
+
+
+def model_class(spec: str) -> type[ActionModel] | None:
+    """The :class:`ActionModel` of the agent ``spec``, or ``None`` when its action
+    probabilities are not known (:data:`MODELS`; ``ppo:greedy`` plays the argmax)."""
+    name, _, opt = spec.partition(":")
+    cls = MODELS.get(name)
+    return cls if cls is not None and cls.accepts(opt) else None
+
+
 def gives_probabilities(spec: str) -> bool:
     """Whether the agent ``spec`` is a policy with known action probabilities: ``random``,
-    ``ppo[:path]`` (not ``greedy``), ``softmax[:t=T]``; the heuristic and the search agent
-    choose deterministically given their state."""
-    name, _, opt = spec.partition(":")
-    return (
-        (name == "random" and not opt)
-        or name == "softmax"
-        or (name == "ppo" and "greedy" not in opt.replace("+", ",").split(","))
-    )
+    ``ppo[:path]`` (not ``greedy``), ``softmax[:t=T]`` (:func:`model_class`)."""
+    return model_class(spec) is not None
 
 
 def policy_model(spec: str, config: GameConfig) -> Callable[[], ActionModel] | None:
     """A factory of :class:`ActionModel` for the agent ``spec`` when it
     :func:`gives_probabilities` (a PPO checkpoint is loaded here, once), else ``None``."""
-    if not gives_probabilities(spec):
-        return None
-    name = spec.partition(":")[0]
-    if name == "random":
-        return UniformModel
-    if name == "softmax":
-        return lambda: SoftmaxModel(spec)
-    if name == "ppo":
-        from saboteur_agents import make_agent
-
-        agent = make_agent(spec)
-        agent.reset(0, config, seed=0)  # loads the checkpoint once; the models share it
-        net = agent.net
-        return lambda: NetworkModel(net)
-    return None
+    cls = model_class(spec)
+    return None if cls is None else cls.factory(spec, config)
 
 
 def _role_specs(policies: Mapping[str, str], config: GameConfig) -> dict[int, str]:
@@ -202,9 +233,10 @@ def ceiling_problem(
         return "a mimic saboteur is shown another role's view (not modelled)"
     split = policies["saboteur"] != policies["digger"]
     for role, spec in _role_specs(policies, config).items():
-        if not gives_probabilities(spec):
+        cls = model_class(spec)
+        if cls is None:
             return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
-        if spec.partition(":")[0] == "softmax" and (sampled or split or roles_change(config)):
+        if not cls.stateless and (sampled or split or roles_change(config)):
             why = (
                 "on sampled states it would need a copy of the agent per sample"
                 if sampled
@@ -376,16 +408,18 @@ class PolicyBayesDetector(Detector):
         if self._pending is None or self._pending[0] != seat:
             raise RuntimeError(f"after_decision({seat}) without before_decision for that seat")
         P = self._pending[1]
-        self._pending = None
         if self.samples and not P[:, action].any():
+            self._pending = None
             self.unexplained += 1  # no sampled hand could play it: no evidence either way
             return
         if not P[:, action].any():
-            # no role explains the action (a policy that is not the one that played)
+            # no role explains the action (a policy that is not the one that played); the
+            # state stays as it was
             raise ValueError(
                 f"PolicyBayesDetector: seat {seat}'s action {action} has probability 0 under "
                 "every role's model: the models are not the population's policies"
             )
+        self._pending = None
         with np.errstate(divide="ignore"):
             self.assignments.factor(seat, np.log(P[:, action]))
         for target, role in inspections:
