@@ -31,6 +31,7 @@ from saboteur_env.engine.events import EventType, RoundResult
 from saboteur_env.engine.ruleset import BASE
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
+from saboteur_experiments.play import default_agent_seeds
 
 GOAL_POS = ("top", "middle", "bottom")
 #: the action families whose moves :func:`move_text` tells in words (the base game's, RULES 3)
@@ -327,9 +328,10 @@ def play_human(
     env.reset(seed=seed)
     game = env.game
     roles = game.rules.roles
+    seeds = default_agent_seeds(seed, players)
     for s, b in enumerate(bots):
         if b is not None:
-            b.reset(s, env.config, seed=seed * 1000 + s)
+            b.reset(s, env.config, seed=seeds[s])
     attach_game([b for b in bots if b is not None], game)
     print(
         f"Saboteur: you are seat {human} of {players}; "

@@ -12,6 +12,13 @@ from saboteur_env.engine.events import RoundResult
 from saboteur_env.render import render_ansi
 
 
+def default_agent_seeds(seed: int, n: int) -> list[int]:
+    """The agents' seeds of a game dealt with ``seed`` when none are given: ``seed * 1000 +
+    seat`` for seats ``0..n-1`` (:func:`play_game`, the human game, the bluff records and the
+    replay page's re-created agents all use this)."""
+    return [seed * 1000 + s for s in range(n)]
+
+
 def play_game(
     agents: Sequence[Agent],
     seed: int,
@@ -29,7 +36,7 @@ def play_game(
     Args:
         agents: one agent per seat.
         seed: the deal seed (``env.reset(seed=seed)``); agents get their own seeds
-            (``agent_seeds``, default ``seed * 1000 + seat``), so the deal never depends on how
+            (``agent_seeds``, default :func:`default_agent_seeds`), so the deal never depends on how
             much randomness the agents use.
         render: ``"ansi"``: write each round's final maze (spectator view) to ``out``.
         out: a text stream for round results (``None``: print nothing).
@@ -55,9 +62,9 @@ def play_game(
         raise ValueError(f"num_players does not match the {n} agents given (one per seat)")
     env = saboteur_env.raw_env(num_players=n, **config)
     env.reset(seed=seed)
+    seeds = list(agent_seeds) if agent_seeds is not None else default_agent_seeds(seed, n)
     for seat, agent in enumerate(agents):
-        s = agent_seeds[seat] if agent_seeds is not None else seed * 1000 + seat
-        agent.reset(seat, env.config, seed=s)
+        agent.reset(seat, env.config, seed=seeds[seat])
     game = env.game
     attach_game(agents, game)
     decisions = 0
@@ -85,9 +92,7 @@ def play_game(
             game,
             seed,
             [a.name for a in agents],
-            agent_seeds=[
-                agent_seeds[s] if agent_seeds is not None else seed * 1000 + s for s in range(n)
-            ],
+            agent_seeds=seeds,
             meta=record_meta,
             events=record_events,
         )

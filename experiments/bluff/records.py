@@ -6,8 +6,8 @@ from the project's deal splits (:mod:`saboteur_experiments.evaluation.splits`, D
 scored games are test-split deals, the detectors are fitted on train-split deals and calibrated
 on dev-split deals.  A deal fixes the role cards of every round (the engine deals from the
 environment's own generator, never the agents'), so populations compared on one deal also share
-its role assignments; the agents' seeds are the deal's too (``seed * 1000 + seat``,
-:func:`play_recorded`).
+its role assignments; the agents' seeds are the deal's too
+(:func:`saboteur_experiments.play.default_agent_seeds`, :func:`play_recorded`).
 """
 
 from __future__ import annotations
@@ -164,9 +164,11 @@ def _check_reused(
 
 
 def play_recorded(agents: Sequence, seed: int, path, meta: dict | None = None, **config) -> None:
-    """Play one game (agent ``i`` in seat ``i``, agent seeds ``seed * 1000 + seat``,
-    :func:`saboteur_experiments.play.play_game`) and write its record to ``path`` with every event
-    and the header fields ``meta`` (:func:`saboteur_env.record.write_record` ``events=True``)."""
+    """Play one game (agent ``i`` in seat ``i``, agent seeds
+    :func:`saboteur_experiments.play.default_agent_seeds`, as
+    :func:`saboteur_experiments.play.play_game` gives them) and write its record to ``path``
+    with every event and the header fields ``meta`` (:func:`saboteur_env.record.write_record`
+    ``events=True``)."""
     from saboteur_experiments.play import play_game
 
     play_game(agents, seed, record=str(path), record_meta=meta, record_events=True, **config)

@@ -32,8 +32,9 @@ def _belief_agents(rec, seats) -> dict[int, object]:
     an agent name that is not a spec, or an agent that needs the live game (a search agent),
     gets none."""
     from saboteur_agents import make_agent
+    from saboteur_experiments.play import default_agent_seeds
 
-    seeds = rec.header.get("agent_seeds") or [rec.seed * 1000 + s for s in range(len(rec.agents))]
+    seeds = rec.header.get("agent_seeds") or default_agent_seeds(rec.seed, len(rec.agents))
     out = {}
     for s in seats:
         try:
