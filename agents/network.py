@@ -227,9 +227,17 @@ def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return F.log_softmax(masked_logits(logits, mask), dim=-1)
 
 
-def masked_entropy(logp: torch.Tensor) -> torch.Tensor:
-    """Entropy of a masked categorical from its log-probabilities (masked terms add 0)."""
-    return -(logp.exp() * logp).sum(-1)
+def masked_entropy(logp: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Entropy of a masked categorical from its log-probabilities (masked terms add 0).
+
+    With ``mask`` (the same mask as the log-probabilities') the masked entries are set to 0
+    before the exponential: the same value and gradient, without exponentials of -1e9 (the
+    slow path of ``exp`` on CPUs: about 5% of a PPO update)."""
+    if mask is None:
+        return -(logp.exp() * logp).sum(-1)
+    legal = mask.bool()
+    safe = torch.where(legal, logp, torch.zeros_like(logp))
+    return -(torch.where(legal, safe.exp(), torch.zeros_like(logp)) * safe).sum(-1)
 
 
 def sample_masked(

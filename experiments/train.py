@@ -46,6 +46,7 @@ import csv
 import json
 import math
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -481,8 +482,12 @@ def ppo_update(
     cfg: TrainConfig,
     rng: np.random.Generator,
 ) -> dict[str, float]:
-    """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats."""
+    """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats.
+
+    ``cfg.precision == "bf16"`` runs the network's forward pass (and so its backward) under
+    bfloat16 autocast; the logits, losses, optimizer and weights stay float32."""
     n = len(batch["action"])
+    bf16 = cfg.precision == "bf16"
     stats: dict[str, list[float]] = {
         k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
     }
@@ -493,10 +498,13 @@ def ppo_update(
             mb = perm[start : start + cfg.minibatch]
             if len(mb) < 2:
                 continue
-            logits, value = net(batch["obs"][mb])
-            logp_all = masked_log_probs(logits, batch["mask"][mb])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+                logits, value = net(batch["obs"][mb])
+            logits, value = logits.float(), value.float()  # losses and softmax in float32
+            mask = batch["mask"][mb]
+            logp_all = masked_log_probs(logits, mask)
             logp = logp_all.gather(1, batch["action"][mb][:, None]).squeeze(1)
-            ent = masked_entropy(logp_all).mean()
+            ent = masked_entropy(logp_all, mask).mean()
             adv = batch["adv"][mb]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             ratio = torch.exp(logp - batch["logp"][mb])
@@ -946,7 +954,12 @@ def train(cfg: TrainConfig) -> dict:
         del data
         if cfg.progress:
             print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
-    collector = Collector(cfg, net, pool, rng, gen)
+    # with --overlap the collector plays the current seats with a copy of the network (the
+    # behaviour policy), refreshed after every update, while the learner thread updates
+    # ``net`` with its own random stream: results do not depend on the threads' timing
+    behave = copy.deepcopy(net).eval() if cfg.overlap else net
+    update_rng = np.random.default_rng([cfg.seed, 1]) if cfg.overlap else rng
+    collector = Collector(cfg, behave, pool, rng, gen)
     logs = _Logs(out)
     bar = _progress(cfg)
     it = 0
@@ -956,103 +969,175 @@ def train(cfg: TrainConfig) -> dict:
     # the last evaluation's duration, kept back from --minutes so the final one fits in it
     eval_reserve = 0.0
     best_score = -math.inf
-    try:
-        while True:
-            stop_at = None if deadline is None else deadline - eval_reserve
-            if stop_at is not None and time.perf_counter() >= stop_at:
-                break  # the budget is spent (e.g. by the warm start): no iteration starts
-            t0 = time.perf_counter()
-            d0, ld0 = collector.decisions, collector.learning_decisions
-            trajs = collector.collect(cfg.steps_per_iter, deadline=stop_at)
-            if not trajs:  # the budget ran out before any game finished
-                break
-            it += 1
-            t1 = time.perf_counter()
-            batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping)
-            stats = ppo_update(net, opt, batch, cfg, rng)
-            t2 = time.perf_counter()
-            update_time += t2 - t1
-            results, collector.results = collector.results, []
-            row = {
-                "iteration": it,
-                "learning_decisions": collector.learning_decisions,
-                "decisions": collector.decisions,
-                "batch": len(batch["action"]),
-                "episodes": len(trajs),
-                **stats,
-                "explained_var": _explained_var(batch["value"], batch["ret"]),
-                "mean_return": float(batch["ret"].mean()),
-                "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
-                "decisions_per_s": (collector.decisions - d0) / (t2 - t0),
-                "learning_decisions_per_s": (collector.learning_decisions - ld0) / (t2 - t0),
-                "collect_s": t1 - t0,
-                "update_s": t2 - t1,
-                "env_s_total": collector.timers["env"],
-                "inference_s_total": collector.timers["inference"],
-                "agents_s_total": collector.timers["agents"],
-                "update_s_total": update_time,
-                "snapshots": len(pool.snapshots),
-                "uncredited_rewards": collector.uncredited,
-                "elapsed_s": t2 - t_start,
-            }
-            for role, name in enumerate(collector.role_names):
-                rr = [r["win"] for r in results if r["role"] == role]
-                row[f"win_{name}"] = float(np.mean(rr)) if rr else float("nan")
-                row[f"rounds_{name}"] = len(rr)
-            if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
-                raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
-            if cfg.snapshot_every and it % cfg.snapshot_every == 0:
-                pool.add_snapshot(f"iter_{it}", net)
-            done = (
-                (cfg.iterations and it >= cfg.iterations)
-                or (stop_at is not None and t2 >= stop_at)
-                or (cfg.total_decisions and collector.learning_decisions >= cfg.total_decisions)
-            )
-            if cfg.eval_every and (it % cfg.eval_every == 0 or done):
-                te = time.perf_counter()
-                ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
-                eval_reserve = time.perf_counter() - te
-                score = dev_score(ev)
-                if score == score and score > best_score:  # selection on dev deals only
-                    best_score = score
-                    save_checkpoint(
-                        best,
-                        net,
-                        game_config,
-                        asdict(cfg),
-                        {
-                            "iteration": it,
-                            "learning_decisions": collector.learning_decisions,
-                            "dev_score": score,
-                        },
-                    )
-                ev["dev_score"] = score
-                logs.log_eval(
-                    {"iteration": it, "learning_decisions": collector.learning_decisions, **ev}
-                )
-                row.update(
-                    {
-                        f"eval_{k}": v
-                        for k, v in ev.items()
-                        if "_lo_" not in k and "_hi_" not in k and "_base_" not in k
-                    }
-                )
-            logs.log(row)
-            if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+    stop_at: float | None = None
+
+    def finish(collected: dict, stats: dict, t_end: float) -> bool:
+        """Log iteration ``it`` (its batch collected, then learned), snapshot, evaluate and
+        checkpoint as configured; True when the run is done."""
+        nonlocal eval_reserve, best_score, summary
+        batch, trajs, results = collected["batch"], collected["trajs"], collected["results"]
+        row = {
+            "iteration": it,
+            "learning_decisions": collected["learning_decisions"],
+            "decisions": collected["decisions"],
+            "batch": len(batch["action"]),
+            "episodes": len(trajs),
+            **stats,
+            "explained_var": _explained_var(batch["value"], batch["ret"]),
+            "mean_return": float(batch["ret"].mean()),
+            "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
+            "decisions_per_s": collected["new_decisions"] / collected["wall_s"],
+            "learning_decisions_per_s": collected["new_learning"] / collected["wall_s"],
+            "collect_s": collected["collect_s"],
+            "update_s": stats["update_s"],
+            "env_s_total": collector.timers["env"],
+            "inference_s_total": collector.timers["inference"],
+            "agents_s_total": collector.timers["agents"],
+            "update_s_total": update_time,
+            "snapshots": len(pool.snapshots),
+            "uncredited_rewards": collector.uncredited,
+            "elapsed_s": t_end - t_start,
+        }
+        for role, name in enumerate(collector.role_names):
+            rr = [r["win"] for r in results if r["role"] == role]
+            row[f"win_{name}"] = float(np.mean(rr)) if rr else float("nan")
+            row[f"rounds_{name}"] = len(rr)
+        if not all(math.isfinite(row[k]) for k in ("policy_loss", "value_loss", "entropy")):
+            raise FloatingPointError(f"non-finite loss at iteration {it}: {stats}")
+        if cfg.snapshot_every and it % cfg.snapshot_every == 0:
+            pool.add_snapshot(f"iter_{it}", net)
+        done = bool(
+            (cfg.iterations and it >= cfg.iterations)
+            or (stop_at is not None and t_end >= stop_at)
+            or (cfg.total_decisions and collected["learning_decisions"] >= cfg.total_decisions)
+        )
+        if cfg.eval_every and (it % cfg.eval_every == 0 or done):
+            te = time.perf_counter()
+            ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
+            eval_reserve = time.perf_counter() - te
+            score = dev_score(ev)
+            if score == score and score > best_score:  # selection on dev deals only
+                best_score = score
                 save_checkpoint(
-                    out / "checkpoints" / f"iter_{it:04d}.pt",
+                    best,
                     net,
                     game_config,
                     asdict(cfg),
-                    {"iteration": it},
+                    {
+                        "iteration": it,
+                        "learning_decisions": collected["learning_decisions"],
+                        "dev_score": score,
+                    },
                 )
-                plot_learning_curve(out, logs.rows, logs.evals)
-            bar(row)
-            summary = row
-            if done:
-                break
+            ev["dev_score"] = score
+            logs.log_eval(
+                {"iteration": it, "learning_decisions": collected["learning_decisions"], **ev}
+            )
+            row.update(
+                {
+                    f"eval_{k}": v
+                    for k, v in ev.items()
+                    if "_lo_" not in k and "_hi_" not in k and "_base_" not in k
+                }
+            )
+        logs.log(row)
+        if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+            save_checkpoint(
+                out / "checkpoints" / f"iter_{it:04d}.pt",
+                net,
+                game_config,
+                asdict(cfg),
+                {"iteration": it},
+            )
+            plot_learning_curve(out, logs.rows, logs.evals)
+        bar(row)
+        summary = row
+        return done
+
+    def collect() -> dict | None:
+        """The next batch: collected with the behaviour policy, with its GAE targets."""
+        t0 = time.perf_counter()
+        d0, ld0 = collector.decisions, collector.learning_decisions
+        trajs = collector.collect(cfg.steps_per_iter, deadline=stop_at)
+        if not trajs:  # the budget ran out before any game finished
+            return None
+        results, collector.results = collector.results, []
+        return {
+            "batch": make_batch(trajs, cfg.gamma, cfg.gae_lambda, cfg.shaping),
+            "trajs": trajs,
+            "results": results,
+            "decisions": collector.decisions,
+            "learning_decisions": collector.learning_decisions,
+            "new_decisions": collector.decisions - d0,
+            "new_learning": collector.learning_decisions - ld0,
+            "collect_s": time.perf_counter() - t0,
+        }
+
+    def learn(collected: dict, box: dict) -> None:
+        t = time.perf_counter()
+        try:
+            box["stats"] = ppo_update(net, opt, collected["batch"], cfg, update_rng)
+        except BaseException as err:  # raised again in the main thread
+            box["error"] = err
+        box["stats_s"] = time.perf_counter() - t
+
+    def learned(box: dict) -> dict:
+        nonlocal update_time
+        if "error" in box:
+            raise box["error"]
+        update_time += box["stats_s"]
+        return {**box["stats"], "update_s": box["stats_s"]}
+
+    worker: threading.Thread | None = None
+    try:
+        if not cfg.overlap:
+            while True:
+                stop_at = None if deadline is None else deadline - eval_reserve
+                if stop_at is not None and time.perf_counter() >= stop_at:
+                    break  # the budget is spent (e.g. by the warm start): no iteration starts
+                t0 = time.perf_counter()
+                collected = collect()
+                if collected is None:
+                    break
+                it += 1
+                box: dict = {}
+                learn(collected, box)
+                stats = learned(box)
+                t2 = time.perf_counter()
+                collected["wall_s"] = t2 - t0
+                if finish(collected, stats, t2):
+                    break
+        else:
+            pending: dict | None = None  # collected, waiting for its update
+            while True:
+                stop_at = None if deadline is None else deadline - eval_reserve
+                over = stop_at is not None and time.perf_counter() >= stop_at
+                if over and pending is None:
+                    break
+                t0 = time.perf_counter()
+                box = {}
+                if pending is not None:
+                    worker = threading.Thread(target=learn, args=(pending, box), daemon=True)
+                    worker.start()
+                collected = None if over else collect()
+                if worker is not None:
+                    worker.join()
+                    worker = None
+                    stats = learned(box)
+                    t2 = time.perf_counter()
+                    assert pending is not None
+                    it += 1
+                    pending["wall_s"] = t2 - t0
+                    if finish(pending, stats, t2):
+                        break
+                if collected is None:
+                    break
+                behave.load_state_dict(net.state_dict())  # the next batch's policy
+                pending = collected
     except KeyboardInterrupt:  # Ctrl-C: keep what was learned
         interrupted = True
+        if worker is not None:
+            worker.join()  # an update in flight finishes before the weights are written
         net.eval()
         print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}", file=sys.stderr)
     final = save_checkpoint(

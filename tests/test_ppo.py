@@ -97,6 +97,13 @@ def test_never_samples_masked_action_and_no_nans():
     big = big.clone().requires_grad_(True)
     (masked_entropy(masked_log_probs(big, mask)).sum()).backward()
     assert torch.isfinite(big.grad).all()
+    # given the mask, the entropy skips the exponentials of masked entries: the same value and
+    # the same gradient, bit for bit
+    g2 = big.detach().clone().requires_grad_(True)
+    ent2 = masked_entropy(masked_log_probs(g2, mask), mask)
+    assert torch.equal(ent2, masked_entropy(masked_log_probs(big.detach(), mask)))
+    ent2.sum().backward()
+    assert torch.equal(g2.grad, big.grad)
     with pytest.raises(ValueError):
         sample_masked(big[:1], torch.zeros(1, n, dtype=torch.int8))
 

@@ -891,3 +891,44 @@ def test_progress_potential_is_the_tunnels_progress_signed_by_the_roles_gold_sta
         "geologist": 0,
         "saboteur": -1,
     }
+
+
+def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path):
+    """--overlap learns in a second thread with its own random stream and --precision bf16
+    autocasts the update's forward pass: two runs of one seed end with identical weights, each
+    iteration is logged once with finite losses, and a bad precision is named."""
+
+    def run(name: str) -> dict:
+        cfg = TrainConfig(
+            num_envs=4,
+            steps_per_iter=100,
+            iterations=3,
+            epochs=2,
+            minibatch=64,
+            channels=8,
+            hidden=32,
+            conv_layers=2,
+            snapshot_every=1,
+            pool_heuristic=0.0,
+            eval_every=0,
+            checkpoint_every=0,
+            out=str(tmp_path / name),
+            progress=False,
+            seed=5,
+            bc_decisions=0,
+            overlap=True,
+            precision="bf16",
+        )
+        res = train(cfg)
+        rows = list(csv.DictReader(open(tmp_path / name / "metrics.csv")))
+        assert [int(r["iteration"]) for r in rows] == [1, 2, 3]
+        for r in rows:
+            assert all(math.isfinite(float(r[k])) for k in ("policy_loss", "value_loss"))
+        return load_checkpoint(res["checkpoint"])[0].state_dict()
+
+    a, b = run("a"), run("b")
+    assert a.keys() == b.keys()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    start = tiny(TrainConfig(channels=8, hidden=32, conv_layers=2)).state_dict()
+    assert not all(torch.equal(a[k], start[k]) for k in a if k in start)  # it did learn
+    assert any("--precision fp16" in p for p in TrainConfig(precision="fp16").problems())
