@@ -425,3 +425,29 @@ def test_past_round_maze_never_shows_a_seats_current_map_results():
         text = render_ansi(g, s, board=past)
         assert text.count("[?]") == hidden
         assert text.splitlines()[0] == "round 1/3: final maze"
+
+
+def test_who_holds_gold_is_public_only_where_the_ruleset_says_so():
+    """RULES 6.9: in Saboteur 2 every seat sees who holds gold (not how much), in the
+    observation's ``xplayers`` ``has_gold`` column and in the web view; in the base game a
+    player's gold is private until the game ends (RULES 5.3), and the ruleset says which."""
+    from saboteur_env.encoding.spec import XPlayerFeature
+    from saboteur_experiments.web.view import view as game_view
+
+    g = Game(GameConfig(num_players=4, expansion=True), seed=3)
+    assert g.rules.public_gold_holders
+    g.gold[:] = (0, 0, 4, 1)
+    enc = ObservationEncoder(g.config)
+    for fast in (True, False):
+        obs = enc.encode(g, 1) if fast else enc.encode_reference(g, 1)
+        col = enc.views(obs)["xplayers"][:, XPlayerFeature.HAS_GOLD]
+        # relative to seat 1: itself, seat 2, seat 3, seat 0, then padding
+        assert col.tolist()[:5] == [0.0, 1.0, 1.0, 0.0, 0.0]
+    seats = game_view(g, 1)["seats"]
+    assert [s["has_gold"] for s in seats] == [False, False, True, True]
+    assert [s["gold"] for s in seats] == [None, 0, None, None]
+
+    base = Game(GameConfig(num_players=4), seed=3)
+    assert not base.rules.public_gold_holders
+    base.gold[:] = (0, 0, 4, 1)
+    assert [s["has_gold"] for s in game_view(base, 1)["seats"]] == [None, False, None, None]

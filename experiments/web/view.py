@@ -224,7 +224,7 @@ def view(
     # roles are public once the round is over (RULES 5.1): between rounds and at the game end
     revealed = game.round_over or game.game_over
     last = game.round_results[-1].roles if game.round_results and revealed else None
-    gold_public = game.rules.offers("steal")  # RULES 6.9: who holds gold is public
+    gold_public = game.rules.public_gold_holders  # RULES 6.9
     seats = []
     for s in range(game.n):
         own = s == viewer

@@ -441,13 +441,14 @@ class ObservationEncoder:
             ne = len(X_EFFECTS)
             parts += [
                 (xp_off + relpos[:, None] * ncol + X.TRAPPED + np.arange(2)[None, :]).ravel(),
-                xp_off + relpos * ncol + X.HAS_GOLD,
                 (
                     xh_off
                     + (relpos[:, None, None] * mp + relpos[None, :, None]) * ne
                     + np.arange(ne)[None, None, :]
                 ).ravel(),
             ]
+            if self.rules.public_gold_holders:  # RULES 6.9: who holds gold is public
+                parts.append(xp_off + relpos * ncol + X.HAS_GOLD)
         index = np.concatenate(parts).astype(np.intp)
         nt = len(self.recent_types)
         perm = np.arange(self.recent_width)
@@ -532,7 +533,9 @@ class ObservationEncoder:
             hist.tool_counts.ravel(),
         )
         if self._has_x:
-            counts += (game.xfront.ravel(), game.gold > 0, hist.xcounts.ravel())
+            counts += (game.xfront.ravel(), hist.xcounts.ravel())
+            if self.rules.public_gold_holders:
+                counts += (game.gold > 0,)
         o[index] = np.concatenate(counts)
         kg = game.known_goals[seat].tolist()
         if True in kg:
@@ -843,7 +846,7 @@ class ObservationEncoder:
                 order = theft_order(game.theft_turn.tolist(), xf[:, 1].tolist(), xf[:, 0].tolist())
                 for i, s in enumerate(order):
                     xp[(s - seat) % n, X.THEFT_ORDER] = i + 1
-        if game.gold.any():
+        if self.rules.public_gold_holders and game.gold.any():  # RULES 6.9
             o[xp_off + X.HAS_GOLD : xp_off + X.HAS_GOLD + n * ncol : ncol] = game.gold[rel] > 0
         if game.inspected[seat].max() >= 0:
             nr = self.rules.n_roles

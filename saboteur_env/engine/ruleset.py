@@ -76,6 +76,9 @@ class Ruleset:
             (the saboteur), ``0`` when its result does not hang on it (the profiteer wins with
             either side, the geologist is paid for crystals; RULES 6.9).  For agents and
             trainers that value the tunnel's progress by role.
+        public_gold_holders: ``True`` when every player may see who holds gold (Saboteur 2,
+            where gold can be stolen, RULES 6.9); ``False``: a player's gold is private until
+            the game ends (the base game's gold-nugget cards stay secret, RULES 5.3).
         pass_cards: most cards one pass may discard, one decision each (RULES 3.6: 1;
             Saboteur 2: 3, RULES 6.7 option 4).
         remove_discards: cards discarded to remove a card in front of oneself (RULES 6.7).
@@ -105,6 +108,7 @@ class Ruleset:
     variants: tuple[int, ...]
     paid_roles: tuple[int, ...]
     gold_stake: tuple[int, ...]
+    public_gold_holders: bool
     pass_cards: int
     remove_discards: int
     deal_steps: tuple[str, ...]
@@ -227,6 +231,7 @@ BASE = Ruleset(
     variants=placeable_variants(False),
     paid_roles=(),
     gold_stake=(+1, -1),  # gold-digger, saboteur
+    public_gold_holders=False,
     pass_cards=1,
     remove_discards=2,
     deal_steps=("roles", "goals", "cards"),
@@ -257,6 +262,7 @@ SABOTEUR_2 = Ruleset(
     paid_roles=(GEOLOGIST,),
     # green-digger, blue-digger, boss, profiteer, geologist, saboteur (EXPANSION_ROLES)
     gold_stake=(+1, +1, +1, 0, 0, -1),
+    public_gold_holders=True,
     pass_cards=3,
     remove_discards=2,
     deal_steps=("cards", "roles", "goals"),
