@@ -29,6 +29,15 @@ each game's seat to act is grouped by its player, each network (current or snaps
 on the whole group, the agents of the pool act one by one, and one ``step`` plays every game.
 Every deal comes from the train split (:func:`draw_train_seed`, DESIGN 9).
 
+``--overlap`` runs the PPO update of one batch in a second thread while the next batch is
+collected: the collector plays the current seats with a copy of the network (the behaviour
+policy), refreshed after every update, so a batch is learned one update after the policy that
+collected it (the PPO ratio is taken to that policy, whose log-probabilities the steps keep).
+The learner has its own random stream and the collector never reads the learner's network, so a
+seed gives the same run whatever the threads' timing.  The update's heavy work runs in torch
+without the GIL, so the two threads use two cores.  ``--precision bf16`` runs the update's
+forward pass under bfloat16 autocast.
+
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
 ``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt``,
@@ -485,7 +494,8 @@ def ppo_update(
     """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats.
 
     ``cfg.precision == "bf16"`` runs the network's forward pass (and so its backward) under
-    bfloat16 autocast; the logits, losses, optimizer and weights stay float32."""
+    bfloat16 autocast: the logits are cast to float32 (they carry bfloat16 rounding), the
+    losses, optimizer and weights are float32."""
     n = len(batch["action"])
     bf16 = cfg.precision == "bf16"
     stats: dict[str, list[float]] = {
@@ -971,9 +981,11 @@ def train(cfg: TrainConfig) -> dict:
     best_score = -math.inf
     stop_at: float | None = None
 
-    def finish(collected: dict, stats: dict, t_end: float) -> bool:
+    def finish(collected: dict, stats: dict, update_s: float, t_end: float) -> bool:
         """Log iteration ``it`` (its batch collected, then learned), snapshot, evaluate and
-        checkpoint as configured; True when the run is done."""
+        checkpoint as configured; True when the run is done.  ``collected["wall_s"]``: the wall
+        time in which the batch was collected (with ``--overlap``, the collection window, which
+        overlapped the previous update)."""
         nonlocal eval_reserve, best_score, summary
         batch, trajs, results = collected["batch"], collected["trajs"], collected["results"]
         row = {
@@ -989,13 +1001,11 @@ def train(cfg: TrainConfig) -> dict:
             "decisions_per_s": collected["new_decisions"] / collected["wall_s"],
             "learning_decisions_per_s": collected["new_learning"] / collected["wall_s"],
             "collect_s": collected["collect_s"],
-            "update_s": stats["update_s"],
-            "env_s_total": collector.timers["env"],
-            "inference_s_total": collector.timers["inference"],
-            "agents_s_total": collector.timers["agents"],
+            "update_s": update_s,
+            **collected["totals"],
             "update_s_total": update_time,
             "snapshots": len(pool.snapshots),
-            "uncredited_rewards": collector.uncredited,
+            "uncredited_rewards": collected["uncredited"],
             "elapsed_s": t_end - t_start,
         }
         for role, name in enumerate(collector.role_names):
@@ -1071,9 +1081,20 @@ def train(cfg: TrainConfig) -> dict:
             "new_decisions": collector.decisions - d0,
             "new_learning": collector.learning_decisions - ld0,
             "collect_s": time.perf_counter() - t0,
+            "totals": {f"{k}_s_total": collector.timers[k] for k in ("env", "inference", "agents")},
+            "uncredited": collector.uncredited,
         }
 
+    def last_batch(collected: dict) -> bool:
+        """Whether learning ``collected`` ends the run by its iteration or decision budget
+        (with ``--overlap``, no further batch is then collected)."""
+        return bool(
+            (cfg.iterations and it + 1 >= cfg.iterations)
+            or (cfg.total_decisions and collected["learning_decisions"] >= cfg.total_decisions)
+        )
+
     def learn(collected: dict, box: dict) -> None:
+        """The PPO update on ``collected``'s batch; its stats, time or error into ``box``."""
         t = time.perf_counter()
         try:
             box["stats"] = ppo_update(net, opt, collected["batch"], cfg, update_rng)
@@ -1081,14 +1102,17 @@ def train(cfg: TrainConfig) -> dict:
             box["error"] = err
         box["stats_s"] = time.perf_counter() - t
 
-    def learned(box: dict) -> dict:
+    def learned(box: dict) -> tuple[dict, float]:
+        """``(stats, seconds)`` of a finished update (its error raised here); the caller
+        marks ``box["counted"]`` once the iteration counts it."""
         nonlocal update_time
         if "error" in box:
             raise box["error"]
         update_time += box["stats_s"]
-        return {**box["stats"], "update_s": box["stats_s"]}
+        return box["stats"], box["stats_s"]
 
     worker: threading.Thread | None = None
+    box: dict = {}
     try:
         if not cfg.overlap:
             while True:
@@ -1100,35 +1124,41 @@ def train(cfg: TrainConfig) -> dict:
                 if collected is None:
                     break
                 it += 1
-                box: dict = {}
+                box = {}
                 learn(collected, box)
-                stats = learned(box)
+                stats, update_s = learned(box)
+                box["counted"] = True
                 t2 = time.perf_counter()
                 collected["wall_s"] = t2 - t0
-                if finish(collected, stats, t2):
+                if finish(collected, stats, update_s, t2):
                     break
         else:
             pending: dict | None = None  # collected, waiting for its update
             while True:
                 stop_at = None if deadline is None else deadline - eval_reserve
                 over = stop_at is not None and time.perf_counter() >= stop_at
-                if over and pending is None:
+                if pending is None and over:
                     break
                 t0 = time.perf_counter()
                 box = {}
                 if pending is not None:
                     worker = threading.Thread(target=learn, args=(pending, box), daemon=True)
                     worker.start()
-                collected = None if over else collect()
+                # no batch is collected that would not be learned
+                final = pending is not None and (over or last_batch(pending))
+                collected = None if final else collect()
+                t1 = time.perf_counter()
+                if collected is not None:
+                    collected["wall_s"] = t1 - t0
                 if worker is not None:
                     worker.join()
                     worker = None
-                    stats = learned(box)
+                    stats, update_s = learned(box)
+                    box["counted"] = True
                     t2 = time.perf_counter()
                     assert pending is not None
                     it += 1
-                    pending["wall_s"] = t2 - t0
-                    if finish(pending, stats, t2):
+                    if finish(pending, stats, update_s, t2):
                         break
                 if collected is None:
                     break
@@ -1136,18 +1166,25 @@ def train(cfg: TrainConfig) -> dict:
                 pending = collected
     except KeyboardInterrupt:  # Ctrl-C: keep what was learned
         interrupted = True
-        if worker is not None:
+        if worker is not None and worker.is_alive():
             worker.join()  # an update in flight finishes before the weights are written
         net.eval()
         print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}", file=sys.stderr)
+    finally:
+        if worker is not None and worker.is_alive():
+            worker.join()  # never leave the learner changing the weights after an error
+    # a finished update whose iteration was not logged (Ctrl-C with --overlap) is in the weights
+    applied = summary.get("iteration", 0) + (1 if "stats" in box and not box.get("counted") else 0)
     final = save_checkpoint(
         out / "final.pt",
         net,
         game_config,
         asdict(cfg),
         {
-            "iteration": summary.get("iteration", 0),
-            "learning_decisions": collector.learning_decisions,
+            "iteration": applied,
+            # the decisions the logged iterations learned from (with --overlap the collector
+            # may hold a batch collected but not learned, when interrupted)
+            "learning_decisions": summary.get("learning_decisions", 0),
             **({"interrupted": True} if interrupted else {}),
         },
     )

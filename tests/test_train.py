@@ -893,16 +893,48 @@ def test_progress_potential_is_the_tunnels_progress_signed_by_the_roles_gold_sta
     }
 
 
-def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path):
-    """--overlap learns in a second thread with its own random stream and --precision bf16
-    autocasts the update's forward pass: two runs of one seed end with identical weights, each
-    iteration is logged once with finite losses, and a bad precision is named."""
+def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypatch):
+    """--overlap learns in a second thread with its own random stream while the next batch is
+    collected with a copy of the policy, refreshed after every update: batch k is collected
+    with the weights after update k - 2 (one update of lag); two runs of one seed end with
+    identical weights even when the learner is slowed down; --precision bf16 changes the
+    update (autocast is on); final.pt names the decisions the logged iterations learned from;
+    a bad precision is named."""
+    import hashlib
+    import time
 
-    def run(name: str) -> dict:
+    import saboteur_experiments.train as tr
+
+    def digest(net) -> str:
+        h = hashlib.sha256()
+        for v in net.state_dict().values():
+            h.update(v.detach().numpy().tobytes())
+        return h.hexdigest()
+
+    seen: dict[str, list[str]] = {"collect": [], "update": []}
+    real_collect, real_update = tr.Collector.collect, tr.ppo_update
+    delay = {"s": 0.0}
+
+    def collect(self, *args, **kwargs):
+        seen["collect"].append(digest(self.net))
+        return real_collect(self, *args, **kwargs)
+
+    def update(net, *args, **kwargs):
+        time.sleep(delay["s"])
+        out = real_update(net, *args, **kwargs)
+        seen["update"].append(digest(net))
+        return out
+
+    monkeypatch.setattr(tr.Collector, "collect", collect)
+    monkeypatch.setattr(tr, "ppo_update", update)
+
+    def run(name: str, precision: str = "bf16") -> dict:
+        seen["collect"].clear()
+        seen["update"].clear()
         cfg = TrainConfig(
             num_envs=4,
             steps_per_iter=100,
-            iterations=3,
+            iterations=4,
             epochs=2,
             minibatch=64,
             channels=8,
@@ -917,18 +949,27 @@ def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path):
             seed=5,
             bc_decisions=0,
             overlap=True,
-            precision="bf16",
+            precision=precision,
         )
         res = train(cfg)
         rows = list(csv.DictReader(open(tmp_path / name / "metrics.csv")))
-        assert [int(r["iteration"]) for r in rows] == [1, 2, 3]
-        for r in rows:
-            assert all(math.isfinite(float(r[k])) for k in ("policy_loss", "value_loss"))
-        return load_checkpoint(res["checkpoint"])[0].state_dict()
+        assert [int(r["iteration"]) for r in rows] == [1, 2, 3, 4]
+        net, meta = load_checkpoint(res["checkpoint"])
+        assert meta["iteration"] == 4
+        assert meta["learning_decisions"] == int(rows[-1]["learning_decisions"])
+        # 4 batches collected (none past the last iteration), 4 updates, lag of one update
+        assert len(seen["collect"]) == 4 and len(seen["update"]) == 4
+        start = seen["collect"][0]
+        assert seen["collect"][1] == start
+        assert seen["collect"][2:] == seen["update"][:2]
+        assert seen["update"][-1] == digest(net)
+        return net.state_dict()
 
-    a, b = run("a"), run("b")
+    a = run("a")
+    delay["s"] = 0.05  # a slower learner: the collector finishes first every time
+    b = run("b")
     assert a.keys() == b.keys()
     assert all(torch.equal(a[k], b[k]) for k in a)
-    start = tiny(TrainConfig(channels=8, hidden=32, conv_layers=2)).state_dict()
-    assert not all(torch.equal(a[k], start[k]) for k in a if k in start)  # it did learn
+    c = run("c", precision="fp32")
+    assert not all(torch.equal(a[k], c[k]) for k in a)
     assert any("--precision fp16" in p for p in TrainConfig(precision="fp16").problems())
