@@ -1113,6 +1113,7 @@ def train(cfg: TrainConfig) -> dict:
 
     worker: threading.Thread | None = None
     box: dict = {}
+    pending: dict | None = None  # --overlap: collected, waiting for its update
     try:
         if not cfg.overlap:
             while True:
@@ -1133,7 +1134,6 @@ def train(cfg: TrainConfig) -> dict:
                 if finish(collected, stats, update_s, t2):
                     break
         else:
-            pending: dict | None = None  # collected, waiting for its update
             while True:
                 stop_at = None if deadline is None else deadline - eval_reserve
                 over = stop_at is not None and time.perf_counter() >= stop_at
@@ -1168,20 +1168,24 @@ def train(cfg: TrainConfig) -> dict:
         interrupted = True
         if worker is not None and worker.is_alive():
             worker.join()  # an update in flight finishes before the weights are written
+        if "stats" in box and not box.get("counted") and pending is not None:
+            # --overlap: that update is in the weights, so its iteration is logged too
+            stats, update_s = learned(box)
+            box["counted"] = True
+            it += 1
+            finish(pending, stats, update_s, time.perf_counter())
         net.eval()
         print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}", file=sys.stderr)
     finally:
         if worker is not None and worker.is_alive():
             worker.join()  # never leave the learner changing the weights after an error
-    # a finished update whose iteration was not logged (Ctrl-C with --overlap) is in the weights
-    applied = summary.get("iteration", 0) + (1 if "stats" in box and not box.get("counted") else 0)
     final = save_checkpoint(
         out / "final.pt",
         net,
         game_config,
         asdict(cfg),
         {
-            "iteration": applied,
+            "iteration": summary.get("iteration", 0),
             # the decisions the logged iterations learned from (with --overlap the collector
             # may hold a batch collected but not learned, when interrupted)
             "learning_decisions": summary.get("learning_decisions", 0),

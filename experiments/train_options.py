@@ -203,9 +203,9 @@ HELP = {
     "seed": "random seed",
     "threads": "torch threads (per thread of work: with --overlap the run uses two)",
     "overlap": "collect the next batch while the learner updates on the last one, in a "
-    "second thread: about two cores' work, and every batch is learned one update after the "
-    "policy that collected it (PPO's ratio is taken to that policy); same results for the "
-    "same seed",
+    "second thread: about two cores' work, with one update of policy lag (PPO's ratio is "
+    "taken to the policy that collected the batch); reproducible: the same seed gives the "
+    "same weights (not those of a run without --overlap)",
     "precision": "fp32, or bf16: the PPO update's forward pass under bfloat16 autocast "
     "(losses, softmax and weights stay float32; about 2x faster on CPUs with AVX-512 BF16 or "
     "AMX, slower on others)",

@@ -973,3 +973,42 @@ def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypat
     c = run("c", precision="fp32")
     assert not all(torch.equal(a[k], c[k]) for k in a)
     assert any("--precision fp16" in p for p in TrainConfig(precision="fp16").problems())
+
+
+def test_ctrl_c_with_overlap_logs_the_update_it_waits_for(tmp_path, monkeypatch):
+    """Ctrl-C during a collection while the learner is updating: the update finishes, its
+    iteration is logged, and final.pt's iteration and decisions are the last row's."""
+    import saboteur_experiments.train as tr
+
+    calls = {"n": 0}
+    real = tr.Collector.collect
+
+    def collect(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:  # the learner is updating on batch 2 meanwhile
+            raise KeyboardInterrupt
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(tr.Collector, "collect", collect)
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=16,
+        epochs=1,
+        minibatch=16,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        eval_every=0,
+        checkpoint_every=0,
+        bc_decisions=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        pool_heuristic=0.0,
+        overlap=True,
+    )
+    res = train(cfg)
+    rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
+    assert [int(r["iteration"]) for r in rows] == [1, 2]
+    _, meta = load_checkpoint(res["checkpoint"])
+    assert meta["interrupted"] is True and meta["iteration"] == 2
+    assert meta["learning_decisions"] == int(rows[-1]["learning_decisions"]) > 0
