@@ -235,9 +235,8 @@ def masked_entropy(logp: torch.Tensor, mask: torch.Tensor | None = None) -> torc
     slow path of ``exp`` on CPUs: about 5% of a PPO update)."""
     if mask is None:
         return -(logp.exp() * logp).sum(-1)
-    legal = mask.bool()
-    safe = torch.where(legal, logp, torch.zeros_like(logp))
-    return -(torch.where(legal, safe.exp(), torch.zeros_like(logp)) * safe).sum(-1)
+    safe = torch.where(mask.bool(), logp, torch.zeros_like(logp))  # masked terms: 1 * 0
+    return -(safe.exp() * safe).sum(-1)
 
 
 def sample_masked(

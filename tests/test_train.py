@@ -481,6 +481,26 @@ def test_init_records_the_network_it_really_trains(tmp_path):
     assert not (tmp_path / "run" / "bc.json").exists()
 
 
+def interruptible(tmp_path, **options) -> TrainConfig:
+    """A tiny run without a budget (it ends only when interrupted), writing to tmp_path/run."""
+    return TrainConfig(
+        num_envs=2,
+        steps_per_iter=16,
+        epochs=1,
+        minibatch=16,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        eval_every=0,
+        checkpoint_every=0,
+        bc_decisions=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        pool_heuristic=0.0,
+        **options,
+    )
+
+
 def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
     """Without a budget training runs until interrupted; Ctrl-C used to end in a traceback
     with nothing but the last periodic checkpoint."""
@@ -496,21 +516,7 @@ def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(tr, "ppo_update", update)
-    cfg = TrainConfig(
-        num_envs=2,
-        steps_per_iter=16,
-        epochs=1,
-        minibatch=16,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        eval_every=0,
-        checkpoint_every=0,
-        bc_decisions=0,
-        out=str(tmp_path / "run"),
-        progress=False,
-        pool_heuristic=0.0,
-    )
+    cfg = interruptible(tmp_path)
     try:
         res = train(cfg)
     except KeyboardInterrupt:
@@ -990,22 +996,7 @@ def test_ctrl_c_with_overlap_logs_the_update_it_waits_for(tmp_path, monkeypatch)
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(tr.Collector, "collect", collect)
-    cfg = TrainConfig(
-        num_envs=2,
-        steps_per_iter=16,
-        epochs=1,
-        minibatch=16,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        eval_every=0,
-        checkpoint_every=0,
-        bc_decisions=0,
-        out=str(tmp_path / "run"),
-        progress=False,
-        pool_heuristic=0.0,
-        overlap=True,
-    )
+    cfg = interruptible(tmp_path, overlap=True)
     res = train(cfg)
     rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
     assert [int(r["iteration"]) for r in rows] == [1, 2]

@@ -264,6 +264,7 @@ class ObservationEncoder:
             self._views[name] = v
             off += v.size
         self._has_x = "xplayers" in self._views
+        self._gold_public = rules.public_gold_holders  # RULES 6.9: who holds gold is public
         if self._has_x:
             V = self._views
             self._x_offsets = (
@@ -447,7 +448,7 @@ class ObservationEncoder:
                     + np.arange(ne)[None, None, :]
                 ).ravel(),
             ]
-            if self.rules.public_gold_holders:  # RULES 6.9: who holds gold is public
+            if self._gold_public:
                 parts.append(xp_off + relpos * ncol + X.HAS_GOLD)
         index = np.concatenate(parts).astype(np.intp)
         nt = len(self.recent_types)
@@ -534,7 +535,7 @@ class ObservationEncoder:
         )
         if self._has_x:
             counts += (game.xfront.ravel(), hist.xcounts.ravel())
-            if self.rules.public_gold_holders:
+            if self._gold_public:
                 counts += (game.gold > 0,)
         o[index] = np.concatenate(counts)
         kg = game.known_goals[seat].tolist()
@@ -846,7 +847,7 @@ class ObservationEncoder:
                 order = theft_order(game.theft_turn.tolist(), xf[:, 1].tolist(), xf[:, 0].tolist())
                 for i, s in enumerate(order):
                     xp[(s - seat) % n, X.THEFT_ORDER] = i + 1
-        if self.rules.public_gold_holders and game.gold.any():  # RULES 6.9
+        if self._gold_public and game.gold.any():
             o[xp_off + X.HAS_GOLD : xp_off + X.HAS_GOLD + n * ncol : ncol] = game.gold[rel] > 0
         if game.inspected[seat].max() >= 0:
             nr = self.rules.n_roles
