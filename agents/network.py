@@ -113,6 +113,13 @@ class PolicyValueNet(nn.Module):
 
     ``forward(obs)`` takes float32 ``(B, obs_size)`` and returns ``(logits (B, n_actions),
     value (B,))``; the logits are *unmasked* (use :func:`masked_logits`).
+
+    :attr:`prior` (default ``""``: none) is the spec of an agent whose logits the policy adds
+    to the network's (``make_agent(prior).logits(observation, action_mask, info)``, e.g.
+    ``"softmax:t=0.1"``, the heuristic's scores over a temperature): the network then learns
+    a residual on that agent's policy.  It is part of the policy, so checkpoints keep it
+    (:func:`save_checkpoint`), and every player of the network (:class:`~saboteur_agents.ppo.
+    PPOAgent`, the trainer) adds it; :func:`prior_agent` builds it.
     """
 
     def __init__(
@@ -138,6 +145,7 @@ class PolicyValueNet(nn.Module):
         ys, xs = torch.meshgrid(torch.linspace(-1, 1, h), torch.linspace(-1, 1, w), indexing="ij")
         self.register_buffer("coords", torch.stack([ys, xs])[None], persistent=False)
         self.n_variants = len(spec["variants"])
+        self.prior = ""
         size = {name: s for name, (_, s) in spec["blocks"].items()}  # (offset, size) each
         if size["place"] != self.n_variants * h * w or size["rockfall"] != h * w:
             raise CheckpointMismatchError("place/rockfall blocks do not match the board view")
@@ -164,6 +172,20 @@ class PolicyValueNet(nn.Module):
                 m.bias.zero_()
             self.value_head.weight.mul_(0.1)
             self.value_head.bias.zero_()
+
+    def start_at_prior(self, prior: str) -> None:
+        """Play ``prior`` (see :attr:`prior`) plus a residual that starts at exactly 0: the
+        policy heads' weights and biases are zeroed, so the first policy *is* the prior's.
+
+        Raises:
+            ValueError: ``prior`` is not a usable prior spec (:func:`prior_agent`).
+        """
+        prior_agent(prior)  # refuse a bad spec before changing anything
+        with torch.no_grad():
+            for m in (self.place_head, self.flat_head):
+                m.weight.zero_()
+                m.bias.zero_()
+        self.prior = prior
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         b = obs.shape[0]
@@ -207,7 +229,11 @@ class AveragedPolicy(nn.Module):
         prints = {n.spec["fingerprint"] for n in nets}
         if len(prints) != 1:
             raise ValueError(f"AveragedPolicy: networks of different specs {sorted(prints)}")
+        priors = {n.prior for n in nets}
+        if len(priors) != 1:
+            raise ValueError(f"AveragedPolicy: networks with different priors {sorted(priors)}")
         self.nets = nn.ModuleList(nets)
+        self.prior = nets[0].prior  # the same for all: the average of the residuals adds it
         self.spec = nets[0].spec
         self.n_actions = nets[0].n_actions
 
@@ -215,6 +241,56 @@ class AveragedPolicy(nn.Module):
         outs = [n(obs) for n in self.nets]
         logits = torch.stack([o[0] for o in outs]).mean(0)
         return logits, torch.stack([o[1] for o in outs]).mean(0)
+
+
+def prior_agent(spec: str):
+    """The agent of a prior spec (:attr:`PolicyValueNet.prior`), not yet reset.
+
+    Raises:
+        ValueError: an unknown spec, or an agent without a ``logits(observation, action_mask,
+            info)`` method (``"softmax[:t=T]"`` has one).
+    """
+    from .base import make_agent
+
+    try:
+        agent = make_agent(spec)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"prior {spec!r}: {err}") from err
+    if not callable(getattr(agent, "logits", None)):
+        raise ValueError(
+            f"prior {spec!r}: the agent has no logits() to add to the network's "
+            "(use 'softmax' or 'softmax:t=T')"
+        )
+    return agent
+
+
+def prior_rows(
+    priors: list[tuple[np.ndarray, np.ndarray]], n_actions: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Pack per-row prior logits ``[(legal (k,), z (k,)), ...]`` into padded ``(index int64
+    (B, K), value float32 (B, K))`` with ``K`` the longest ``k`` (at least 1); padding is index
+    0 with value 0, so :func:`add_prior` adds nothing there.
+
+    Raises:
+        ValueError: an index outside ``0..n_actions-1`` or a non-finite value.
+    """
+    k = max([1, *(len(legal) for legal, _ in priors)])
+    idx = np.zeros((len(priors), k), dtype=np.int64)
+    val = np.zeros((len(priors), k), dtype=np.float32)
+    for r, (legal, z) in enumerate(priors):
+        idx[r, : len(legal)] = legal
+        val[r, : len(legal)] = z
+    if idx.size and (idx.min() < 0 or idx.max() >= n_actions):
+        raise ValueError(f"prior_rows: an action index outside 0..{n_actions - 1}")
+    if not np.isfinite(val).all():
+        raise ValueError("prior_rows: a prior logit that is not finite")
+    return torch.from_numpy(idx), torch.from_numpy(val)
+
+
+def add_prior(logits: torch.Tensor, index: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    """``logits`` (float32 ``(B, n)``) plus prior logits packed by :func:`prior_rows`
+    (``index`` int64 ``(B, K)``, ``value`` float32 ``(B, K)``); differentiable in ``logits``."""
+    return logits.scatter_add(1, index, value.to(logits.dtype))
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -285,6 +361,7 @@ def save_checkpoint(
         "game_config": game_config,
         "train_config": train_config or {},
         "torch_version": torch.__version__,
+        **({"prior": net.prior} if net.prior else {}),  # part of the policy: see PolicyValueNet
         **(extra or {}),
     }
     text = json.dumps(meta, sort_keys=True)
@@ -391,5 +468,14 @@ def load_checkpoint(
         raise CheckpointMismatchError(
             f"{path}: the weights do not fit the network its metadata describes ({err})"
         ) from err
+    prior = meta.get("prior", "")
+    try:
+        if not isinstance(prior, str):
+            raise ValueError(f"must be an agent spec string, got {prior!r}")
+        if prior:
+            prior_agent(prior)
+    except ValueError as err:
+        raise CheckpointMismatchError(f"{path}: metadata 'prior' is unusable ({err})") from err
+    net.prior = prior
     net.eval()
     return net, meta

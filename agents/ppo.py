@@ -17,6 +17,10 @@ Specs (``make_agent``):
 
 The agent samples from the masked categorical (never a masked action) with its own generator,
 seeded by ``reset(seat, config, seed)``, so the same observation and seed give the same action.
+A network trained as a residual on a prior (:attr:`~saboteur_agents.network.PolicyValueNet.prior`,
+``saboteur train --prior``) plays its logits plus the prior's: the agent keeps the prior agent
+of its seat, which reads the events of every decision's ``info`` (so pass ``info``, as every
+loop of the project does).
 Torch is imported only when a PPO agent is built (``pip install saboteur-env[train]``).
 
 Raises (at ``reset``): :class:`~saboteur_agents.network.CheckpointMismatchError` when the checkpoint
@@ -106,6 +110,7 @@ class PPOAgent(Agent):
         self.net = net
         self._checked_spec = None if net is None else net.spec["fingerprint"]
         self.meta: dict = {}
+        self.prior = None  # the prior agent of this seat (reset), when the network has one
         self.gen = torch.Generator().manual_seed(0)
         for p in self.paths or ([self.path] if net is None and self.path is not None else []):
             if not p.exists():
@@ -144,6 +149,17 @@ class PPOAgent(Agent):
             if seed is not None
             else int(self.rng.integers(2**31))
         )
+        self.prior = None
+        if getattr(self.net, "prior", ""):
+            from .network import prior_agent
+
+            self.prior = prior_agent(self.net.prior)
+            self.prior.reset(seat, config, seed=seed)
+
+    def observe(self, events) -> None:
+        """Events between turns: passed to the prior agent, if the network has one."""
+        if self.prior is not None:
+            self.prior.observe(events)
 
     def act(self, observation, action_mask, info=None) -> int:
         from .network import sample_masked
@@ -157,6 +173,11 @@ class PPOAgent(Agent):
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
             logits, _ = self.net(obs)
+            if self.prior is not None:
+                from .network import add_prior, prior_rows
+
+                legal_z = self.prior.logits(observation, mask, info)
+                logits = add_prior(logits, *prior_rows([legal_z], logits.shape[1]))
             a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen, greedy=self.greedy)
         return int(a[0])
 

@@ -90,13 +90,30 @@ class SoftmaxAgent(Agent):
         Raises:
             ValueError: the mask has no legal action.
         """
+        legal, z = self.logits(observation, action_mask, info)
+        p = np.exp(z)
+        return legal, p / p.sum()
+
+    def logits(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions and their logits ``s_a / t`` shifted so that the best is 0 (a
+        -inf score stays -inf): what :meth:`probs` normalises, and the prior a trained policy
+        adds its own logits to (:attr:`saboteur_agents.network.PolicyValueNet.prior`).  Like
+        :meth:`probs` it *is* the decision's update: call one of them once per decision.
+
+        Returns:
+            ``(legal, z)``: int64 ``(k,)`` flat action indexes and float64 ``(k,)`` logits,
+            ``max(z) == 0``.
+
+        Raises:
+            ValueError: the mask has no legal action, or the scores are NaN, +inf or all -inf.
+        """
         legal, scores = self.inner.scores(observation, action_mask, info)
         if np.isnan(scores).any() or np.isposinf(scores).any() or not np.isfinite(scores).any():
             raise ValueError(f"SoftmaxAgent: heuristic scores {scores} are not a distribution")
         z = scores / self.temperature
-        z = z - z.max()
-        p = np.exp(z)
-        return legal, p / p.sum()
+        return legal, z - z.max()
 
     def act(
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None

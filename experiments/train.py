@@ -69,9 +69,12 @@ import saboteur_env
 from saboteur_agents.base import Agent, attach_game, make_agent
 from saboteur_agents.network import (
     PolicyValueNet,
+    add_prior,
     env_spec,
     masked_entropy,
     masked_log_probs,
+    prior_agent,
+    prior_rows,
     sample_masked,
     save_checkpoint,
 )
@@ -197,6 +200,9 @@ class Step:
     value: float
     reward: float = 0.0
     potential: float = 0.0
+    #: the prior's logits of this decision (``--prior``): legal actions int64 ``(k,)``, float32
+    #: ``(k,)``; the update adds them to the network's as the collector did
+    prior: tuple[np.ndarray, np.ndarray] | None = None
 
 
 @dataclass
@@ -315,6 +321,8 @@ class Collector:
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
         self.players: list[list[str]] = [[] for _ in range(b)]
         self.agents: list[dict[int, Agent]] = [{} for _ in range(b)]
+        # --prior: per game, the prior agent of every seat a network plays
+        self.priors: list[dict[int, Agent]] = [{} for _ in range(b)]
         # per game and seat: the events that seat may see since its last turn
         self.pending: list[list[list]] = [[] for _ in range(b)]
         self.trajs: list[SeatTrajectories | None] = [None] * b
@@ -343,11 +351,16 @@ class Collector:
             players[int(self.rng.integers(n))] = "current"
         self.players[i] = list(players)
         self.agents[i] = {}
+        self.priors[i] = {}
         for s, key in enumerate(players):
             if key in self.pool.agents:
                 a = make_agent(self.pool.agents[key])
                 a.reset(s, self.config, seed=int(self.rng.integers(2**31)))
                 self.agents[i][s] = a
+            elif self.cfg.prior:  # a network seat: current or snapshot, both residuals on it
+                p = prior_agent(self.cfg.prior)
+                p.reset(s, self.config, seed=0)  # its logits draw no random numbers
+                self.priors[i][s] = p
         attach_game(self.agents[i], vec.games[i])  # the search agent's information set
         self.pending[i] = [[] for _ in range(n)]
         self._route(i)
@@ -381,8 +394,21 @@ class Collector:
             net = self.net if key == "current" else self.pool.net(key)
             obs = torch.from_numpy(obs_all[idx])
             mask = torch.from_numpy(mask_all[idx])
+            priors = None
+            if self.cfg.prior:  # the prior's logits, from the seat's own prior agent
+                ta = time.perf_counter()
+                priors = [
+                    self.priors[i][seats[i]].logits(
+                        obs_all[i], mask_all[i], {"events": self.pending[i][seats[i]]}
+                    )
+                    for i in idx
+                ]
+                priors = [(legal, z.astype(np.float32)) for legal, z in priors]
+                t_agents += time.perf_counter() - ta
             with torch.no_grad():
                 logits, value = net(obs)
+                if priors is not None:
+                    logits = add_prior(logits, *prior_rows(priors, logits.shape[1]))
                 act, logp = sample_masked(logits, mask, self.gen)
             act_l = act.tolist()
             actions[idx] = act_l
@@ -391,10 +417,10 @@ class Collector:
                 for j, i in enumerate(idx):
                     o = obs_all[i].copy()  # the batch's rows are overwritten by each step
                     phi = self.potential(o) if self.potential is not None else 0.0
-                    self.trajs[i].record(
-                        seats[i],
-                        Step(o, mask_all[i].copy(), act_l[j], logp_l[j], value_l[j], potential=phi),
-                    )
+                    prior = priors[j] if priors is not None else None
+                    step = Step(o, mask_all[i].copy(), act_l[j], logp_l[j], value_l[j])
+                    step.potential, step.prior = phi, prior
+                    self.trajs[i].record(seats[i], step)
                 learned += len(idx)
         t2 = time.perf_counter()
         self.apply(actions, seats)
@@ -457,7 +483,7 @@ def make_batch(
 ) -> dict[str, torch.Tensor]:
     """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
     plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
-    obs, mask, act, logp, adv, ret, val = [], [], [], [], [], [], []
+    obs, mask, act, logp, adv, ret, val, prior = [], [], [], [], [], [], [], []
     for steps in trajs:
         r = np.array([s.reward for s in steps], dtype=np.float32)
         if shaping:
@@ -473,7 +499,12 @@ def make_batch(
             mask.append(s.mask)
             act.append(s.action)
             logp.append(s.logp)
+            prior.append(s.prior)
+    extra = {}
+    if prior and prior[0] is not None:  # --prior: every step has one
+        extra = dict(zip(("prior_idx", "prior_val"), prior_rows(prior, len(mask[0]))))
     return {
+        **extra,
         "obs": torch.from_numpy(np.stack(obs)),
         "mask": torch.from_numpy(np.stack(mask)),
         "action": torch.tensor(act, dtype=torch.long),
@@ -511,6 +542,8 @@ def ppo_update(
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
                 logits, value = net(batch["obs"][mb])
             logits, value = logits.float(), value.float()  # losses and softmax in float32
+            if "prior_idx" in batch:  # --prior: the policy is the prior plus the network
+                logits = add_prior(logits, batch["prior_idx"][mb], batch["prior_val"][mb])
             mask = batch["mask"][mb]
             logp_all = masked_log_probs(logits, mask)
             logp = logp_all.gather(1, batch["action"][mb][:, None]).squeeze(1)
@@ -609,7 +642,9 @@ def behaviour_cloning(
     deadline: float | None = None,
 ) -> dict[str, float]:
     """Fit the policy to the demonstrations (masked cross-entropy) and the value to their
-    returns; returns the last epoch's mean losses and the accuracy, and ``bc_minibatches``
+    returns (a network with a :attr:`~saboteur_agents.network.PolicyValueNet.prior`: the value
+    only, since its policy starts at the prior, which is the teacher's own scores); returns
+    the last epoch's mean losses and the accuracy, and ``bc_minibatches``
     (the updates made: fewer than planned when ``deadline`` is reached first)."""
     opt = torch.optim.Adam(net.parameters(), lr=cfg.bc_lr)
     n = len(data["action"])
@@ -632,7 +667,7 @@ def behaviour_cloning(
             logp = masked_log_probs(logits, mask)
             ce = -logp.gather(1, act[:, None]).mean()
             vl = F.mse_loss(value, torch.from_numpy(data["ret"][mb]))
-            loss = ce + cfg.vf_coef * vl
+            loss = cfg.vf_coef * vl if net.prior else ce + cfg.vf_coef * vl
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
@@ -919,11 +954,18 @@ def train(cfg: TrainConfig) -> dict:
         from saboteur_agents.network import load_checkpoint
 
         net, _ = load_checkpoint(cfg.init, game_config)
+        if net.prior != cfg.prior:
+            raise ValueError(
+                f"--init {cfg.init}: its prior is {net.prior!r}, this run's --prior is "
+                f"{cfg.prior!r} (a residual only means something on its own prior)"
+            )
         cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
     else:
         net = PolicyValueNet(
             spec, channels=cfg.channels, hidden=cfg.hidden, conv_layers=cfg.conv_layers
         )
+        if cfg.prior:
+            net.start_at_prior(cfg.prior)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     best = out / "checkpoints" / "best_dev.pt"
     for stale in (best, best.with_suffix(".json")):  # an earlier run's choice is not this one's

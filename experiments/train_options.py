@@ -62,6 +62,7 @@ class TrainConfig:
     out: str = "runs/ppo"
     progress: bool = True
     init: str = ""  # checkpoint to start from
+    prior: str = ""  # an agent whose logits the policy adds to the network's (a residual)
 
     def game_config(self) -> GameConfig:
         return GameConfig(
@@ -130,6 +131,13 @@ class TrainConfig:
         pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random", "pool_search")
         if all(number(k) == 0 for k in pools):
             out.append("/".join(_flag(k) for k in pools) + ": all 0, at least one must be > 0")
+        if self.prior:
+            try:  # torch and the agents are only imported when a prior is asked for
+                from saboteur_agents.network import prior_agent
+
+                prior_agent(self.prior)
+            except Exception as err:
+                out.append(f"--prior {self.prior!r}: {err}")
         if number("pool_search") > 0:
             try:  # the agents package is only imported when a search seat is asked for
                 from saboteur_agents.base import make_agent
@@ -213,6 +221,11 @@ HELP = {
     "progress": "progress bar on stderr",
     "init": "start from this checkpoint (its network shape; no warm start; a fresh optimizer "
     "and iteration count)",
+    "prior": "an agent spec whose logits the policy adds to the network's, e.g. "
+    "'softmax:t=0.1' (the heuristic's scores over a temperature): the network learns a "
+    "residual that starts at 0, so the first policy is the prior's; the warm start then fits "
+    "the value only; the checkpoint keeps the prior, and every player of it adds the prior "
+    "('' = none)",
 }
 
 
@@ -263,9 +276,14 @@ def parse_args(argv=None) -> TrainConfig:
         if not Path(cfg.init).is_file():
             p.error(f"--init {cfg.init!r}: no such checkpoint file")
         try:
-            load_checkpoint(cfg.init, cfg.game_config())
+            net, _ = load_checkpoint(cfg.init, cfg.game_config())
         except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
             p.error(f"--init {cfg.init!r}: {err}")
+        if net.prior != cfg.prior:
+            p.error(
+                f"--init {cfg.init!r}: its prior is {net.prior!r}, --prior is {cfg.prior!r} "
+                "(pass the checkpoint's prior)"
+            )
     return cfg
 
 
