@@ -392,3 +392,93 @@ def test_ppo_plays_the_shipped_checkpoint_of_the_game(tmp_path, monkeypatch):
     assert agent.net.spec["fingerprint"] == env_spec(sab2)["fingerprint"]
     agent.reset(0, base, seed=0)  # the same agent in a base game plays the base checkpoint
     assert agent.net.spec["fingerprint"] == env_spec(base)["fingerprint"]
+
+
+def test_a_network_at_its_prior_plays_the_softmax_heuristics_probabilities():
+    """``start_at_prior``: the residual is exactly 0, so a PPO agent of the network gives every
+    legal action the softmax heuristic's probability, decision by decision of a seeded 5-player
+    game (the prior reads each decision's events as the softmax agent does)."""
+    from saboteur_agents.network import add_prior, prior_rows
+    from saboteur_agents.softmax import SoftmaxAgent
+
+    env = saboteur_env.raw_env(num_players=5)
+    env.reset(seed=11)
+    net = tiny_net(env.config)
+    net.start_at_prior("softmax:t=0.1")
+    ppo, soft = [PPOAgent(net=net) for _ in range(5)], [SoftmaxAgent() for _ in range(5)]
+    for s in range(5):
+        ppo[s].reset(s, env.config, seed=s)
+        soft[s].reset(s, env.config, seed=s)
+    decisions, worst = 0, 0.0
+    while not all(env.terminations.values()):
+        agent = env.agent_selection
+        seat = env.agent_name_mapping[agent]
+        o, info = env.observe(agent), env.infos[agent]
+        legal, p = soft[seat].probs(o["observation"], o["action_mask"], info)
+        prior = ppo[seat].prior.logits(o["observation"], o["action_mask"], info)
+        with torch.no_grad():
+            logits, _ = net(torch.as_tensor(o["observation"])[None])
+            assert not logits.any()  # the residual starts at exactly 0
+            logits = add_prior(logits, *prior_rows([prior], logits.shape[1]))
+            q = masked_log_probs(logits, torch.as_tensor(o["action_mask"])[None])[0].exp()
+        assert float(q.sum()) == pytest.approx(1.0, abs=1e-5)
+        worst = max(worst, float(np.abs(q.numpy()[legal] - p).max()))
+        decisions += 1
+        env.step(int(legal[np.argmax(p)]))
+    assert decisions > 100
+    assert worst < 1e-5
+
+
+def test_the_prior_travels_with_the_checkpoint_and_the_agent_adds_it(tmp_path):
+    """A checkpoint keeps its network's prior; the loaded agent plays the prior plus the
+    residual (with a residual of 0 the softmax heuristic's choice when greedy); a checkpoint
+    with an unusable prior, or averaging networks of different priors, is refused."""
+    from saboteur_agents.network import AveragedPolicy, prior_agent, prior_rows
+
+    config = GameConfig()
+    net = tiny_net(config)
+    net.start_at_prior("softmax:t=0.1")
+    path = save_checkpoint(tmp_path / "p.pt", net, config)
+    assert json.loads(path.with_suffix(".json").read_text())["prior"] == "softmax:t=0.1"
+    loaded, meta = load_checkpoint(path)
+    assert loaded.prior == "softmax:t=0.1" and meta["prior"] == "softmax:t=0.1"
+    plain = save_checkpoint(tmp_path / "plain.pt", tiny_net(config), config)
+    assert "prior" not in json.loads(plain.with_suffix(".json").read_text())
+    assert load_checkpoint(plain)[0].prior == ""
+
+    env = saboteur_env.raw_env(num_players=5)
+    env.reset(seed=4)
+    greedy = make_agent(f"ppo:{path}+greedy")
+    heur = make_agent("heuristic")
+    for agent in (greedy, heur):
+        agent.reset(0, env.config, seed=1)
+    from saboteur_agents.softmax import INNER_SEED
+
+    heur.reset(0, env.config, seed=INNER_SEED)  # the prior's inner heuristic's tie-breaks
+    plays = 0
+    while not all(env.terminations.values()):
+        agent = env.agent_selection
+        o, info = env.observe(agent), env.infos[agent]
+        if env.agent_name_mapping[agent] == 0:
+            a = greedy.act(o["observation"], o["action_mask"], info)
+            assert a == heur.act(o["observation"], o["action_mask"], info)
+            plays += 1
+        else:
+            legal = np.flatnonzero(o["action_mask"])
+            a = int(legal[0])
+        env.step(a)
+    assert plays > 5
+
+    _edit_checkpoint(path, meta_edit=lambda m: m.update(prior="random"))
+    with pytest.raises(CheckpointMismatchError, match="prior.*no logits"):
+        load_checkpoint(path)
+    _edit_checkpoint(path, meta_edit=lambda m: m.update(prior=3))
+    with pytest.raises(CheckpointMismatchError, match="'prior' is unusable"):
+        load_checkpoint(path)
+    with pytest.raises(ValueError, match="different priors"):
+        AveragedPolicy([net, tiny_net(config)])
+    with pytest.raises(ValueError, match="unknown agent"):
+        prior_agent("sofmax")
+    n = env_spec(config)["n_actions"]
+    with pytest.raises(ValueError, match="outside"):
+        prior_rows([(np.array([n]), np.zeros(1))], n)

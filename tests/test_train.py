@@ -1003,3 +1003,62 @@ def test_ctrl_c_with_overlap_logs_the_update_it_waits_for(tmp_path, monkeypatch)
     _, meta = load_checkpoint(res["checkpoint"])
     assert meta["interrupted"] is True and meta["iteration"] == 2
     assert meta["learning_decisions"] == int(rows[-1]["learning_decisions"]) > 0
+
+
+def test_training_a_residual_on_a_prior_adds_the_prior_everywhere(tmp_path, capsys):
+    """``--prior softmax:t=0.1``: the collector samples from the prior plus the network (at
+    the start exactly the prior), the update adds the same prior (an update with learning rate
+    0 finds every ratio 1), the warm start fits the value only, the checkpoint keeps the
+    prior; a bad prior, or ``--init`` of a checkpoint with another prior, is a usage error."""
+    from saboteur_agents.network import add_prior, masked_log_probs, prior_rows
+    from saboteur_experiments.train import make_batch, ppo_update
+
+    cfg = _tiny_run(tmp_path, prior="softmax:t=0.1", num_envs=2, pool_current=1.0)
+    net = tiny(cfg)
+    net.start_at_prior(cfg.prior)
+    pool = OpponentPool({"current": 1.0}, heuristic_available=True)
+    col = Collector(cfg, net, pool, np.random.default_rng(5), torch.Generator().manual_seed(5))
+    trajs = col.collect(80)
+    steps = [s for t in trajs for s in t]
+    assert len(steps) >= 80 and all(s.prior is not None for s in steps)
+    # the behaviour log-probability is the prior's own (the residual is 0)
+    for s in steps[:20]:
+        legal, z = s.prior
+        assert set(legal.tolist()) == set(np.flatnonzero(s.mask).tolist())
+        p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        assert s.logp == pytest.approx(float(np.log(p[list(legal).index(s.action)])), abs=1e-4)
+    batch = make_batch(trajs, cfg.gamma, cfg.gae_lambda)
+    logits, _ = net(batch["obs"])
+    logp = masked_log_probs(
+        add_prior(logits, batch["prior_idx"], batch["prior_val"]), batch["mask"]
+    )
+    got = logp.gather(1, batch["action"][:, None]).squeeze(1)
+    assert torch.allclose(got, batch["logp"], atol=1e-4)
+    stats = ppo_update(
+        net, torch.optim.Adam(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0)
+    )
+    assert stats["approx_kl"] < 1e-6 and stats["clip_frac"] == 0.0
+    # without the prior the same batch's ratios are far from 1
+    del batch["prior_idx"], batch["prior_val"]
+    stats = ppo_update(
+        net, torch.optim.Adam(net.parameters(), lr=0.0), batch, cfg, np.random.default_rng(0)
+    )
+    assert stats["clip_frac"] > 0.5
+    assert prior_rows([], 3)[0].shape == (0, 1)
+
+    run = _tiny_run(tmp_path, prior="softmax:t=0.1", iterations=1, eval_every=0, bc_decisions=40)
+    res = train(run)
+    row = next(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
+    for k in ("policy_loss", "value_loss", "entropy", "approx_kl"):
+        assert math.isfinite(float(row[k])), (k, row[k])
+    final, meta = load_checkpoint(res["checkpoint"])
+    assert final.prior == "softmax:t=0.1" and meta["train_config"]["prior"] == "softmax:t=0.1"
+    bc = json.loads((tmp_path / "run" / "bc.json").read_text())
+    assert bc["bc_decisions"] >= 40 and math.isfinite(bc["bc_value_loss"])
+
+    base = ["train", "--iterations", "1", "--no-progress", "--out", str(tmp_path / "new")]
+    err = _usage_error(capsys, [*base, "--prior", "random"])
+    assert "--prior 'random'" in err and "no logits" in err
+    err = _usage_error(capsys, [*base, "--init", res["checkpoint"]])
+    assert "--init" in err and "its prior is 'softmax:t=0.1'" in err
+    assert not (tmp_path / "new").exists()
