@@ -1279,17 +1279,24 @@ def _warm_start_progress(cfg: TrainConfig):
 
 
 def _progress(cfg: TrainConfig):
-    """A progress callback: tqdm over the budget when available, else one line per row."""
-    total = cfg.total_decisions or (cfg.iterations * cfg.steps_per_iter if cfg.iterations else 0)
+    """A progress callback: tqdm over the budget that stops the run when available (learning
+    decisions of ``--total-decisions``, else iterations of ``--iterations``, else seconds of
+    ``--minutes``, else learning decisions without a total), else one line per row."""
+    if cfg.total_decisions:
+        unit, total = "dec", cfg.total_decisions
+    elif cfg.iterations:
+        unit, total = "it", cfg.iterations
+    elif cfg.minutes:
+        unit, total = "s", int(cfg.minutes * 60)
+    else:
+        unit, total = "dec", 0
+    key = {"dec": "learning_decisions", "it": "iteration", "s": "elapsed_s"}[unit]
     bar = None
     if cfg.progress:
         try:
             from tqdm import tqdm
 
-            if cfg.minutes and not total:
-                bar = tqdm(total=int(cfg.minutes * 60), unit="s", desc="train", file=sys.stderr)
-            else:
-                bar = tqdm(total=total or None, unit="dec", desc="train", file=sys.stderr)
+            bar = tqdm(total=total or None, unit=unit, desc="train", file=sys.stderr)
         except ImportError:
             bar = None
     state = {"last": 0}
@@ -1300,10 +1307,8 @@ def _progress(cfg: TrainConfig):
                 bar.close()
             return
         if bar is not None:
-            if cfg.minutes and not total:
-                pos = int(row["elapsed_s"])
-            else:
-                pos = row["learning_decisions"]
+            # a batch is a little larger than --steps-per-iter: never past the total
+            pos = int(row[key]) if not total else min(int(row[key]), total)
             bar.update(max(0, pos - state["last"]))
             state["last"] = pos
             bar.set_postfix(
@@ -1373,6 +1378,12 @@ def main(argv=None) -> None:
             f"iterations {last['iteration']}, learning decisions "
             f"{last['learning_decisions']}, decisions {last['decisions']}, "
             f"{last['elapsed_s']:.0f} s"
+        )
+    else:  # a budget shorter than one iteration: nothing was learned, nothing to log
+        print(
+            "no PPO iteration finished within the budget: final.pt holds the weights before "
+            "PPO (after the warm start, if any) and there is no metrics.csv; give more "
+            "--minutes or fewer --steps-per-iter"
         )
     t = res["timers"]
     print(

@@ -1062,3 +1062,53 @@ def test_training_a_residual_on_a_prior_adds_the_prior_everywhere(tmp_path, caps
     err = _usage_error(capsys, [*base, "--init", res["checkpoint"]])
     assert "--init" in err and "its prior is 'softmax:t=0.1'" in err
     assert not (tmp_path / "new").exists()
+
+
+def test_a_budget_shorter_than_one_iteration_says_nothing_was_learned(tmp_path, capsys):
+    """``saboteur train --minutes`` too small for one PPO iteration still writes final.pt, and
+    says that no iteration finished and that there is no metrics.csv (was: silence)."""
+    from saboteur_experiments.train import main
+
+    out = tmp_path / "run"
+    main(
+        ["--minutes", "0.0001", "--bc-decisions", "0", "--eval-every", "0", "--no-progress"]
+        + ["--channels", "8", "--hidden", "32", "--conv-layers", "2", "--out", str(out)]
+    )
+    text = capsys.readouterr().out
+    assert "no PPO iteration finished within the budget" in text and "no metrics.csv" in text
+    assert (out / "final.pt").exists() and not (out / "metrics.csv").exists()
+
+
+def test_the_progress_bar_counts_the_budget_that_stops_the_run():
+    """The bar's unit and total follow the budget (iterations, learning decisions, seconds), and
+    a batch larger than ``--steps-per-iter`` never takes it past its total (was: a bar over
+    ``iterations * steps_per_iter`` decisions that ended past 100%)."""
+    pytest.importorskip("tqdm")
+    import io
+
+    from saboteur_experiments import train as train_mod
+
+    def run(cfg, rows):
+        err = io.StringIO()
+        old = train_mod.sys.stderr
+        train_mod.sys.stderr = err
+        try:
+            bar = train_mod._progress(cfg)
+            for r in rows:
+                bar(r)
+            bar(None)
+        finally:
+            train_mod.sys.stderr = old
+        return err.getvalue().replace("\r", "\n").strip().splitlines()[-1]
+
+    def row(it, dec, s):
+        keys = ("iteration", "learning_decisions", "elapsed_s", "entropy", "decisions_per_s")
+        return dict(zip(keys, (it, dec, s, 1.0, 500.0)))
+
+    rows = [row(1, 2100, 3.0), row(2, 4300, 6.5)]  # batches a little over 2048
+    with_iterations = run(TrainConfig(iterations=2, steps_per_iter=2048), rows)
+    assert "2/2" in with_iterations and "it" in with_iterations
+    budget = run(TrainConfig(total_decisions=4000), rows)
+    assert "4000/4000" in budget and "100%" in budget
+    seconds = run(TrainConfig(minutes=0.1), rows)
+    assert "6/6" in seconds
