@@ -438,3 +438,59 @@ def test_tables_warn_when_the_frontier_anchors_nearly_coincide():
     assert "anchors' panel skills differ by only +0.060" in format_tables(summary)
     summary["frontier"] = [point("heuristic-mimic", -0.10), point("heuristic-blatant", 0.6)]
     assert "anchors' panel skills" not in format_tables(summary)
+
+
+def test_a_ppo_checkpoint_with_a_prior_is_modelled_with_its_prior(tmp_path):
+    """``ppo:PATH`` of a network trained on a prior (``saboteur train --prior``): the model
+    gives every action the probability the player's masked softmax of network plus prior
+    logits gives it, decision by decision (with a residual that is not 0), and, since it
+    keeps the prior's event-fed state, the sampled spectator refuses it."""
+    torch = pytest.importorskip("torch")
+    import saboteur_env
+    from saboteur_agents.network import (
+        PolicyValueNet,
+        add_prior,
+        env_spec,
+        masked_log_probs,
+        prior_rows,
+        save_checkpoint,
+    )
+    from saboteur_experiments.bluff.detectors.policy import ResidualModel, policy_model
+
+    env = saboteur_env.raw_env(num_players=5)
+    env.reset(seed=21)
+    torch.manual_seed(0)
+    net = PolicyValueNet(env_spec(env.config), channels=8, hidden=32, conv_layers=2).eval()
+    net.start_at_prior("softmax:t=0.2")
+    with torch.no_grad():  # a residual that is not 0
+        for m in (net.place_head, net.flat_head):
+            m.bias.normal_(0.0, 1.0)
+    path = save_checkpoint(tmp_path / "r.pt", net, env.config)
+    spec = f"ppo:{path}"
+    factory = policy_model(spec, env.config)
+    models = [factory() for _ in range(5)]
+    assert all(isinstance(m, ResidualModel) for m in models)
+    players = [SoftmaxAgent("t=0.2") for _ in range(5)]  # the player's prior, by hand
+    for s in range(5):
+        models[s].reset(s, env.config)
+        players[s].reset(s, env.config, seed=0)
+    decisions, worst = 0, 0.0
+    while not all(env.terminations.values()):
+        agent = env.agent_selection
+        seat = env.agent_name_mapping[agent]
+        o, info = env.observe(agent), env.infos[agent]
+        got = models[seat].probs(o["observation"], o["action_mask"], info["events"])
+        prior = players[seat].logits(o["observation"], o["action_mask"], info)
+        with torch.no_grad():
+            logits, _ = net(torch.as_tensor(o["observation"])[None])
+            logits = add_prior(logits, *prior_rows([prior], logits.shape[1]))
+            want = masked_log_probs(logits, torch.as_tensor(o["action_mask"])[None])[0].exp()
+        worst = max(worst, float(np.abs(got - want.double().numpy()).max()))
+        assert got[o["action_mask"] == 0].sum() == 0
+        decisions += 1
+        legal = np.flatnonzero(o["action_mask"])
+        env.step(int(legal[np.argmax(got[legal])]))
+    assert decisions > 50 and worst < 1e-5
+    pair = {"saboteur": spec, "digger": spec}
+    assert ceiling_problem(pair, env.config) is None
+    assert "keeps event-fed beliefs" in ceiling_problem(pair, env.config, sampled=True)

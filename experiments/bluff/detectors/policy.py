@@ -71,6 +71,11 @@ class ActionModel:
         """A factory of this model for the agent ``spec`` in ``config``'s game."""
         return cls
 
+    @classmethod
+    def keeps_state(cls, spec: str, config: GameConfig) -> bool:
+        """Whether the model of ``spec`` keeps event-fed state (not :attr:`stateless`)."""
+        return not cls.stateless
+
     def batch_key(self) -> object:
         """Models with one key are one function of (observation, mask): their role hypotheses
         can share one :meth:`probs_batch` call (``None``: never shared)."""
@@ -110,7 +115,8 @@ class UniformModel(ActionModel):
 
 class NetworkModel(ActionModel):
     """A PPO agent that samples (:class:`saboteur_agents.ppo.PPOAgent`, not ``greedy``): the
-    masked softmax of its network's logits, computed in float64."""
+    masked softmax of its network's logits, computed in float64.  A network with a prior
+    (``saboteur train --prior``) is a :class:`ResidualModel` instead."""
 
     def __init__(self, net) -> None:
         self.net = net
@@ -123,12 +129,24 @@ class NetworkModel(ActionModel):
 
     @classmethod
     def factory(cls, spec, config) -> Callable[[], ActionModel]:
+
+        net = cls._net(spec, config)
+        if net.prior:
+            return lambda: ResidualModel(net)
+        return lambda: cls(net)
+
+    @classmethod
+    def keeps_state(cls, spec: str, config: GameConfig) -> bool:
+        """A network with a prior keeps its prior agent's event-fed state."""
+        return bool(cls._net(spec, config).prior)
+
+    @staticmethod
+    def _net(spec: str, config: GameConfig):
         from saboteur_agents import make_agent
 
         agent = make_agent(spec)
-        agent.reset(0, config, seed=0)  # loads the checkpoint once; the models share it
-        net = agent.net
-        return lambda: cls(net)
+        agent.reset(0, config, seed=0)  # loads the checkpoint once (cached); the models share it
+        return agent.net
 
     def batch_key(self) -> object:
         return id(self.net)
@@ -145,6 +163,38 @@ class NetworkModel(ActionModel):
         z = np.where(np.asarray(masks) > 0, z, -np.inf)
         p = np.exp(z - z.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
+
+
+class ResidualModel(NetworkModel):
+    """A PPO agent whose network has a prior (:attr:`saboteur_agents.network.PolicyValueNet.
+    prior`): the masked softmax of the network's logits plus the prior's, in float64, with a
+    copy of the prior agent fed the seat's events as the player's is (so not stateless)."""
+
+    stateless = False
+
+    def batch_key(self) -> object:
+        return None
+
+    def reset(self, seat, config) -> None:
+        from saboteur_agents.network import prior_agent
+
+        self.prior = prior_agent(self.net.prior)
+        self.prior.reset(seat, config, seed=0)
+
+    def probs(self, observation, action_mask, events) -> np.ndarray:
+        import torch
+
+        legal, z = self.prior.logits(observation, action_mask, {"events": events})
+        with torch.no_grad():
+            logits, _ = self.net(torch.as_tensor(np.asarray(observation, np.float32))[None])
+        x = logits[0].double().numpy()
+        x[legal] += z
+        x = np.where(np.asarray(action_mask) > 0, x, -np.inf)
+        p = np.exp(x - x.max())
+        return p / p.sum()
+
+    def probs_batch(self, observations, masks) -> np.ndarray:
+        raise TypeError("ResidualModel keeps its prior's event-fed state: no probs_batch")
 
 
 class SoftmaxModel(ActionModel):
@@ -236,7 +286,7 @@ def ceiling_problem(
         cls = model_class(spec)
         if cls is None:
             return f"the {rules.roles[role]} policy {spec!r} gives no action probabilities"
-        if not cls.stateless and (sampled or split or roles_change(config)):
+        if cls.keeps_state(spec, config) and (sampled or split or roles_change(config)):
             why = (
                 "on sampled states it would need a copy of the agent per sample"
                 if sampled
