@@ -180,7 +180,7 @@ class PolicyValueNet(nn.Module):
         Raises:
             ValueError: ``prior`` is not a usable prior spec (:func:`prior_agent`).
         """
-        prior_agent(prior)  # refuse a bad spec before changing anything
+        prior = canonical_prior(prior)  # refuses a bad spec before changing anything
         with torch.no_grad():
             for m in (self.place_head, self.flat_head):
                 m.weight.zero_()
@@ -264,26 +264,52 @@ def prior_agent(spec: str):
     return agent
 
 
+def canonical_prior(spec: str) -> str:
+    """The canonical form of a prior spec (``"softmax"`` -> ``"softmax:t=0.1"``): what a
+    network keeps in :attr:`PolicyValueNet.prior`, and what two priors are compared by.
+
+    Raises:
+        ValueError: as :func:`prior_agent`.
+    """
+    return str(getattr(prior_agent(spec), "spec", spec)) if spec else ""
+
+
+def prior_mismatch(net_prior: str, spec: str) -> str | None:
+    """Why a network of prior ``net_prior`` cannot continue training with prior ``spec``
+    (``--init`` with ``--prior``), or ``None`` when they are the same policy's prior.
+
+    Raises:
+        ValueError: ``spec`` is not a usable prior spec.
+    """
+    if canonical_prior(spec) == net_prior:
+        return None
+    return (
+        f"its prior is {net_prior!r}, --prior is {spec!r} (a residual only means something "
+        "on its own prior: pass the checkpoint's)"
+    )
+
+
 def prior_rows(
     priors: list[tuple[np.ndarray, np.ndarray]], n_actions: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Pack per-row prior logits ``[(legal (k,), z (k,)), ...]`` into padded ``(index int64
     (B, K), value float32 (B, K))`` with ``K`` the longest ``k`` (at least 1); padding is index
-    0 with value 0, so :func:`add_prior` adds nothing there.
+    0 with value 0, so :func:`add_prior` adds nothing there.  A -inf logit (a legal action
+    the prior gives probability 0) becomes :data:`MASKED_LOGIT`, as for a masked action.
 
     Raises:
-        ValueError: an index outside ``0..n_actions-1`` or a non-finite value.
+        ValueError: an index outside ``0..n_actions-1``, or a NaN or +inf value.
     """
     k = max([1, *(len(legal) for legal, _ in priors)])
     idx = np.zeros((len(priors), k), dtype=np.int64)
     val = np.zeros((len(priors), k), dtype=np.float32)
     for r, (legal, z) in enumerate(priors):
         idx[r, : len(legal)] = legal
-        val[r, : len(legal)] = z
+        val[r, : len(legal)] = np.where(np.isneginf(z), MASKED_LOGIT, z)
     if idx.size and (idx.min() < 0 or idx.max() >= n_actions):
         raise ValueError(f"prior_rows: an action index outside 0..{n_actions - 1}")
     if not np.isfinite(val).all():
-        raise ValueError("prior_rows: a prior logit that is not finite")
+        raise ValueError("prior_rows: a prior logit that is NaN or +inf")
     return torch.from_numpy(idx), torch.from_numpy(val)
 
 
@@ -472,8 +498,7 @@ def load_checkpoint(
     try:
         if not isinstance(prior, str):
             raise ValueError(f"must be an agent spec string, got {prior!r}")
-        if prior:
-            prior_agent(prior)
+        prior = canonical_prior(prior)
     except ValueError as err:
         raise CheckpointMismatchError(f"{path}: metadata 'prior' is unusable ({err})") from err
     net.prior = prior

@@ -111,6 +111,7 @@ class PPOAgent(Agent):
         self._checked_spec = None if net is None else net.spec["fingerprint"]
         self.meta: dict = {}
         self.prior = None  # the prior agent of this seat (reset), when the network has one
+        self._warned = False  # act without info, with a prior: warned once
         self.gen = torch.Generator().manual_seed(0)
         for p in self.paths or ([self.path] if net is None and self.path is not None else []):
             if not p.exists():
@@ -176,6 +177,16 @@ class PPOAgent(Agent):
             if self.prior is not None:
                 from .network import add_prior, prior_rows
 
+                if info is None and not self._warned:
+                    import warnings
+
+                    self._warned = True
+                    warnings.warn(
+                        "PPOAgent.act without info: this network's prior reads the seat's "
+                        "events from info, and without them it plays another policy than "
+                        "the one trained",
+                        stacklevel=2,
+                    )
                 legal_z = self.prior.logits(observation, mask, info)
                 logits = add_prior(logits, *prior_rows([legal_z], logits.shape[1]))
             a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen, greedy=self.greedy)

@@ -60,6 +60,12 @@ class SoftmaxAgent(Agent):
             self.temperature = t
         self.inner = HeuristicAgent()
 
+    @property
+    def spec(self) -> str:
+        """The canonical spec of this agent, ``"softmax:t=T"`` (``"softmax"`` and
+        ``"softmax:t=0.10"`` are ``"softmax:t=0.1"``)."""
+        return f"softmax:t={self.temperature!r}"
+
     def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
         """A new game: ``seed`` seeds the sampling; the inner heuristic's tie-breaks always use
         :data:`INNER_SEED`."""
@@ -98,8 +104,9 @@ class SoftmaxAgent(Agent):
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """The legal actions and their logits ``s_a / t`` shifted so that the best is 0 (a
-        -inf score stays -inf): what :meth:`probs` normalises, and the prior a trained policy
-        adds its own logits to (:attr:`saboteur_agents.network.PolicyValueNet.prior`).  Like
+        -inf score stays -inf, probability 0): what :meth:`probs` normalises, and the prior a
+        trained policy adds its own logits to (:attr:`saboteur_agents.network.PolicyValueNet.
+        prior`).  Like
         :meth:`probs` it *is* the decision's update: call one of them once per decision.
 
         Returns:

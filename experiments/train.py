@@ -74,6 +74,7 @@ from saboteur_agents.network import (
     masked_entropy,
     masked_log_probs,
     prior_agent,
+    prior_mismatch,
     prior_rows,
     sample_masked,
     save_checkpoint,
@@ -321,7 +322,9 @@ class Collector:
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
         self.players: list[list[str]] = [[] for _ in range(b)]
         self.agents: list[dict[int, Agent]] = [{} for _ in range(b)]
-        # --prior: per game, the prior agent of every seat a network plays
+        # --prior: per game, the prior agent of every seat a network plays; the network's own
+        # prior is the one source (snapshots and the behaviour copy are copies of it)
+        self.prior = net.prior
         self.priors: list[dict[int, Agent]] = [{} for _ in range(b)]
         # per game and seat: the events that seat may see since its last turn
         self.pending: list[list[list]] = [[] for _ in range(b)]
@@ -357,8 +360,8 @@ class Collector:
                 a = make_agent(self.pool.agents[key])
                 a.reset(s, self.config, seed=int(self.rng.integers(2**31)))
                 self.agents[i][s] = a
-            elif self.cfg.prior:  # a network seat: current or snapshot, both residuals on it
-                p = prior_agent(self.cfg.prior)
+            elif self.prior:  # a network seat: current or snapshot, both residuals on it
+                p = prior_agent(self.prior)
                 p.reset(s, self.config, seed=0)  # its logits draw no random numbers
                 self.priors[i][s] = p
         attach_game(self.agents[i], vec.games[i])  # the search agent's information set
@@ -395,7 +398,9 @@ class Collector:
             obs = torch.from_numpy(obs_all[idx])
             mask = torch.from_numpy(mask_all[idx])
             priors = None
-            if self.cfg.prior:  # the prior's logits, from the seat's own prior agent
+            if net.prior != self.prior:
+                raise ValueError(f"{key}: its prior {net.prior!r} is not {self.prior!r}")
+            if self.prior:  # the prior's logits, from the seat's own prior agent
                 ta = time.perf_counter()
                 priors = [
                     self.priors[i][seats[i]].logits(
@@ -675,12 +680,10 @@ def behaviour_cloning(
             ce_l.append(float(ce.detach()))
             v_l.append(float(vl.detach()))
             acc_l.append(float((logp.argmax(1) == act).float().mean()))
-        if ce_l:
-            stats = {
-                "bc_ce": float(np.mean(ce_l)),
-                "bc_value_loss": float(np.mean(v_l)),
-                "bc_accuracy": float(np.mean(acc_l)),
-            }
+        if v_l:
+            stats = {"bc_value_loss": float(np.mean(v_l))}
+            if not net.prior:  # with a prior the policy was not fitted: its figures mean nothing
+                stats.update(bc_ce=float(np.mean(ce_l)), bc_accuracy=float(np.mean(acc_l)))
     net.eval()
     return {**stats, "bc_minibatches": updates}  # no losses when no minibatch was fitted
 
@@ -954,11 +957,9 @@ def train(cfg: TrainConfig) -> dict:
         from saboteur_agents.network import load_checkpoint
 
         net, _ = load_checkpoint(cfg.init, game_config)
-        if net.prior != cfg.prior:
-            raise ValueError(
-                f"--init {cfg.init}: its prior is {net.prior!r}, this run's --prior is "
-                f"{cfg.prior!r} (a residual only means something on its own prior)"
-            )
+        why = prior_mismatch(net.prior, cfg.prior)
+        if why:
+            raise ValueError(f"--init {cfg.init}: {why}")
         cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
     else:
         net = PolicyValueNet(
@@ -988,7 +989,7 @@ def train(cfg: TrainConfig) -> dict:
         if cfg.progress:
             print(
                 f"warm start: fitting {len(data['action'])} heuristic decisions "
-                f"({cfg.bc_epochs} epochs)",
+                f"({cfg.bc_epochs} epochs{'; the value only, for --prior' if net.prior else ''})",
                 file=sys.stderr,
             )
         bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=deadline)
@@ -1279,9 +1280,10 @@ def _warm_start_progress(cfg: TrainConfig):
 
 
 def _progress(cfg: TrainConfig):
-    """A progress callback: tqdm over the budget that stops the run when available (learning
-    decisions of ``--total-decisions``, else iterations of ``--iterations``, else seconds of
-    ``--minutes``, else learning decisions without a total), else one line per row."""
+    """A progress callback: tqdm when available, else one line per row.  The bar counts the
+    first budget given of ``--total-decisions`` (learning decisions), ``--iterations`` and
+    ``--minutes`` (seconds); with none, learning decisions without a total.  (With several
+    budgets, another may stop the run before the bar is full.)"""
     if cfg.total_decisions:
         unit, total = "dec", cfg.total_decisions
     elif cfg.iterations:
@@ -1381,14 +1383,15 @@ def main(argv=None) -> None:
         )
     else:  # a budget shorter than one iteration: nothing was learned, nothing to log
         print(
-            "no PPO iteration finished within the budget: final.pt holds the weights before "
-            "PPO (after the warm start, if any) and there is no metrics.csv; give more "
-            "--minutes or fewer --steps-per-iter"
+            "no PPO iteration finished (the budget ran out, or Ctrl-C, before the first): "
+            "final.pt holds the weights before PPO (after the warm start, if any) and there is "
+            "no metrics.csv"
         )
     t = res["timers"]
     print(
         f"time: env {t['env']:.0f} s, inference {t['inference']:.0f} s, "
         f"update {t['update']:.0f} s, other agents {t['agents']:.0f} s"
+        + (" (the prior's scores included)" if cfg.prior else "")
     )
 
 

@@ -279,11 +279,11 @@ def parse_args(argv=None) -> TrainConfig:
             net, _ = load_checkpoint(cfg.init, cfg.game_config())
         except ValueError as err:  # CheckpointMismatchError: the user's file, not a crash
             p.error(f"--init {cfg.init!r}: {err}")
-        if net.prior != cfg.prior:
-            p.error(
-                f"--init {cfg.init!r}: its prior is {net.prior!r}, --prior is {cfg.prior!r} "
-                "(pass the checkpoint's prior)"
-            )
+        from saboteur_agents.network import prior_mismatch
+
+        why = prior_mismatch(net.prior, cfg.prior)
+        if why:
+            p.error(f"--init {cfg.init!r}: {why}")
     return cfg
 
 

@@ -468,6 +468,12 @@ def test_the_prior_travels_with_the_checkpoint_and_the_agent_adds_it(tmp_path):
             a = int(legal[0])
         env.step(a)
     assert plays > 5
+    env.reset(seed=4)
+    o = env.observe(env.agent_selection)
+    blind = make_agent(f"ppo:{path}")
+    blind.reset(0, env.config, seed=1)
+    with pytest.warns(UserWarning, match="without info"):
+        blind.act(o["observation"], o["action_mask"])
 
     _edit_checkpoint(path, meta_edit=lambda m: m.update(prior="random"))
     with pytest.raises(CheckpointMismatchError, match="prior.*no logits"):
@@ -482,3 +488,8 @@ def test_the_prior_travels_with_the_checkpoint_and_the_agent_adds_it(tmp_path):
     n = env_spec(config)["n_actions"]
     with pytest.raises(ValueError, match="outside"):
         prior_rows([(np.array([n]), np.zeros(1))], n)
+    with pytest.raises(ValueError, match="NaN"):
+        prior_rows([(np.array([0]), np.array([np.nan]))], n)
+    # a legal action the prior gives probability 0 is as good as masked
+    idx, val = prior_rows([(np.array([3, 5]), np.array([0.0, -np.inf]))], n)
+    assert idx.tolist() == [[3, 5]] and val.tolist() == [[0.0, -1e9]]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -1013,14 +1014,21 @@ def test_training_a_residual_on_a_prior_adds_the_prior_everywhere(tmp_path, caps
     from saboteur_agents.network import add_prior, masked_log_probs, prior_rows
     from saboteur_experiments.train import make_batch, ppo_update
 
-    cfg = _tiny_run(tmp_path, prior="softmax:t=0.1", num_envs=2, pool_current=1.0)
+    cfg = _tiny_run(tmp_path, prior="softmax", num_envs=2, pool_current=1.0)
     net = tiny(cfg)
     net.start_at_prior(cfg.prior)
-    pool = OpponentPool({"current": 1.0}, heuristic_available=True)
+    assert net.prior == "softmax:t=0.1"  # the canonical spec
+    pool = OpponentPool({"current": 0.4, "snapshots": 0.3, "heuristic": 0.3})
+    pool.add_snapshot("s", net)
     col = Collector(cfg, net, pool, np.random.default_rng(5), torch.Generator().manual_seed(5))
     trajs = col.collect(80)
     steps = [s for t in trajs for s in t]
     assert len(steps) >= 80 and all(s.prior is not None for s in steps)
+    # every network seat (current or snapshot) has a prior agent, no pool agent has one
+    for i in range(cfg.num_envs):
+        nets = {s for s, k in enumerate(col.players[i]) if k not in pool.agents}
+        assert set(col.priors[i]) == nets and not nets & set(col.agents[i])
+    assert any("snapshot" in k for p in col.players for k in p)
     # the behaviour log-probability is the prior's own (the residual is 0)
     for s in steps[:20]:
         legal, z = s.prior
@@ -1055,12 +1063,17 @@ def test_training_a_residual_on_a_prior_adds_the_prior_everywhere(tmp_path, caps
     assert final.prior == "softmax:t=0.1" and meta["train_config"]["prior"] == "softmax:t=0.1"
     bc = json.loads((tmp_path / "run" / "bc.json").read_text())
     assert bc["bc_decisions"] >= 40 and math.isfinite(bc["bc_value_loss"])
+    assert "bc_ce" not in bc and "bc_accuracy" not in bc  # the policy was not fitted
 
     base = ["train", "--iterations", "1", "--no-progress", "--out", str(tmp_path / "new")]
     err = _usage_error(capsys, [*base, "--prior", "random"])
     assert "--prior 'random'" in err and "no logits" in err
     err = _usage_error(capsys, [*base, "--init", res["checkpoint"]])
     assert "--init" in err and "its prior is 'softmax:t=0.1'" in err
+    # the same prior spelled another way is the same prior
+    cont = _tiny_run(tmp_path, prior="softmax:t=0.10", iterations=1, eval_every=0)
+    cont = replace(cont, init=res["checkpoint"], out=str(tmp_path / "cont"))
+    assert load_checkpoint(train(cont)["checkpoint"])[0].prior == "softmax:t=0.1"
     assert not (tmp_path / "new").exists()
 
 
@@ -1075,7 +1088,7 @@ def test_a_budget_shorter_than_one_iteration_says_nothing_was_learned(tmp_path, 
         + ["--channels", "8", "--hidden", "32", "--conv-layers", "2", "--out", str(out)]
     )
     text = capsys.readouterr().out
-    assert "no PPO iteration finished within the budget" in text and "no metrics.csv" in text
+    assert "no PPO iteration finished (the budget ran out" in text and "no metrics.csv" in text
     assert (out / "final.pt").exists() and not (out / "metrics.csv").exists()
 
 
