@@ -276,12 +276,13 @@ def canonical_prior(spec: str) -> str:
 
 def prior_mismatch(net_prior: str, spec: str) -> str | None:
     """Why a network of prior ``net_prior`` cannot continue training with prior ``spec``
-    (``--init`` with ``--prior``), or ``None`` when they are the same policy's prior.
+    (``--init`` with ``--prior``), or ``None`` when they are the same policy's prior or
+    ``spec`` is ``""`` (the run takes the network's prior, as it takes its shape).
 
     Raises:
         ValueError: ``spec`` is not a usable prior spec.
     """
-    if canonical_prior(spec) == net_prior:
+    if not spec or canonical_prior(spec) == net_prior:
         return None
     return (
         f"its prior is {net_prior!r}, --prior is {spec!r} (a residual only means something "

@@ -933,9 +933,10 @@ def _print_evaluation(res: dict) -> None:
 def train(cfg: TrainConfig) -> dict:
     """Run PPO self-play as configured; returns a summary (paths, last metrics).
 
-    With ``cfg.init`` the network (and its shape) comes from that checkpoint and there is no
-    warm start; the config written to ``config.json`` and the checkpoints says so
-    (``channels``/``hidden``/``conv_layers`` of the checkpoint, ``bc_decisions`` 0).  Ctrl-C
+    With ``cfg.init`` the network (its shape and prior) comes from that checkpoint and there
+    is no warm start; the config written to ``config.json`` and the checkpoints says so
+    (``channels``/``hidden``/``conv_layers`` and ``prior`` of the checkpoint, ``bc_decisions``
+    0).  Ctrl-C
     stops training and still writes ``final.pt`` (its JSON has ``"interrupted": true``).
 
     Raises:
@@ -960,7 +961,8 @@ def train(cfg: TrainConfig) -> dict:
         why = prior_mismatch(net.prior, cfg.prior)
         if why:
             raise ValueError(f"--init {cfg.init}: {why}")
-        cfg = replace(cfg, bc_decisions=0, **net.hparams)  # what this run really does
+        # what this run really does: the checkpoint's shape and prior, no warm start
+        cfg = replace(cfg, bc_decisions=0, prior=net.prior, **net.hparams)
     else:
         net = PolicyValueNet(
             spec, channels=cfg.channels, hidden=cfg.hidden, conv_layers=cfg.conv_layers

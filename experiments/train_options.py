@@ -136,8 +136,9 @@ class TrainConfig:
                 from saboteur_agents.network import prior_agent
 
                 prior_agent(self.prior)
-            except Exception as err:
-                out.append(f"--prior {self.prior!r}: {err}")
+            except Exception as err:  # its message starts with the spec: not twice
+                why = str(err).removeprefix(f"prior {self.prior!r}: ")
+                out.append(f"--prior {self.prior!r}: {why}")
         if number("pool_search") > 0:
             try:  # the agents package is only imported when a search seat is asked for
                 from saboteur_agents.base import make_agent
@@ -219,13 +220,14 @@ HELP = {
     "AMX, slower on others)",
     "out": "output folder",
     "progress": "progress bar on stderr",
-    "init": "start from this checkpoint (its network shape; no warm start; a fresh optimizer "
-    "and iteration count)",
+    "init": "start from this checkpoint (its network shape and prior; no warm start; a fresh "
+    "optimizer and iteration count)",
     "prior": "an agent spec whose logits the policy adds to the network's, e.g. "
     "'softmax:t=0.1' (the heuristic's scores over a temperature): the network learns a "
     "residual that starts at 0, so the first policy is the prior's; the warm start then fits "
-    "the value only; the checkpoint keeps the prior, and every player of it adds the prior "
-    "('' = none)",
+    "the value only; the checkpoint keeps the prior, and every player of it adds the prior; "
+    "each decision of a network seat then also costs the prior's scores ('' = none; with "
+    "--init, the checkpoint's)",
 }
 
 

@@ -416,6 +416,11 @@ def test_benchmark_reports_the_ceiling_and_the_gaps(tmp_path):
     g = gaps[("softmax", "bayes")]
     assert g["gap"][0] == pytest.approx(g["ceiling"][0] - g["skill"][0])
     assert ("heuristic-mimic", "bayes") not in gaps
+    from saboteur_experiments.bluff.report import format_tables
+
+    text = format_tables(s)  # softmax keeps event-fed state: the reason is printed, once
+    assert "no policy-bayes spectator for: softmax (the gold-digger policy" in text
+    assert "heuristic-mimic" not in text.split("no policy-bayes spectator for:")[1]
 
 
 def test_tables_warn_when_the_frontier_anchors_nearly_coincide():

@@ -1068,12 +1068,17 @@ def test_training_a_residual_on_a_prior_adds_the_prior_everywhere(tmp_path, caps
     base = ["train", "--iterations", "1", "--no-progress", "--out", str(tmp_path / "new")]
     err = _usage_error(capsys, [*base, "--prior", "random"])
     assert "--prior 'random'" in err and "no logits" in err
-    err = _usage_error(capsys, [*base, "--init", res["checkpoint"]])
+    err = _usage_error(capsys, [*base, "--init", res["checkpoint"], "--prior", "softmax:t=0.5"])
     assert "--init" in err and "its prior is 'softmax:t=0.1'" in err
+    err = _usage_error(capsys, [*base, "--prior", "bogus"])
+    assert "--prior 'bogus': unknown agent 'bogus'" in err  # the spec not named twice
     # the same prior spelled another way is the same prior
-    cont = _tiny_run(tmp_path, prior="softmax:t=0.10", iterations=1, eval_every=0)
-    cont = replace(cont, init=res["checkpoint"], out=str(tmp_path / "cont"))
-    assert load_checkpoint(train(cont)["checkpoint"])[0].prior == "softmax:t=0.1"
+    for spelled in ("softmax:t=0.10", ""):  # the same prior, or none given: the checkpoint's
+        cont = _tiny_run(tmp_path, prior=spelled, iterations=1, eval_every=0)
+        cont = replace(cont, init=res["checkpoint"], out=str(tmp_path / "cont"))
+        assert load_checkpoint(train(cont)["checkpoint"])[0].prior == "softmax:t=0.1"
+        saved = json.loads((tmp_path / "cont" / "config.json").read_text())
+        assert saved["prior"] == "softmax:t=0.1"
     assert not (tmp_path / "new").exists()
 
 

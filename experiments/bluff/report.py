@@ -679,6 +679,18 @@ def format_tables(summary: dict) -> str:
         lines.append(
             "\nno Bayes ceiling for: " + "; ".join(f"{p} ({w})" for p, w in no_ceiling.items())
         )
+    # where the ceiling was computed but the sampled spectator was not (a policy that keeps
+    # event-fed state, or a ruleset where it is too slow), say why
+    no_sampled = {
+        p: w
+        for p, w in (summary.get("policy_bayes") or {}).items()
+        if not w.startswith("computed") and p not in no_ceiling
+    }
+    if no_sampled:
+        lines.append(
+            "\nno policy-bayes spectator for: "
+            + "; ".join(f"{p} ({w})" for p, w in no_sampled.items())
+        )
     if summary.get("skipped_detectors"):
         lines.append(
             "\nskipped detectors: "
