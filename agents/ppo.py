@@ -8,6 +8,9 @@ Specs (``make_agent``):
   count of its game, since seats are padded);
 * ``"ppo:v1"``: the previous base-game checkpoint (``ppo_base_5p_v1.pt``, trained against the
   first heuristic; the figures the README marks as measured with it);
+* ``"ppo:sab2-v1"``: the previous Saboteur 2 checkpoint (``ppo_sab2_5p_v1.pt``, PPO from a
+  behaviour-cloning warm start; the shipped one since is a residual on the softmax
+  heuristic, ``saboteur train --prior``);
 * ``"ppo:/path/to/checkpoint.pt"``: another checkpoint;
 * ``"ppo:avg=A.pt|B.pt|C.pt"``: the seed-averaged policy of several checkpoints of one game
   (:class:`~saboteur_agents.network.AveragedPolicy`: their logits averaged);
@@ -41,8 +44,12 @@ CHECKPOINT_DIR = Path(__file__).resolve().parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINT_DIR / "ppo_base_5p.pt"
 #: the shipped checkpoint of each game (by ``Ruleset.name``): what ``"ppo"`` plays
 SHIPPED = {"base": DEFAULT_CHECKPOINT, "saboteur_2": CHECKPOINT_DIR / "ppo_sab2_5p.pt"}
-#: earlier shipped checkpoints by name (``"ppo:v1"``), kept so that their figures reproduce
-PREVIOUS = {"v1": CHECKPOINT_DIR / "ppo_base_5p_v1.pt"}
+#: earlier shipped checkpoints by name (``"ppo:v1"``, ``"ppo:sab2-v1"``), kept so that their
+#: figures reproduce
+PREVIOUS = {
+    "v1": CHECKPOINT_DIR / "ppo_base_5p_v1.pt",
+    "sab2-v1": CHECKPOINT_DIR / "ppo_sab2_5p_v1.pt",
+}
 
 
 def shipped_checkpoint(config) -> Path:

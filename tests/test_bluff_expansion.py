@@ -123,7 +123,8 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
 def test_expansion_plays_its_own_ppo_and_skips_a_base_checkpoint_with_a_reason(tmp_path):
     from saboteur_experiments.bluff import EXPANSION_POPULATIONS, fingerprint, population_problem
 
-    # "ppo" follows the game: the shipped Saboteur 2 checkpoint
+    # the expansion's populations play the Saboteur 2 checkpoint of their figures
+    assert EXPANSION_POPULATIONS["ppo"] == "ppo:sab2-v1"
     assert population_problem(EXPANSION_POPULATIONS["ppo"], 5, expansion=True) is None
     assert population_problem(EXPANSION_POPULATIONS["heuristic-pposab"], 5, expansion=True) is None
     why = population_problem("rolesplit:heuristic/ppo:v1", 5, expansion=True)

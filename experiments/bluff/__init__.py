@@ -65,9 +65,10 @@ sampled Saboteur 2 role assignments with their own event categories
 (:class:`.detectors.BayesDetector`).  The bluff frontier runs too, with one
 difference: the gold-diggers' "round win rate" is the share of rounds in which the gold is found
 (the saboteurs' loss; which digger team, the boss or the profiteer then wins depends on the
-doors, RULES 6.9).  The PPO populations play the shipped Saboteur 2 checkpoint (``ppo``
-follows the game); a checkpoint of the other game is skipped with the reason
-(:func:`population_problem`).
+doors, RULES 6.9).  The PPO populations play the Saboteur 2 checkpoint the README's figures
+were measured with (``ppo:sab2-v1``, the previous shipped one: the shipped one now has a prior,
+whose event-fed state the ceiling cannot follow through Swap your hats); a checkpoint of the
+other game is skipped with the reason (:func:`population_problem`).
 
 Outputs under ``--out`` (default ``runs/bluff``): ``summary.csv`` (one row per track x detector
 x population x player count), ``summary.json`` (also the skill and AUROC by progress decile,
