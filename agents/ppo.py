@@ -172,6 +172,23 @@ class PPOAgent(Agent):
     def act(self, observation, action_mask, info=None) -> int:
         from .network import sample_masked
 
+        mask = np.asarray(action_mask)
+        logits = self.policy_logits(observation, mask, info)
+        a, _ = sample_masked(
+            logits, self._torch.as_tensor(mask)[None], self.gen, greedy=self.greedy
+        )
+        return int(a[0])
+
+    def policy_logits(self, observation, action_mask, info=None):
+        """The unmasked logits the agent samples from, float32 torch ``(1, n_actions)``: the
+        network's, plus its prior's when it has one.  With a prior this *is* the decision's
+        update (the prior reads the events of ``info`` and counts the turn), as :meth:`act`
+        is (which calls it): call one of them once per decision.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            ValueError: the mask has no legal action.
+        """
         torch = self._torch
         if self.net is None:
             raise RuntimeError("PPOAgent.act before reset()")
@@ -192,12 +209,11 @@ class PPOAgent(Agent):
                         "PPOAgent.act without info: this network's prior reads the seat's "
                         "events from info, and without them it plays another policy than "
                         "the one trained",
-                        stacklevel=2,
+                        stacklevel=3,  # the caller of act
                     )
                 legal_z = self.prior.logits(observation, mask, info)
                 logits = add_prior(logits, *prior_rows([legal_z], logits.shape[1]))
-            a, _ = sample_masked(logits, torch.as_tensor(mask)[None], self.gen, greedy=self.greedy)
-        return int(a[0])
+        return logits
 
 
 def parse_option(option: str) -> tuple[str, bool]:

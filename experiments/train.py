@@ -947,6 +947,10 @@ def train(cfg: TrainConfig) -> dict:
     bad = cfg.problems()
     if bad:
         raise ValueError("; ".join(bad))
+    if cfg.prior:  # one spelling of the prior everywhere (config.json, checkpoints)
+        from saboteur_agents.network import canonical_prior
+
+        cfg = replace(cfg, prior=canonical_prior(cfg.prior))
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     rng = np.random.default_rng(cfg.seed)

@@ -67,6 +67,7 @@ def test_the_wheel_holds_every_module_the_folders_have(wheel):
     assert "saboteur_agents/checkpoints/ppo_sab2_5p.pt" in held
     assert "saboteur_agents/checkpoints/ppo_sab2_5p.json" in held
     assert "saboteur_agents/checkpoints/ppo_sab2_5p_v1.pt" in held  # ppo:sab2-v1
+    assert "saboteur_agents/checkpoints/ppo_sab2_5p_v1.json" in held
     assert "saboteur_env/py.typed" in held
     # the browser pages (package data of saboteur_experiments.web)
     for name in ("play.html", "play.js", "replay.js", "saboteur.js", "saboteur.css"):

@@ -183,7 +183,8 @@ def test_shipped_checkpoints_load_safely_fit_and_replay(expansion):
     def actions():
         agent = make_agent("ppo")
         agent.reset(2, config, seed=11)
-        return [agent.act(o, m) for o, m in positions]
+        # unrelated positions: no events between them (a prior network reads them from info)
+        return [agent.act(o, m, {"events": []}) for o, m in positions]
 
     first = actions()
     assert first == actions() and all(m[a] for a, (_, m) in zip(first, positions))
@@ -398,7 +399,6 @@ def test_a_network_at_its_prior_plays_the_softmax_heuristics_probabilities():
     """``start_at_prior``: the residual is exactly 0, so a PPO agent of the network gives every
     legal action the softmax heuristic's probability, decision by decision of a seeded 5-player
     game (the prior reads each decision's events as the softmax agent does)."""
-    from saboteur_agents.network import add_prior, prior_rows
     from saboteur_agents.softmax import SoftmaxAgent
 
     env = saboteur_env.raw_env(num_players=5)
@@ -415,11 +415,11 @@ def test_a_network_at_its_prior_plays_the_softmax_heuristics_probabilities():
         seat = env.agent_name_mapping[agent]
         o, info = env.observe(agent), env.infos[agent]
         legal, p = soft[seat].probs(o["observation"], o["action_mask"], info)
-        prior = ppo[seat].prior.logits(o["observation"], o["action_mask"], info)
         with torch.no_grad():
-            logits, _ = net(torch.as_tensor(o["observation"])[None])
-            assert not logits.any()  # the residual starts at exactly 0
-            logits = add_prior(logits, *prior_rows([prior], logits.shape[1]))
+            assert not net(torch.as_tensor(o["observation"])[None])[0].any()  # residual 0
+        # what the agent samples from (act calls it)
+        logits = ppo[seat].policy_logits(o["observation"], o["action_mask"], info)
+        with torch.no_grad():
             q = masked_log_probs(logits, torch.as_tensor(o["action_mask"])[None])[0].exp()
         assert float(q.sum()) == pytest.approx(1.0, abs=1e-5)
         worst = max(worst, float(np.abs(q.numpy()[legal] - p).max()))

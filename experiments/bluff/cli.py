@@ -110,7 +110,8 @@ def main(argv=None) -> dict:
     p.add_argument(
         "--ppo",
         default=None,
-        help="PPO checkpoint for the ppo populations (default: the shipped one)",
+        help="PPO checkpoint for the ppo populations (default: the one the README's figures "
+        "were measured with, ppo:v1; in Saboteur 2 ppo:sab2-v1)",
     )
     p.add_argument(
         "--workers",

@@ -89,7 +89,8 @@ def run(
     nothing to fit on and the fitted detectors are left out.
 
     ``ppo``: a PPO checkpoint for the ``ppo`` and ``heuristic-pposab`` populations (default:
-    the checkpoint shipped with the package, :mod:`saboteur_agents.ppo`).
+    the one the figures were measured with, ``ppo:v1``, in Saboteur 2 ``ppo:sab2-v1``:
+    :data:`.populations.POPULATIONS`).
 
     ``expansion``: the Saboteur 2 track (its :data:`.populations.VARIANTS` entry:
     :data:`.populations.EXPANSION_POPULATIONS` by default, records under ``<tag>_x<N>``; the

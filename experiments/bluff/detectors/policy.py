@@ -129,7 +129,6 @@ class NetworkModel(ActionModel):
 
     @classmethod
     def factory(cls, spec, config) -> Callable[[], ActionModel]:
-
         net = cls._net(spec, config)
         if net.prior:
             return lambda: ResidualModel(net)
@@ -184,11 +183,13 @@ class ResidualModel(NetworkModel):
     def probs(self, observation, action_mask, events) -> np.ndarray:
         import torch
 
-        legal, z = self.prior.logits(observation, action_mask, {"events": events})
+        from saboteur_agents.network import add_prior, prior_rows
+
+        prior = self.prior.logits(observation, action_mask, {"events": events})
         with torch.no_grad():
             logits, _ = self.net(torch.as_tensor(np.asarray(observation, np.float32))[None])
+            logits = add_prior(logits, *prior_rows([prior], logits.shape[1]))  # as the player
         x = logits[0].double().numpy()
-        x[legal] += z
         x = np.where(np.asarray(action_mask) > 0, x, -np.inf)
         p = np.exp(x - x.max())
         return p / p.sum()
