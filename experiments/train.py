@@ -36,7 +36,10 @@ collected it (the PPO ratio is taken to that policy, whose log-probabilities the
 The learner has its own random stream and the collector never reads the learner's network, so a
 seed gives the same run whatever the threads' timing.  The update's heavy work runs in torch
 without the GIL, so the two threads use two cores.  ``--precision bf16`` runs the update's
-forward pass under bfloat16 autocast.
+forward pass under bfloat16 autocast.  ``--prior SPEC`` (e.g. ``softmax:t=0.1``) makes the
+policy an agent's logits plus the network's, a residual that starts at 0
+(:meth:`PolicyValueNet.start_at_prior`): every network seat keeps that agent, fed the seat's
+events, each step keeps its prior logits, and the update adds them as the collector did.
 
 Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
