@@ -320,6 +320,8 @@ class Collector:
         self.gen = generator
         self.config = cfg.game_config()
         self.role_names = self.config.ruleset.roles
+        #: --learner-role as a role id (None: every role)
+        self.learner_role = self.role_names.index(cfg.learner_role) if cfg.learner_role else None
         b = cfg.num_envs
         self.vec = VectorGame(b, **self.config.options())
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
@@ -347,14 +349,19 @@ class Collector:
     ) -> None:
         """New game in slot ``i`` (``game``: a hand-built position, for tests)."""
         vec = self.vec
+        role = self.learner_role
         if game is None:
             vec.reset_game(i, draw_train_seed(self.rng))  # training deals: the train split only
+            while role is not None and role not in vec.games[i].roles:
+                vec.reset_game(i, draw_train_seed(self.rng))  # no seat holds --learner-role
         else:
             vec.load(i, game)
         n = self.cfg.num_players
+        dealt = vec.games[i].roles.tolist()
         if players is None:
             players = self.pool.sample(self.rng, size=n)
-            players[int(self.rng.integers(n))] = "current"
+            holders = [s for s in range(n) if role is None or dealt[s] == role]
+            players[holders[int(self.rng.integers(len(holders)))]] = "current"
         self.players[i] = list(players)
         self.agents[i] = {}
         self.priors[i] = {}
@@ -370,7 +377,14 @@ class Collector:
         attach_game(self.agents[i], vec.games[i])  # the search agent's information set
         self.pending[i] = [[] for _ in range(n)]
         self._route(i)
-        self.trajs[i] = SeatTrajectories({s for s, k in enumerate(players) if k == "current"})
+        # --learner-role: a "current" seat of another role plays but is not learned from
+        self.trajs[i] = SeatTrajectories(
+            {
+                s
+                for s, k in enumerate(players)
+                if k == "current" and (role is None or dealt[s] == role)
+            }
+        )
 
     def _route(self, i: int) -> None:
         route_events(self.vec.events[i], self.pending[i])
@@ -423,13 +437,15 @@ class Collector:
             if key == "current":
                 logp_l, value_l = logp.tolist(), value.tolist()
                 for j, i in enumerate(idx):
+                    if seats[i] not in self.trajs[i].learning:
+                        continue  # --learner-role: this seat holds another role
                     o = obs_all[i].copy()  # the batch's rows are overwritten by each step
                     phi = self.potential(o) if self.potential is not None else 0.0
                     prior = priors[j] if priors is not None else None
                     step = Step(o, mask_all[i].copy(), act_l[j], logp_l[j], value_l[j])
                     step.potential, step.prior = phi, prior
                     self.trajs[i].record(seats[i], step)
-                learned += len(idx)
+                    learned += 1
         t2 = time.perf_counter()
         self.apply(actions, seats)
         t3 = time.perf_counter()
@@ -828,6 +844,8 @@ def evaluate(
     path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
     save_checkpoint(path, net, cfg.game_config(), asdict(cfg))
     bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
+    rules = cfg.game_config().ruleset
+    roles = [rules.roles.index(cfg.learner_role)] if cfg.learner_role else None
     threads = torch.get_num_threads()
     try:
         results = {
@@ -840,6 +858,7 @@ def evaluate(
                 seed=seed,
                 expansion=cfg.expansion,
                 num_rounds=cfg.num_rounds,
+                roles=roles,
             )
             for base in bases
         }

@@ -63,6 +63,7 @@ class TrainConfig:
     progress: bool = True
     init: str = ""  # checkpoint to start from
     prior: str = ""  # an agent whose logits the policy adds to the network's (a residual)
+    learner_role: str = ""  # a role name: the learning seat always holds it ('' = any role)
 
     def game_config(self) -> GameConfig:
         return GameConfig(
@@ -147,11 +148,22 @@ class TrainConfig:
             except Exception as err:  # a bad spec names itself; a missing extra says which
                 out.append(f"--search-agent {self.search_agent!r}: {err}")
         try:
-            self.game_config()
+            roles = self.game_config().ruleset.roles
         except ValueError as err:  # ConfigError
             names = ("num_players", "num_rounds", "reward", "expansion")
             field = next((f for f in names if f"{f}=" in str(err)), None)
             out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
+        else:
+            need(
+                not self.learner_role or self.learner_role in roles,
+                "learner_role",
+                f"not a role of this game (one of {', '.join(roles)})",
+            )
+            need(
+                not self.learner_role or self.num_rounds == 1,
+                "learner_role",
+                "needs --rounds 1 (roles are dealt again each round)",
+            )
         return out
 
 
@@ -228,6 +240,10 @@ HELP = {
     "the value only; the checkpoint keeps the prior, and every player of it adds the prior; "
     "each decision of a network seat then also costs the prior's scores ('' = none; with "
     "--init, the checkpoint's)",
+    "learner_role": "a role specialist: the learning seat of every training game is one dealt "
+    "this role (e.g. 'saboteur'; deals without it are skipped), only that role's decisions "
+    "are learned from, and the in-training evaluations probe that role only ('' = every "
+    "role; needs --rounds 1)",
 }
 
 

@@ -1130,3 +1130,73 @@ def test_the_progress_bar_counts_the_budget_that_stops_the_run():
     assert "4000/4000" in budget and "100%" in budget
     seconds = run(TrainConfig(minutes=0.1), rows)
     assert "6/6" in seconds
+
+
+def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path, capsys):
+    """--learner-role saboteur at 4 players: the learning seat holds the saboteur in every
+    game (deals without one are skipped), a "current" gold-digger plays but is not learned
+    from, and the in-training evaluation probes the saboteur only."""
+    cfg = TrainConfig(
+        num_players=4,
+        num_envs=2,
+        learner_role="saboteur",
+        pool_current=0.5,
+        pool_snapshots=0.0,
+        pool_heuristic=0.0,
+        pool_random=0.5,
+    )
+    assert cfg.problems() == []
+    pool = OpponentPool({"current": 0.5, "random": 0.5}, heuristic_available=False)
+    col = Collector(
+        cfg, tiny(cfg), pool, np.random.default_rng(3), torch.Generator().manual_seed(0)
+    )
+    sab = 1  # BASE.roles: gold-digger, saboteur
+    seats, extra_current = [], 0
+    for _ in range(100):
+        col.start_game(0)
+        roles = col.vec.games[0].roles.tolist()
+        learning = col.trajs[0].learning
+        assert learning == {s for s in range(4) if roles[s] == sab} & {
+            s for s, k in enumerate(col.players[0]) if k == "current"
+        }
+        assert len(learning) == 1  # one saboteur at most at 4 players, and it learns
+        seats.append(next(iter(learning)))
+        extra_current += col.players[0].count("current") - 1
+    assert set(seats) == set(range(4)) and extra_current > 0
+    got = col.collect(60)
+    assert sum(len(steps) for steps in got) >= 60
+    from saboteur_env.encoding.observation import ObservationEncoder
+
+    role = {v.name: v for v in ObservationEncoder(cfg.game_config()).spec()}["role"]
+    assert all(st.obs[role.offset + sab] == 1 for steps in got for st in steps)  # no gold-digger
+    assert {r["role"] for r in col.results} == {sab}
+    assert col.learning_decisions == sum(len(t) for t in got) + sum(
+        len(s) for tr in col.trajs if tr is not None for s in tr.steps.values()
+    )
+    # the evaluation and the dev score see the saboteur only
+    run = TrainConfig(
+        num_players=4,
+        learner_role="saboteur",
+        num_envs=2,
+        steps_per_iter=32,
+        iterations=1,
+        bc_decisions=0,
+        eval_every=1,
+        eval_deals=2,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        progress=False,
+        out=str(tmp_path / "run"),
+    )
+    train(run)
+    header = (tmp_path / "run" / "eval.csv").read_text().splitlines()[0].split(",")
+    assert "heuristic_diff_saboteur" in header and "heuristic_diff_gold-digger" not in header
+    # bad values name the option
+    assert TrainConfig(learner_role="boss").problems() == [
+        "--learner-role boss: not a role of this game (one of gold-digger, saboteur)"
+    ]
+    assert TrainConfig(learner_role="saboteur", num_rounds=3).problems() == [
+        "--learner-role saboteur: needs --rounds 1 (roles are dealt again each round)"
+    ]
+    assert TrainConfig(expansion=True, learner_role="boss").problems() == []
