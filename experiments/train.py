@@ -321,7 +321,7 @@ class Collector:
         self.config = cfg.game_config()
         self.role_names = self.config.ruleset.roles
         #: --learner-role as a role id (None: every role)
-        self.learner_role = self.role_names.index(cfg.learner_role) if cfg.learner_role else None
+        self.learner_role = cfg.learner_role_id()
         b = cfg.num_envs
         self.vec = VectorGame(b, **self.config.options())
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
@@ -844,8 +844,8 @@ def evaluate(
     path = Path(path or Path(cfg.out) / "checkpoints" / "eval_latest.pt")
     save_checkpoint(path, net, cfg.game_config(), asdict(cfg))
     bases = ["random"] + (["heuristic"] if _heuristic_available() else [])
-    rules = cfg.game_config().ruleset
-    roles = [rules.roles.index(cfg.learner_role)] if cfg.learner_role else None
+    role = cfg.learner_role_id()
+    roles = None if role is None else [role]
     threads = torch.get_num_threads()
     try:
         results = {

@@ -73,6 +73,16 @@ class TrainConfig:
             expansion=self.expansion,
         )
 
+    def learner_role_id(self) -> int | None:
+        """``learner_role`` as a role id of the game's ruleset (``None``: every role).
+
+        Raises:
+            ValueError: not a role of this game (:meth:`problems` names it first).
+        """
+        return (
+            self.game_config().ruleset.roles.index(self.learner_role) if self.learner_role else None
+        )
+
     def problems(self) -> list[str]:
         """Every unusable option as ``"--option value: why"`` (empty when the config is
         usable).  The game options are checked by :class:`GameConfig`; ``init`` and ``out`` are

@@ -19,6 +19,7 @@ from saboteur_agents.network import PolicyValueNet, env_spec, load_checkpoint  #
 from saboteur_env import build_state  # noqa: E402
 from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
 from saboteur_env.engine.config import GameConfig  # noqa: E402
+from saboteur_env.engine.ruleset import BASE  # noqa: E402
 from saboteur_env.engine.state import Game, PlacePath  # noqa: E402
 from saboteur_experiments.train import (  # noqa: E402
     Collector,
@@ -1132,7 +1133,7 @@ def test_the_progress_bar_counts_the_budget_that_stops_the_run():
     assert "6/6" in seconds
 
 
-def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path, capsys):
+def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path):
     """--learner-role saboteur at 4 players: the learning seat holds the saboteur in every
     game (deals without one are skipped), a "current" gold-digger plays but is not learned
     from, and the in-training evaluation probes the saboteur only."""
@@ -1150,7 +1151,7 @@ def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path, capsy
     col = Collector(
         cfg, tiny(cfg), pool, np.random.default_rng(3), torch.Generator().manual_seed(0)
     )
-    sab = 1  # BASE.roles: gold-digger, saboteur
+    sab = BASE.saboteur
     seats, extra_current = [], 0
     for _ in range(100):
         col.start_game(0)
