@@ -355,6 +355,11 @@ class Collector:
             while role is not None and role not in vec.games[i].roles:
                 vec.reset_game(i, draw_train_seed(self.rng))  # no seat holds --learner-role
         else:
+            if role is not None and role not in game.roles:  # checked before the slot changes
+                raise ValueError(
+                    f"start_game: no seat of this game holds the --learner-role "
+                    f"{self.cfg.learner_role!r} (its roles: {game.roles.tolist()})"
+                )
             vec.load(i, game)
         n = self.cfg.num_players
         dealt = vec.games[i].roles.tolist()
@@ -878,7 +883,8 @@ def dev_score(ev: dict) -> float:
     """The score that picks ``best_dev.pt`` among a run's evaluations (:func:`evaluate`): the
     mean over roles of the win-rate difference against the strongest baseline evaluated (the
     heuristic when installed, else random), each role weighted equally (a policy must be good
-    in every role it can be dealt, not in the common one only).  NaN when none was scored."""
+    in every role it can be dealt, not in the common one only; a ``--learner-role``
+    specialist's evaluations score its one role).  NaN when none was scored."""
     base = "heuristic" if any(k.startswith("heuristic_diff_") for k in ev) else "random"
     diffs = [v for k, v in ev.items() if k.startswith(f"{base}_diff_") and v == v]
     return float(np.mean(diffs)) if diffs else float("nan")

@@ -79,9 +79,7 @@ class TrainConfig:
         Raises:
             ValueError: not a role of this game (:meth:`problems` names it first).
         """
-        return (
-            self.game_config().ruleset.roles.index(self.learner_role) if self.learner_role else None
-        )
+        return self.game_config().ruleset.role_id(self.learner_role) if self.learner_role else None
 
     def problems(self) -> list[str]:
         """Every unusable option as ``"--option value: why"`` (empty when the config is
@@ -158,21 +156,35 @@ class TrainConfig:
             except Exception as err:  # a bad spec names itself; a missing extra says which
                 out.append(f"--search-agent {self.search_agent!r}: {err}")
         try:
-            roles = self.game_config().ruleset.roles
+            rules = self.game_config().ruleset
         except ValueError as err:  # ConfigError
             names = ("num_players", "num_rounds", "reward", "expansion")
             field = next((f for f in names if f"{f}=" in str(err)), None)
             out.append((f"{_flag(field)} {getattr(self, field)}: " if field else "") + str(err))
         else:
-            need(
-                not self.learner_role or self.learner_role in roles,
-                "learner_role",
-                f"not a role of this game (one of {', '.join(roles)})",
-            )
-            need(
-                not self.learner_role or self.num_rounds == 1,
-                "learner_role",
-                "needs --rounds 1 (roles are dealt again each round)",
+            out += self._learner_role_problems(rules)
+        return out
+
+    def _learner_role_problems(self, rules) -> list[str]:
+        """Why ``learner_role`` cannot be trained in this game (empty: it can, or none is
+        asked for): not a role of ``rules``, no dwarf card of it at this player count, more
+        than one round (roles are dealt again each round) or a game whose roles change
+        during a round (:attr:`~saboteur_env.engine.ruleset.Ruleset.roles_change_in_round`:
+        the learning seat would not keep the role)."""
+        if not self.learner_role:
+            return []
+        flag = f"--learner-role {self.learner_role}"
+        if self.learner_role not in rules.roles:
+            return [f"{flag}: not a role of this game (one of {', '.join(rules.roles)})"]
+        out = []
+        if rules.role_deck(self.num_players)[rules.role_id(self.learner_role)] == 0:
+            out.append(f"{flag}: no player holds it at {self.num_players} players")
+        if self.num_rounds != 1:
+            out.append(f"{flag}: needs --rounds 1 (roles are dealt again each round)")
+        if rules.roles_change_in_round:
+            out.append(
+                f"{flag}: in {rules.title} a role can change during a round (Swap your hats, "
+                "RULES 6.5), so the learning seat would not keep it"
             )
         return out
 
@@ -252,8 +264,9 @@ HELP = {
     "--init, the checkpoint's)",
     "learner_role": "a role specialist: the learning seat of every training game is one dealt "
     "this role (e.g. 'saboteur'; deals without it are skipped), only that role's decisions "
-    "are learned from, and the in-training evaluations probe that role only ('' = every "
-    "role; needs --rounds 1)",
+    "are learned from (the behaviour-cloning warm start without --init still fits every "
+    "role's), and the in-training evaluations probe that role only ('' = every role; needs "
+    "--rounds 1 and a game whose roles stay fixed during a round: the base game)",
 }
 
 

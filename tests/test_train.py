@@ -19,7 +19,7 @@ from saboteur_agents.network import PolicyValueNet, env_spec, load_checkpoint  #
 from saboteur_env import build_state  # noqa: E402
 from saboteur_env.engine.cards import GOAL_GOLD  # noqa: E402
 from saboteur_env.engine.config import GameConfig  # noqa: E402
-from saboteur_env.engine.ruleset import BASE  # noqa: E402
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2  # noqa: E402
 from saboteur_env.engine.state import Game, PlacePath  # noqa: E402
 from saboteur_experiments.train import (  # noqa: E402
     Collector,
@@ -1164,6 +1164,13 @@ def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path):
         seats.append(next(iter(learning)))
         extra_current += col.players[0].count("current") - 1
     assert set(seats) == set(range(4)) and extra_current > 0
+    # a hand-built game that no saboteur is dealt in: refused by name, not an index error
+    no_sab = next(
+        g for g in (Game(cfg.game_config(), seed) for seed in range(50)) if sab not in g.roles
+    )
+    with pytest.raises(ValueError, match="no seat of this game holds the --learner-role"):
+        col.start_game(1, game=no_sab)
+    assert col.vec.games[1] is not no_sab  # the slot keeps its game
     got = col.collect(60)
     assert sum(len(steps) for steps in got) >= 60
     from saboteur_env.encoding.observation import ObservationEncoder
@@ -1200,4 +1207,10 @@ def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path):
     assert TrainConfig(learner_role="saboteur", num_rounds=3).problems() == [
         "--learner-role saboteur: needs --rounds 1 (roles are dealt again each round)"
     ]
-    assert TrainConfig(expansion=True, learner_role="boss").problems() == []
+    # Saboteur 2: Swap your hats may change the learning seat's role mid-round (RULES 6.5)
+    assert TrainConfig(expansion=True, learner_role="boss").problems() == [
+        "--learner-role boss: in Saboteur 2 a role can change during a round (Swap your "
+        "hats, RULES 6.5), so the learning seat would not keep it"
+    ]
+    assert TrainConfig(expansion=True).problems() == []
+    assert SABOTEUR_2.roles_change_in_round and not BASE.roles_change_in_round

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from .cards import (
     BASE_ROLES,
+    CARD_KINDS,
     EXPANSION_ROLES,
     GEOLOGIST,
     GOLD_CARDS,
@@ -187,6 +188,16 @@ class Ruleset:
                 f"or 0-{self.n_roles - 1}"
             )
         return int(role)
+
+    @property
+    def roles_change_in_round(self) -> bool:
+        """Whether a player's role can change during a round: the deck holds a Swap your
+        hats card (Saboteur 2, RULES 6.5); in the base game a dealt role is kept to the
+        round's end."""
+        return any(
+            self.deck[k] > 0 and CARD_KINDS[k].effect[:1] == ("swap_hats",)
+            for k in range(self.n_kinds)
+        )
 
     def offers(self, family: str) -> bool:
         """Whether the action family ``family`` exists in this variant."""
