@@ -76,26 +76,60 @@ class _BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's out-of-bounds check, failing with the raw env's clear errors (the wrong
     type or the out-of-range index named) instead of a bare ``AssertionError``.
 
-    ``_check_action`` refuses everything PettingZoo's assertion would (a non-None action of a
-    done agent, ``None`` or a non-int for a live one, an index outside the space), so the step
-    then goes straight to the env without repeating the check in Gymnasium's ``contains``."""
+    The raw env's ``step`` begins with ``_check_action``, which refuses everything PettingZoo's
+    assertion would (a non-None action of a done agent, ``None`` or a non-int for a live one,
+    an index outside the space) before anything changes, so the step goes straight to the env
+    without repeating the check here or in Gymnasium's ``contains``."""
 
     def step(self, action) -> None:
-        self.unwrapped._check_action(action)
-        if isinstance(action, np.integer):
-            action = int(action)  # a valid numpy index of any width
-        wrappers.BaseWrapper.step(self, action)
+        self.env.step(action)
+
+
+def _raw_field(name: str) -> property:
+    """The raw env's ``name``; before ``reset`` the ``AttributeError`` PettingZoo's
+    ``OrderEnforcingWrapper`` raises.  Assigning sets the raw env's field."""
+
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._raw, name)
+
+    def put(self, value) -> None:
+        setattr(self._raw, name, value)
+
+    return property(get, put, doc=f"The raw env's ``{name}`` (after ``reset``).")
 
 
 class _OrderWrapper(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's call-order checks; after ``reset`` its ``last()`` reads the raw env's
-    fields directly instead of through two wrappers' attribute forwarding (the same values;
-    before ``reset`` the wrapper's own errors)."""
+    """PettingZoo's call-order checks; after ``reset`` it reads the raw env's AEC fields
+    (``agents``, ``agent_selection``, ``rewards``, ``terminations``, ``truncations``,
+    ``infos``) and ``last()`` directly instead of through two wrappers' ``__getattr__``
+    forwarding, which ``agent_iter`` and ``step`` pay on every step (the same values; before
+    ``reset`` the wrapper's own errors)."""
+
+    def __init__(self, env) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+
+    agents = _raw_field("agents")
+    agent_selection = _raw_field("agent_selection")
+    rewards = _raw_field("rewards")
+    terminations = _raw_field("terminations")
+    truncations = _raw_field("truncations")
+    infos = _raw_field("infos")
+
+    def step(self, action) -> None:
+        # PettingZoo's order checks, reading ``agents`` from the raw env
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:
             return super().last(observe)
-        return self.unwrapped.last(observe)  # type: ignore[no-any-return]
+        return self._raw.last(observe)  # type: ignore[no-any-return]
 
     def __str__(self) -> str:
         return str(self.env)

@@ -578,7 +578,7 @@ class ObservationEncoder:
             game.round,
             game.config.num_rounds,
             len(game.deck),
-            game.discards.sum(),
+            sum(game.discards.tolist()),  # a short array: cheaper than numpy's reduction
             game.turn,
             game.n,
             game.board.path_cards_on_board(),

@@ -436,7 +436,7 @@ class Board:
             out[gr - _PAD, gc - _PAD] = False
         out = out.ravel()
         out.flags.writeable = False  # cached and shared: legal sets copy it
-        self._removable = (self.version, out, int(out.sum()))
+        self._removable = (self.version, out, int(np.count_nonzero(out)))
         return out
 
     # --- Saboteur 2 queries (RULES 6.4, 6.9) ----------------------------------------------

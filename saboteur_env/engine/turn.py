@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from .events import EventType
 from .scoring import end_round
 
@@ -23,17 +25,14 @@ def draw(game: Game, seat: int, count: int) -> None:
 def next_seat(game: Game) -> None:
     """Play passes to the next seat clockwise that holds cards; the round ends when no hand
     holds a card (RULES 5.1)."""
-
-    sizes: list[int] = game.hands.sum(axis=1).tolist()  # plain ints: read one by one below
-    if not any(sizes):
-        end_round(game, gold_found=False, connector=None)
-        return
+    hands, n = game.hands, game.n
     s = game.current
-    for _ in range(game.n):
-        s = (s + 1) % game.n
-        if sizes[s]:
+    for _ in range(n):  # the next seats in turn, the current seat last
+        s = (s + 1) % n
+        if np.count_nonzero(hands[s]):  # a third of a full reduction's cost
             game.current = s
             return
+    end_round(game, gold_found=False, connector=None)
 
 
 def end_turn(game: Game, seat: int, drawer: int | None = None) -> None:
