@@ -41,6 +41,7 @@ from torch.nn import functional as F
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import ruleset_of
 
 MASKED_LOGIT = -1e9
 #: bump when the network's layout or the checkpoint format changes
@@ -410,8 +411,11 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:
+        # the type only: torch's text advises weights_only=False, which a file of unknown
+        # origin must not be loaded with
         raise CheckpointMismatchError(
-            f"{path}: cannot be read as a saboteur PPO checkpoint ({err})"
+            f"{path}: cannot be read as a saboteur PPO checkpoint (not a torch file of "
+            f"weights: torch.load(weights_only=True) raised {type(err).__name__})"
         ) from err
     if not isinstance(blob, dict) or "state_dict" not in blob or "meta" not in blob:
         raise CheckpointMismatchError(f"{path}: not a saboteur PPO checkpoint")
@@ -487,7 +491,17 @@ def load_checkpoint(
                 f"{path}: metadata 'game_config' is not a usable game config ({err})"
             ) from err
     spec = env_spec(config)
-    check_spec(meta.get("spec", {}), spec, where=f"checkpoint {path}")
+    try:
+        check_spec(meta.get("spec", {}), spec, where=f"checkpoint {path}")
+    except CheckpointMismatchError as err:
+        made = meta.get("game_config", {}).get("expansion")
+        if isinstance(made, bool) and made != config.expansion:  # the likely cause, first
+            raise CheckpointMismatchError(
+                f"{path} was trained for {ruleset_of(made).title} and the environment plays "
+                f"{config.ruleset.title}: pass expansion={made} (--expansion on the command "
+                f"line{'' if made else ', left out'}) or another checkpoint. In detail: {err}"
+            ) from None
+        raise
     try:
         net = PolicyValueNet(spec, **meta["net"])
         net.load_state_dict(state)

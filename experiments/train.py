@@ -19,7 +19,8 @@ the behaviour log-probabilities they were sampled with, which the PPO ratio uses
 
 Warm start (``bc_decisions``, default 30,000; 0 turns it off): before PPO, all-heuristic
 games are played and the network is fitted to the heuristic's decisions (masked cross-entropy)
-and to their returns (value); the wall-clock budget (``minutes``) includes this phase.  Reward
+and to their returns (value); the wall-clock budget (``minutes``) includes this phase, which
+stops collecting at a quarter of it and fitting at half, so that PPO keeps the rest.  Reward
 shaping (``shaping``, default 1.0): a potential-based bonus for the tunnel's progress toward the
 goals, signed by role (:class:`ProgressPotential`).
 
@@ -1015,18 +1016,27 @@ def train(cfg: TrainConfig) -> dict:
     bc_stats: dict = {}
     if cfg.bc_decisions and not cfg.init:
         done_bar = _warm_start_progress(cfg)
+        # the warm start leaves PPO at least half of a --minutes budget: its demonstrations
+        # stop at a quarter of it, its fitting at half (a short run would else only imitate)
+        demo_end = t_start + cfg.minutes * 15 if cfg.minutes else None
+        fit_end = t_start + cfg.minutes * 30 if cfg.minutes else None
         data = collect_demonstrations(
-            cfg.bc_decisions, cfg, seed=cfg.seed + 7919, deadline=deadline, progress=done_bar
+            cfg.bc_decisions, cfg, seed=cfg.seed + 7919, deadline=demo_end, progress=done_bar
         )
         done_bar(None)
         t_demo = time.perf_counter() - t_start
         if cfg.progress:
             print(
                 f"warm start: fitting {len(data['action'])} heuristic decisions "
-                f"({cfg.bc_epochs} epochs{'; the value only, for --prior' if net.prior else ''})",
+                f"({cfg.bc_epochs} epochs{'; the value only, for --prior' if net.prior else ''})"
+                + (
+                    f"; cut short at a quarter of --minutes {cfg.minutes:g}"
+                    if data["cut_short"]
+                    else ""
+                ),
                 file=sys.stderr,
             )
-        bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=deadline)
+        bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=fit_end)
         bc_stats.update(
             {
                 "bc_decisions": len(data["action"]),
@@ -1041,6 +1051,12 @@ def train(cfg: TrainConfig) -> dict:
         del data
         if cfg.progress:
             print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
+            if not bc_stats["bc_minibatches"]:
+                print(
+                    "warm start: no minibatch was fitted before half of --minutes: PPO starts "
+                    "from the initial weights (a larger --minutes, or --bc-decisions 0)",
+                    file=sys.stderr,
+                )
     # with --overlap the collector plays the current seats with a copy of the network (the
     # behaviour policy), refreshed after every update, while the learner thread updates
     # ``net`` with its own random stream: results do not depend on the threads' timing
@@ -1418,8 +1434,8 @@ def main(argv=None) -> None:
     else:  # a budget shorter than one iteration: nothing was learned, nothing to log
         print(
             "no PPO iteration finished (the budget ran out, or Ctrl-C, before the first): "
-            "final.pt holds the weights before PPO (after the warm start, if any) and there is "
-            "no metrics.csv"
+            "final.pt holds the weights before PPO (the warm start's fit, if bc.json counts "
+            "bc_minibatches above 0; else the initial weights) and there is no metrics.csv"
         )
     t = res["timers"]
     print(

@@ -235,8 +235,9 @@ HELP = {
     "snapshot_every": "iterations between snapshots added to the pool (0 = none)",
     "max_snapshots": "snapshots kept (oldest dropped)",
     "shaping": "potential-based progress shaping coefficient (0 = off)",
-    "bc_decisions": "warm start: heuristic decisions imitated before PPO (0 = off; skipped "
-    "with --init)",
+    "bc_decisions": "behaviour-cloning warm start: heuristic decisions imitated before PPO, "
+    "inside the --minutes budget (collection stops at a quarter of it, fitting at half; 0 = "
+    "off, e.g. for short runs; skipped with --init)",
     "bc_epochs": "warm start epochs",
     "bc_lr": "warm start learning rate",
     "eval_every": "iterations between duplicate-deal evaluations against random and the "

@@ -140,9 +140,17 @@ def test_checkpoint_mismatch_is_a_clear_error(tmp_path):
     agent = PPOAgent(path)
     with pytest.raises(CheckpointMismatchError, match="obs_size"):
         agent.reset(0, other, seed=0)
+    # the other game: said first, with the option that fixes it
+    with pytest.raises(
+        CheckpointMismatchError,
+        match=r"was trained for the base game and the environment plays Saboteur 2: pass "
+        r"expansion=False \(--expansion on the command line, left out\)",
+    ):
+        load_checkpoint(path, GameConfig(expansion=True))
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointMismatchError, match="cannot be read"):
+    with pytest.raises(CheckpointMismatchError, match="cannot be read") as err:
         load_checkpoint(tmp_path / "junk.pt")
+    assert "weights_only=False" not in str(err.value)  # torch's unsafe advice is not passed on
     torch.save({"x": torch.zeros(1)}, tmp_path / "other.pt")
     with pytest.raises(CheckpointMismatchError, match="not a saboteur PPO checkpoint"):
         load_checkpoint(tmp_path / "other.pt")

@@ -630,6 +630,45 @@ def test_the_warm_start_counts_against_the_time_budget(tmp_path):
     load_checkpoint(res["checkpoint"])
 
 
+def test_the_warm_start_leaves_half_of_the_budget_to_ppo(tmp_path, monkeypatch):
+    """The warm start's demonstrations stop at a quarter of ``--minutes`` and its fitting at
+    half (a short run with the default --bc-decisions would else be all imitation): the
+    deadlines handed to the two phases, read through stand-ins for them."""
+    import saboteur_experiments.train as train_module
+
+    seen = {}
+    real_demo, real_bc = train_module.collect_demonstrations, train_module.behaviour_cloning
+
+    def demo(n, cfg, seed=0, deadline=None, progress=None):
+        seen["demo"] = deadline
+        return real_demo(n, cfg, seed=seed, deadline=deadline, progress=progress)
+
+    def bc(net, data, cfg, rng, deadline=None):
+        seen["fit"] = deadline
+        return real_bc(net, data, cfg, rng, deadline=deadline)
+
+    monkeypatch.setattr(train_module, "collect_demonstrations", demo)
+    monkeypatch.setattr(train_module, "behaviour_cloning", bc)
+    cfg = TrainConfig(
+        num_envs=2,
+        steps_per_iter=60,
+        minutes=0.02,  # 1.2 s
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        pool_heuristic=0.0,
+        eval_every=0,
+        checkpoint_every=0,
+        out=str(tmp_path / "run"),
+        progress=False,
+        bc_decisions=40,
+        bc_epochs=1,
+    )
+    train(cfg)
+    # demo = start + 0.3 s and fit = start + 0.6 s, so their gap is a quarter of the budget
+    assert seen["fit"] - seen["demo"] == pytest.approx(0.3, abs=1e-6)
+
+
 def test_demonstrations_keep_only_finished_games_at_the_deadline():
     import time
 
