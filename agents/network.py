@@ -411,11 +411,15 @@ def read_checkpoint(path: str | Path) -> tuple[dict, dict]:
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:
-        # the type only: torch's text advises weights_only=False, which a file of unknown
-        # origin must not be loaded with
+        # torch's first line, cut before its advice to retry with weights_only=False (which a
+        # file of unknown origin must not be loaded with)
+        why = str(err).split("\n")[0]
+        for advice in ("Weights only load failed", "weights_only"):
+            why = why.split(advice)[0]
+        why = why.strip(" .:") or "not a torch file of weights"
         raise CheckpointMismatchError(
-            f"{path}: cannot be read as a saboteur PPO checkpoint (not a torch file of "
-            f"weights: torch.load(weights_only=True) raised {type(err).__name__})"
+            f"{path}: cannot be read as a saboteur PPO checkpoint (torch.load with "
+            f"weights_only=True raised {type(err).__name__}: {why})"
         ) from err
     if not isinstance(blob, dict) or "state_dict" not in blob or "meta" not in blob:
         raise CheckpointMismatchError(f"{path}: not a saboteur PPO checkpoint")

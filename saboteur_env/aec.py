@@ -105,7 +105,10 @@ class _OrderWrapper(wrappers.OrderEnforcingWrapper):
     (``agents``, ``agent_selection``, ``rewards``, ``terminations``, ``truncations``,
     ``infos``) and ``last()`` directly instead of through two wrappers' ``__getattr__``
     forwarding, which ``agent_iter`` and ``step`` pay on every step (the same values; before
-    ``reset`` the wrapper's own errors)."""
+    ``reset`` the wrapper's own errors).  It wraps :class:`_BoundsWrapper` directly (only
+    :func:`env` builds it), whose ``step`` adds nothing to the raw env's.  One difference from
+    the stock wrapper: assigning one of these fields sets the raw env's (the stock wrapper
+    would keep the value on itself, shadowing the env's)."""
 
     def __init__(self, env) -> None:
         super().__init__(env)

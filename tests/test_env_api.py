@@ -299,3 +299,32 @@ def test_load_continues_from_a_given_game_and_refuses_a_mismatch():
     e.load(g)
     assert e.game is g and e.agent_selection == "player_2"
     assert e.observe("player_2")["action_mask"].sum() == 1 + 3  # discard the map, or map a goal
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["agents", "agent_selection", "rewards", "terminations", "truncations", "infos", "num_agents"],
+)
+def test_the_wrapped_env_reads_the_aec_fields_as_pettingzoo_does(name):
+    """``env()``'s order wrapper reads these fields from the raw env without PettingZoo's
+    ``__getattr__`` hops: before ``reset`` the same ``AttributeError`` as PettingZoo's
+    ``OrderEnforcingWrapper`` (so ``hasattr`` is False), after it the raw env's very objects,
+    also in a copy and a pickled env."""
+    from pettingzoo.utils.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper
+
+    e = saboteur_env.env(num_players=3)
+    stock = OrderEnforcingWrapper(AssertOutOfBoundsWrapper(saboteur_env.raw_env(num_players=3)))
+    for w in (e, stock):
+        with pytest.raises(AttributeError, match=f"{name} cannot be accessed before reset"):
+            getattr(w, name)
+        assert not hasattr(w, name)
+    e.reset(seed=4)
+    stock.reset(seed=4)
+    assert getattr(e, name) == getattr(stock, name)
+    if name != "num_agents":  # an int property of the raw env
+        assert getattr(e, name) is getattr(e.unwrapped, name)
+    for c in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
+        assert c._raw is c.unwrapped
+        assert getattr(c, name) == getattr(e, name)
+        c.step(int(np.flatnonzero(c.observe(c.agent_selection)["action_mask"])[0]))
+        assert c.agent_selection == c.unwrapped.agent_selection  # the copy's own raw env

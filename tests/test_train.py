@@ -664,9 +664,11 @@ def test_the_warm_start_leaves_half_of_the_budget_to_ppo(tmp_path, monkeypatch):
         bc_decisions=40,
         bc_epochs=1,
     )
-    train(cfg)
+    res = train(cfg)
     # demo = start + 0.3 s and fit = start + 0.6 s, so their gap is a quarter of the budget
+    assert seen["demo"] < seen["fit"]
     assert seen["fit"] - seen["demo"] == pytest.approx(0.3, abs=1e-6)
+    assert res["last"]["iteration"] >= 1  # PPO had the rest of the budget
 
 
 def test_demonstrations_keep_only_finished_games_at_the_deadline():
