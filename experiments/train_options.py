@@ -174,10 +174,12 @@ class TrainConfig:
         if not self.learner_role:
             return []
         flag = f"--learner-role {self.learner_role}"
-        if self.learner_role not in rules.roles:
+        try:
+            role = rules.role_id(self.learner_role)
+        except ValueError:
             return [f"{flag}: not a role of this game (one of {', '.join(rules.roles)})"]
         out = []
-        if rules.role_deck(self.num_players)[rules.role_id(self.learner_role)] == 0:
+        if rules.role_deck(self.num_players)[role] == 0:
             out.append(f"{flag}: no player holds it at {self.num_players} players")
         if self.num_rounds != 1:
             out.append(f"{flag}: needs --rounds 1 (roles are dealt again each round)")

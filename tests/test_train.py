@@ -599,15 +599,11 @@ def test_maskable_example_bad_options_are_usage_errors(capsys):
         assert needle in capsys.readouterr().err
 
 
-def test_the_warm_start_counts_against_the_time_budget(tmp_path):
-    """``--minutes`` covers the warm start (a budget far smaller than the warm start it asks
-    for): the demonstrations are cut short, no PPO iteration starts once the budget is spent,
-    and final.pt is still written.  The assertions are on the recorded counts, not on time."""
-    cfg = TrainConfig(
+def warm_start_run(tmp_path, **options) -> TrainConfig:
+    """A tiny run with a warm start and a --minutes budget (``options``), to tmp_path/run."""
+    return TrainConfig(
         num_envs=2,
         steps_per_iter=60,
-        minutes=1e-4,  # 6 ms
-        minibatch=64,
         channels=8,
         hidden=32,
         conv_layers=2,
@@ -616,10 +612,17 @@ def test_the_warm_start_counts_against_the_time_budget(tmp_path):
         checkpoint_every=0,
         out=str(tmp_path / "run"),
         progress=False,
-        seed=1,
-        bc_decisions=100_000,
-        bc_epochs=3,
+        **options,
     )
+
+
+def test_the_warm_start_counts_against_the_time_budget(tmp_path):
+    """``--minutes`` covers the warm start (a budget far smaller than the warm start it asks
+    for): the demonstrations are cut short, no PPO iteration starts once the budget is spent,
+    and final.pt is still written.  The assertions are on the recorded counts, not on time."""
+    cfg = warm_start_run(
+        tmp_path, minutes=1e-4, minibatch=64, seed=1, bc_decisions=100_000, bc_epochs=3
+    )  # 6 ms
     res = train(cfg)
     bc = json.loads((tmp_path / "run" / "bc.json").read_text())
     assert bc["bc_cut_short"] is True
@@ -649,21 +652,7 @@ def test_the_warm_start_leaves_half_of_the_budget_to_ppo(tmp_path, monkeypatch):
 
     monkeypatch.setattr(train_module, "collect_demonstrations", demo)
     monkeypatch.setattr(train_module, "behaviour_cloning", bc)
-    cfg = TrainConfig(
-        num_envs=2,
-        steps_per_iter=60,
-        minutes=0.02,  # 1.2 s
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        pool_heuristic=0.0,
-        eval_every=0,
-        checkpoint_every=0,
-        out=str(tmp_path / "run"),
-        progress=False,
-        bc_decisions=40,
-        bc_epochs=1,
-    )
+    cfg = warm_start_run(tmp_path, minutes=0.02, bc_decisions=40, bc_epochs=1)  # 1.2 s
     res = train(cfg)
     # demo = start + 0.3 s and fit = start + 0.6 s, so their gap is a quarter of the budget
     assert seen["demo"] < seen["fit"]
