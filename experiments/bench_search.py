@@ -5,6 +5,11 @@
 the other seats, times every ``act`` of seat 0 with ``time.process_time`` (CPU time: the machine
 is shared), and prints the figures.  Nothing here is a test (DESIGN 7: benchmarks print
 figures and never fail on speed).
+
+``--ab`` plays every deal twice, with the heuristic's compiled maze kernels
+(:mod:`saboteur_agents.heuristic.kernels`, numba) on and off, in alternating order, and prints
+both rates and their ratio (the two play the same moves; the module caches are cleared before
+each game, so neither profits from the other's work).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import numpy as np
 
 from saboteur_agents import make_agent
 from saboteur_agents.base import Agent
+from saboteur_agents.heuristic import kernels, maze
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Game
 from saboteur_experiments.cli_args import at_least, check_agents, check_config
@@ -101,6 +107,52 @@ def bench(
     }
 
 
+def bench_ab(
+    spec: str,
+    players: int,
+    games: int,
+    seed: int = 0,
+    others: str = "heuristic",
+    expansion: bool = False,
+    rounds: int | None = None,
+) -> dict[str, dict[str, Any]]:
+    """:func:`bench` of each deal with the compiled kernels on and off, interleaved (deal
+    ``g``: on first when ``g`` is even).
+
+    Returns:
+        ``{"on": ..., "off": ...}``: each :func:`bench`'s figures over all the deals
+        (``decisions``, ``cpu_per_decision``, ``decisions_per_s``).
+
+    Raises:
+        RuntimeError: numba is not in use (:data:`kernels.ENABLED` is false).
+    """
+    if not kernels.ENABLED:
+        raise RuntimeError(
+            "--ab needs numba (pip install numba, or the fast extra) and SABOTEUR_NUMBA unset"
+        )
+    kernels.place  # noqa: B018 (compile or load every kernel before any timing)
+    parts: dict[str, list[dict[str, Any]]] = {"on": [], "off": []}
+    try:
+        for g in range(games):
+            for mode in ("on", "off") if g % 2 == 0 else ("off", "on"):
+                kernels.ENABLED = mode == "on"
+                maze._DIST_CACHE.clear()
+                maze._ANALYSIS_CACHE.clear()
+                parts[mode].append(bench(spec, players, 1, seed + g, others, expansion, rounds))
+    finally:
+        kernels.ENABLED = True
+    out = {}
+    for mode, rs in parts.items():
+        n = sum(r["decisions"] for r in rs)
+        cpu = sum(r["cpu_per_decision"] * r["decisions"] for r in rs)
+        out[mode] = {
+            "decisions": n,
+            "cpu_per_decision": cpu / max(n, 1),
+            "decisions_per_s": n / cpu if cpu else 0.0,
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(
         prog="python -m saboteur_experiments.bench_search", description=__doc__
@@ -112,12 +164,34 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--others", default="heuristic", help="the agent of the other seats")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2")
     p.add_argument("--rounds", type=at_least(1), default=None, help="rounds per game (default 3)")
+    p.add_argument(
+        "--ab",
+        action="store_true",
+        help="each deal with the heuristic's compiled kernels on and off, interleaved",
+    )
     a = p.parse_args(argv)
     check_config(p, num_players=a.players, expansion=a.expansion, num_rounds=a.rounds or 3)
     check_agents(p, [a.spec], "--spec")
     check_agents(p, [a.others], "--others")
-    r = bench(a.spec, a.players, a.games, a.seed, a.others, a.expansion, a.rounds)
     game = GameConfig(expansion=a.expansion).ruleset.name
+    if a.ab:
+        if not kernels.ENABLED:
+            p.error(
+                "--ab needs numba (pip install numba, or the fast extra) and SABOTEUR_NUMBA unset"
+            )
+        ab = bench_ab(a.spec, a.players, a.games, a.seed, a.others, a.expansion, a.rounds)
+        print(f"{a.spec} ({game}, {a.players} players, {a.games} games, others {a.others})")
+        for mode in ("on", "off"):
+            r = ab[mode]
+            print(
+                f"  kernels {mode:3}: decisions {r['decisions']}, "
+                f"{1e3 * r['cpu_per_decision']:.2f} CPU-ms per decision, "
+                f"{r['decisions_per_s']:.1f} decisions per CPU-second"
+            )
+        off = ab["off"]["decisions_per_s"]
+        print(f"  ratio on/off: {ab['on']['decisions_per_s'] / off if off else 0.0:.2f}")
+        return
+    r = bench(a.spec, a.players, a.games, a.seed, a.others, a.expansion, a.rounds)
     print(f"{a.spec} ({game}, {a.players} players, {a.games} games, others {a.others})")
     print(
         f"  decisions {r['decisions']} (searched {r['searched']}), CPU per decision mean "

@@ -33,6 +33,8 @@ from saboteur_env.engine.cards import (
     VARIANTS,
 )
 
+from . import kernels
+
 INF = 99  # distance of an unreachable goal
 CAP = 16  # distances are capped here inside V
 WIN_BONUS = 8.0  # value of reaching the gold, in tunnel steps
@@ -77,7 +79,12 @@ def _joined_table() -> np.ndarray:
 
 
 JOINED = _joined_table()
+#: int64 ``(4,)``: ``FACING`` as an array (the compiled kernels' argument)
+_FACING_ARR = np.array(FACING, dtype=np.int64)
+#: the compiled ``place`` kernel's ``fit`` argument when there is none
+_NO_FIT = np.zeros((16, 16))
 _FACING_BIT = tuple(int(f).bit_length() - 1 for f in FACING)
+_FACING_BIT_ARR = np.array(_FACING_BIT, dtype=np.int64)
 #: int64 ``(n_variants,)``: the side pairs each variant joins (:data:`JOIN_PAIRS` bits)
 VARIANT_JOINS = np.array(
     [
@@ -154,6 +161,9 @@ class Maze:
         s = self.stride
         self.offsets = (-s, 1, s, -1)  # N, E, S, W (SIDE_DELTA order)
         self.goal_idx = tuple(self.idx(x, y) for x, y in GOAL_CELLS)
+        # the same two as int64 arrays, for the compiled kernels
+        self._offs = np.array(self.offsets, dtype=np.int64)
+        self._goals = np.array(self.goal_idx, dtype=np.int64)
         self.start_idx = self.idx(*START_CELL)
         self._dist: np.ndarray | None = None
 
@@ -239,6 +249,11 @@ class Maze:
     def recompute(self) -> None:
         """Connected openings from the start (RULES 4.1): through cards pass the tunnel on,
         dead-end stubs do not; both sides of an edge must be open."""
+        if kernels.ENABLED:
+            self.conn = kernels.connect(
+                self.opn, self.thr, self.occ, self._offs, _FACING_ARR, self.start_idx
+            )
+            return
         conn = np.zeros_like(self.conn)
         opn, thr, occ, off = self.opn, self.thr, self.occ, self.offsets
         seen = {self.start_idx}
@@ -259,6 +274,8 @@ class Maze:
     def facing_conn(self) -> np.ndarray:
         """int64 4-bit mask per cell: sides whose neighbour has a connected opening facing
         it."""
+        if kernels.ENABLED:
+            return kernels.facing_conn(self.conn, self._offs, _FACING_ARR)  # type: ignore[no-any-return]
         conn = self.conn
         out = np.zeros_like(conn)
         for b in range(4):
@@ -275,6 +292,10 @@ class Maze:
         """int64 4-bit masks per cell, ``(opening, wall)``: the sides whose neighbour is a face-up
         card with an opening facing the cell / with a wall facing it or outside the window
         (what a card laid there must match, RULES 3.1; a face-down goal asks nothing)."""
+        if kernels.ENABLED:
+            return kernels.neighbour_sides(  # type: ignore[no-any-return]
+                self.opn, self.occ, self._offs, _FACING_ARR, OUTSIDE
+            )
         opening = np.zeros_like(self.opn)
         wall = np.zeros_like(self.opn)
         up = self.occ == FACE_UP
@@ -302,6 +323,19 @@ class Maze:
         if d is not None:
             self._dist = d
             return d
+        if kernels.ENABLED:
+            d = kernels.distances(self.occ == EMPTY, self._goals, self._offs, INF)
+        else:
+            d = self._distances_numpy()
+        d.flags.writeable = False
+        if len(_DIST_CACHE) >= CACHE_ENTRIES:
+            _DIST_CACHE.clear()
+        _DIST_CACHE[key] = d
+        self._dist = d
+        return d
+
+    def _distances_numpy(self) -> np.ndarray:
+        """:meth:`distances` without the compiled kernel (breadth-first over lists)."""
         size = self.occ.shape[0]
         empty = (self.occ == EMPTY).tolist()
         offs = self.offsets
@@ -321,13 +355,7 @@ class Maze:
                         dist[j] = nd
                         queue.append(j)
             rows.append(dist)
-        d = np.array(rows, dtype=np.int64)
-        d.flags.writeable = False
-        if len(_DIST_CACHE) >= CACHE_ENTRIES:
-            _DIST_CACHE.clear()
-        _DIST_CACHE[key] = d
-        self._dist = d
-        return d
+        return np.array(rows, dtype=np.int64)
 
 
 class SegmentMaze(Maze):
@@ -393,6 +421,21 @@ class SegmentMaze(Maze):
     def recompute(self) -> None:
         """Connected openings from the roots (the start and every ladder, RULES 6.4), one
         segment at a time; a card with a ``block`` door is never entered."""
+        if kernels.ENABLED:
+            self.conn = kernels.segment_connect(
+                self.opn,
+                self.occ,
+                self._offs,
+                _FACING_ARR,
+                _FACING_BIT_ARR,
+                self.join,
+                JOINED,
+                self.lad,
+                self.door,
+                int(self.block),
+                self.start_idx,
+            )
+            return
         conn = np.zeros_like(self.conn)
         opn, occ, off, join = self.opn, self.occ, self.offsets, self.join
         door, block = self.door, self.block
@@ -534,7 +577,12 @@ class Evaluation:
         """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
         goal, less a bonus for several equally short routes (harder to block).  ``D``, ``C``:
         ``(3,)`` (a float) or ``(3, k)`` (float64 ``(k,)``)."""
-        v = np.minimum(D, CAP) - ROBUST * (np.clip(C, 1, 3) - 1)
+        if kernels.ENABLED:
+            if D.ndim == 2:
+                return kernels.value(D, C, self.p, CAP, ROBUST)  # type: ignore[no-any-return]
+            return np.float64(kernels.value(D[:, None], C[:, None], self.p, CAP, ROBUST)[0])
+        # minimum/maximum rather than np.clip: the same values at a fraction of the call cost
+        v = np.minimum(D, CAP) - ROBUST * (np.minimum(np.maximum(C, 1), 3) - 1)
         return (v * self.p[:, None] if D.ndim == 2 else v * self.p).sum(axis=0)
 
     def place(
@@ -553,6 +601,8 @@ class Evaluation:
         connects to, RULES 4.2).  The card's tunnel is connected when one of its openings
         meets a connected opening (RULES 3.1)."""
         m = self.maze
+        if kernels.ENABLED:
+            return self._place_compiled(var_open, var_thr, cells, always)
         connected = var_thr & ((var_open & self.fc[cells]) != 0)
         if always is not None:
             connected = connected | always
@@ -578,6 +628,50 @@ class Evaluation:
         C = np.where(base == D, base_c, 0) + sum((v == D).astype(np.int64) for v in vals)
         D[reached] = 0
         C[reached] = 1
+        return D, C, reached
+
+    def _place_compiled(
+        self,
+        var_open: np.ndarray,
+        var_thr: np.ndarray,
+        cells: np.ndarray,
+        always: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`place` by :func:`.kernels.place`; ``D`` int64 where the numpy code's is (no
+        scarcity and an integer front), else float64."""
+        m = self.maze
+        k = len(cells)
+        use_fit = self.fit is not None
+        if use_fit and self._sides is None:
+            self._sides = m.neighbour_sides()
+        opening, wall = self._sides if self._sides is not None else (m.opn, m.opn)
+        D, C, reached = kernels.place(
+            np.asarray(var_open, dtype=np.int64),
+            np.asarray(var_thr, dtype=np.bool_),
+            np.asarray(cells, dtype=np.int64),
+            np.zeros(k, dtype=np.bool_) if always is None else np.asarray(always, np.bool_),
+            self.fc,
+            self.frontier,
+            np.asarray(self.front_dist, dtype=np.float64),
+            np.asarray(self.m1, dtype=np.float64),
+            np.asarray(self.cnt1, dtype=np.int64),
+            np.asarray(self.m2, dtype=np.float64),
+            np.asarray(self.cnt2, dtype=np.int64),
+            self.dist,
+            m.occ,
+            m._goals,
+            m._offs,
+            _FACING_ARR,
+            use_fit,
+            self.fit if self.fit is not None else _NO_FIT,
+            opening,
+            wall,
+            m.start_idx,
+            float(self.scarcity),
+            float(INF),
+        )
+        if not use_fit and self.m1.dtype.kind == "i" and self.m2.dtype.kind == "i":
+            D = D.astype(np.int64)
         return D, C, reached
 
     def _new_front(self, nb: np.ndarray, b: int, cells: np.ndarray) -> np.ndarray:
@@ -608,6 +702,20 @@ class Evaluation:
         (the cell of the card just laid) is none."""
         m, fit = self.maze, self.fit
         assert fit is not None
+        if kernels.ENABLED and exclude is None:
+            return kernels.front_values(  # type: ignore[no-any-return]
+                self.dist,
+                m.occ,
+                m._goals,
+                m._offs,
+                fit,
+                np.asarray(cells, dtype=np.int64),
+                np.asarray(need, dtype=np.int64),
+                np.asarray(walls, dtype=np.int64),
+                np.asarray(entry, dtype=np.int64),
+                float(self.scarcity),
+                float(INF),
+            )
         goals = np.array(m.goal_idx)[:, None]
         hidden = (m.occ[goals] == HIDDEN_GOAL)[:, :1]
         best = np.full((3, len(cells)), float(INF))
