@@ -134,26 +134,28 @@ def aec_player(make: Callable[..., AECEnv], seed: int, **kwargs) -> Callable[[in
     return play
 
 
-def vector_player(num_envs: int, seed: int, steps: int = 50, **options) -> Callable[[int], int]:
-    """``play(seed)`` of random legal play through a :class:`~saboteur_env.vector.VectorGame` of
-    ``num_envs`` games made once: ``reset(seed)``, then ``steps`` batched steps, each a uniform
-    draw among every game's legal actions (vectorised); returns ``num_envs * steps``."""
+def vector_player(
+    num_envs: int, seed: int, backend: str = "auto", **options
+) -> tuple[Callable[[int], int], str]:
+    """``play(seed)`` of random legal play through one :class:`~saboteur_env.vector.VectorGame`
+    of ``num_envs`` games on ``backend``, dealt once (``reset(seed)``, outside the timing):
+    each call plays ``max(1, 2048 // num_envs)`` batched steps of uniformly random legal
+    actions (``sample_actions``), games ending and being dealt anew inside them as in
+    self-play, and returns the decisions made (``num_envs`` a step; ``play``'s own seed is not
+    used).  Also returns the backend in use."""
     from saboteur_env.vector import VectorGame
 
-    vec = VectorGame(num_envs, **options)
+    vec = VectorGame(num_envs, backend=backend, **options)
+    vec.reset(seed)
     rng = np.random.default_rng(seed)
-    b = np.arange(num_envs)
+    steps = max(1, 2048 // num_envs)
 
     def play(game_seed: int) -> int:
-        vec.reset(game_seed)
         for _ in range(steps):
-            rows, cols = np.nonzero(vec.legal_action_mask)
-            starts = np.searchsorted(rows, b)
-            counts = np.diff(np.append(starts, len(rows)))
-            vec.step(cols[starts + (rng.random(num_envs) * counts).astype(np.int64)])
+            vec.step(vec.sample_actions(rng))
         return num_envs * steps
 
-    return play
+    return play, vec.backend
 
 
 def hanabi_player(seed: int, players: int = 5) -> Callable[[int], int] | None:
@@ -199,8 +201,14 @@ def contenders(
             play = aec_player(make, seed, num_players=n, expansion=rules.expansion)
             out.append(Contender(f"{LABELS[rules.name]} {n}p {api}", play))
         for b in vector:
-            play = vector_player(b, seed, num_players=n, expansion=rules.expansion)
-            out.append(Contender(f"{LABELS[rules.name]} {n}p vector B={b}", play))
+            # the default backend, and the engine beside it where that is the array backend
+            play, used = vector_player(b, seed, num_players=n, expansion=rules.expansion)
+            out.append(Contender(f"{LABELS[rules.name]} {n}p vector[{used}] B={b}", play))
+            if used != "engine":
+                play, _ = vector_player(
+                    b, seed, backend="engine", num_players=n, expansion=rules.expansion
+                )
+                out.append(Contender(f"{LABELS[rules.name]} {n}p vector[engine] B={b}", play))
     notes = []
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # connect_four imports pygame
     try:

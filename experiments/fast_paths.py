@@ -82,20 +82,56 @@ def check_games(options: dict, games: int, seed: int = 0) -> int:
     return states
 
 
-def check_vector(options: dict, num_envs: int, steps: int, seed: int = 0) -> int:
-    """Step a :class:`~saboteur_env.vector.VectorGame` of ``num_envs`` games and as many
-    ``raw_env``s reset with the same seeds (``seed + i``) side by side for ``steps`` steps,
-    feeding both the same random legal actions; after every step compare the seat to act, the
-    observation, the mask, the step's rewards, its events, ``terminated`` / ``truncated`` and
-    the final gold, game by game; a finished env is dealt its next game by its own unseeded
-    ``reset()``.  Returns the number of games that ended (auto-resets exercised).
+def choose_actions(
+    mask: np.ndarray, rng: np.random.Generator, codec: Codec | None = None, east: float = 0.0
+) -> np.ndarray:
+    """A legal action of every row of ``mask`` (bool ``(B, n)``): uniformly random (position
+    ``floor(u * count)`` of the row's ascending legal actions, ``u = rng.random(B)``, as
+    ``VectorGame.sample_actions``), except that with probability ``east`` a row with a legal
+    placement takes the one furthest east (``codec``'s layout; ties: the first), so that
+    mazes reach the goals and the gold (random play seldom does)."""
+    b = mask.shape[0]
+    u = rng.random(b)
+    rows, cols = np.nonzero(mask)
+    starts = np.searchsorted(rows, np.arange(b))
+    counts = np.diff(np.append(starts, len(rows)))
+    out = cols[starts + (u * counts).astype(np.int64)].astype(np.int64)
+    if east and codec is not None:
+        off, size = codec.blocks["place"]
+        go = rng.random(b) < east
+        for i in np.flatnonzero(go).tolist():
+            legal = cols[starts[i] : starts[i] + counts[i]]
+            places = legal[(legal >= off) & (legal < off + size)]
+            if len(places):
+                x = ((places - off) % codec.n_cells) % codec.width
+                out[i] = places[int(np.argmax(x))]
+    return out
+
+
+def check_vector(
+    options: dict,
+    num_envs: int,
+    steps: int,
+    seed: int = 0,
+    backend: str = "auto",
+    east: float = 0.0,
+) -> int:
+    """Step a :class:`~saboteur_env.vector.VectorGame` of ``num_envs`` games (on ``backend``)
+    and as many ``raw_env``s reset with the same seeds (``seed + i``) side by side for
+    ``steps`` steps, feeding both the same random legal actions (:func:`choose_actions` with
+    ``east``); after every step compare the
+    seat to act, the observation, the mask, the step's rewards, its events, ``terminated`` /
+    ``truncated`` and the final gold, game by game; a finished env is dealt its next game by
+    its own unseeded ``reset()``.  Every finished game's event list, and every 50th step each
+    game's state and event list (``VectorGame.game``), must equal the env's.  Returns the
+    number of games that ended (auto-resets exercised).
 
     Raises:
         Mismatch: the first difference found.
     """
     from saboteur_env.vector import VectorGame
 
-    vec = VectorGame(num_envs, **options)
+    vec = VectorGame(num_envs, backend=backend, **options)
     vec.reset(seed)
     envs = [saboteur_env.raw_env(**options) for _ in range(num_envs)]
     for i, e in enumerate(envs):
@@ -110,7 +146,7 @@ def check_vector(options: dict, num_envs: int, steps: int, seed: int = 0) -> int
                 raise Mismatch(f"{where}: seat to act differs")
             _same(vec.observation[i], obs["observation"], f"{where}, observation")
             _same(vec.legal_action_mask[i], obs["action_mask"].view(bool), f"{where}, mask")
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.legal_action_mask])
+        actions = choose_actions(vec.legal_action_mask, rng, vec.codec, east)
         before = [len(e.game.events) for e in envs]
         vec.step(actions)
         for i, e in enumerate(envs):
@@ -134,9 +170,27 @@ def check_vector(options: dict, num_envs: int, steps: int, seed: int = 0) -> int
             final = game.gold if ended else np.zeros_like(vec.final_gold[i])
             _same(vec.final_gold[i], final.astype(np.int64), f"{where}, final gold")
             if ended:
+                got = vec.ended_games[i]
+                if got is None or got.events != game.events:
+                    raise Mismatch(f"{where}: the ended game's events differ")
                 ended_games += 1
                 e.reset()  # the env's own next deal: its seed stream
+            elif t % 50 == 49:
+                _same_game(vec.game(i), game, where)
     return ended_games
+
+
+def _same_game(got, want, where: str) -> None:
+    """The state fields of two games and their event lists are equal."""
+    for name in ("current", "turn", "round", "decisions", "last_card_seat", "first_player"):
+        if getattr(got, name) != getattr(want, name):
+            raise Mismatch(f"{where}: game.{name} differs")
+    for name in ("hands", "deck", "discards", "secret_discards", "broken", "known_goals", "gold"):
+        _same(np.asarray(getattr(got, name)), np.asarray(getattr(want, name)), f"{where}, {name}")
+    for name in ("var", "opn", "reached", "conn", "goal_revealed", "goal_identity"):
+        _same(getattr(got.board, name), getattr(want.board, name), f"{where}, board.{name}")
+    if got.events != want.events:
+        raise Mismatch(f"{where}: the game's events differ")
 
 
 def _same(got: np.ndarray, want: np.ndarray, where: str) -> None:
@@ -158,11 +212,30 @@ def main(argv=None) -> None:
         metavar="STEPS",
         help="instead: the batched engine against single envs, 8 games each, for STEPS steps",
     )
+    p.add_argument(
+        "--backend",
+        default="auto",
+        choices=("auto", "array", "engine"),
+        help="the batched engine's backend with --vector (auto: array where it plays)",
+    )
+    p.add_argument(
+        "--east",
+        type=float,
+        default=0.5,
+        help="with --vector: the share of decisions that place the card furthest east "
+        "(mazes that reach the gold; choose_actions)",
+    )
     args = p.parse_args(argv)
     if args.vector:
+        from saboteur_env.vector import VectorGame
+
         for label, options in CONFIGS:
-            n = check_vector(options, 8, args.vector, args.seed)
-            print(f"{label}: 8 games x {args.vector} steps, {n} games ended: vector == raw_env")
+            backend = VectorGame(1, backend=args.backend, **options).backend
+            n = check_vector(options, 8, args.vector, args.seed, backend, args.east)
+            print(
+                f"{label} ({backend}): 8 games x {args.vector} steps, {n} games ended: "
+                "vector == raw_env"
+            )
         return
     for label, options in CONFIGS:
         n = check_games(options, args.games, args.seed)

@@ -12,13 +12,20 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
     rows = bench.main(["--quick", "--no-hanabi", "--profile", "--vector", "4"])
     out = capsys.readouterr().out
     labels = [r["label"] for r in rows]
+    from saboteur_env.vector import kernels
+
+    base_vector = (
+        ["base 3p vector[array] B=4", "base 3p vector[engine] B=4"]
+        if kernels.ENABLED
+        else ["base 3p vector[engine] B=4"]
+    )
     assert labels == [
         "base 3p raw_env",
         "base 3p env()",
-        "base 3p vector B=4",
+        *base_vector,
         "sab2 2p raw_env",
         "sab2 2p env()",
-        "sab2 2p vector B=4",
+        "sab2 2p vector[engine] B=4",
         bench.REFERENCE,
         bench.FLOOR,
     ]

@@ -10,11 +10,15 @@ saboteur_experiments.fast_paths --vector 5000`` runs longer).
 import numpy as np
 import pytest
 
+import saboteur_env
 from saboteur_env import IllegalActionError
-from saboteur_env.vector import VectorGame
+from saboteur_env.engine.events import EventType
+from saboteur_env.vector import VectorGame, kernels
 from saboteur_experiments.fast_paths import Mismatch, check_vector
 
 STEPS = 700  # about three base games per env at 5 players (200-250 decisions a game)
+
+needs_numba = pytest.mark.skipif(not kernels.ENABLED, reason="the array backend needs numba")
 
 
 @pytest.mark.parametrize(
@@ -28,12 +32,144 @@ STEPS = 700  # about three base games per env at 5 players (200-250 decisions a 
 )
 def test_vector_games_equal_single_envs_with_the_same_seeds(options):
     """Seat to act, observation, mask, rewards, events, terminated/truncated and final gold
-    after every step equal those of single envs (``check_vector``), through auto-resets."""
-    ended = check_vector(options, num_envs=3, steps=STEPS, seed=40)
+    after every step equal those of single envs (``check_vector``), through auto-resets; the
+    engine backend."""
+    ended = check_vector(options, num_envs=3, steps=STEPS, seed=40, backend="engine")
     assert ended >= 3  # every game ended at least once on average: auto-reset exercised
 
 
-def test_the_differential_check_sees_a_difference(monkeypatch):
+#: the array backend's configurations, with the share of decisions that place the card
+#: furthest east (``choose_actions``: mazes that reach the goals): every option the kernels
+#: read (players, window, self_sabotage) or hand to the engine (rounds, reward, max_cycles,
+#: forfeit, roles, first player)
+ARRAY_CONFIGS = [
+    ({"num_players": 5}, 0.8),
+    ({"num_players": 3, "reward": "gold"}, 0.8),
+    ({"num_players": 10, "num_rounds": 2}, 0.0),
+    ({"num_players": 4, "max_cycles": 20}, 0.0),
+    ({"num_players": 7, "self_sabotage": False, "role_table": "seed"}, 0.5),
+    ({"num_players": 6, "broken_tool_forfeit": True, "first_player": "random"}, 0.8),
+    ({"num_players": 5, "board_window": (-3, 10, -4, 4)}, 0.5),
+]
+
+
+@needs_numba
+@pytest.mark.parametrize("options, east", ARRAY_CONFIGS)
+def test_the_array_backend_equals_single_envs_with_the_same_seeds(options, east):
+    """The compiled array backend: every observation, mask, reward and event after every step,
+    each finished game's whole event list and, every 50 steps, each game's state and event
+    list equal single envs' (``check_vector``), through round ends and auto-resets."""
+    ended = check_vector(options, num_envs=4, steps=STEPS, seed=41, backend="array", east=east)
+    assert ended >= 4
+
+
+@needs_numba
+def test_the_differential_run_plays_every_action_family_and_goal_reveal():
+    """The first configuration of the array backend's differential test reaches every base
+    action family, goal reveals of both orientations, the gold and round ends of both kinds:
+    the check above is not blind to any of the kernels' branches."""
+    from saboteur_experiments.fast_paths import choose_actions
+
+    vec = VectorGame(4, backend="array", num_players=5)
+    vec.reset(41)
+    rng = np.random.default_rng(41)
+    seen = set()
+    rotated = set()
+    for _ in range(STEPS):
+        vec.step(choose_actions(vec.legal_action_mask, rng, vec.codec, ARRAY_CONFIGS[0][1]))
+        for events in vec.events:
+            for e in events:
+                seen.add(e.type)
+                if e.type is EventType.GOAL_REVEALED:
+                    rotated.add((e.data["identity"] == 0, e.data["rotated"]))
+                if e.type is EventType.ROUND_END:
+                    seen.add(("gold found", e.data["gold_found"]))
+    for t in (
+        EventType.PATH_PLACED,
+        EventType.ROCKFALL,
+        EventType.MAP_PLAYED,
+        EventType.MAP_RESULT,
+        EventType.TOOL_BROKEN,
+        EventType.TOOL_REPAIRED,
+        EventType.DISCARDED,
+        EventType.CARD_DRAWN,
+        EventType.GAME_END,
+        ("gold found", True),
+        ("gold found", False),
+    ):
+        assert t in seen, t
+    assert {(True, False), (False, False), (False, True)} <= rotated
+
+
+def test_the_backend_is_chosen_by_numba_and_the_ruleset(monkeypatch):
+    """``auto`` takes the array backend for the base game where numba is in use, the engine
+    otherwise; asking for what cannot run is a clear error."""
+    assert VectorGame(1, num_players=5, expansion=True).backend == "engine"
+    assert VectorGame(1, backend="engine", num_players=5).backend == "engine"
+    with pytest.raises(ValueError, match="backend='numpy': one of auto, array, engine"):
+        VectorGame(1, backend="numpy")
+    if kernels.ENABLED:
+        assert VectorGame(1, num_players=5).backend == "array"
+        with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
+            VectorGame(1, backend="array", expansion=True)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert VectorGame(1, num_players=5).backend == "engine"
+    with pytest.raises(RuntimeError, match="needs numba"):
+        VectorGame(1, backend="array", num_players=5)
+
+
+@needs_numba
+def test_array_backend_observation_and_mask_are_read_only():
+    vec = VectorGame(2, backend="array", num_players=4)
+    vec.reset(0)
+    with pytest.raises(ValueError, match="read-only"):
+        vec.observation[0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        vec.legal_action_mask[0, 0] = True
+
+
+@needs_numba
+def test_sample_actions_draws_the_same_legal_actions_on_both_backends():
+    """``sample_actions``: a legal action per game, the same on both backends for the same
+    generator (position floor(u * count) of the ascending legal list)."""
+    a, e = (VectorGame(5, backend=b, num_players=5) for b in ("array", "engine"))
+    a.reset(7)
+    e.reset(7)
+    ra, re = np.random.default_rng(3), np.random.default_rng(3)
+    for _ in range(120):
+        x, y = a.sample_actions(ra), e.sample_actions(re)
+        np.testing.assert_array_equal(x, y)
+        assert a.legal_action_mask[np.arange(5), x].all()
+        a.step(x)
+        e.step(y)
+    with pytest.raises(RuntimeError, match="reset"):
+        VectorGame(1, num_players=3).sample_actions(ra)
+
+
+@needs_numba
+def test_a_position_loaded_mid_round_continues_identically_on_both_backends():
+    """``load`` of a game in the middle of a round (its public history, last card placed and
+    maze taken from the game itself) plays on exactly as the engine does."""
+    env = saboteur_env.raw_env(num_players=5)
+    env.reset(seed=12)
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    vecs = [VectorGame(1, backend=b, num_players=5) for b in ("array", "engine")]
+    for v in vecs:
+        v.reset(0)
+        v.load(0, env.game.copy())
+    for _ in range(150):
+        np.testing.assert_array_equal(vecs[0].observation, vecs[1].observation)
+        np.testing.assert_array_equal(vecs[0].legal_action_mask, vecs[1].legal_action_mask)
+        a = vecs[1].sample_actions(rng)
+        for v in vecs:
+            v.step(a)
+        assert vecs[0].events == vecs[1].events
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_the_differential_check_sees_a_difference(monkeypatch, backend):
     """The check can fail: a vector whose rewards are off by one in game 0 is caught."""
     real = VectorGame.step
 
@@ -44,7 +180,27 @@ def test_the_differential_check_sees_a_difference(monkeypatch):
 
     monkeypatch.setattr(VectorGame, "step", off)
     with pytest.raises(Mismatch, match="game 0, rewards"):
-        check_vector({"num_players": 3}, num_envs=1, steps=STEPS, seed=40)
+        check_vector({"num_players": 3}, num_envs=1, steps=STEPS, seed=40, backend=backend)
+
+
+@needs_numba
+def test_the_differential_check_sees_a_kernel_difference(monkeypatch):
+    """A kernel that writes one observation value wrong at the 100th step is caught."""
+    from saboteur_env.vector.arrays import ArrayGames
+
+    real = ArrayGames.step
+    calls = []
+
+    def off(self, actions):
+        out = real(self, actions)
+        calls.append(1)
+        if len(calls) == 100:
+            self.obs[0, self.P[kernels.P_OBS_GAME] + 4] += 1  # the turn counter
+        return out
+
+    monkeypatch.setattr(ArrayGames, "step", off)
+    with pytest.raises(Mismatch, match="step 100, game 0, observation"):
+        check_vector({"num_players": 4}, num_envs=2, steps=STEPS, seed=40, backend="array")
 
 
 def test_reset_takes_one_seed_per_game_and_checks_them():

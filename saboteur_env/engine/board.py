@@ -91,6 +91,17 @@ _GOAL_ADJ_CACHE: dict[
 OCCUPIED_CODE = 15 | (15 << 4)
 
 
+def code_tables(
+    window: tuple[int, int, int, int],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The two tables :meth:`Board.codes` builds a cell's neighbourhood code from, for other
+    implementations of it (the batched engine's kernels): ``LUT`` int32 ``(4, 1024)``, the
+    bits a neighbour across side ``b`` adds for its 10-bit state ``opn | conn << 4 |
+    faceup << 8 | occupied << 9``, and the goal-adjacency bits, int32 ``(H + 2, W + 2)``
+    over the window and its ring (row = padded row - 1)."""
+    return _NEIGHBOUR_LUT, Board(window)._goal_adjacent()
+
+
 class Board:
     """The maze of one round.
 

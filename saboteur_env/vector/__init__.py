@@ -3,18 +3,21 @@
 :class:`VectorGame` holds ``num_envs`` games and exposes them as arrays, Pgx-style:
 ``reset(seed)``, ``step(actions)`` with auto-reset, and per game ``current_player``,
 ``observation`` ``(B, obs)``, ``legal_action_mask`` ``(B, n)``, ``rewards`` ``(B, N)``,
-``terminated`` and ``truncated`` ``(B,)``.  Every game is the engine's own
-:class:`~saboteur_env.engine.state.Game`, encoded by the same
-:class:`~saboteur_env.encoding.observation.ObservationEncoder` and
-:class:`~saboteur_env.encoding.codec.Codec` as the PettingZoo env, and seeded as the env seeds
-itself, so game ``i`` is bit-identical to a ``raw_env`` reset with the same seed and given the
-same actions (``tests/test_vector.py`` plays both side by side).
+``terminated`` and ``truncated`` ``(B,)``.  Game ``i`` is bit-identical to a ``raw_env`` reset
+with the same seed and given the same actions (``tests/test_vector.py`` plays both side by
+side), whichever backend steps it:
 
-This first version steps its games one after another through the engine (no array engine
-yet), so it is no faster than one env (``saboteur bench --vector 64 1024`` measures it beside
-``raw_env``; the README quotes a run).  What it gives now is the batched interface,
-auto-reset and the differential check that an array engine behind the same interface must
-pass.  Only numpy is needed.
+* ``"array"`` (:mod:`.arrays`, :mod:`.kernels`): the games' state lives in arrays and one
+  compiled call plays a decision of every game and writes its observation and mask; the engine
+  is called only where a round ends (scoring, the next deal).  Needs numba (the ``fast``
+  extra) and a ruleset whose decisions are the base game's one-step turns
+  (:func:`.arrays.supports`): today the base game.
+* ``"engine"``: every game is the engine's own :class:`~saboteur_env.engine.state.Game`,
+  stepped one after another and encoded by the env's
+  :class:`~saboteur_env.encoding.observation.ObservationEncoder` and
+  :class:`~saboteur_env.encoding.codec.Codec`; only numpy is needed.  Saboteur 2 runs here.
+
+``backend="auto"`` (the default) takes the array backend where it can.
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ from ..encoding.observation import ObservationEncoder
 from ..engine.actions import IllegalActionError
 from ..engine.config import GameConfig
 from ..engine.events import EventType
-from ..engine.scoring import round_rewards
+from ..engine.scoring import end_round, round_rewards
 from ..engine.state import Event, Game
+from . import kernels
+
+#: the backends of :class:`VectorGame`
+BACKENDS = ("auto", "array", "engine")
 
 __all__ = ["VectorGame"]
 
@@ -39,6 +46,8 @@ class VectorGame:
 
     Args:
         num_envs: the number of games ``B`` (>= 1).
+        backend: ``"auto"`` (default: ``"array"`` where numba is installed and the ruleset
+            is supported, else ``"engine"``), ``"array"`` or ``"engine"`` (module docstring).
         **config: :class:`~saboteur_env.engine.config.GameConfig` options (as ``env()``).
 
     Attributes (after :meth:`reset`; every array is overwritten in place by each step):
@@ -61,19 +70,46 @@ class VectorGame:
             After :meth:`reset` and :meth:`reset_game`, the new deal's events.
         ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
             the last step (its ``round_results`` and ``gold``), ``None`` where none ended.
-        games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.
+        games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.  With the array
+            backend the state lives in arrays and these objects are brought up to date
+            (their event lists too) when ``games`` is read: each read costs a copy of every
+            game's state.
+        backend: the backend in use, ``"array"`` or ``"engine"``.
+
+    With the array backend, ``observation`` and ``legal_action_mask`` are read-only views of
+    arrays that the next step updates in place (a game's board planes are rewritten only when
+    its board changed).
 
     Raises:
-        ValueError: ``num_envs`` < 1.
+        ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a
+            ruleset it does not play.
+        RuntimeError: ``backend="array"`` without numba (``pip install numba``).
         saboteur_env.engine.config.ConfigError: a bad option.
     """
 
-    def __init__(self, num_envs: int, **config) -> None:
+    def __init__(self, num_envs: int, backend: str = "auto", **config) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs}: must be >= 1")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
         self.config = GameConfig.from_kwargs(**config)
+        from .arrays import supports
+
+        if backend == "array" and not kernels.ENABLED:
+            raise RuntimeError(
+                "backend='array' needs numba (pip install numba, or the 'fast' extra); "
+                "SABOTEUR_NUMBA=0 turns it off"
+            )
+        if backend == "array" and not supports(self.config):
+            raise ValueError(
+                f"backend='array' does not play {self.config.ruleset.title} yet: use 'engine'"
+            )
+        use_array = backend == "array" or (
+            backend == "auto" and kernels.ENABLED and supports(self.config)
+        )
+        self.backend = "array" if use_array else "engine"
         self.num_envs = int(num_envs)
         self.num_players = self.config.num_players
         self.codec = Codec(self.config)
@@ -89,10 +125,110 @@ class VectorGame:
         self.terminated = np.zeros(b, dtype=bool)
         self.truncated = np.zeros(b, dtype=bool)
         self.final_gold = np.zeros((b, n), dtype=np.int64)
-        self.events: list[list[Event]] = [[] for _ in range(b)]
-        self.ended_games: list[Game | None] = [None] * b
-        self.games: list[Game] = []
+        self._events: list[list[Event]] = [[] for _ in range(b)]
+        self._ended: list[Game | None] = [None] * b
+        self._games: list[Game] = []
         self._streams: list[np.random.Generator] = []
+        self._arrays = None
+        if self.backend == "array":
+            from .arrays import ArrayGames
+
+            self._arrays = ArrayGames(
+                self.config,
+                b,
+                self.codec,
+                self.encoder,
+                self.observation,
+                self.legal_action_mask,
+            )
+            # the arrays are updated in place step after step: read-only to callers
+            self.observation = self.observation.view()
+            self.observation.flags.writeable = False
+            self.legal_action_mask = self.legal_action_mask.view()
+            self.legal_action_mask.flags.writeable = False
+            #: per game whose round or game ended in the last step: that step's events
+            self._extra: list[list[Event]] = [[] for _ in range(b)]
+            self._events_stale = [False] * b
+            #: per game that ended in the last step: what completes its event list when read
+            self._ended_pending: dict[int, tuple] = {}
+
+    # --- games and events (the array backend builds them when read) ------------------------
+    @property
+    def games(self) -> list[Game]:
+        """The ``B`` games (see the class docstring)."""
+        if self._arrays is not None:
+            for i, g in enumerate(self._games):
+                self._arrays.store(i, g)
+                self._arrays.sync_events(i, g)
+        return self._games
+
+    def game(self, i: int) -> Game:
+        """Game ``i`` (``games[i]``), brought up to date alone on the array backend.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            IndexError: ``i`` is not a game index.
+        """
+        self._check_index(i)
+        g = self._games[i]
+        if self._arrays is not None:
+            self._arrays.store(i, g)
+            self._arrays.sync_events(i, g)
+        return g
+
+    def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action of every game, int64 ``(B,)``: with ``u`` drawn by
+        ``rng.random(B)``, the legal action at position ``floor(u * count)`` of the game's
+        legal actions in ascending order (the same actions on both backends for the same
+        ``rng``; the array backend reads the legal lists its kernels keep, without a pass over
+        the masks).
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if not self._games:
+            raise RuntimeError("call reset(seed) before sample_actions()")
+        u = rng.random(self.num_envs)
+        if self._arrays is not None:
+            out = self._arrays.sample(u)
+            for i in np.flatnonzero(out < 0).tolist():  # a legal list too long to keep
+                legal = np.flatnonzero(self.legal_action_mask[i])
+                out[i] = legal[int(u[i] * len(legal))]
+            return out
+        rows, cols = np.nonzero(self.legal_action_mask)
+        starts = np.searchsorted(rows, np.arange(self.num_envs))
+        counts = np.diff(np.append(starts, len(rows)))
+        return cols[starts + (u * counts).astype(np.int64)].astype(np.int64)
+
+    @property
+    def ended_games(self) -> list[Game | None]:
+        """Per game, the :class:`~saboteur_env.engine.state.Game` that ended in the last step
+        (its ``round_results``, ``gold`` and ``events``), ``None`` where none ended."""
+        if self._arrays is not None and self._ended_pending:
+            from .arrays import merge_events
+
+            for i, (records, base, marks) in self._ended_pending.items():
+                g = self._ended[i]
+                assert g is not None
+                merge_events(g, records, base, marks)
+            self._ended_pending = {}
+        return self._ended
+
+    @ended_games.setter
+    def ended_games(self, value: list[Game | None]) -> None:
+        self._ended = value
+        if self._arrays is not None:
+            self._ended_pending = {}
+
+    @property
+    def events(self) -> list[list[Event]]:
+        """Per game, the events of its last step (see the class docstring)."""
+        if self._arrays is not None:
+            for i, stale in enumerate(self._events_stale):
+                if stale:
+                    self._events[i] = self._arrays.events(i)
+                    self._events_stale[i] = False
+        return self._events
 
     # --- lifecycle -----------------------------------------------------------------------
     def reset(self, seed: int | Sequence[int]) -> None:
@@ -120,14 +256,14 @@ class VectorGame:
             if s < 0:
                 raise ValueError(f"seed {s}: must be non-negative")
         self._streams = [np.random.default_rng(int(s)) for s in seeds]
-        self.games = [Game(self.config, int(s)) for s in seeds]
+        self._games = [Game(self.config, int(s)) for s in seeds]
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
         self.final_gold[:] = 0
         self.ended_games = [None] * self.num_envs
-        for i, g in enumerate(self.games):
-            self.events[i] = list(g.events)
+        for i, g in enumerate(self._games):
+            self._set_events(i, list(g.events))
             self._load(i)
 
     def reset_game(self, i: int, seed: int) -> None:
@@ -146,8 +282,8 @@ class VectorGame:
         if seed < 0:
             raise ValueError(f"seed {seed}: must be non-negative")
         self._streams[i] = np.random.default_rng(int(seed))
-        self.games[i] = g = Game(self.config, int(seed))
-        self.events[i] = list(g.events)
+        self._games[i] = g = Game(self.config, int(seed))
+        self._set_events(i, list(g.events))
         self._clear(i)
         self._load(i)
 
@@ -167,8 +303,8 @@ class VectorGame:
             raise ValueError(
                 f"the game's options {game.config} differ from the batch's {self.config}"
             )
-        self.games[i] = game
-        self.events[i] = []
+        self._games[i] = game
+        self._set_events(i, [])
         self._clear(i)
         self._load(i)
 
@@ -180,8 +316,14 @@ class VectorGame:
         self.final_gold[i] = 0
         self.ended_games[i] = None
 
+    def _set_events(self, i: int, events: list[Event]) -> None:
+        """Game ``i``'s events of the last step (or deal) are ``events``."""
+        self._events[i] = events
+        if self._arrays is not None:
+            self._events_stale[i] = False
+
     def _check_index(self, i: object) -> None:
-        if not self.games:
+        if not self._games:
             raise RuntimeError("call reset(seed) first")
         if (
             isinstance(i, bool)
@@ -201,7 +343,7 @@ class VectorGame:
                 (named with the game's index); every action is checked before any is
                 played, so no game moves.
         """
-        if not self.games:
+        if not self._games:
             raise RuntimeError("call reset(seed) before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
@@ -219,22 +361,25 @@ class VectorGame:
         illegal = ~self.legal_action_mask[np.arange(self.num_envs), acts]
         if illegal.any():
             i = int(np.flatnonzero(illegal)[0])
-            g, a = self.games[i], int(acts[i])
-            what = self.codec.describe(a, g.current, g.n)
-            raise IllegalActionError(f"game {i}: seat {g.current} may not play {a} ({what})")
+            a, seat = int(acts[i]), int(self.current_player[i])
+            what = self.codec.describe(a, seat, self.num_players)
+            raise IllegalActionError(f"game {i}: seat {seat} may not play {a} ({what})")
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
         self.final_gold[:] = 0
-        ended = self.ended_games
+        ended = self._ended
         for i in range(self.num_envs):
             ended[i] = None
+        if self._arrays is not None:
+            self._step_arrays(acts)
+            return
         max_decisions = self.config.max_decisions
-        for i, g in enumerate(self.games):
+        for i, g in enumerate(self._games):
             a = int(acts[i])
             # the mask is the engine's legal set of this state: the action is verified
             events = g.apply(self.codec.decode(a, g.current, g.n), verify=False)
-            self.events[i] = events
+            self._events[i] = events
             for e in events:
                 if e.type is EventType.ROUND_END:
                     res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
@@ -244,12 +389,74 @@ class VectorGame:
                 self.truncated[i] = not g.game_over
                 self.final_gold[i] = g.gold
                 ended[i] = g
-                self.games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+                self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
             self._load(i)
+
+    def _step_arrays(self, acts: np.ndarray) -> None:
+        """:meth:`step` on the array backend: the kernels play every game's decision; where a
+        round ended the engine scores it and deals the next (or the game ends: a new one is
+        dealt, as on the engine backend)."""
+        from .arrays import K
+
+        arr = self._arrays
+        assert arr is not None
+        status = arr.step(acts)
+        ints = arr.ints
+        self._events_stale = [True] * self.num_envs
+        extra = self._extra
+        for i in range(self.num_envs):
+            extra[i] = []
+        touched: list[int] = []
+        over: list[int] = []
+        for i in np.flatnonzero(status).tolist():
+            g = self._games[i]
+            arr.store(i, g)
+            arr.mark(i, g)
+            before = len(g.events)
+            gold = status[i] == K.GOLD_FOUND
+            end_round(g, gold_found=bool(gold), connector=g.current if gold else None)
+            # the step's events: the kernels' (the decision), then the engine's (round end)
+            extra[i] = arr.events(i) + g.events[before:]
+            self.rewards[i] = round_rewards(g.round_results[-1], self.config.reward)
+            touched.append(i)
+            if g.game_over:
+                over.append(i)
+            else:
+                arr.load(i, g, new_game=False)
+        max_decisions = self.config.max_decisions
+        if max_decisions is not None:
+            for i in np.flatnonzero(ints[:, K.I_DECISIONS] >= max_decisions).tolist():
+                if i not in touched:
+                    arr.store(i, self._games[i])
+                    extra[i] = arr.events(i)
+                    touched.append(i)
+                if i not in over:
+                    over.append(i)
+        self._ended_pending = {}
+        for i in over:
+            g = self._games[i]
+            self.terminated[i] = g.game_over
+            self.truncated[i] = not g.game_over
+            self.final_gold[i] = g.gold
+            self._ended[i] = g
+            self._ended_pending[i] = arr.detach(i)
+            self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+            arr.load(i, g)
+        if touched:
+            for i in touched:  # their step's events are all in extra
+                self._events[i] = extra[i]
+                self._events_stale[i] = False
+            arr.refresh(np.unique(np.array(touched, dtype=np.int64)))
+        self.current_player[:] = ints[:, K.I_CURRENT]
 
     def _load(self, i: int) -> None:
         """Write game ``i``'s seat to act, its observation and its mask into the arrays."""
-        g = self.games[i]
+        g = self._games[i]
+        if self._arrays is not None:
+            self._arrays.load(i, g)
+            self._arrays.refresh(np.array([i], dtype=np.int64))
+            self.current_player[i] = g.current
+            return
         s = g.current
         self.current_player[i] = s
         row = self.observation[i]
@@ -267,12 +474,12 @@ class VectorGame:
             RuntimeError: before :meth:`reset`.
             IndexError: ``i`` is not a game index.
         """
-        if not self.games:
+        if not self._games:
             raise RuntimeError("call reset(seed) before aec_env()")
         self._check_index(i)
         from ..aec import raw_env
 
         env = raw_env(render_mode=render_mode, render_seat=render_seat, **self.config.options())
         env.reset(seed=0)
-        env.load(self.games[i].copy())
+        env.load(self.game(i).copy())
         return env

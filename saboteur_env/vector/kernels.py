@@ -1,0 +1,749 @@
+"""Compiled loops of the batched engine's array backend (:mod:`.arrays`), when numba is installed.
+
+The array backend keeps ``B`` base games in arrays (one row per game) and plays a decision of
+every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1): the placement with its
+connectivity and goal reveals, rockfall, map, broken tool and repair, discard, the draw and
+the next seat; then it writes each game's observation and action mask in place.  Round ends,
+scoring and dealing stay in the engine (:mod:`saboteur_env.engine.scoring`,
+:mod:`saboteur_env.engine.setup`): :func:`step` flags the game and the caller hands it to them.
+
+Nothing here is a rule table: every table (card openings and segments, the ``FIT`` look-up,
+the neighbour codes, the tool rows, the observation's offsets) is built from the engine's and
+the encoder's own data by :mod:`.arrays` and passed in.  These loops restate the engine's
+in-round steps, so they are checked against it: ``tests/test_vector.py`` plays the array
+backend and single ``raw_env`` s side by side and compares every observation, mask, reward and
+event (``python -m saboteur_experiments.fast_paths --vector STEPS --backend array`` runs
+longer).
+
+Without numba, or with ``SABOTEUR_NUMBA=0``, :data:`ENABLED` is false and
+:class:`~saboteur_env.vector.VectorGame` steps the engine game by game instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from typing import Any
+
+import numpy as np
+
+#: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
+#: ``0`` (numba is imported, and the kernels compiled or read from its cache, at first use)
+ENABLED = (
+    os.environ.get("SABOTEUR_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
+)
+
+# --- what step() reports per game (ints[:, I_STATUS]) ---------------------------------------
+CONTINUE, GOLD_FOUND, HANDS_EMPTY = 0, 1, 2
+
+# --- columns of the per-game int64 array ``ints`` (B, N_INTS) --------------------------------
+I_CURRENT = 0  # seat to act
+I_FIRST = 1  # seat that started the round
+I_TURN = 2  # turns this round
+I_LAST_CARD = 3  # seat of the last card-consuming turn
+I_DECISIONS = 4  # decisions of the game
+I_ROUND = 5  # 0-based round
+I_DECK_POS = 6  # index of the top of the draw pile in ``deck``
+I_DECK_LEN = 7  # cards in ``deck`` (the pile is deck[pos:len])
+I_ADDED = 8  # public actions added to ``recent`` this round
+I_LAST_R = 9  # padded row of the last path card placed this round (-1: none)
+I_LAST_C = 10  # its padded column
+I_GAME_OVER = 11
+I_PATHS = 12  # tunnel cards in the maze
+I_DIRTY = 13  # the board changed since its observation planes were written
+I_STATUS = 14  # CONTINUE / GOLD_FOUND / HANDS_EMPTY of the last step
+I_NEV = 15  # events written by the last step (the last I_NEV records of the log)
+I_LOG = 16  # records in the round's event log
+I_LOG_SYNCED = 17  # records of the log already added to the Game's event list
+I_PREV_LAST = 18  # flat observation index of the LAST_PLACED entry written (-1: none)
+I_NLEGAL = 19  # legal actions of the seat to act (the first of them listed in ``legal_index``)
+I_RMIN = 20  # padded rows and columns spanned by the cards of the maze (a bounding box that
+I_RMAX = 21  # only grows during a round: every empty cell next to a card lies within one
+I_CMIN = 22  # cell of it)
+I_CMAX = 23
+N_INTS = 24
+
+#: legal actions listed per game (``legal_index``); a game with more has its mask cleared
+#: whole at the next step and is sampled from its mask
+MAX_LEGAL = 1024
+
+# --- entries of the int64 parameter array ``P`` ---------------------------------------------
+P_N = 0  # players
+P_MP = 1  # max players (padding of seat axes)
+P_K = 2  # hand card kinds
+P_NCELLS = 3
+P_W = 4  # window width
+P_H = 5  # window height
+P_X0 = 6  # window x_min
+P_Y0 = 7  # window y_min
+P_PLACE = 8  # offsets of the action blocks
+P_ROCK = 9
+P_MAP = 10
+P_TOOL = 11
+P_DISCARD = 12
+P_END = 13  # size of the action space
+P_ROCKFALL_KIND = 14
+P_MAP_KIND = 15
+P_SELF_SABOTAGE = 16
+P_START_R = 17
+P_START_C = 18
+P_NUM_ROUNDS = 19
+P_NT = 20  # recent types
+P_TC = 21  # recent tool columns
+P_RW = 22  # recent row width
+P_OBS_HAND = 23  # observation offsets
+P_OBS_ROLE = 24
+P_OBS_PLAYERS = 25
+P_OBS_PW = 26
+P_OBS_HISTORY = 27
+P_OBS_HW = 28
+P_OBS_TOOLS = 29
+P_OBS_RECENT = 30
+P_OBS_GAME = 31
+P_OBS_PRIVATE = 32
+P_OBS_SIZE = 33
+P_BOARD_SIZE = 34
+P_N_TOOL_ROWS = 35
+P_GOLD = 36  # goal identity of the gold
+N_PARAMS = 37
+
+# --- event codes of the round's event log ``log`` (B, log size, 7): type, seat, visible_to,
+# p0..p3 (the engine's events of the decisions inside the round, in order) -----------------
+EV_PATH_PLACED = 0  # p: kind, x, y, variant
+EV_GOAL_REVEALED = 1  # p: goal, identity, rotated
+EV_CARD_DRAWN = 2  # p: kind (private)
+EV_ROCKFALL = 3  # p: x, y, variant, kind
+EV_MAP_PLAYED = 4  # p: goal
+EV_MAP_RESULT = 5  # p: goal, identity (private)
+EV_TOOL_BROKEN = 6  # p: kind, target, tool
+EV_TOOL_REPAIRED = 7  # p: kind, target, tool
+EV_DISCARDED = 8  # no payload
+EV_DISCARDED_CARD = 9  # p: kind (private)
+#: the most events one decision writes (a placement, three goal reveals, a draw)
+MAX_EVENTS = 5
+
+# --- recent types (spec.RECENT_TYPES order) and history columns (spec.HISTORY_ACTOR) ---------
+R_PLACE, R_BREAK, R_REPAIR, R_ROCKFALL, R_MAP, R_DISCARD = range(6)
+H_THROUGH, H_DEAD, H_ROCKFALLS, H_MAPS, H_DISCARDS = range(5)
+N_RECENT = 8
+#: a ``recent`` ring entry: actor, type, target, x, y, tool, dead end, present
+RECENT_FIELDS = 8
+
+# --- board channels (spec.BOARD_CHANNELS order) and player columns (spec.PLAYER_FEATURES) ----
+C_THROUGH, C_OCCUPIED, C_START, C_GOAL_HIDDEN = 8, 9, 10, 11
+C_GOLD_REVEALED, C_STONE_REVEALED, C_KNOWN_GOLD, C_KNOWN_STONE, C_LAST_PLACED = 12, 13, 14, 15, 16
+PF_PRESENT, PF_TO_ACT, PF_BROKEN, PF_HAND_SIZE, PF_LAST_CARD, PF_FIRST = 0, 1, 2, 5, 6, 7
+
+EMPTY = -1
+HIDDEN_GOAL = -2
+OCCUPIED_CODE = 15 | (15 << 4)
+
+#: kernel name -> its Python source (compiled on first use)
+_SOURCES: dict[str, Any] = {}
+
+
+def _kernel(f: Any) -> Any:
+    _SOURCES[f.__name__.removeprefix("_py_")] = f
+    return f
+
+
+def _compile_all() -> None:
+    """Compile every kernel (numba compiles each at its first call, or reads its cache) and
+    bind it to its name; the kernels call each other by those names."""
+    import numba
+
+    for name, f in _SOURCES.items():
+        globals()[name] = numba.njit(cache=True, nogil=True)(f)
+
+
+step: Any
+refresh: Any
+sample: Any
+# the kernels' calls of each other (bound to the compiled functions by _compile_all)
+propagate: Any
+goal_rotated: Any
+place: Any
+reconnect: Any
+event: Any
+add_recent: Any
+apply: Any
+encode: Any
+legal: Any
+board_cell: Any
+allow: Any
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SOURCES:
+        if not ENABLED:
+            raise AttributeError(f"kernel {name!r}: numba is not in use (kernels.ENABLED)")
+        _compile_all()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# side b = 0 N, 1 E, 2 S, 3 W: the neighbour's offset and the side bit it faces back with
+_DR = np.array([-1, 0, 1, 0], dtype=np.int64)
+_DC = np.array([0, 1, 0, -1], dtype=np.int64)
+_FACING = np.array([4, 8, 1, 2], dtype=np.int64)
+
+
+@_kernel
+def _py_propagate(var, reached, conn, st, sp, T, chg):
+    """Mark the segments reachable from the ``sp`` seeds on the stack ``st`` ((row, col,
+    segment) rows) as ``Board._propagate`` does (RULES 4.1); each cell it changes is appended
+    to ``chg`` (``chg[0]``: the count, then flat padded cells)."""
+    v_seg, v_stub, v_sos = T[1], T[2], T[3]
+    C = var.shape[1]
+    while sp > 0:
+        sp -= 1
+        r, c, s = st[sp, 0], st[sp, 1], st[sp, 2]
+        bit = 1 << s
+        if reached[r, c] & bit:
+            continue
+        reached[r, c] |= bit
+        chg[0] += 1
+        chg[chg[0]] = r * C + c
+        v = var[r, c]
+        seg = v_seg[v, s]
+        if not v_stub[v, s]:
+            conn[r, c] |= seg & 15
+        for b in range(4):
+            if not seg & (1 << b):
+                continue
+            nr, nc = r + _DR[b], c + _DC[b]
+            nv = var[nr, nc]
+            if nv < 0:
+                continue
+            t = v_sos[nv, (b + 2) & 3]
+            if t >= 0 and not reached[nr, nc] & (1 << t):
+                st[sp, 0], st[sp, 1], st[sp, 2] = nr, nc, t
+                sp += 1
+
+
+@_kernel
+def _py_goal_rotated(var, opn, ident, r, c, sides, T, P):
+    """RULES 4.2 orientation ruling (``Board._goal_orientation``): open towards a reaching
+    side; if both orientations do, fewest mismatched edges, then 0 degrees."""
+    v_open, goal_var = T[0], T[6]
+    if ident == P[P_GOLD]:
+        return 0
+    best_m, best_rot = 99, 0
+    for rot in range(2):
+        v = goal_var[ident, rot]
+        if not v_open[v] & sides:
+            continue
+        m = 0
+        for b in range(4):
+            nv = var[r + _DR[b], c + _DC[b]]
+            if nv >= 0:
+                has = (opn[r + _DR[b], c + _DC[b]] & _FACING[b]) != 0
+                m += has != ((v_open[v] & (1 << b)) != 0)
+        if m < best_m:
+            best_m, best_rot = m, rot
+    return best_rot
+
+
+@_kernel
+def _py_place(b, variant, r, c, S, T, P, st, ev, chg):
+    """Lay ``variant`` at padded (r, c), connect it and turn over every goal it connects,
+    wave by wave (``Board.place``, RULES 3.1, 4.2); each reveal is written to ``ev``.
+    Returns whether the gold was turned over."""
+    ints, var, opn, reached, conn, goal_id, goal_rev = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
+    known = S[12]
+    v_open, v_sos, v_root, goal_var, goal_rc = T[0], T[3], T[4], T[6], T[7]
+    v_rot = T[5]
+    vb, ob, rb, cb = var[b], opn[b], reached[b], conn[b]
+    vb[r, c] = variant
+    ob[r, c] = v_open[variant]
+    C = vb.shape[1]
+    chg[0] += 1
+    chg[chg[0]] = r * C + c
+    sp = 0
+    for s in range(4):
+        if v_open[variant] & (1 << s):
+            if cb[r + _DR[s], c + _DC[s]] & _FACING[s]:
+                st[sp, 0], st[sp, 1], st[sp, 2] = r, c, v_sos[variant, s]
+                sp += 1
+    for i in range(4):
+        if v_root[variant, i]:
+            st[sp, 0], st[sp, 1], st[sp, 2] = r, c, i
+            sp += 1
+    propagate(vb, rb, cb, st, sp, T, chg)
+    gold = False
+    n = P[P_N]
+    wave = np.zeros(3, dtype=np.int64)  # sides reaching each goal of this wave (0: none)
+    while True:
+        any_goal = False
+        for slot in range(3):
+            wave[slot] = 0
+            if goal_rev[b, slot]:
+                continue
+            gr, gc = goal_rc[slot, 0], goal_rc[slot, 1]
+            sides = 0
+            for s in range(4):
+                if cb[gr + _DR[s], gc + _DC[s]] & _FACING[s]:
+                    sides |= 1 << s
+            if sides:
+                wave[slot] = sides
+                any_goal = True
+        if not any_goal:
+            return gold
+        for slot in range(3):
+            if wave[slot] == 0:
+                continue
+            gr, gc = goal_rc[slot, 0], goal_rc[slot, 1]
+            ident = goal_id[b, slot]
+            rot = goal_rotated(vb, ob, ident, gr, gc, wave[slot], T, P)
+            gv = goal_var[ident, rot]
+            vb[gr, gc] = gv
+            ob[gr, gc] = v_open[gv]
+            chg[0] += 1
+            chg[chg[0]] = gr * C + gc
+            goal_rev[b, slot] = True
+            for s in range(n):
+                known[b, s, slot] = True
+            event(ev, ints, b, EV_GOAL_REVEALED, ints[b, I_CURRENT], -1, slot, ident, v_rot[gv], 0)
+            gold |= ident == P[P_GOLD]
+        sp = 0
+        for slot in range(3):
+            if wave[slot] == 0:
+                continue
+            gr, gc = goal_rc[slot, 0], goal_rc[slot, 1]
+            gv = vb[gr, gc]
+            for s in range(4):
+                if wave[slot] & (1 << s) and v_open[gv] & (1 << s):
+                    st[sp, 0], st[sp, 1], st[sp, 2] = gr, gc, v_sos[gv, s]
+                    sp += 1
+        propagate(vb, rb, cb, st, sp, T, chg)
+
+
+@_kernel
+def _py_reconnect(b, S, T, P, st, chg):
+    """``Board.recompute_connectivity``: connectivity from the start and every ladder segment
+    anew (after a rockfall, RULES 3.4)."""
+    var, reached, conn = S[1][b], S[3][b], S[4][b]
+    v_root = T[4]
+    reached[:] = 0
+    conn[:] = 0
+    st[0, 0], st[0, 1], st[0, 2] = P[P_START_R], P[P_START_C], 0
+    sp = 1
+    R, C = var.shape
+    for r in range(R):
+        for c in range(C):
+            v = var[r, c]
+            if v >= 0:
+                for i in range(4):
+                    if v_root[v, i]:
+                        st[sp, 0], st[sp, 1], st[sp, 2] = r, c, i
+                        sp += 1
+    propagate(var, reached, conn, st, sp, T, chg)
+
+
+@_kernel
+def _py_event(ev, ints, b, typ, seat, vis, p0, p1, p2, p3):
+    """Append one record to game ``b``'s event log ``ev``."""
+    k = ints[b, I_LOG]
+    ev[b, k, 0], ev[b, k, 1], ev[b, k, 2] = typ, seat, vis
+    ev[b, k, 3], ev[b, k, 4], ev[b, k, 5], ev[b, k, 6] = p0, p1, p2, p3
+    ints[b, I_LOG] = k + 1
+    ints[b, I_NEV] += 1
+
+
+@_kernel
+def _py_add_recent(recent, ints, b, actor, typ, target, x, y, tool, dead):
+    """``RoundHistory.add``: the action numbered ``added`` goes to ring row ``added % 8``."""
+    q = ints[b, I_ADDED] % N_RECENT
+    recent[b, q, 0], recent[b, q, 1], recent[b, q, 2] = actor, typ, target
+    recent[b, q, 3], recent[b, q, 4], recent[b, q, 5] = x, y, tool
+    recent[b, q, 6], recent[b, q, 7] = dead, 1
+    ints[b, I_ADDED] += 1
+
+
+@_kernel
+def _py_apply(b, a, S, T, P, st, ev, chg):
+    """Play flat action ``a`` (legal: taken from this state's mask) for the seat to act of
+    game ``b``: the action family's effect, then the draw and the next seat (RULES 3.1-3.7,
+    5.1).  Returns CONTINUE, GOLD_FOUND or HANDS_EMPTY."""
+    ints, hands, deck, discards, secret = S[0], S[7], S[8], S[9], S[10]
+    broken, broken_kind, actor_counts, tool_counts, recent = S[11], S[13], S[14], S[15], S[16]
+    var = S[1]
+    v_kind, row_var, kind_dead, tool_kind, tool_tool, tool_break, goal_rc = (
+        T[8],
+        T[9],
+        T[10],
+        T[11],
+        T[12],
+        T[13],
+        T[7],
+    )
+    n, mp, W, ncells = P[P_N], P[P_MP], P[P_W], P[P_NCELLS]
+    x0, y0 = P[P_X0], P[P_Y0]
+    s = ints[b, I_CURRENT]
+    ints[b, I_NEV] = 0
+    ints[b, I_DECISIONS] += 1
+    ints[b, I_TURN] += 1
+    ints[b, I_LAST_CARD] = s
+    if a < P[P_ROCK]:  # place (RULES 3.1)
+        i = a - P[P_PLACE]
+        row, cell = i // ncells, i % ncells
+        variant = row_var[row]
+        k = v_kind[variant]
+        hands[b, s, k] -= 1
+        r, c = cell // W + 2, cell % W + 2
+        x, y = cell % W + x0, cell // W + y0
+        event(ev, ints, b, EV_PATH_PLACED, s, -1, k, x, y, variant)
+        dead = kind_dead[k]
+        actor_counts[b, s, H_DEAD if dead else H_THROUGH] += 1
+        add_recent(recent, ints, b, s, R_PLACE, -1, x, y, -1, 1 if dead else 0)
+        ints[b, I_LAST_R], ints[b, I_LAST_C] = r, c
+        ints[b, I_PATHS] += 1
+        ints[b, I_RMIN] = min(ints[b, I_RMIN], r)
+        ints[b, I_RMAX] = max(ints[b, I_RMAX], r)
+        ints[b, I_CMIN] = min(ints[b, I_CMIN], c)
+        ints[b, I_CMAX] = max(ints[b, I_CMAX], c)
+        if place(b, variant, r, c, S, T, P, st, ev, chg):
+            return GOLD_FOUND
+    elif a < P[P_MAP]:  # rockfall (RULES 3.4)
+        cell = a - P[P_ROCK]
+        rk = P[P_ROCKFALL_KIND]
+        hands[b, s, rk] -= 1
+        r, c = cell // W + 2, cell % W + 2
+        x, y = cell % W + x0, cell // W + y0
+        removed = var[b, r, c]
+        var[b, r, c] = EMPTY
+        S[2][b, r, c] = 0
+        reconnect(b, S, T, P, st, chg)
+        discards[b, rk] += 1
+        discards[b, v_kind[removed]] += 1
+        event(ev, ints, b, EV_ROCKFALL, s, -1, x, y, removed, v_kind[removed])
+        actor_counts[b, s, H_ROCKFALLS] += 1
+        add_recent(recent, ints, b, s, R_ROCKFALL, -1, x, y, -1, 0)
+        if ints[b, I_LAST_R] == r and ints[b, I_LAST_C] == c:
+            ints[b, I_LAST_R], ints[b, I_LAST_C] = -1, -1
+        ints[b, I_PATHS] -= 1
+        ints[b, I_DIRTY] = 1
+    elif a < P[P_TOOL]:  # map (RULES 3.5)
+        g = a - P[P_MAP]
+        mk = P[P_MAP_KIND]
+        hands[b, s, mk] -= 1
+        discards[b, mk] += 1
+        S[12][b, s, g] = True
+        event(ev, ints, b, EV_MAP_PLAYED, s, -1, g, 0, 0, 0)
+        event(ev, ints, b, EV_MAP_RESULT, s, s, g, S[5][b, g], 0, 0)
+        actor_counts[b, s, H_MAPS] += 1
+        gx, gy = goal_rc[g, 1] - 2 + x0, goal_rc[g, 0] - 2 + y0
+        add_recent(recent, ints, b, s, R_MAP, -1, gx, gy, -1, 0)
+    elif a < P[P_DISCARD]:  # broken tool / repair (RULES 3.2, 3.3)
+        i = a - P[P_TOOL]
+        tr, rel = i // mp, i % mp
+        k, tool = tool_kind[tr], tool_tool[tr]
+        t = (s + rel) % n
+        hands[b, s, k] -= 1
+        if tool_break[tr]:
+            broken[b, t, tool] = True
+            broken_kind[b, t, tool] = k
+            event(ev, ints, b, EV_TOOL_BROKEN, s, -1, k, t, tool, 0)
+            tool_counts[b, s, t, 0] += 1
+            add_recent(recent, ints, b, s, R_BREAK, t, 0, 0, tool, 0)
+        else:
+            discards[b, k] += 1
+            discards[b, broken_kind[b, t, tool]] += 1
+            broken[b, t, tool] = False
+            broken_kind[b, t, tool] = -1
+            event(ev, ints, b, EV_TOOL_REPAIRED, s, -1, k, t, tool, 0)
+            tool_counts[b, s, t, 1] += 1
+            add_recent(recent, ints, b, s, R_REPAIR, t, 0, 0, tool, 0)
+    else:  # discard: a pass of one card (RULES 3.6)
+        k = a - P[P_DISCARD]
+        hands[b, s, k] -= 1
+        discards[b, k] += 1
+        secret[b, s, k] += 1
+        event(ev, ints, b, EV_DISCARDED, s, -1, 0, 0, 0, 0)
+        event(ev, ints, b, EV_DISCARDED_CARD, s, s, k, 0, 0, 0)
+        actor_counts[b, s, H_DISCARDS] += 1
+        add_recent(recent, ints, b, s, R_DISCARD, -1, 0, 0, -1, 0)
+    # end of the turn: draw one card if the pile has one (RULES 3.7), then the next seat that
+    # holds cards; none: the round is over (RULES 5.1)
+    pos = ints[b, I_DECK_POS]
+    if pos < ints[b, I_DECK_LEN]:
+        k = deck[b, pos]
+        ints[b, I_DECK_POS] = pos + 1
+        hands[b, s, k] += 1
+        event(ev, ints, b, EV_CARD_DRAWN, s, s, k, 0, 0, 0)
+    K = P[P_K]
+    for i in range(1, n + 1):
+        s2 = (s + i) % n
+        for k in range(K):
+            if hands[b, s2, k]:
+                ints[b, I_CURRENT] = s2
+                return CONTINUE
+    return HANDS_EMPTY
+
+
+@_kernel
+def _py_board_cell(o, b, r, c, S, T, P):
+    """The public board channels (OPEN_N .. GOAL_STONE_REVEALED) of padded cell (r, c)."""
+    var, opn, conn, goal_id = S[1], S[2], S[4], S[5]
+    v_through, goal_rc = T[14], T[7]
+    W, H = P[P_W], P[P_H]
+    if r < 2 or c < 2 or r >= H + 2 or c >= W + 2:
+        return
+    hw = H * W
+    f = (r - 2) * W + c - 2
+    v = var[b, r, c]
+    byte = np.int64(opn[b, r, c]) | (np.int64(conn[b, r, c]) << 4)
+    for ch in range(8):
+        o[ch * hw + f] = (byte >> ch) & 1
+    o[C_THROUGH * hw + f] = v_through[v] if v >= 0 else 0.0
+    o[C_OCCUPIED * hw + f] = 1.0 if v != EMPTY else 0.0
+    o[C_START * hw + f] = 1.0 if r == P[P_START_R] and c == P[P_START_C] else 0.0
+    o[C_GOAL_HIDDEN * hw + f] = 0.0
+    o[C_GOLD_REVEALED * hw + f] = 0.0
+    o[C_STONE_REVEALED * hw + f] = 0.0
+    for slot in range(3):
+        if goal_rc[slot, 0] == r and goal_rc[slot, 1] == c:
+            if v == HIDDEN_GOAL:
+                o[C_GOAL_HIDDEN * hw + f] = 1.0
+            elif goal_id[b, slot] == P[P_GOLD]:
+                o[C_GOLD_REVEALED * hw + f] = 1.0
+            else:
+                o[C_STONE_REVEALED * hw + f] = 1.0
+
+
+@_kernel
+def _py_encode(b, S, T, P, obs, chg):
+    """Write the observation of game ``b``'s seat to act into ``obs[b]``, equal to
+    ``ObservationEncoder.encode`` (DESIGN 4).  The public board channels are rewritten whole
+    after a deal, a load or a rockfall (``I_DIRTY``), else only at the cells the last decision
+    changed (``chg``); then the seat's own parts."""
+    ints, goal_id, hands, discards = S[0], S[5], S[7], S[9]
+    known, roles, gold, broken = S[12], S[17], S[18], S[11]
+    actor_counts, tool_counts, recent = S[14], S[15], S[16]
+    goal_rc = T[7]
+    o = obs[b]
+    n, mp, W, H = P[P_N], P[P_MP], P[P_W], P[P_H]
+    hw = H * W
+    C = W + 4
+    seat = ints[b, I_CURRENT]
+    if ints[b, I_DIRTY]:
+        ints[b, I_DIRTY] = 0
+        o[: P[P_BOARD_SIZE]] = 0.0
+        for r in range(2, H + 2):
+            for c in range(2, W + 2):
+                board_cell(o, b, r, c, S, T, P)
+        ints[b, I_PREV_LAST] = -1
+    else:
+        for j in range(1, chg[0] + 1):
+            board_cell(o, b, chg[j] // C, chg[j] % C, S, T, P)
+    # the seat's own board channels: known goals, and the last path card placed
+    for slot in range(3):
+        f = (goal_rc[slot, 0] - 2) * W + goal_rc[slot, 1] - 2
+        o[C_KNOWN_GOLD * hw + f] = 0.0
+        o[C_KNOWN_STONE * hw + f] = 0.0
+        if known[b, seat, slot]:
+            o[(C_KNOWN_GOLD if goal_id[b, slot] == P[P_GOLD] else C_KNOWN_STONE) * hw + f] = 1.0
+    if ints[b, I_PREV_LAST] >= 0:
+        o[ints[b, I_PREV_LAST]] = 0.0
+        ints[b, I_PREV_LAST] = -1
+    if ints[b, I_LAST_R] >= 0:
+        f = C_LAST_PLACED * hw + (ints[b, I_LAST_R] - 2) * W + ints[b, I_LAST_C] - 2
+        o[f] = 1.0
+        ints[b, I_PREV_LAST] = f
+    o[P[P_BOARD_SIZE] :] = 0.0
+    K = P[P_K]
+    for k in range(K):
+        o[P[P_OBS_HAND] + k] = hands[b, seat, k]
+    o[P[P_OBS_ROLE] + roles[b, seat]] = 1.0
+    po, pw = P[P_OBS_PLAYERS], P[P_OBS_PW]
+    ho, hwid = P[P_OBS_HISTORY], P[P_OBS_HW]
+    to = P[P_OBS_TOOLS]
+    for a in range(n):
+        ra = (a - seat) % n
+        row = po + ra * pw
+        o[row + PF_PRESENT] = 1.0
+        for t in range(3):
+            o[row + PF_BROKEN + t] = 1.0 if broken[b, a, t] else 0.0
+        size = 0
+        for k in range(K):
+            size += hands[b, a, k]
+        o[row + PF_HAND_SIZE] = size
+        for j in range(hwid):
+            o[ho + ra * hwid + j] = actor_counts[b, a, j]
+        for t in range(n):
+            rt = (t - seat) % n
+            o[to + (ra * mp + rt) * 2] = tool_counts[b, a, t, 0]
+            o[to + (ra * mp + rt) * 2 + 1] = tool_counts[b, a, t, 1]
+    o[po + ((ints[b, I_LAST_CARD] - seat) % n) * pw + PF_LAST_CARD] = 1.0
+    o[po + ((ints[b, I_FIRST] - seat) % n) * pw + PF_FIRST] = 1.0
+    if not ints[b, I_GAME_OVER]:
+        o[po + ((ints[b, I_CURRENT] - seat) % n) * pw + PF_TO_ACT] = 1.0
+    added = ints[b, I_ADDED]
+    ro, rw, nt, tc = P[P_OBS_RECENT], P[P_RW], P[P_NT], P[P_TC]
+    for j in range(N_RECENT):
+        q = (added + j) % N_RECENT
+        if not recent[b, q, 7]:
+            continue
+        base = ro + j * rw
+        o[base + (recent[b, q, 0] - seat) % n] = 1.0
+        o[base + mp + recent[b, q, 1]] = 1.0
+        if recent[b, q, 2] >= 0:
+            o[base + mp + nt + (recent[b, q, 2] - seat) % n] = 1.0
+        if recent[b, q, 5] >= 0:
+            o[base + 2 * mp + nt + recent[b, q, 5]] = 1.0
+        e = base + 2 * mp + nt + tc
+        o[e], o[e + 1], o[e + 2], o[e + 3] = recent[b, q, 3], recent[b, q, 4], recent[b, q, 6], 1.0
+    go = P[P_OBS_GAME]
+    total = 0
+    for k in range(K):
+        total += discards[b, k]
+    o[go] = ints[b, I_ROUND]
+    o[go + 1] = P[P_NUM_ROUNDS]
+    o[go + 2] = ints[b, I_DECK_LEN] - ints[b, I_DECK_POS]
+    o[go + 3] = total
+    o[go + 4] = ints[b, I_TURN]
+    o[go + 5] = n
+    o[go + 6] = ints[b, I_PATHS]
+    o[P[P_OBS_PRIVATE]] = gold[b, seat]
+    o[P[P_OBS_PRIVATE] + 1] = seat
+
+
+@_kernel
+def _py_allow(m, lidx, ints, b, i):
+    """Action ``i`` of game ``b`` is legal: set it in the mask and list it."""
+    m[i] = True
+    k = ints[b, I_NLEGAL]
+    if k < MAX_LEGAL:
+        lidx[b, k] = i
+    ints[b, I_NLEGAL] = k + 1
+
+
+@_kernel
+def _py_legal(b, S, T, P, mask, lidx, codes):
+    """Write game ``b``'s action mask of the seat to act into ``mask[b]``, equal to the
+    engine's legal set laid end to end (``Codec.mask``; RULES 3.1-3.6), and list its legal
+    actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the entries set
+    by the last call are cleared first.  ``codes`` is scratch (twice the window's cells) for
+    the candidate cells and their neighbourhood codes (``Board.window_codes``)."""
+    ints, var, opn, conn, goal_rev, hands, broken = S[0], S[1], S[2], S[4], S[6], S[7], S[11]
+    fit, row_var, v_kind, lut, goal_adj = T[15], T[9], T[8], T[18], T[19]
+    tool_kind, tool_tool, tool_break, goal_rc = T[11], T[12], T[13], T[7]
+    m = mask[b]
+    cand = codes[codes.shape[0] // 2 :]  # scratch: the candidate cells (codes: their codes)
+    old = ints[b, I_NLEGAL]
+    if old > MAX_LEGAL:
+        m[:] = False
+    else:
+        for j in range(old):
+            m[lidx[b, j]] = False
+    ints[b, I_NLEGAL] = 0
+    if ints[b, I_GAME_OVER]:
+        return
+    s = ints[b, I_CURRENT]
+    n, mp, W, H, K, ncells = P[P_N], P[P_MP], P[P_W], P[P_H], P[P_K], P[P_NCELLS]
+    vb, ob, cb = var[b], opn[b], conn[b]
+    hand = hands[b, s]
+    # the window's cells within one cell of the maze's bounding box
+    r0, r1 = max(2, ints[b, I_RMIN] - 1), min(H + 1, ints[b, I_RMAX] + 1)
+    c0, c1 = max(2, ints[b, I_CMIN] - 1), min(W + 1, ints[b, I_CMAX] + 1)
+    if not (broken[b, s, 0] or broken[b, s, 1] or broken[b, s, 2]):  # RULES 3.1.1, 3.2
+        nrows = row_var.shape[0]
+        ncand = -1
+        for row in range(nrows):
+            if not hand[v_kind[row_var[row]]]:
+                continue
+            if ncand < 0:
+                # the empty cells next to a card (a card must touch the maze, RULES 3.1.2:
+                # FIT is false for every other cell) and their neighbourhood codes
+                ncand = 0
+                for r in range(r0, r1 + 1):
+                    for c in range(c0, c1 + 1):
+                        if vb[r, c] != EMPTY:
+                            continue
+                        if (
+                            vb[r - 1, c] == EMPTY
+                            and vb[r + 1, c] == EMPTY
+                            and vb[r, c - 1] == EMPTY
+                            and vb[r, c + 1] == EMPTY
+                        ):
+                            continue
+                        code = goal_adj[r - 1, c - 1]
+                        for side in range(4):
+                            nr, nc = r + _DR[side], c + _DC[side]
+                            nv = vb[nr, nc]
+                            stt = np.int64(ob[nr, nc]) | (np.int64(cb[nr, nc]) << 4)
+                            if nv >= 0:
+                                stt |= 1 << 8
+                            if nv != EMPTY:
+                                stt |= 1 << 9
+                            code |= lut[side, stt]
+                        cand[ncand] = (r - 2) * W + c - 2
+                        codes[ncand] = code
+                        ncand += 1
+            base = P[P_PLACE] + row * ncells
+            for j in range(ncand):
+                if fit[row, codes[j]]:
+                    allow(m, lidx, ints, b, base + cand[j])
+    if hand[P[P_ROCKFALL_KIND]]:  # RULES 3.4: never the start or a goal
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                if vb[r, c] < 0 or (r == P[P_START_R] and c == P[P_START_C]):
+                    continue
+                goal = False
+                for g in range(3):
+                    goal |= goal_rc[g, 0] == r and goal_rc[g, 1] == c
+                if not goal:
+                    allow(m, lidx, ints, b, P[P_ROCK] + (r - 2) * W + c - 2)
+    if hand[P[P_MAP_KIND]]:  # RULES 3.5
+        for g in range(3):
+            if not goal_rev[b, g]:
+                allow(m, lidx, ints, b, P[P_MAP] + g)
+    for tr in range(tool_kind.shape[0]):  # RULES 3.2, 3.3
+        if not hand[tool_kind[tr]]:
+            continue
+        tool = tool_tool[tr]
+        base = P[P_TOOL] + tr * mp
+        for rel in range(n):
+            t = (s + rel) % n
+            if tool_break[tr]:
+                ok = (not broken[b, t, tool]) and (P[P_SELF_SABOTAGE] != 0 or rel != 0)
+            else:
+                ok = broken[b, t, tool]
+            if ok:
+                allow(m, lidx, ints, b, base + rel)
+    for k in range(K):  # RULES 3.6
+        if hand[k] > 0:
+            allow(m, lidx, ints, b, P[P_DISCARD] + k)
+
+
+@_kernel
+def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg):
+    """Play ``acts[b]`` in every game ``b`` (:func:`apply`); where the game goes on, write its
+    observation and mask.  ``ints[:, I_STATUS]`` tells the caller which rounds ended."""
+    ints = S[0]
+    for b in range(acts.shape[0]):
+        chg[0] = 0
+        status = apply(b, acts[b], S, T, P, st, ev, chg)
+        ints[b, I_STATUS] = status
+        if status == CONTINUE:
+            encode(b, S, T, P, obs, chg)
+            legal(b, S, T, P, mask, lidx, codes)
+
+
+@_kernel
+def _py_refresh(games, S, T, P, obs, mask, lidx, codes, chg):
+    """Write the observation and mask of each game in ``games`` (after a deal or a load)."""
+    for i in range(games.shape[0]):
+        b = games[i]
+        S[0][b, I_DIRTY] = 1
+        encode(b, S, T, P, obs, chg)
+        legal(b, S, T, P, mask, lidx, codes)
+
+
+@_kernel
+def _py_sample(u, ints, lidx, out):
+    """``out[b]``: the legal action at position ``floor(u[b] * count)`` of game ``b``'s
+    ascending legal list, or -1 where the list is incomplete (more than MAX_LEGAL)."""
+    for b in range(u.shape[0]):
+        k = ints[b, I_NLEGAL]
+        out[b] = lidx[b, int(u[b] * k)] if 0 < k <= MAX_LEGAL else -1
