@@ -135,20 +135,28 @@ def aec_player(make: Callable[..., AECEnv], seed: int, **kwargs) -> Callable[[in
 
 
 def vector_player(
-    num_envs: int, seed: int, backend: str = "auto", **options
+    num_envs: int, seed: int, backend: str = "auto", quick: bool = False, **options
 ) -> tuple[Callable[[int], int], str]:
     """``play(seed)`` of random legal play through one :class:`~saboteur_env.vector.VectorGame`
-    of ``num_envs`` games on ``backend``, dealt once (``reset(seed)``, outside the timing):
-    each call plays ``max(1, 2048 // num_envs)`` batched steps of uniformly random legal
-    actions (``sample_actions``), games ending and being dealt anew inside them as in
-    self-play, and returns the decisions made (``num_envs`` a step; ``play``'s own seed is not
-    used).  Also returns the backend in use."""
+    of ``num_envs`` games on ``backend``, dealt once (``reset(seed)``, outside the timing);
+    each call plays batched steps of uniformly random legal actions (``sample_actions``),
+    games ending and being dealt anew inside them as in self-play, and returns the decisions
+    made (``play``'s own seed is not used).  Also returns the backend in use.
+
+    The games of a batch start together, so their round ends come in waves, and on the array
+    backend a round end (the engine's scoring and deal) costs more than the decisions between
+    them: a call there plays 250 steps, about one whole game per slot at 5 players, so that
+    every call averages over every phase of a game.  On the engine backend, whose decisions
+    all go through the engine, a call plays ``max(1, 2048 // num_envs)`` steps.  ``quick``:
+    4 steps a call."""
     from saboteur_env.vector import VectorGame
 
     vec = VectorGame(num_envs, backend=backend, **options)
     vec.reset(seed)
     rng = np.random.default_rng(seed)
-    steps = max(1, 2048 // num_envs)
+    steps = 250 if vec.backend == "array" else max(1, 2048 // num_envs)
+    if quick:
+        steps = 4
 
     def play(game_seed: int) -> int:
         for _ in range(steps):
@@ -191,9 +199,11 @@ def contenders(
     seed: int,
     hanabi: bool = True,
     vector: Sequence[int] = (),
+    quick: bool = False,
 ) -> tuple[list[Contender], list[str]]:
     """The rows of the table, and notes on peers left out (an import that failed).
-    ``vector``: batch sizes of :class:`~saboteur_env.vector.VectorGame` rows per game."""
+    ``vector``: batch sizes of :class:`~saboteur_env.vector.VectorGame` rows per game
+    (``quick``: their short form, :func:`vector_player`)."""
     rows = [(BASE, n) for n in players] + [(SABOTEUR_2, n) for n in expansion_players]
     out = []
     for rules, n in rows:
@@ -202,11 +212,18 @@ def contenders(
             out.append(Contender(f"{LABELS[rules.name]} {n}p {api}", play))
         for b in vector:
             # the default backend, and the engine beside it where that is the array backend
-            play, used = vector_player(b, seed, num_players=n, expansion=rules.expansion)
+            play, used = vector_player(
+                b, seed, quick=quick, num_players=n, expansion=rules.expansion
+            )
             out.append(Contender(f"{LABELS[rules.name]} {n}p vector[{used}] B={b}", play))
             if used != "engine":
                 play, _ = vector_player(
-                    b, seed, backend="engine", num_players=n, expansion=rules.expansion
+                    b,
+                    seed,
+                    backend="engine",
+                    quick=quick,
+                    num_players=n,
+                    expansion=rules.expansion,
                 )
                 out.append(Contender(f"{LABELS[rules.name]} {n}p vector[engine] B={b}", play))
     notes = []
@@ -412,7 +429,12 @@ def main(argv=None) -> list[dict]:
     for n in args.expansion_players:
         check_config(p, {"num_players": "--expansion-players"}, num_players=n, expansion=True)
     rows, notes = contenders(
-        args.players, args.expansion_players, args.seed, not args.no_hanabi, args.vector
+        args.players,
+        args.expansion_players,
+        args.seed,
+        not args.no_hanabi,
+        args.vector,
+        quick=args.quick,
     )
     measure(rows, args.repeats, args.block, args.games, args.seed)
     result = table(rows)
@@ -421,12 +443,12 @@ def main(argv=None) -> list[dict]:
         "medians; ratio = decisions per CPU-second / connect_four_v3 env()'s"
     )
     print(
-        f"{'contender':<28} {'dec/CPU-s':>10} {'dec/wall-s':>11} {'ratio':>6} {'wall ratio':>10} "
+        f"{'contender':<32} {'dec/CPU-s':>10} {'dec/wall-s':>11} {'ratio':>6} {'wall ratio':>10} "
         f"{'/ floor':>7}"
     )
     for r in result:
         print(
-            f"{r['label']:<28} {r['cpu']:>10,.0f} {r['wall']:>11,.0f} {r['ratio']:>6.2f} "
+            f"{r['label']:<32} {r['cpu']:>10,.0f} {r['wall']:>11,.0f} {r['ratio']:>6.2f} "
             f"{r['wall_ratio']:>10.2f} {r['floor_ratio']:>7.2f}"
         )
     for note in notes:

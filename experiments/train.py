@@ -324,7 +324,14 @@ class Collector:
         #: --learner-role as a role id (None: every role)
         self.learner_role = cfg.learner_role_id()
         b = cfg.num_envs
-        self.vec = VectorGame(b, **self.config.options())
+        # a search agent reads the live game, which the array backend keeps only in arrays
+        # during a round: then the engine backend (the same games either way)
+        needs_game = any(
+            getattr(make_agent(spec), "needs_game", False) for spec in pool.agents.values()
+        )
+        self.vec = VectorGame(
+            b, backend="engine" if needs_game else "auto", **self.config.options()
+        )
         self.vec.reset([draw_train_seed(rng) for _ in range(b)])
         self.players: list[list[str]] = [[] for _ in range(b)]
         self.agents: list[dict[int, Agent]] = [{} for _ in range(b)]
@@ -353,7 +360,7 @@ class Collector:
         role = self.learner_role
         if game is None:
             vec.reset_game(i, draw_train_seed(self.rng))  # training deals: the train split only
-            while role is not None and role not in vec.games[i].roles:
+            while role is not None and role not in vec.game(i).roles:
                 vec.reset_game(i, draw_train_seed(self.rng))  # no seat holds --learner-role
         else:
             if role is not None and role not in game.roles:  # checked before the slot changes
@@ -363,7 +370,7 @@ class Collector:
                 )
             vec.load(i, game)
         n = self.cfg.num_players
-        dealt = vec.games[i].roles.tolist()
+        dealt = vec.game(i).roles.tolist()
         if players is None:
             players = self.pool.sample(self.rng, size=n)
             holders = [s for s in range(n) if role is None or dealt[s] == role]
@@ -380,7 +387,7 @@ class Collector:
                 p = prior_agent(self.prior)
                 p.reset(s, self.config, seed=0)  # its logits draw no random numbers
                 self.priors[i][s] = p
-        attach_game(self.agents[i], vec.games[i])  # the search agent's information set
+        attach_game(self.agents[i], vec.game(i))  # the search agent's information set
         self.pending[i] = [[] for _ in range(n)]
         self._route(i)
         # --learner-role: a "current" seat of another role plays but is not learned from

@@ -89,6 +89,9 @@ _GOAL_ADJ_CACHE: dict[
 ] = {}
 #: code of an occupied cell: must_open = must_close = 15, which no card satisfies.
 OCCUPIED_CODE = 15 | (15 << 4)
+#: window -> (var, opn, reached, conn) of a new round's maze: the start card connected and the
+#: goals face down (what ``Board.__init__`` lays), kept to be copied
+_EMPTY_MAZE: dict[tuple[int, int, int, int], tuple[npt.NDArray[Any], ...]] = {}
 
 
 def code_tables(
@@ -174,12 +177,19 @@ class Board:
         self._codes = self._window_codes = None
         self._codes_version = -1
         self._goal_rc = tuple(self.rc(x, y) for x, y in GOAL_CELLS)
-        r, c = self.rc(*START_CELL)
-        self.var[r, c] = VARIANT_OF[(START_KIND, False)]
-        self.opn[r, c] = VARIANTS[self.var[r, c]].openings
-        for r, c in self._goal_rc:
-            self.var[r, c] = HIDDEN_GOAL
-        self._propagate([(*self.rc(*START_CELL), 0)])
+        empty = _EMPTY_MAZE.get(window)
+        if empty is None:
+            r, c = self.rc(*START_CELL)
+            self.var[r, c] = VARIANT_OF[(START_KIND, False)]
+            self.opn[r, c] = VARIANTS[self.var[r, c]].openings
+            for r, c in self._goal_rc:
+                self.var[r, c] = HIDDEN_GOAL
+            self._propagate([(*self.rc(*START_CELL), 0)])
+            _EMPTY_MAZE[window] = tuple(
+                a.copy() for a in (self.var, self.opn, self.reached, self.conn)
+            )
+        else:  # the same start and face-down goals every round: copied
+            self.var[:], self.opn[:], self.reached[:], self.conn[:] = empty
 
     # --- coordinates -------------------------------------------------------------------
     def rc(self, x: int, y: int) -> tuple[int, int]:

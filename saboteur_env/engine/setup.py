@@ -66,9 +66,10 @@ def _deal_cards(game: Game) -> None:
         game.removed = np.bincount(deck[:k], minlength=rules.n_kinds).astype(np.int64)
         deck = deck[k:]
     h = rules.hand_size(n)
-    game.hands = np.zeros((n, rules.n_kinds), dtype=np.int16)
-    for s in range(n):
-        np.add.at(game.hands[s], deck[s * h : (s + 1) * h], 1)
+    # seat s gets deck[s * h : (s + 1) * h]: one count over (seat, kind) pairs
+    pairs = np.repeat(np.arange(n), h) * rules.n_kinds + deck[: n * h]
+    counts = np.bincount(pairs, minlength=n * rules.n_kinds)
+    game.hands = counts.reshape(n, rules.n_kinds).astype(np.int16)
     game.deck = deck[n * h :]
 
 

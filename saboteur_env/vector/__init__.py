@@ -146,8 +146,9 @@ class VectorGame:
             self.observation.flags.writeable = False
             self.legal_action_mask = self.legal_action_mask.view()
             self.legal_action_mask.flags.writeable = False
-            #: per game whose round or game ended in the last step: that step's events
-            self._extra: list[list[Event]] = [[] for _ in range(b)]
+            #: per game whose round or game ended in the last step: that step's kernel
+            #: records and the engine's events that followed them
+            self._extra: dict[int, tuple[np.ndarray, list[Event]]] = {}
             self._events_stale = [False] * b
             #: per game that ended in the last step: what completes its event list when read
             self._ended_pending: dict[int, tuple] = {}
@@ -224,9 +225,15 @@ class VectorGame:
     def events(self) -> list[list[Event]]:
         """Per game, the events of its last step (see the class docstring)."""
         if self._arrays is not None:
+            from .arrays import events_of
+
             for i, stale in enumerate(self._events_stale):
                 if stale:
-                    self._events[i] = self._arrays.events(i)
+                    if i in self._extra:  # its round or game ended: the records were kept
+                        records, engine = self._extra[i]
+                        self._events[i] = events_of(records) + engine
+                    else:
+                        self._events[i] = self._arrays.events(i)
                     self._events_stale[i] = False
         return self._events
 
@@ -403,9 +410,7 @@ class VectorGame:
         status = arr.step(acts)
         ints = arr.ints
         self._events_stale = [True] * self.num_envs
-        extra = self._extra
-        for i in range(self.num_envs):
-            extra[i] = []
+        self._extra = extra = {}
         touched: list[int] = []
         over: list[int] = []
         for i in np.flatnonzero(status).tolist():
@@ -415,8 +420,9 @@ class VectorGame:
             before = len(g.events)
             gold = status[i] == K.GOLD_FOUND
             end_round(g, gold_found=bool(gold), connector=g.current if gold else None)
-            # the step's events: the kernels' (the decision), then the engine's (round end)
-            extra[i] = arr.events(i) + g.events[before:]
+            # the step's events: the kernels' (the decision), then the engine's (round end);
+            # made into Event objects when ``events`` is read
+            extra[i] = (arr.step_records(i), g.events[before:])
             self.rewards[i] = round_rewards(g.round_results[-1], self.config.reward)
             touched.append(i)
             if g.game_over:
@@ -428,7 +434,7 @@ class VectorGame:
             for i in np.flatnonzero(ints[:, K.I_DECISIONS] >= max_decisions).tolist():
                 if i not in touched:
                     arr.store(i, self._games[i])
-                    extra[i] = arr.events(i)
+                    extra[i] = (arr.step_records(i), [])
                     touched.append(i)
                 if i not in over:
                     over.append(i)
@@ -443,9 +449,6 @@ class VectorGame:
             self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
             arr.load(i, g)
         if touched:
-            for i in touched:  # their step's events are all in extra
-                self._events[i] = extra[i]
-                self._events_stale[i] = False
             arr.refresh(np.unique(np.array(touched, dtype=np.int64)))
         self.current_player[:] = ints[:, K.I_CURRENT]
 

@@ -166,6 +166,11 @@ def _event(rec: list[int]) -> Event:
     return Event(typ, rec[1], EventData(data), None if vis < 0 else vis)
 
 
+def events_of(records: np.ndarray) -> list[Event]:
+    """The engine's events of kernel log records (int32 ``(k, 7)``)."""
+    return [_event(r) for r in records.tolist()]
+
+
 def merge_events(g: Game, records: np.ndarray, base: int, marks: list[tuple[int, int]]) -> None:
     """Complete ``g.events``: the kernels' log ``records`` (its rows from log position
     ``base`` on) interleaved with the engine's events that ``g.events`` already holds after a
@@ -284,13 +289,29 @@ class ArrayGames:
         self.broken_kind[i] = g.broken_kind
         self.roles[i] = g.roles
         self.gold[i] = g.gold
-        h = round_history(g.events, g.n)
-        self.actor_counts[i] = h.actor_counts
-        self.tool_counts[i] = h.tool_counts[:, :, :2]
-        self.recent[i] = 0
-        k = len(h.recent)
-        for j, (actor, typ, target, x, y, tool, dead) in enumerate(h.recent):
-            self.recent[i, (h.added - k + j) % N_RECENT] = (actor, typ, target, x, y, tool, dead, 1)
+        if new_game or g.turn:  # else the engine dealt the round just now: no history yet
+            h = round_history(g.events, g.n)
+            self.actor_counts[i] = h.actor_counts
+            self.tool_counts[i] = h.tool_counts
+            self.recent[i] = 0
+            k = len(h.recent)
+            for j, (actor, typ, target, x, y, tool, dead) in enumerate(h.recent):
+                self.recent[i, (h.added - k + j) % N_RECENT] = (
+                    actor,
+                    typ,
+                    target,
+                    x,
+                    y,
+                    tool,
+                    dead,
+                    1,
+                )
+            added, last = h.added, h.last_placed
+        else:
+            self.actor_counts[i] = 0
+            self.tool_counts[i] = 0
+            self.recent[i] = 0
+            added, last = 0, None
         t = self.ints[i]
         log, synced = t[K.I_LOG], t[K.I_LOG_SYNCED]
         t[:] = 0
@@ -305,11 +326,11 @@ class ArrayGames:
         t[K.I_DECISIONS] = g.decisions
         t[K.I_ROUND] = g.round
         t[K.I_DECK_LEN] = d
-        t[K.I_ADDED] = h.added
-        if h.last_placed is None:
+        t[K.I_ADDED] = added
+        if last is None:
             t[K.I_LAST_R] = t[K.I_LAST_C] = -1
         else:
-            t[K.I_LAST_R], t[K.I_LAST_C] = bd.rc(*h.last_placed)
+            t[K.I_LAST_R], t[K.I_LAST_C] = bd.rc(*last)
         t[K.I_GAME_OVER] = g.game_over
         t[K.I_PATHS] = bd.path_cards_on_board()
         t[K.I_DIRTY] = 1  # the observation's board planes: written whole
@@ -404,10 +425,15 @@ class ArrayGames:
         K.sample(u, self.ints, self.legal_index, out)
         return out
 
+    def step_records(self, i: int) -> np.ndarray:
+        """A copy of the log records of game ``i``'s last decision."""
+        end = self.ints[i, K.I_LOG]
+        return self.log[i, end - self.ints[i, K.I_NEV] : end].copy()
+
     def events(self, i: int) -> list[Event]:
         """The engine's events of game ``i``'s last decision inside the round."""
         end = self.ints[i, K.I_LOG]
-        return [_event(r) for r in self.log[i, end - self.ints[i, K.I_NEV] : end].tolist()]
+        return events_of(self.log[i, end - self.ints[i, K.I_NEV] : end])
 
 
 def _tables(config: GameConfig, codec: Codec) -> tuple[np.ndarray, ...]:
