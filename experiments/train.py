@@ -327,7 +327,9 @@ class Collector:
         # a search agent reads the live game, which the array backend keeps only in arrays
         # during a round: then the engine backend (the same games either way)
         needs_game = any(
-            getattr(make_agent(spec), "needs_game", False) for spec in pool.agents.values()
+            getattr(make_agent(pool.agents[key]), "needs_game", False)
+            for key in pool.probabilities()
+            if key in pool.agents
         )
         self.vec = VectorGame(
             b, backend="engine" if needs_game else "auto", **self.config.options()
