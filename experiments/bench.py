@@ -239,7 +239,7 @@ def contenders(
     h = hanabi_player(seed) if hanabi else None
     if h is not None:
         out.append(Contender("OpenSpiel hanabi 5p tensors", h))
-    else:
+    elif hanabi:
         notes.append("OpenSpiel hanabi: skipped (pyspiel is not installed)")
     return out, notes
 
@@ -415,7 +415,8 @@ def main(argv=None) -> list[dict]:
         nargs="*",
         default=[],
         metavar="B",
-        help="also rows of saboteur_env.vector.VectorGame with B games (e.g. --vector 64 1024)",
+        help="also rows of saboteur_env.vector.VectorGame with B games (e.g. --vector 64 1024): "
+        "its default backend, and the engine backend beside it where that is the array backend",
     )
     p.add_argument("--seed", type=at_least(0), default=0)
     args = p.parse_args(argv)
@@ -440,7 +441,8 @@ def main(argv=None) -> list[dict]:
     result = table(rows)
     print(
         f"random legal play, {args.repeats} interleaved rounds of {args.block:g} CPU-s blocks, "
-        "medians; ratio = decisions per CPU-second / connect_four_v3 env()'s"
+        "medians; ratio = decisions per CPU-second / connect_four_v3 env()'s; wall ratio: the "
+        "same per wall-second; / floor: per CPU-second / the wrapper floor's"
     )
     print(
         f"{'contender':<32} {'dec/CPU-s':>10} {'dec/wall-s':>11} {'ratio':>6} {'wall ratio':>10} "

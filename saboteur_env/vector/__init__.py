@@ -22,6 +22,7 @@ side), whichever backend steps it:
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 
 import numpy as np
@@ -69,16 +70,22 @@ class VectorGame:
             or ``Event.seen_by(seat)`` give a seat what it may see, as the env's ``infos`` do).
             After :meth:`reset` and :meth:`reset_game`, the new deal's events.
         ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
-            the last step (its ``round_results`` and ``gold``), ``None`` where none ended.
+            the last step (its ``round_results``, ``gold`` and ``events``), ``None`` where
+            none ended.
         games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.  With the array
             backend the state lives in arrays and these objects are brought up to date
             (their event lists too) when ``games`` is read: each read costs a copy of every
             game's state.
         backend: the backend in use, ``"array"`` or ``"engine"``.
 
-    With the array backend, ``observation`` and ``legal_action_mask`` are read-only views of
-    arrays that the next step updates in place (a game's board planes are rewritten only when
-    its board changed).
+    Every array above is overwritten in place by the next step: copy what you keep.
+    ``observation`` and ``legal_action_mask`` are read-only views (``step`` checks actions
+    against the mask; the array backend rewrites a game's board planes only where its board
+    changed, so a value written into them would stay).  On the array backend the first
+    ``VectorGame`` of a process compiles the kernels, about 20 seconds once, then numba's
+    cache (``NUMBA_CACHE_DIR``, else beside the package) makes it a fraction of a second;
+    reading ``ended_games`` or ``games`` builds those games' event lists (about 1 ms a whole
+    game), and ``games`` also copies every game's state: read ``game(i)`` for one game.
 
     Raises:
         ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a
@@ -98,10 +105,12 @@ class VectorGame:
         from .arrays import supports
 
         if backend == "array" and not kernels.ENABLED:
-            raise RuntimeError(
-                "backend='array' needs numba (pip install numba, or the 'fast' extra); "
-                "SABOTEUR_NUMBA=0 turns it off"
+            why = (
+                "the environment variable SABOTEUR_NUMBA=0 turns numba off"
+                if importlib.util.find_spec("numba") is not None
+                else "numba is not installed (pip install numba, or the 'fast' extra)"
             )
+            raise RuntimeError(f"backend='array' needs numba: {why}")
         if backend == "array" and not supports(self.config):
             raise ValueError(
                 f"backend='array' does not play {self.config.ruleset.title} yet: use 'engine'"
@@ -119,8 +128,14 @@ class VectorGame:
         self.observation_size = self.encoder.size
         b, n = self.num_envs, self.num_players
         self.current_player = np.zeros(b, dtype=np.int64)
-        self.observation = np.zeros((b, self.observation_size), dtype=np.float32)
-        self.legal_action_mask = np.zeros((b, self.num_actions), dtype=bool)
+        # written by the backends; callers get read-only views (the mask is what step()
+        # checks actions against, and the array backend updates both in place)
+        self._obs = np.zeros((b, self.observation_size), dtype=np.float32)
+        self._mask = np.zeros((b, self.num_actions), dtype=bool)
+        self.observation = self._obs.view()
+        self.observation.flags.writeable = False
+        self.legal_action_mask = self._mask.view()
+        self.legal_action_mask.flags.writeable = False
         self.rewards = np.zeros((b, n), dtype=np.float32)
         self.terminated = np.zeros(b, dtype=bool)
         self.truncated = np.zeros(b, dtype=bool)
@@ -138,14 +153,9 @@ class VectorGame:
                 b,
                 self.codec,
                 self.encoder,
-                self.observation,
-                self.legal_action_mask,
+                self._obs,
+                self._mask,
             )
-            # the arrays are updated in place step after step: read-only to callers
-            self.observation = self.observation.view()
-            self.observation.flags.writeable = False
-            self.legal_action_mask = self.legal_action_mask.view()
-            self.legal_action_mask.flags.writeable = False
             #: per game whose round or game ended in the last step: that step's kernel
             #: records and the engine's events that followed them
             self._extra: dict[int, tuple[np.ndarray, list[Event]]] = {}
@@ -186,9 +196,14 @@ class VectorGame:
 
         Raises:
             RuntimeError: before :meth:`reset`.
+            TypeError: ``rng`` is not a ``numpy.random.Generator``.
         """
         if not self._games:
             raise RuntimeError("call reset(seed) before sample_actions()")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(
+                f"rng: a numpy.random.Generator (np.random.default_rng(seed)), not {rng!r}"
+            )
         u = rng.random(self.num_envs)
         if self._arrays is not None:
             out = self._arrays.sample(u)
@@ -365,12 +380,13 @@ class VectorGame:
                 f"game {i}: action {acts[i]} is outside Discrete({self.num_actions})"
             )
         acts = acts.astype(np.int64)
-        illegal = ~self.legal_action_mask[np.arange(self.num_envs), acts]
+        illegal = ~self._mask[np.arange(self.num_envs), acts]
         if illegal.any():
             i = int(np.flatnonzero(illegal)[0])
             a, seat = int(acts[i]), int(self.current_player[i])
             what = self.codec.describe(a, seat, self.num_players)
-            raise IllegalActionError(f"game {i}: seat {seat} may not play {a} ({what})")
+            why = self.game(i).check(self.codec.decode(a, seat, self.num_players))
+            raise IllegalActionError(f"game {i}: seat {seat} may not play {a} ({what}): {why}")
         self.rewards[:] = 0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -462,10 +478,10 @@ class VectorGame:
             return
         s = g.current
         self.current_player[i] = s
-        row = self.observation[i]
+        row = self._obs[i]
         row[:] = 0
         self.encoder.encode(g, s, out=row)
-        self.legal_action_mask[i] = self.codec.mask(g, s).view(bool)
+        self._mask[i] = self.codec.mask(g, s).view(bool)
 
     def aec_env(self, i: int, render_mode: str | None = None, render_seat=None):
         """A PettingZoo AEC env (``raw_env``) continuing from a copy of game ``i`` (for code that
