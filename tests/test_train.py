@@ -1244,3 +1244,17 @@ def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path):
     ]
     assert TrainConfig(expansion=True).problems() == []
     assert SABOTEUR_2.roles_change_in_round and not BASE.roles_change_in_round
+
+
+def test_the_collector_plays_on_the_array_backend_unless_a_search_agent_reads_the_game():
+    """The batch takes the array backend (where numba is in use) unless a pool agent with a
+    share reads the live game (the search agent), which only the engine backend keeps."""
+    from saboteur_env.vector import kernels
+
+    cfg = TrainConfig(num_envs=2)
+    plain = OpponentPool({"current": 1.0, "heuristic": 1.0, "search": 0.0})
+    col = Collector(cfg, tiny(cfg), plain, np.random.default_rng(0), torch.Generator())
+    assert col.vec.backend == ("array" if kernels.ENABLED else "engine")
+    searching = OpponentPool({"current": 1.0, "search": 0.5}, heuristic_available=True)
+    col = Collector(cfg, tiny(cfg), searching, np.random.default_rng(0), torch.Generator())
+    assert col.vec.backend == "engine"

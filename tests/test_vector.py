@@ -206,8 +206,9 @@ def test_the_differential_check_sees_a_kernel_difference(monkeypatch):
         check_vector({"num_players": 4}, num_envs=2, steps=STEPS, seed=40, backend="array")
 
 
-def test_reset_takes_one_seed_per_game_and_checks_them():
-    vec = VectorGame(2, num_players=4)
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_reset_takes_one_seed_per_game_and_checks_them(backend):
+    vec = VectorGame(2, backend=backend, num_players=4)
     vec.reset([7, 7])
     np.testing.assert_array_equal(vec.observation[0], vec.observation[1])
     vec.reset(7)  # 7 and 8
@@ -222,8 +223,9 @@ def test_reset_takes_one_seed_per_game_and_checks_them():
         vec.reset(1.5)
 
 
-def test_bad_actions_are_refused_and_no_game_moves():
-    vec = VectorGame(3, num_players=5)
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_bad_actions_are_refused_and_no_game_moves(backend):
+    vec = VectorGame(3, backend=backend, num_players=5)
     with pytest.raises(RuntimeError, match="reset"):
         vec.step([0, 0, 0])
     vec.reset(0)
@@ -254,8 +256,9 @@ def test_bad_actions_are_refused_and_no_game_moves():
         VectorGame(0)
 
 
-def test_the_aec_view_of_a_game_continues_it_without_moving_the_batch():
-    vec = VectorGame(2, num_players=4)
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_the_aec_view_of_a_game_continues_it_without_moving_the_batch(backend):
+    vec = VectorGame(2, backend=backend, num_players=4)
     vec.reset(3)
     vec.step([np.flatnonzero(m)[0] for m in vec.legal_action_mask])
     env = vec.aec_env(1)
@@ -270,14 +273,15 @@ def test_the_aec_view_of_a_game_continues_it_without_moving_the_batch():
         vec.aec_env(2)
 
 
-def test_reset_game_deals_one_slot_as_the_env_deals_its_seed():
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_reset_game_deals_one_slot_as_the_env_deals_its_seed(backend):
     """``reset_game(i, seed)``: slot ``i`` plays exactly ``raw_env.reset(seed=seed)``'s game and,
     once it ends, the env's next unseeded deal; the other slots are untouched.  The finished
     game is in ``ended_games`` for that step; a new deal clears the slot's outcome rows."""
     import saboteur_env
 
     options = {"num_players": 3, "num_rounds": 1}
-    vec = VectorGame(2, **options)
+    vec = VectorGame(2, backend=backend, **options)
     vec.reset(seed=[10, 11])
     other = (vec.observation[1].copy(), vec.legal_action_mask[1].copy())
     vec.reset_game(0, 2_000_007)
@@ -308,10 +312,11 @@ def test_reset_game_deals_one_slot_as_the_env_deals_its_seed():
     assert not vec.terminated[0] and vec.ended_games[0] is None and not vec.final_gold[0].any()
 
 
-def test_reset_game_and_load_refuse_bad_input_and_leave_the_batch_unchanged():
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_reset_game_and_load_refuse_bad_input_and_leave_the_batch_unchanged(backend):
     from saboteur_env import Game, GameConfig
 
-    vec = VectorGame(2, num_players=4)
+    vec = VectorGame(2, backend=backend, num_players=4)
     with pytest.raises(RuntimeError, match="reset"):
         vec.reset_game(0, 1)
     vec.reset(seed=5)
@@ -332,3 +337,124 @@ def test_reset_game_and_load_refuse_bad_input_and_leave_the_batch_unchanged():
     game = Game(GameConfig(num_players=4), 9)
     vec.load(1, game)
     assert vec.games[1] is game and vec.events[1] == [] and vec.current_player[1] == game.current
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_a_pickled_batch_plays_on_like_the_original(backend):
+    """A pickled batch (its read-only views rebuilt) steps exactly as the original."""
+    import pickle
+
+    vec = VectorGame(3, backend=backend, num_players=5)
+    vec.reset(2)
+    rng = np.random.default_rng(2)
+    for _ in range(30):
+        vec.step(vec.sample_actions(rng))
+    twin = pickle.loads(pickle.dumps(vec))
+    r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
+    for _ in range(200):
+        a = vec.sample_actions(r1)
+        np.testing.assert_array_equal(a, twin.sample_actions(r2))
+        vec.step(a)
+        twin.step(a)
+        np.testing.assert_array_equal(vec.observation, twin.observation)
+        np.testing.assert_array_equal(vec.legal_action_mask, twin.legal_action_mask)
+        np.testing.assert_array_equal(vec.rewards, twin.rewards)
+    assert not twin.observation.flags.writeable
+
+
+@needs_numba
+def test_the_array_backend_refuses_a_position_with_more_cards_than_the_deck():
+    """The arrays (draw pile, event log) are sized by the deck: a hand-built position with
+    more cards in play is refused with the limit named, and the slot is left as it was."""
+    from saboteur_env import GameConfig, build_state
+
+    big = ["B07"] * 60
+    g = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[big, big, big],
+        check_counts=False,
+    )
+    vec = VectorGame(2, backend="array", num_players=3)
+    vec.reset(1)
+    before = (vec.observation.copy(), vec.legal_action_mask.copy(), vec.game(0))
+    with pytest.raises(ValueError, match=r"\d+ cards in the draw pile .* the deck's 67 .*'engine'"):
+        vec.load(0, g)
+    assert vec.game(0) is before[2]
+    np.testing.assert_array_equal(vec.observation, before[0])
+    np.testing.assert_array_equal(vec.legal_action_mask, before[1])
+    engine = VectorGame(1, backend="engine", num_players=3)
+    engine.reset(0)
+    engine.load(0, g)  # the engine backend plays it
+    assert engine.legal_action_mask.any()
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_sample_actions_names_a_game_without_a_legal_action(backend):
+    from saboteur_env import GameConfig, build_state
+
+    empty = build_state(
+        GameConfig(num_players=3), roles=["gold-digger", "saboteur", "gold-digger"], hands=[[]] * 3
+    )
+    vec = VectorGame(2, backend=backend, num_players=3)
+    vec.reset(0)
+    vec.load(1, empty)
+    with pytest.raises(ValueError, match="game 1 has no legal action"):
+        vec.sample_actions(np.random.default_rng(0))
+
+
+@needs_numba
+def test_more_legal_actions_than_the_kernels_list_still_play_identically():
+    """A position with over MAX_LEGAL legal actions (a maze of crossings, eight path kinds in
+    hand): the mask is cleared whole, sampling falls back to the mask, and play stays equal
+    to the engine backend's."""
+    from saboteur_env import GameConfig, build_state
+
+    board = [(x, y, "B07", False) for x in (-5, -2, 1, 4) for y in range(-8, 9) if (x, y) != (0, 0)]
+    board += [(x, 0, "B07", False) for x in (-4, -3, -1, 2, 3)]
+    hand = ["B03", "B04", "B05", "B06", "B12", "B13", "B14", "B15"]
+    g = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[hand, [*hand, "rockfall"], hand],
+        board=board,
+        deck=["B07"] * 20,
+        check_counts=False,
+    )
+    vecs = [VectorGame(1, backend=b, num_players=3) for b in ("array", "engine")]
+    for v in vecs:
+        v.reset(0)
+        v.load(0, g.copy())
+    assert vecs[0].legal_action_mask.sum() > kernels.MAX_LEGAL
+    rngs = [np.random.default_rng(1), np.random.default_rng(1)]
+    for _ in range(60):
+        np.testing.assert_array_equal(vecs[0].observation, vecs[1].observation)
+        np.testing.assert_array_equal(vecs[0].legal_action_mask, vecs[1].legal_action_mask)
+        a, b = (v.sample_actions(r) for v, r in zip(vecs, rngs))
+        np.testing.assert_array_equal(a, b)
+        for v in vecs:
+            v.step(a)
+        assert vecs[0].events == vecs[1].events
+
+
+@needs_numba
+def test_a_kept_game_is_a_snapshot_and_ended_games_completes_the_events():
+    """On the array backend a Game read through ``game(i)`` shows that moment; the game that
+    ended, read through ``ended_games`` in the step it ended, has every event, as the
+    engine's."""
+    vecs = [VectorGame(2, backend=b, num_players=3, num_rounds=1) for b in ("array", "engine")]
+    for v in vecs:
+        v.reset(4)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for _ in range(300):
+        a = vecs[1].sample_actions(rng)
+        for v in vecs:
+            v.step(a)
+        for i in range(2):
+            if vecs[1].terminated[i]:
+                assert vecs[0].ended_games[i].events == vecs[1].ended_games[i].events
+                ended += 1
+    assert ended >= 2
+    assert vecs[0].games == [vecs[0].game(0), vecs[0].game(1)]
+    assert len(vecs[0].games) == 2 and vecs[0].games[-1] is vecs[0].game(1)

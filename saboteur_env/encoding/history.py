@@ -5,6 +5,10 @@ The observation's ``history``, ``tools``, ``recent`` and ``xhistory`` views and 
 from the game's events, so the engine keeps no state for the encoder.  One handler per event
 type (:data:`HANDLERS`) says what the event adds.  :class:`HistoryCache` keeps the features of
 recently encoded games up to date incrementally (the engine only appends events).
+
+Restated for the base game by the batched engine's compiled kernels
+(``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
+over whole games: a change here needs the same change there.
 """
 
 from __future__ import annotations

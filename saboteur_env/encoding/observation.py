@@ -22,6 +22,10 @@ removed unseen.  It still leaves out the order of the draw pile and of the nugge
 Bounds (the Box of every view) are honest: ``gold`` is bounded by the base game's nugget supply
 (44, RULES 1.4) or, in Saboteur 2 where gold is a count (RULES 6.6, 6.9), by ``num_rounds``
 times the largest one-round gain (the largest payout, 5 or the crystals of the deck, plus 1 stolen).
+
+Restated for the base game by the batched engine's compiled kernels
+(``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
+over whole games: a change here needs the same change there.
 """
 
 from __future__ import annotations

@@ -14,6 +14,10 @@ connected to a root), plus two flags, *adjacent to any card* and *adjacent to a 
 pack into a 14-bit code; one precomputed table ``FIT[variant, code]`` says whether an oriented
 card fits.  The connected set is kept up to date incrementally on placement; a rockfall
 recomputes it.
+
+Restated for the base game by the batched engine's compiled kernels
+(``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
+over whole games: a change here needs the same change there.
 """
 
 from __future__ import annotations

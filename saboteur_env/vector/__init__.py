@@ -38,6 +38,42 @@ from . import kernels
 
 #: the backends of :class:`VectorGame`
 BACKENDS = ("auto", "array", "engine")
+#: VectorGame attributes that are views of others (not pickled: rebuilt)
+_VIEWS = ("observation", "legal_action_mask")
+
+
+class PerGame(Sequence):
+    """A read-only sequence of ``n`` entries, entry ``i`` made by ``get(i)`` when read (the
+    array backend's ``games``, ``ended_games`` and ``events``: each entry is brought up to
+    date alone); equal to a list of the same entries."""
+
+    __slots__ = ("_n", "_get")
+
+    def __init__(self, n: int, get) -> None:
+        self._n, self._get = n, get
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._get(j) for j in range(*i.indices(self._n))]
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"index {i!r}: an int or a slice")
+        if not -self._n <= i < self._n:
+            raise IndexError(f"game {i}: the games are 0..{self._n - 1}")
+        return self._get(int(i) % self._n)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple, PerGame)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
 
 __all__ = ["VectorGame"]
 
@@ -116,7 +152,7 @@ class VectorGame:
                 f"backend='array' does not play {self.config.ruleset.title} yet: use 'engine'"
             )
         use_array = backend == "array" or (
-            backend == "auto" and kernels.ENABLED and supports(self.config)
+            backend == "auto" and supports(self.config) and kernels.usable()
         )
         self.backend = "array" if use_array else "engine"
         self.num_envs = int(num_envs)
@@ -164,17 +200,30 @@ class VectorGame:
             self._ended_pending: dict[int, tuple] = {}
 
     # --- games and events (the array backend builds them when read) ------------------------
+    def __getstate__(self) -> dict:
+        # the read-only views would pickle as copies of their own: rebuilt on unpickling
+        return {k: v for k, v in self.__dict__.items() if k not in _VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.observation = self._obs.view()
+        self.observation.flags.writeable = False
+        self.legal_action_mask = self._mask.view()
+        self.legal_action_mask.flags.writeable = False
+
     @property
-    def games(self) -> list[Game]:
-        """The ``B`` games (see the class docstring)."""
-        if self._arrays is not None:
-            for i, g in enumerate(self._games):
-                self._arrays.store(i, g)
-                self._arrays.sync_events(i, g)
-        return self._games
+    def games(self) -> Sequence[Game]:
+        """The ``B`` games (see the class docstring); on the array backend a sequence whose
+        ``games[i]`` is :meth:`game` ``(i)``."""
+        if self._arrays is None or not self._games:
+            return self._games
+        return PerGame(self.num_envs, self.game)
 
     def game(self, i: int) -> Game:
-        """Game ``i`` (``games[i]``), brought up to date alone on the array backend.
+        """Game ``i`` (``games[i]``), brought up to date alone on the array backend (a
+        :class:`~saboteur_env.engine.state.Game` there is brought up to date only when read
+        through this, ``games`` or ``ended_games``: a reference kept from an earlier read
+        shows that moment's state).
 
         Raises:
             RuntimeError: before :meth:`reset`.
@@ -197,6 +246,8 @@ class VectorGame:
         Raises:
             RuntimeError: before :meth:`reset`.
             TypeError: ``rng`` is not a ``numpy.random.Generator``.
+            ValueError: a game has no legal action (a loaded position where no hand holds a
+                card: the rules end such a round before anyone acts).
         """
         if not self._games:
             raise RuntimeError("call reset(seed) before sample_actions()")
@@ -208,49 +259,64 @@ class VectorGame:
         if self._arrays is not None:
             out = self._arrays.sample(u)
             for i in np.flatnonzero(out < 0).tolist():  # a legal list too long to keep
-                legal = np.flatnonzero(self.legal_action_mask[i])
+                legal = np.flatnonzero(self._mask[i])
+                if not len(legal):
+                    raise ValueError(f"game {i} has no legal action")
                 out[i] = legal[int(u[i] * len(legal))]
             return out
-        rows, cols = np.nonzero(self.legal_action_mask)
+        rows, cols = np.nonzero(self._mask)
         starts = np.searchsorted(rows, np.arange(self.num_envs))
         counts = np.diff(np.append(starts, len(rows)))
+        if not counts.all():
+            raise ValueError(f"game {int(np.flatnonzero(counts == 0)[0])} has no legal action")
         return cols[starts + (u * counts).astype(np.int64)].astype(np.int64)
 
     @property
-    def ended_games(self) -> list[Game | None]:
+    def ended_games(self) -> Sequence[Game | None]:
         """Per game, the :class:`~saboteur_env.engine.state.Game` that ended in the last step
         (its ``round_results``, ``gold`` and ``events``), ``None`` where none ended."""
-        if self._arrays is not None and self._ended_pending:
-            from .arrays import merge_events
-
-            for i, (records, base, marks) in self._ended_pending.items():
-                g = self._ended[i]
-                assert g is not None
-                merge_events(g, records, base, marks)
-            self._ended_pending = {}
-        return self._ended
+        if self._arrays is None:
+            return self._ended
+        return PerGame(self.num_envs, self._ended_game)
 
     @ended_games.setter
     def ended_games(self, value: list[Game | None]) -> None:
-        self._ended = value
+        self._ended = list(value)
         if self._arrays is not None:
             self._ended_pending = {}
 
-    @property
-    def events(self) -> list[list[Event]]:
-        """Per game, the events of its last step (see the class docstring)."""
-        if self._arrays is not None:
-            from .arrays import events_of
+    def _ended_game(self, i: int) -> Game | None:
+        """``ended_games[i]``, its event list completed first (array backend)."""
+        pending = self._ended_pending.pop(i, None)
+        g = self._ended[i]
+        if pending is not None:
+            from .arrays import merge_events
 
-            for i, stale in enumerate(self._events_stale):
-                if stale:
-                    if i in self._extra:  # its round or game ended: the records were kept
-                        records, engine = self._extra[i]
-                        self._events[i] = events_of(records) + engine
-                    else:
-                        self._events[i] = self._arrays.events(i)
-                    self._events_stale[i] = False
-        return self._events
+            assert g is not None
+            merge_events(g, *pending)
+        return g
+
+    @property
+    def events(self) -> Sequence[list[Event]]:
+        """Per game, the events of its last step (see the class docstring); on the array
+        backend a sequence that makes game ``i``'s events when ``events[i]`` is read."""
+        if self._arrays is None:
+            return self._events
+        return PerGame(self.num_envs, self._step_events)
+
+    def _step_events(self, i: int) -> list[Event]:
+        """``events[i]`` (array backend): made from the kernels' records at the first read."""
+        if self._events_stale[i]:
+            assert self._arrays is not None
+            if i in self._extra:  # its round or game ended: the records were kept
+                from .arrays import events_of
+
+                records, engine = self._extra[i]
+                self._events[i] = events_of(records) + engine
+            else:
+                self._events[i] = self._arrays.events(i)
+            self._events_stale[i] = False
+        return self._events[i]
 
     # --- lifecycle -----------------------------------------------------------------------
     def reset(self, seed: int | Sequence[int]) -> None:
@@ -316,7 +382,8 @@ class VectorGame:
         Raises:
             RuntimeError: before :meth:`reset`.
             IndexError: ``i`` is not a game index.
-            ValueError: ``game`` was made for other options than this batch's.
+            ValueError: ``game`` was made for other options than this batch's; on the array
+                backend, it has more cards in play than the ruleset's deck.
         """
         self._check_index(i)
         if not isinstance(game, Game):
@@ -325,6 +392,8 @@ class VectorGame:
             raise ValueError(
                 f"the game's options {game.config} differ from the batch's {self.config}"
             )
+        if self._arrays is not None:
+            self._arrays.check(game)
         self._games[i] = game
         self._set_events(i, [])
         self._clear(i)
@@ -336,7 +405,9 @@ class VectorGame:
         self.terminated[i] = False
         self.truncated[i] = False
         self.final_gold[i] = 0
-        self.ended_games[i] = None
+        self._ended[i] = None
+        if self._arrays is not None:
+            self._ended_pending.pop(i, None)
 
     def _set_events(self, i: int, events: list[Event]) -> None:
         """Game ``i``'s events of the last step (or deal) are ``events``."""

@@ -28,9 +28,15 @@ from ..encoding.codec import Codec
 from ..encoding.history import N_RECENT, round_history
 from ..encoding.observation import ObservationEncoder
 from ..encoding.spec import (
+    EXTRA_BOARD_CHANNELS,
+    EXTRA_VIEWS,
+    RECENT_TYPES,
+    RECENT_TYPES_OF,
     BoardChannel,
+    GameFeature,
     HistoryColumn,
     PlayerFeature,
+    PrivateFeature,
     RecentType,
 )
 from ..engine.board import EMPTY, HIDDEN_GOAL, OCCUPIED_CODE, Board, code_tables
@@ -57,15 +63,41 @@ FAMILIES = ("place", "rockfall", "map", "tool", "discard")
 
 def supports(config: GameConfig) -> bool:
     """Whether the array backend plays ``config``'s ruleset: the base game's action families
-    in that order, one phase (every decision a whole turn) and a pass of one card."""
+    in that order, one phase (every decision a whole turn), a pass of one card, and the base
+    game's observation (no extra views or board channels, its recent types)."""
     rules = config.ruleset
-    return rules.families == FAMILIES and rules.phases == (Phase.TURN,) and rules.pass_cards == 1
+    return (
+        rules.families == FAMILIES
+        and rules.phases == (Phase.TURN,)
+        and rules.pass_cards == 1
+        # the observation the kernels write: the base game's views, channels and types
+        and not EXTRA_VIEWS.get(rules.name)
+        and not EXTRA_BOARD_CHANNELS.get(rules.name)
+        and RECENT_TYPES_OF.get(rules.name) == RECENT_TYPES
+    )
 
 
 def _check_names() -> None:
     """The kernels' channel, column and type numbers are the spec's (one place: the spec)."""
-    C, P, H, R = BoardChannel, PlayerFeature, HistoryColumn, RecentType
+    C, P, H, R, G = BoardChannel, PlayerFeature, HistoryColumn, RecentType, GameFeature
     pairs = [
+        (K.G_ROUND, G.ROUND),
+        (K.G_NUM_ROUNDS, G.NUM_ROUNDS),
+        (K.G_DRAW_PILE, G.DRAW_PILE),
+        (K.G_DISCARD_PILE, G.DISCARD_PILE),
+        (K.G_TURN, G.TURN),
+        (K.G_NUM_PLAYERS, G.NUM_PLAYERS),
+        (K.G_PATHS, G.PATH_CARDS_IN_MAZE),
+        (K.PR_GOLD, PrivateFeature.GOLD),
+        (K.PR_SEAT, PrivateFeature.SEAT),
+        (1, C.OPEN_E),
+        (2, C.OPEN_S),
+        (3, C.OPEN_W),
+        (5, C.CONN_E),
+        (6, C.CONN_S),
+        (7, C.CONN_W),
+        (K.PF_BROKEN + 1, P.BROKEN_LANTERN),
+        (K.PF_BROKEN + 2, P.BROKEN_CART),
         (K.C_THROUGH, C.THROUGH),
         (K.C_OCCUPIED, C.OCCUPIED),
         (K.C_START, C.START),
@@ -107,27 +139,7 @@ def _check_names() -> None:
 _check_names()
 
 #: state arrays of :class:`ArrayGames`, in the order of the kernels' tuple ``S``
-STATE = (
-    "ints",
-    "var",
-    "opn",
-    "reached",
-    "conn",
-    "goal_identity",
-    "goal_revealed",
-    "hands",
-    "deck",
-    "discards",
-    "secret_discards",
-    "broken",
-    "known_goals",
-    "broken_kind",
-    "actor_counts",
-    "tool_counts",
-    "recent",
-    "roles",
-    "gold",
-)
+STATE = K.STATE
 
 #: event code of the kernels -> (EventType, payload keys of p0..p3)
 _EVENTS: dict[int, tuple[EventType, tuple[str, ...]]] = {
@@ -249,7 +261,8 @@ class ArrayGames:
         self.roles = np.zeros((b, n), dtype=np.int8)
         self.gold = np.zeros((b, n), dtype=np.int64)
         self.S = tuple(getattr(self, name) for name in STATE)
-        self.T = _tables(config, codec)
+        tables = _tables(config, codec, encoder)
+        self.T = tuple(tables[name] for name in K.TABLES)
         self.P = _params(config, codec, encoder)
         # each game's event log of the decisions inside its rounds (a decision consumes a card,
         # so a round has at most as many decisions as the deck has cards); the Game objects'
@@ -266,6 +279,22 @@ class ArrayGames:
         self.legal_index = np.zeros((b, K.MAX_LEGAL), dtype=np.int32)
 
     # --- Game <-> arrays ------------------------------------------------------------------
+    def check(self, g: Game) -> None:
+        """Refuse a game the arrays cannot hold, before anything is written: more cards in
+        the draw pile and the hands than the ruleset's deck (a position built with
+        ``check_counts=False``; the draw pile and each round's event log are sized by the
+        deck, every decision consuming a card).
+
+        Raises:
+            ValueError: naming the count and the limit.
+        """
+        cards = len(g.deck) + int(g.hands.sum())
+        if cards > self.deck.shape[1]:
+            raise ValueError(
+                f"{cards} cards in the draw pile and the hands: the array backend holds at most "
+                f"the deck's {self.deck.shape[1]} (use backend='engine' for this position)"
+            )
+
     def load(self, i: int, g: Game, new_game: bool = True) -> None:
         """Write game ``g`` into row ``i`` (its observation and mask are written by
         :meth:`refresh`).  The round's public history comes from ``g.events``
@@ -436,16 +465,18 @@ class ArrayGames:
         return events_of(self.log[i, end - self.ints[i, K.I_NEV] : end])
 
 
-def _tables(config: GameConfig, codec: Codec) -> tuple[np.ndarray, ...]:
-    """The kernels' tuple ``T``, from the engine's card data and the action layout."""
+def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> dict[str, np.ndarray]:
+    """The kernels' tables by name (``kernels.TABLES``), from the engine's card data and the
+    action layout."""
     lay = codec.layout
     nv = len(VARIANTS)
     v_open = np.array([v.openings for v in VARIANTS], dtype=np.int64)
     v_seg = np.zeros((nv, 4), dtype=np.int64)
     v_stub = np.zeros((nv, 4), dtype=bool)
     v_root = np.zeros((nv, 4), dtype=bool)
+    if max(len(v.segments) for v in VARIANTS) > 4:
+        raise AssertionError("the kernels hold at most 4 segments a card")
     for v in VARIANTS:
-        assert len(v.segments) <= 4
         for i, seg in enumerate(v.segments):
             v_seg[v.index, i] = seg
             v_stub[v.index, i] = v.stub[i]
@@ -466,41 +497,29 @@ def _tables(config: GameConfig, codec: Codec) -> tuple[np.ndarray, ...]:
     tool_kind = np.array([k for k, _ in lay.tool_pairs], dtype=np.int64)
     tool_tool = np.array([t for _, t in lay.tool_pairs], dtype=np.int64)
     tool_break = np.array([CARD_KINDS[k].effect[0] == "break" for k, _ in lay.tool_pairs])
-    through = np.array([any(not s for s in v.stub) for v in VARIANTS], dtype=np.float32)
+    through = encoder._through  # the THROUGH channel's value per variant
     fit = np.ascontiguousarray(lay.fit)
-    width = max([len(r) for r in lay.rows_of_kind.values()] + [1])
-    kind_rows = np.full((lay.n_kinds, width), -1, dtype=np.int64)
-    for k, rows in lay.rows_of_kind.items():
-        kind_rows[k, : len(rows)] = rows
-    kind_path = np.array([k.category == "path" for k in kinds], dtype=bool)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))
-    width = max([len(r) for r in lay.tool_rows_of_kind.values()] + [1])
-    kind_tool_rows = np.full((lay.n_kinds, width), -1, dtype=np.int64)
-    for k, rows in lay.tool_rows_of_kind.items():
-        kind_tool_rows[k, : len(rows)] = rows
-    return (
-        v_open,
-        v_seg,
-        v_stub,
-        v_sos,
-        v_root,
-        v_rot,
-        goal_var,
-        goal_rc,
-        v_kind,
-        row_var,
-        kind_dead,
-        tool_kind,
-        tool_tool,
-        tool_break,
-        through,
-        fit,
-        kind_rows,
-        kind_path,
-        lut,
-        goal_adj,
-        kind_tool_rows,
-    )
+    return {
+        "v_open": v_open,
+        "v_seg": v_seg,
+        "v_stub": v_stub,
+        "v_sos": v_sos,
+        "v_root": v_root,
+        "v_rot": v_rot,
+        "goal_var": goal_var,
+        "goal_rc": goal_rc,
+        "v_kind": v_kind,
+        "row_var": row_var,
+        "kind_dead": kind_dead,
+        "tool_kind": tool_kind,
+        "tool_tool": tool_tool,
+        "tool_break": tool_break,
+        "v_through": through,
+        "fit": fit,
+        "lut": lut,
+        "goal_adj": goal_adj,
+    }
 
 
 def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np.ndarray:
@@ -546,6 +565,11 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     P[K.P_N_TOOL_ROWS] = len(lay.tool_pairs)
     P[K.P_GOLD] = GOAL_GOLD
     # the kernels' layout assumptions, checked against the encoder's spec
-    assert V["board"].offset == 0 and V["board"].shape[0] == K.C_LAST_PLACED + 1
-    assert V["tools"].shape == (lay.max_players, lay.max_players, 2)
+    if not (V["board"].offset == 0 and V["board"].shape[0] == K.C_LAST_PLACED + 1):
+        raise AssertionError("the board view is not the kernels' 17 channels at offset 0")
+    if V["tools"].shape != (lay.max_players, lay.max_players, 2):
+        raise AssertionError("the tools view is not (max players, max players, 2)")
+    rw = lay.max_players + len(encoder.recent_types) + lay.max_players + encoder.n_tool_cols + 4
+    if encoder.recent_width != rw:
+        raise AssertionError("a recent row is not actor, type, target, tool, x, y, dead, present")
     return P

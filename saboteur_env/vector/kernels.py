@@ -27,11 +27,25 @@ from typing import Any
 
 import numpy as np
 
+from ..engine.cards import FACING, SIDE_DELTA
+
 #: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
 #: ``0`` (numba is imported, and the kernels compiled or read from its cache, at first use)
 ENABLED = (
     os.environ.get("SABOTEUR_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
 )
+
+
+def usable() -> bool:
+    """:data:`ENABLED`, and numba imports (an installed numba that fails to import, e.g. one
+    built for another numpy, leaves ``backend="auto"`` on the engine)."""
+    if not ENABLED:
+        return False
+    try:
+        import numba  # noqa: F401
+    except Exception:
+        return False
+    return True
 
 # --- what step() reports per game (ints[:, I_STATUS]) ---------------------------------------
 CONTINUE, GOLD_FOUND, HANDS_EMPTY = 0, 1, 2
@@ -133,6 +147,95 @@ RECENT_FIELDS = 8
 C_THROUGH, C_OCCUPIED, C_START, C_GOAL_HIDDEN = 8, 9, 10, 11
 C_GOLD_REVEALED, C_STONE_REVEALED, C_KNOWN_GOLD, C_KNOWN_STONE, C_LAST_PLACED = 12, 13, 14, 15, 16
 PF_PRESENT, PF_TO_ACT, PF_BROKEN, PF_HAND_SIZE, PF_LAST_CARD, PF_FIRST = 0, 1, 2, 5, 6, 7
+# --- columns of the game view (spec.GAME_FEATURES) and the private view (PRIVATE_FEATURES) ---
+G_ROUND, G_NUM_ROUNDS, G_DRAW_PILE, G_DISCARD_PILE, G_TURN, G_NUM_PLAYERS, G_PATHS = range(7)
+PR_GOLD, PR_SEAT = 0, 1
+
+
+# --- the state arrays (tuple ``S``) and tables (tuple ``T``) the kernels take, by name ----
+#: names of the state arrays of :class:`~saboteur_env.vector.arrays.ArrayGames`, in ``S`` order
+STATE = (
+    "ints",
+    "var",
+    "opn",
+    "reached",
+    "conn",
+    "goal_identity",
+    "goal_revealed",
+    "hands",
+    "deck",
+    "discards",
+    "secret_discards",
+    "broken",
+    "known_goals",
+    "broken_kind",
+    "actor_counts",
+    "tool_counts",
+    "recent",
+    "roles",
+    "gold",
+)
+S_INTS = 0
+S_VAR = 1
+S_OPN = 2
+S_REACHED = 3
+S_CONN = 4
+S_GOAL_IDENTITY = 5
+S_GOAL_REVEALED = 6
+S_HANDS = 7
+S_DECK = 8
+S_DISCARDS = 9
+S_SECRET_DISCARDS = 10
+S_BROKEN = 11
+S_KNOWN_GOALS = 12
+S_BROKEN_KIND = 13
+S_ACTOR_COUNTS = 14
+S_TOOL_COUNTS = 15
+S_RECENT = 16
+S_ROLES = 17
+S_GOLD = 18
+#: names of the tables :func:`~saboteur_env.vector.arrays.tables` builds, in ``T`` order
+TABLES = (
+    "v_open",
+    "v_seg",
+    "v_stub",
+    "v_sos",
+    "v_root",
+    "v_rot",
+    "goal_var",
+    "goal_rc",
+    "v_kind",
+    "row_var",
+    "kind_dead",
+    "tool_kind",
+    "tool_tool",
+    "tool_break",
+    "v_through",
+    "fit",
+    "lut",
+    "goal_adj",
+)
+T_V_OPEN = 0
+T_V_SEG = 1
+T_V_STUB = 2
+T_V_SOS = 3
+T_V_ROOT = 4
+T_V_ROT = 5
+T_GOAL_VAR = 6
+T_GOAL_RC = 7
+T_V_KIND = 8
+T_ROW_VAR = 9
+T_KIND_DEAD = 10
+T_TOOL_KIND = 11
+T_TOOL_TOOL = 12
+T_TOOL_BREAK = 13
+T_V_THROUGH = 14
+T_FIT = 15
+T_LUT = 16
+T_GOAL_ADJ = 17
+for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, in order
+    if [globals()[_prefix + n.upper()] for n in _names] != list(range(len(_names))):
+        raise AssertionError(f"the {_prefix}* indexes disagree with their names")
 
 EMPTY = -1
 HIDDEN_GOAL = -2
@@ -182,10 +285,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-# side b = 0 N, 1 E, 2 S, 3 W: the neighbour's offset and the side bit it faces back with
-_DR = np.array([-1, 0, 1, 0], dtype=np.int64)
-_DC = np.array([0, 1, 0, -1], dtype=np.int64)
-_FACING = np.array([4, 8, 1, 2], dtype=np.int64)
+# side b = 0 N, 1 E, 2 S, 3 W: the neighbour's row and column offsets and the side bit it
+# faces back with (cards.SIDE_DELTA, cards.FACING)
+_DR = np.array([dy for _, dy in SIDE_DELTA], dtype=np.int64)
+_DC = np.array([dx for dx, _ in SIDE_DELTA], dtype=np.int64)
+_FACING = np.array(FACING, dtype=np.int64)
 
 
 @_kernel
@@ -193,7 +297,7 @@ def _py_propagate(var, reached, conn, st, sp, T, chg):
     """Mark the segments reachable from the ``sp`` seeds on the stack ``st`` ((row, col,
     segment) rows) as ``Board._propagate`` does (RULES 4.1); each cell it changes is appended
     to ``chg`` (``chg[0]``: the count, then flat padded cells)."""
-    v_seg, v_stub, v_sos = T[1], T[2], T[3]
+    v_seg, v_stub, v_sos = T[T_V_SEG], T[T_V_STUB], T[T_V_SOS]
     C = var.shape[1]
     while sp > 0:
         sp -= 1
@@ -225,7 +329,7 @@ def _py_propagate(var, reached, conn, st, sp, T, chg):
 def _py_goal_rotated(var, opn, ident, r, c, sides, T, P):
     """RULES 4.2 orientation ruling (``Board._goal_orientation``): open towards a reaching
     side; if both orientations do, fewest mismatched edges, then 0 degrees."""
-    v_open, goal_var = T[0], T[6]
+    v_open, goal_var = T[T_V_OPEN], T[T_GOAL_VAR]
     if ident == P[P_GOLD]:
         return 0
     best_m, best_rot = 99, 0
@@ -249,10 +353,20 @@ def _py_place(b, variant, r, c, S, T, P, st, ev, chg):
     """Lay ``variant`` at padded (r, c), connect it and turn over every goal it connects,
     wave by wave (``Board.place``, RULES 3.1, 4.2); each reveal is written to ``ev``.
     Returns whether the gold was turned over."""
-    ints, var, opn, reached, conn, goal_id, goal_rev = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
-    known = S[12]
-    v_open, v_sos, v_root, goal_var, goal_rc = T[0], T[3], T[4], T[6], T[7]
-    v_rot = T[5]
+    ints = S[S_INTS]
+    var = S[S_VAR]
+    opn = S[S_OPN]
+    reached = S[S_REACHED]
+    conn = S[S_CONN]
+    goal_id = S[S_GOAL_IDENTITY]
+    goal_rev = S[S_GOAL_REVEALED]
+    known = S[S_KNOWN_GOALS]
+    v_open = T[T_V_OPEN]
+    v_sos = T[T_V_SOS]
+    v_root = T[T_V_ROOT]
+    goal_var = T[T_GOAL_VAR]
+    goal_rc = T[T_GOAL_RC]
+    v_rot = T[T_V_ROT]
     vb, ob, rb, cb = var[b], opn[b], reached[b], conn[b]
     vb[r, c] = variant
     ob[r, c] = v_open[variant]
@@ -322,8 +436,8 @@ def _py_place(b, variant, r, c, S, T, P, st, ev, chg):
 def _py_reconnect(b, S, T, P, st, chg):
     """``Board.recompute_connectivity``: connectivity from the start and every ladder segment
     anew (after a rockfall, RULES 3.4)."""
-    var, reached, conn = S[1][b], S[3][b], S[4][b]
-    v_root = T[4]
+    var, reached, conn = S[S_VAR][b], S[S_REACHED][b], S[S_CONN][b]
+    v_root = T[T_V_ROOT]
     reached[:] = 0
     conn[:] = 0
     st[0, 0], st[0, 1], st[0, 2] = P[P_START_R], P[P_START_C], 0
@@ -365,17 +479,25 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
     """Play flat action ``a`` (legal: taken from this state's mask) for the seat to act of
     game ``b``: the action family's effect, then the draw and the next seat (RULES 3.1-3.7,
     5.1).  Returns CONTINUE, GOLD_FOUND or HANDS_EMPTY."""
-    ints, hands, deck, discards, secret = S[0], S[7], S[8], S[9], S[10]
-    broken, broken_kind, actor_counts, tool_counts, recent = S[11], S[13], S[14], S[15], S[16]
-    var = S[1]
+    ints = S[S_INTS]
+    hands = S[S_HANDS]
+    deck = S[S_DECK]
+    discards = S[S_DISCARDS]
+    secret = S[S_SECRET_DISCARDS]
+    broken = S[S_BROKEN]
+    broken_kind = S[S_BROKEN_KIND]
+    actor_counts = S[S_ACTOR_COUNTS]
+    tool_counts = S[S_TOOL_COUNTS]
+    recent = S[S_RECENT]
+    var = S[S_VAR]
     v_kind, row_var, kind_dead, tool_kind, tool_tool, tool_break, goal_rc = (
-        T[8],
-        T[9],
-        T[10],
-        T[11],
-        T[12],
-        T[13],
-        T[7],
+        T[T_V_KIND],
+        T[T_ROW_VAR],
+        T[T_KIND_DEAD],
+        T[T_TOOL_KIND],
+        T[T_TOOL_TOOL],
+        T[T_TOOL_BREAK],
+        T[T_GOAL_RC],
     )
     n, mp, W, ncells = P[P_N], P[P_MP], P[P_W], P[P_NCELLS]
     x0, y0 = P[P_X0], P[P_Y0]
@@ -412,7 +534,7 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         x, y = cell % W + x0, cell // W + y0
         removed = var[b, r, c]
         var[b, r, c] = EMPTY
-        S[2][b, r, c] = 0
+        S[S_OPN][b, r, c] = 0
         reconnect(b, S, T, P, st, chg)
         discards[b, rk] += 1
         discards[b, v_kind[removed]] += 1
@@ -428,9 +550,9 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         mk = P[P_MAP_KIND]
         hands[b, s, mk] -= 1
         discards[b, mk] += 1
-        S[12][b, s, g] = True
+        S[S_KNOWN_GOALS][b, s, g] = True
         event(ev, ints, b, EV_MAP_PLAYED, s, -1, g, 0, 0, 0)
-        event(ev, ints, b, EV_MAP_RESULT, s, s, g, S[5][b, g], 0, 0)
+        event(ev, ints, b, EV_MAP_RESULT, s, s, g, S[S_GOAL_IDENTITY][b, g], 0, 0)
         actor_counts[b, s, H_MAPS] += 1
         gx, gy = goal_rc[g, 1] - 2 + x0, goal_rc[g, 0] - 2 + y0
         add_recent(recent, ints, b, s, R_MAP, -1, gx, gy, -1, 0)
@@ -484,8 +606,8 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
 @_kernel
 def _py_board_cell(o, b, r, c, S, T, P):
     """The public board channels (OPEN_N .. GOAL_STONE_REVEALED) of padded cell (r, c)."""
-    var, opn, conn, goal_id = S[1], S[2], S[4], S[5]
-    v_through, goal_rc = T[14], T[7]
+    var, opn, conn, goal_id = S[S_VAR], S[S_OPN], S[S_CONN], S[S_GOAL_IDENTITY]
+    v_through, goal_rc = T[T_V_THROUGH], T[T_GOAL_RC]
     W, H = P[P_W], P[P_H]
     if r < 2 or c < 2 or r >= H + 2 or c >= W + 2:
         return
@@ -517,10 +639,10 @@ def _py_encode(b, S, T, P, obs, chg):
     ``ObservationEncoder.encode`` (DESIGN 4).  The public board channels are rewritten whole
     after a deal, a load or a rockfall (``I_DIRTY``), else only at the cells the last decision
     changed (``chg``); then the seat's own parts."""
-    ints, goal_id, hands, discards = S[0], S[5], S[7], S[9]
-    known, roles, gold, broken = S[12], S[17], S[18], S[11]
-    actor_counts, tool_counts, recent = S[14], S[15], S[16]
-    goal_rc = T[7]
+    ints, goal_id, hands, discards = S[S_INTS], S[S_GOAL_IDENTITY], S[S_HANDS], S[S_DISCARDS]
+    known, roles, gold, broken = S[S_KNOWN_GOALS], S[S_ROLES], S[S_GOLD], S[S_BROKEN]
+    actor_counts, tool_counts, recent = S[S_ACTOR_COUNTS], S[S_TOOL_COUNTS], S[S_RECENT]
+    goal_rc = T[T_GOAL_RC]
     o = obs[b]
     n, mp, W, H = P[P_N], P[P_MP], P[P_W], P[P_H]
     hw = H * W
@@ -597,15 +719,15 @@ def _py_encode(b, S, T, P, obs, chg):
     total = 0
     for k in range(K):
         total += discards[b, k]
-    o[go] = ints[b, I_ROUND]
-    o[go + 1] = P[P_NUM_ROUNDS]
-    o[go + 2] = ints[b, I_DECK_LEN] - ints[b, I_DECK_POS]
-    o[go + 3] = total
-    o[go + 4] = ints[b, I_TURN]
-    o[go + 5] = n
-    o[go + 6] = ints[b, I_PATHS]
-    o[P[P_OBS_PRIVATE]] = gold[b, seat]
-    o[P[P_OBS_PRIVATE] + 1] = seat
+    o[go + G_ROUND] = ints[b, I_ROUND]
+    o[go + G_NUM_ROUNDS] = P[P_NUM_ROUNDS]
+    o[go + G_DRAW_PILE] = ints[b, I_DECK_LEN] - ints[b, I_DECK_POS]
+    o[go + G_DISCARD_PILE] = total
+    o[go + G_TURN] = ints[b, I_TURN]
+    o[go + G_NUM_PLAYERS] = n
+    o[go + G_PATHS] = ints[b, I_PATHS]
+    o[P[P_OBS_PRIVATE] + PR_GOLD] = gold[b, seat]
+    o[P[P_OBS_PRIVATE] + PR_SEAT] = seat
 
 
 @_kernel
@@ -625,9 +747,22 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the entries set
     by the last call are cleared first.  ``codes`` is scratch (twice the window's cells) for
     the candidate cells and their neighbourhood codes (``Board.window_codes``)."""
-    ints, var, opn, conn, goal_rev, hands, broken = S[0], S[1], S[2], S[4], S[6], S[7], S[11]
-    fit, row_var, v_kind, lut, goal_adj = T[15], T[9], T[8], T[18], T[19]
-    tool_kind, tool_tool, tool_break, goal_rc = T[11], T[12], T[13], T[7]
+    ints = S[S_INTS]
+    var = S[S_VAR]
+    opn = S[S_OPN]
+    conn = S[S_CONN]
+    goal_rev = S[S_GOAL_REVEALED]
+    hands = S[S_HANDS]
+    broken = S[S_BROKEN]
+    fit = T[T_FIT]
+    row_var = T[T_ROW_VAR]
+    v_kind = T[T_V_KIND]
+    lut = T[T_LUT]
+    goal_adj = T[T_GOAL_ADJ]
+    tool_kind = T[T_TOOL_KIND]
+    tool_tool = T[T_TOOL_TOOL]
+    tool_break = T[T_TOOL_BREAK]
+    goal_rc = T[T_GOAL_RC]
     m = mask[b]
     cand = codes[codes.shape[0] // 2 :]  # scratch: the candidate cells (codes: their codes)
     old = ints[b, I_NLEGAL]
@@ -720,7 +855,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
 def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg):
     """Play ``acts[b]`` in every game ``b`` (:func:`apply`); where the game goes on, write its
     observation and mask.  ``ints[:, I_STATUS]`` tells the caller which rounds ended."""
-    ints = S[0]
+    ints = S[S_INTS]
     for b in range(acts.shape[0]):
         chg[0] = 0
         status = apply(b, acts[b], S, T, P, st, ev, chg)
@@ -735,7 +870,7 @@ def _py_refresh(games, S, T, P, obs, mask, lidx, codes, chg):
     """Write the observation and mask of each game in ``games`` (after a deal or a load)."""
     for i in range(games.shape[0]):
         b = games[i]
-        S[0][b, I_DIRTY] = 1
+        S[S_INTS][b, I_DIRTY] = 1
         encode(b, S, T, P, obs, chg)
         legal(b, S, T, P, mask, lidx, codes)
 

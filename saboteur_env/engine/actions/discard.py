@@ -5,6 +5,10 @@ A discard is face down: public only that a card was discarded, private which (RU
 pass of several cards each card is one decision of the same seat (:attr:`Phase.PASS`), ended by
 the ``done`` family, by the last card the ruleset allows (``Ruleset.pass_cards``) or by an empty
 hand; then the seat draws as many cards (RULES 3.7).
+
+Restated for the base game by the batched engine's compiled kernels
+(``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
+over whole games: a change here needs the same change there.
 """
 
 from __future__ import annotations

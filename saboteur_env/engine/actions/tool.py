@@ -1,6 +1,10 @@
 """Broken-tool and repair cards (RULES 3.2, 3.3; ``self_sabotage``, RULES 10).
 
 One block: a row per ``(card kind, tool)`` (``Layout.tool_pairs``) x relative target seat.
+
+Restated for the base game by the batched engine's compiled kernels
+(``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
+over whole games: a change here needs the same change there.
 """
 
 from __future__ import annotations
