@@ -47,6 +47,7 @@ def usable() -> bool:
         return False
     return True
 
+
 # --- what step() reports per game (ints[:, I_STATUS]) ---------------------------------------
 CONTINUE, GOLD_FOUND, HANDS_EMPTY = 0, 1, 2
 
