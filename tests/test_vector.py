@@ -194,8 +194,8 @@ def test_the_differential_check_sees_a_kernel_difference(monkeypatch):
     real = ArrayGames.step
     calls = []
 
-    def off(self, actions):
-        out = real(self, actions)
+    def off(self, actions, rewards):
+        out = real(self, actions, rewards)
         calls.append(1)
         if len(calls) == 100:
             self.obs[0, self.P[kernels.P_OBS_GAME] + 4] += 1  # the turn counter

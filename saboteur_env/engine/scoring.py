@@ -206,12 +206,18 @@ def _take_nugget(game: Game, i: int) -> int:
     return v
 
 
+def nugget_cards_drawn(num_players: int) -> int:
+    """Gold-nugget cards drawn when the gold is reached: one per player, 9 at 10 players
+    (RULES 5.2)."""
+    return 9 if num_players == 10 else num_players
+
+
 def _pay_diggers(game: Game, connector: int, received: np.ndarray) -> None:
     """RULES 5.2: N cards (9 at 10 players) picked counter-clockwise by the diggers,
     starting with the connector (or the first digger counter-clockwise from a saboteur
     connector).  Each picker automatically keeps the highest card left (RULES 10.1)."""
     n = game.n
-    take = min(9 if n == 10 else n, len(game.nuggets))
+    take = min(nugget_cards_drawn(n), len(game.nuggets))
     eligible = [
         game.roles[s] == GOLD_DIGGER
         and not (game.config.broken_tool_forfeit and game.broken[s].any())

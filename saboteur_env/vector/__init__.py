@@ -32,7 +32,7 @@ from ..encoding.observation import ObservationEncoder
 from ..engine.actions import IllegalActionError
 from ..engine.config import GameConfig
 from ..engine.events import EventType
-from ..engine.scoring import end_round, round_rewards
+from ..engine.scoring import round_rewards
 from ..engine.state import Event, Game
 from . import kernels
 
@@ -192,12 +192,17 @@ class VectorGame:
                 self._obs,
                 self._mask,
             )
-            #: per game whose round or game ended in the last step: that step's kernel
-            #: records and the engine's events that followed them
-            self._extra: dict[int, tuple[np.ndarray, list[Event]]] = {}
             self._events_stale = [False] * b
-            #: per game that ended in the last step: what completes its event list when read
-            self._ended_pending: dict[int, tuple] = {}
+            #: games whose last step ended a round
+            self._round_ended: set[int] = set()
+            #: per game, the recorded actions its Game object has been brought up to date
+            #: with, and where the last one's events begin in its event list
+            self._replayed = [0] * b
+            self._last_mark = [0] * b
+            #: per game that ended in the last step: its actions not yet played on its Game
+            #: object, then (once played) where its last action's events begin
+            self._ended_pending: dict[int, np.ndarray] = {}
+            self._ended_marks: dict[int, int] = {}
 
     # --- games and events (the array backend builds them when read) ------------------------
     def __getstate__(self) -> dict:
@@ -231,9 +236,9 @@ class VectorGame:
         """
         self._check_index(i)
         g = self._games[i]
-        if self._arrays is not None:
-            self._arrays.store(i, g)
-            self._arrays.sync_events(i, g)
+        if self._arrays is not None and self._replayed[i] < self._arrays.ints[i, kernels.I_NACTS]:
+            self._replayed[i], mark = self._arrays.catch_up(i, g, self._replayed[i])
+            self._last_mark[i] = mark
         return g
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
@@ -283,17 +288,16 @@ class VectorGame:
     def ended_games(self, value: list[Game | None]) -> None:
         self._ended = list(value)
         if self._arrays is not None:
-            self._ended_pending = {}
+            self._ended_pending, self._ended_marks = {}, {}
 
     def _ended_game(self, i: int) -> Game | None:
-        """``ended_games[i]``, its event list completed first (array backend)."""
+        """``ended_games[i]``, brought up to date first (array backend)."""
         pending = self._ended_pending.pop(i, None)
         g = self._ended[i]
         if pending is not None:
-            from .arrays import merge_events
-
-            assert g is not None
-            merge_events(g, *pending)
+            assert g is not None and self._arrays is not None
+            mark = self._arrays.replay(g, pending)
+            self._ended_marks[i] = mark if mark >= 0 else self._last_mark[i]
         return g
 
     @property
@@ -305,14 +309,17 @@ class VectorGame:
         return PerGame(self.num_envs, self._step_events)
 
     def _step_events(self, i: int) -> list[Event]:
-        """``events[i]`` (array backend): made from the kernels' records at the first read."""
+        """``events[i]`` (array backend): made from the kernels' records at the first read;
+        where the step ended a round, the engine's own, by bringing the game up to date."""
         if self._events_stale[i]:
             assert self._arrays is not None
-            if i in self._extra:  # its round or game ended: the records were kept
-                from .arrays import events_of
-
-                records, engine = self._extra[i]
-                self._events[i] = events_of(records) + engine
+            if i in self._ended_pending or i in self._ended_marks:  # the game ended
+                g = self._ended_game(i)
+                assert g is not None
+                self._events[i] = g.events[self._ended_marks[i] :]
+            elif i in self._round_ended:
+                g = self.game(i)
+                self._events[i] = g.events[self._last_mark[i] :]
             else:
                 self._events[i] = self._arrays.events(i)
             self._events_stale[i] = False
@@ -408,6 +415,8 @@ class VectorGame:
         self._ended[i] = None
         if self._arrays is not None:
             self._ended_pending.pop(i, None)
+            self._ended_marks.pop(i, None)
+            self._round_ended.discard(i)
 
     def _set_events(self, i: int, events: list[Event]) -> None:
         """Game ``i``'s events of the last step (or deal) are ``events``."""
@@ -487,56 +496,40 @@ class VectorGame:
             self._load(i)
 
     def _step_arrays(self, acts: np.ndarray) -> None:
-        """:meth:`step` on the array backend: the kernels play every game's decision; where a
-        round ended the engine scores it and deals the next (or the game ends: a new one is
-        dealt, as on the engine backend)."""
+        """:meth:`step` on the array backend: the kernels play every game's decision, and the
+        round ends and deals it causes; where a game ended (or reached ``max_cycles``) a new
+        one is dealt, as on the engine backend.  The ``Game`` objects and the events of a
+        step that ended a round are made when read (:meth:`game`, :meth:`_step_events`)."""
         from .arrays import K
 
         arr = self._arrays
         assert arr is not None
-        status = arr.step(acts)
+        status = arr.step(acts, self.rewards)
         ints = arr.ints
         self._events_stale = [True] * self.num_envs
-        self._extra = extra = {}
-        touched: list[int] = []
-        over: list[int] = []
-        for i in np.flatnonzero(status).tolist():
-            g = self._games[i]
-            arr.store(i, g)
-            arr.mark(i, g)
-            before = len(g.events)
-            gold = status[i] == K.GOLD_FOUND
-            end_round(g, gold_found=bool(gold), connector=g.current if gold else None)
-            # the step's events: the kernels' (the decision), then the engine's (round end);
-            # made into Event objects when ``events`` is read
-            extra[i] = (arr.step_records(i), g.events[before:])
-            self.rewards[i] = round_rewards(g.round_results[-1], self.config.reward)
-            touched.append(i)
-            if g.game_over:
-                over.append(i)
-            else:
-                arr.load(i, g, new_game=False)
+        # the games whose step ended a round: their events are the engine's, made on reading
+        self._round_ended = set(np.flatnonzero(status != K.CONTINUE).tolist())
+        over = np.flatnonzero(status == K.GAME_OVER).tolist()
         max_decisions = self.config.max_decisions
         if max_decisions is not None:
-            for i in np.flatnonzero(ints[:, K.I_DECISIONS] >= max_decisions).tolist():
-                if i not in touched:
-                    arr.store(i, self._games[i])
-                    extra[i] = (arr.step_records(i), [])
-                    touched.append(i)
-                if i not in over:
-                    over.append(i)
+            late = (ints[:, K.I_DECISIONS] >= max_decisions) & (status != K.GAME_OVER)
+            over += np.flatnonzero(late).tolist()
         self._ended_pending = {}
+        self._ended_marks = {}
         for i in over:
             g = self._games[i]
-            self.terminated[i] = g.game_over
-            self.truncated[i] = not g.game_over
-            self.final_gold[i] = g.gold
+            self.terminated[i] = status[i] == K.GAME_OVER
+            self.truncated[i] = status[i] != K.GAME_OVER
+            self.final_gold[i] = arr.gold[i]
             self._ended[i] = g
-            self._ended_pending[i] = arr.detach(i)
+            # the actions the ended game has not yet been brought up to date with
+            total = int(ints[i, K.I_NACTS])
+            self._ended_pending[i] = arr.actions[i, self._replayed[i] : total].copy()
             self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+            self._replayed[i] = 0
             arr.load(i, g)
-        if touched:
-            arr.refresh(np.unique(np.array(touched, dtype=np.int64)))
+        if over:
+            arr.refresh(np.array(over, dtype=np.int64))
         self.current_player[:] = ints[:, K.I_CURRENT]
 
     def _load(self, i: int) -> None:
@@ -545,6 +538,7 @@ class VectorGame:
         if self._arrays is not None:
             self._arrays.load(i, g)
             self._arrays.refresh(np.array([i], dtype=np.int64))
+            self._replayed[i] = 0
             self.current_player[i] = g.current
             return
         s = g.current

@@ -3,14 +3,17 @@
 
 What runs where:
 
-* a decision inside a round (every action family of the base game, the draw, the next seat,
-  RULES 3.1-3.7, 4.1, 4.2, 5.1), and the observation and mask that follow it: one call of
-  :func:`.kernels.step` for all ``B`` games;
-* a round end (scoring, RULES 5.2-5.5), the next deal and a new game: the engine itself
-  (:func:`saboteur_env.engine.scoring.end_round`, ``Game(config, seed)``), on the game's
-  :class:`~saboteur_env.engine.state.Game` object, which is brought up to date from the arrays
-  first (:meth:`ArrayGames.store`) and read back afterwards (:meth:`ArrayGames.load`).  Rounds
-  last dozens of decisions, so this costs little per decision.
+* every decision (every action family of the base game, the draw, the next seat, RULES
+  3.1-3.7, 4.1, 4.2, 5.1), the round end it may cause (the payouts and rewards, RULES 5.2,
+  5.3) and the next round's deal, then the observation and mask that follow: one call of
+  :func:`.kernels.step` for all ``B`` games.  In the base game the engine's generator is drawn
+  only when a round is dealt, so every round's deal is drawn when a game is loaded
+  (:meth:`ArrayGames.load`, through the engine's own ``setup.deal_round`` on a copy of the
+  game) and the kernels deal from it;
+* a new game, and the :class:`~saboteur_env.engine.state.Game` objects callers read: the
+  engine itself.  The kernels record every action; a game's ``Game`` is brought up to date
+  by playing the recorded actions through the engine when it is read
+  (:meth:`ArrayGames.catch_up`), so its state, round results and events are the engine's own.
 
 The rulesets it plays are those whose decisions are all one-step turns of the base game's
 families (:func:`supports`); the others (Saboteur 2) use the engine game by game.  Every table
@@ -46,7 +49,10 @@ from ..engine.cards import (
     GOAL_CELLS,
     GOAL_GOLD,
     GOAL_KINDS,
+    GOLD_DIGGER,
     KIND_INDEX,
+    SABOTEUR,
+    SABOTEUR_PAYOUT,
     START_CELL,
     VARIANT_OF,
     VARIANTS,
@@ -54,6 +60,9 @@ from ..engine.cards import (
 from ..engine.config import GameConfig
 from ..engine.events import Event, EventData, EventType
 from ..engine.phases import Phase
+from ..engine.ruleset import NUGGET_SUPPLY
+from ..engine.scoring import nugget_cards_drawn
+from ..engine.setup import deal_round
 from ..engine.state import Game
 from . import kernels as K
 
@@ -183,27 +192,6 @@ def events_of(records: np.ndarray) -> list[Event]:
     return [_event(r) for r in records.tolist()]
 
 
-def merge_events(g: Game, records: np.ndarray, base: int, marks: list[tuple[int, int]]) -> None:
-    """Complete ``g.events``: the kernels' log ``records`` (its rows from log position
-    ``base`` on) interleaved with the engine's events that ``g.events`` already holds after a
-    complete prefix, where ``marks`` says each batch of those began: ``(log position,
-    index in g.events)``."""
-    recs = records.tolist()
-    if not marks:
-        g.events.extend(_event(r) for r in recs)
-        return
-    prefix = marks[0][1]
-    out: list[Event] = []
-    lp = base
-    for k, (pos, start) in enumerate(marks):
-        out.extend(_event(r) for r in recs[lp - base : pos - base])
-        lp = pos
-        end = marks[k + 1][1] if k + 1 < len(marks) else len(g.events)
-        out.extend(g.events[start:end])
-    out.extend(_event(r) for r in recs[lp - base :])
-    g.events[prefix:] = out
-
-
 class ArrayGames:
     """``B`` games of one configuration as arrays (names in :data:`STATE`), with the tables
     the kernels read.
@@ -239,6 +227,7 @@ class ArrayGames:
         R, C = lay.height + 4, lay.width + 4
         rules = config.ruleset
         self.obs, self.mask = observation, mask
+        self.codec = codec
         # the deepest draw pile: the whole deck (hands are dealt from it)
         deck_max = int(rules.deck.sum())
         self.ints = np.zeros((b, K.N_INTS), dtype=np.int64)
@@ -260,17 +249,25 @@ class ArrayGames:
         self.recent = np.zeros((b, N_RECENT, K.RECENT_FIELDS), dtype=np.int64)
         self.roles = np.zeros((b, n), dtype=np.int8)
         self.gold = np.zeros((b, n), dtype=np.int64)
+        self.nuggets = np.zeros((b, int(NUGGET_SUPPLY.size)), dtype=np.int8)
+        # every round's deal, drawn when the game is loaded (the engine's generator is drawn
+        # at deals only): roles, goal identities, hands and draw pile of round r
+        rounds = config.num_rounds
+        self.deal_roles = np.zeros((b, rounds, n), dtype=np.int8)
+        self.deal_goals = np.zeros((b, rounds, 3), dtype=np.int8)
+        self.deal_hands = np.zeros((b, rounds, n, nk), dtype=np.int16)
+        self.deal_deck = np.zeros((b, rounds, deck_max), dtype=np.int16)
+        self.deal_deck_len = np.zeros((b, rounds), dtype=np.int64)
+        # every action since the game was loaded (a decision consumes a card: a round has at
+        # most as many as the deck has cards)
+        self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
         self.S = tuple(getattr(self, name) for name in STATE)
         tables = _tables(config, codec, encoder)
         self.T = tuple(tables[name] for name in K.TABLES)
         self.P = _params(config, codec, encoder)
-        # each game's event log of the decisions inside its rounds (a decision consumes a card,
-        # so a round has at most as many decisions as the deck has cards); the Game objects'
-        # event lists are completed from it when read (sync_events), with ``marks``: per game,
-        # (log position, index in g.events) of each batch of the engine's own events since
-        rounds = config.num_rounds
-        self.log = np.zeros((b, rounds * K.MAX_EVENTS * (deck_max + 1), 7), dtype=np.int32)
-        self.marks: list[list[tuple[int, int]]] = [[] for _ in range(b)]
+        # the events of each game's last decision (kernel records)
+        self.ev = np.zeros((b, K.MAX_EVENTS, 7), dtype=np.int32)
+        self.scratch = np.zeros(4 * n + 16, dtype=np.int64)
         # scratch of the kernels: the connectivity stack, the neighbourhood codes
         self.stack = np.zeros((R * C * 16 + 16, 3), dtype=np.int64)
         self.codes = np.zeros(2 * lay.n_cells, dtype=np.int64)
@@ -295,12 +292,11 @@ class ArrayGames:
                 f"the deck's {self.deck.shape[1]} (use backend='engine' for this position)"
             )
 
-    def load(self, i: int, g: Game, new_game: bool = True) -> None:
+    def load(self, i: int, g: Game) -> None:
         """Write game ``g`` into row ``i`` (its observation and mask are written by
-        :meth:`refresh`).  The round's public history comes from ``g.events``
-        (:func:`~saboteur_env.encoding.history.round_history`), as the encoder reads it.
-        ``new_game=False``: the same game after the engine dealt its next round (the event
-        log goes on)."""
+        :meth:`refresh`), with the deals of its later rounds.  The round's public history
+        comes from ``g.events`` (:func:`~saboteur_env.encoding.history.round_history`), as
+        the encoder reads it."""
         bd = g.board
         self.var[i] = bd.var
         self.opn[i] = bd.opn
@@ -318,7 +314,7 @@ class ArrayGames:
         self.broken_kind[i] = g.broken_kind
         self.roles[i] = g.roles
         self.gold[i] = g.gold
-        if new_game or g.turn:  # else the engine dealt the round just now: no history yet
+        if g.turn:  # else the round was dealt just now: no history yet
             h = round_history(g.events, g.n)
             self.actor_counts[i] = h.actor_counts
             self.tool_counts[i] = h.tool_counts
@@ -341,13 +337,21 @@ class ArrayGames:
             self.tool_counts[i] = 0
             self.recent[i] = 0
             added, last = 0, None
+        self.nuggets[i, : len(g.nuggets)] = g.nuggets
+        # the later rounds' deals, drawn by the engine on a copy of the game (its generator
+        # copied at this state: the game itself draws the same when it deals them)
+        ahead = g.copy()
+        for r in range(g.round + 1, self.config.num_rounds):
+            deal_round(ahead, 0)
+            self.deal_roles[i, r] = ahead.roles
+            self.deal_goals[i, r] = ahead.board.goal_identity
+            self.deal_hands[i, r] = ahead.hands
+            pile = len(ahead.deck)
+            self.deal_deck[i, r, :pile] = ahead.deck
+            self.deal_deck_len[i, r] = pile
         t = self.ints[i]
-        log, synced = t[K.I_LOG], t[K.I_LOG_SYNCED]
         t[:] = 0
-        if new_game:
-            self.marks[i] = []
-        else:
-            t[K.I_LOG], t[K.I_LOG_SYNCED] = log, synced
+        t[K.I_NUGGETS] = len(g.nuggets)
         t[K.I_CURRENT] = g.current
         t[K.I_FIRST] = g.first_player
         t[K.I_TURN] = g.turn
@@ -369,54 +373,29 @@ class ArrayGames:
         t[K.I_RMIN], t[K.I_RMAX] = rows.min(), rows.max()
         t[K.I_CMIN], t[K.I_CMAX] = cols.min(), cols.max()
 
-    def store(self, i: int, g: Game) -> None:
-        """Bring ``g`` (the game row ``i`` was loaded from) up to date with the row: what the
-        decisions inside the round changed (its events: :meth:`sync_events`)."""
-        t = self.ints[i]
-        bd: Board = g.board
-        bd.var[:] = self.var[i]
-        bd.opn[:] = self.opn[i]
-        bd.reached[:] = self.reached[i]
-        bd.conn[:] = self.conn[i]
-        bd.goal_revealed[:] = self.goal_revealed[i]
-        bd.version += 1  # the board's caches (codes, removable cells) are stale
-        g.hands = self.hands[i].copy()
-        g.deck = self.deck[i, t[K.I_DECK_POS] : t[K.I_DECK_LEN]].copy()
-        g.discards = self.discards[i].copy()
-        g.secret_discards = self.secret_discards[i].copy()
-        g.broken = self.broken[i].copy()
-        g.known_goals = self.known_goals[i].copy()
-        g.broken_kind = self.broken_kind[i].copy()
-        g.current = int(t[K.I_CURRENT])
-        g.turn = int(t[K.I_TURN])
-        g.last_card_seat = int(t[K.I_LAST_CARD])
-        g.decisions = int(t[K.I_DECISIONS])
+    def catch_up(self, i: int, g: Game, done: int) -> tuple[int, int]:
+        """Play game ``i``'s recorded actions from number ``done`` on through the engine on
+        ``g`` (the game row ``i`` was loaded from, brought up to ``done`` actions).  Returns
+        the actions recorded and where the events of the last one begin in ``g.events``
+        (``-1`` when no action was played)."""
+        total = int(self.ints[i, K.I_NACTS])
+        return total, self.replay(g, self.actions[i, done:total])
 
-    def mark(self, i: int, g: Game) -> None:
-        """The engine is about to add events to ``g.events`` at game ``i``'s present log
-        position (:meth:`sync_events` puts them there)."""
-        self.marks[i].append((int(self.ints[i, K.I_LOG]), len(g.events)))
-
-    def detach(self, i: int) -> tuple[np.ndarray, int, list[tuple[int, int]]]:
-        """What :func:`merge_events` needs to complete game ``i``'s event list later (its
-        row is about to be dealt a new game): the log rows not yet merged, their start, and
-        the marks."""
-        t = self.ints[i]
-        done = int(t[K.I_LOG_SYNCED])
-        return self.log[i, done : t[K.I_LOG]].copy(), done, self.marks[i]
-
-    def sync_events(self, i: int, g: Game) -> None:
-        """Complete ``g.events`` with game ``i``'s decisions since the last call."""
-        t = self.ints[i]
-        done = int(t[K.I_LOG_SYNCED])
-        merge_events(g, self.log[i, done : t[K.I_LOG]], done, self.marks[i])
-        self.marks[i] = []
-        t[K.I_LOG_SYNCED] = t[K.I_LOG]
+    def replay(self, g: Game, actions: np.ndarray) -> int:
+        """Play ``actions`` (flat indexes, legal: recorded by the kernels) on ``g``; returns
+        where the last one's events begin in ``g.events`` (``-1``: none played)."""
+        mark = -1
+        decode = self.codec.decode
+        for a in actions.tolist():
+            mark = len(g.events)
+            g.apply(decode(a, g.current, g.n), verify=False)
+        return mark
 
     # --- stepping ---------------------------------------------------------------------------
-    def step(self, actions: np.ndarray) -> np.ndarray:
-        """Play ``actions`` (int64 ``(B,)``, legal) in every game; returns int64 ``(B,)`` of
-        ``kernels.CONTINUE`` / ``GOLD_FOUND`` / ``HANDS_EMPTY`` (a round to end)."""
+    def step(self, actions: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+        """Play ``actions`` (int64 ``(B,)``, legal) in every game; the rewards of the rounds
+        that end go to ``rewards`` (float32 ``(B, N)``, zeros elsewhere are the caller's).
+        Returns int64 ``(B,)`` of ``kernels.CONTINUE`` / ``ROUND_DONE`` / ``GAME_OVER``."""
         K.step(
             actions,
             self.S,
@@ -426,9 +405,11 @@ class ArrayGames:
             self.mask,
             self.legal_index,
             self.stack,
-            self.log,
+            self.ev,
             self.codes,
             self.changed,
+            rewards,
+            self.scratch,
         )
         return self.ints[:, K.I_STATUS]
 
@@ -454,15 +435,9 @@ class ArrayGames:
         K.sample(u, self.ints, self.legal_index, out)
         return out
 
-    def step_records(self, i: int) -> np.ndarray:
-        """A copy of the log records of game ``i``'s last decision."""
-        end = self.ints[i, K.I_LOG]
-        return self.log[i, end - self.ints[i, K.I_NEV] : end].copy()
-
     def events(self, i: int) -> list[Event]:
-        """The engine's events of game ``i``'s last decision inside the round."""
-        end = self.ints[i, K.I_LOG]
-        return events_of(self.log[i, end - self.ints[i, K.I_NEV] : end])
+        """The engine's events of game ``i``'s last decision (one that ended no round)."""
+        return events_of(self.ev[i, : self.ints[i, K.I_NEV]])
 
 
 def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> dict[str, np.ndarray]:
@@ -500,6 +475,7 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
     through = encoder._through  # the THROUGH channel's value per variant
     fit = np.ascontiguousarray(lay.fit)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))
+    empty = Board(lay.window)  # a new round's maze: the start and the goals face down
     return {
         "v_open": v_open,
         "v_seg": v_seg,
@@ -519,6 +495,10 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
         "fit": fit,
         "lut": lut,
         "goal_adj": goal_adj,
+        "empty_var": empty.var.copy(),
+        "empty_opn": empty.opn.copy(),
+        "empty_reached": empty.reached.copy(),
+        "empty_conn": empty.conn.copy(),
     }
 
 
@@ -564,6 +544,14 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     P[K.P_BOARD_SIZE] = V["board"].size
     P[K.P_N_TOOL_ROWS] = len(lay.tool_pairs)
     P[K.P_GOLD] = GOAL_GOLD
+    P[K.P_DIGGER], P[K.P_SABOTEUR] = GOLD_DIGGER, SABOTEUR
+    P[K.P_FORFEIT] = config.broken_tool_forfeit
+    P[K.P_REWARD_GOLD] = config.reward == "gold"
+    for k in range(1, 5):
+        P[K.P_SAB_PAY + k - 1] = SABOTEUR_PAYOUT[k]
+    P[K.P_TAKE] = nugget_cards_drawn(config.num_players)
+    rows, cols = np.nonzero(probe.var != EMPTY)
+    P[K.P_EMPTY_BBOX : K.P_EMPTY_BBOX + 4] = rows.min(), rows.max(), cols.min(), cols.max()
     # the kernels' layout assumptions, checked against the encoder's spec
     if not (V["board"].offset == 0 and V["board"].shape[0] == K.C_LAST_PLACED + 1):
         raise AssertionError("the board view is not the kernels' 17 channels at offset 0")

@@ -49,7 +49,9 @@ def usable() -> bool:
 
 
 # --- what step() reports per game (ints[:, I_STATUS]) ---------------------------------------
-CONTINUE, GOLD_FOUND, HANDS_EMPTY = 0, 1, 2
+#: the round goes on; (apply only) the gold was reached / no hand holds a card; the round
+#: ended and the next was dealt; the game ended (the caller deals a new one)
+CONTINUE, GOLD_FOUND, HANDS_EMPTY, ROUND_DONE, GAME_OVER = 0, 1, 2, 3, 4
 
 # --- columns of the per-game int64 array ``ints`` (B, N_INTS) --------------------------------
 I_CURRENT = 0  # seat to act
@@ -66,10 +68,10 @@ I_LAST_C = 10  # its padded column
 I_GAME_OVER = 11
 I_PATHS = 12  # tunnel cards in the maze
 I_DIRTY = 13  # the board changed since its observation planes were written
-I_STATUS = 14  # CONTINUE / GOLD_FOUND / HANDS_EMPTY of the last step
-I_NEV = 15  # events written by the last step (the last I_NEV records of the log)
-I_LOG = 16  # records in the round's event log
-I_LOG_SYNCED = 17  # records of the log already added to the Game's event list
+I_STATUS = 14  # CONTINUE / ROUND_DONE / GAME_OVER of the last step
+I_NEV = 15  # events the last step wrote to ``ev``
+I_NACTS = 16  # actions recorded in ``actions`` since the game was loaded
+I_NUGGETS = 17  # gold-nugget cards left in the supply (the first of ``nuggets``)
 I_PREV_LAST = 18  # flat observation index of the LAST_PLACED entry written (-1: none)
 I_NLEGAL = 19  # legal actions of the seat to act (the first of them listed in ``legal_index``)
 I_RMIN = 20  # padded rows and columns spanned by the cards of the maze (a bounding box that
@@ -120,7 +122,14 @@ P_OBS_SIZE = 33
 P_BOARD_SIZE = 34
 P_N_TOOL_ROWS = 35
 P_GOLD = 36  # goal identity of the gold
-N_PARAMS = 37
+P_DIGGER = 37  # role ids (cards.GOLD_DIGGER, cards.SABOTEUR)
+P_SABOTEUR = 38
+P_FORFEIT = 39  # broken_tool_forfeit
+P_REWARD_GOLD = 40  # reward="gold" (else "win")
+P_SAB_PAY = 41  # 41..44: gold per saboteur with 1..4 saboteurs (cards.SABOTEUR_PAYOUT)
+P_TAKE = 45  # gold-nugget cards drawn when the gold is reached (scoring.nugget_cards_drawn)
+P_EMPTY_BBOX = 46  # 46..49: the bounding box (rows, columns) of a new round's maze
+N_PARAMS = 50
 
 # --- event codes of the round's event log ``log`` (B, log size, 7): type, seat, visible_to,
 # p0..p3 (the engine's events of the decisions inside the round, in order) -----------------
@@ -175,6 +184,13 @@ STATE = (
     "recent",
     "roles",
     "gold",
+    "nuggets",
+    "deal_roles",
+    "deal_goals",
+    "deal_hands",
+    "deal_deck",
+    "deal_deck_len",
+    "actions",
 )
 S_INTS = 0
 S_VAR = 1
@@ -195,6 +211,13 @@ S_TOOL_COUNTS = 15
 S_RECENT = 16
 S_ROLES = 17
 S_GOLD = 18
+S_NUGGETS = 19
+S_DEAL_ROLES = 20
+S_DEAL_GOALS = 21
+S_DEAL_HANDS = 22
+S_DEAL_DECK = 23
+S_DEAL_DECK_LEN = 24
+S_ACTIONS = 25
 #: names of the tables :func:`~saboteur_env.vector.arrays.tables` builds, in ``T`` order
 TABLES = (
     "v_open",
@@ -215,6 +238,10 @@ TABLES = (
     "fit",
     "lut",
     "goal_adj",
+    "empty_var",
+    "empty_opn",
+    "empty_reached",
+    "empty_conn",
 )
 T_V_OPEN = 0
 T_V_SEG = 1
@@ -234,6 +261,10 @@ T_V_THROUGH = 14
 T_FIT = 15
 T_LUT = 16
 T_GOAL_ADJ = 17
+T_EMPTY_VAR = 18
+T_EMPTY_OPN = 19
+T_EMPTY_REACHED = 20
+T_EMPTY_CONN = 21
 for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, in order
     if [globals()[_prefix + n.upper()] for n in _names] != list(range(len(_names))):
         raise AssertionError(f"the {_prefix}* indexes disagree with their names")
@@ -275,6 +306,9 @@ encode: Any
 legal: Any
 board_cell: Any
 allow: Any
+finish_round: Any
+pay: Any
+deal: Any
 
 
 def __getattr__(name: str) -> Any:
@@ -457,12 +491,11 @@ def _py_reconnect(b, S, T, P, st, chg):
 
 @_kernel
 def _py_event(ev, ints, b, typ, seat, vis, p0, p1, p2, p3):
-    """Append one record to game ``b``'s event log ``ev``."""
-    k = ints[b, I_LOG]
+    """Append one record to game ``b``'s events of this step, ``ev[b]``."""
+    k = ints[b, I_NEV]
     ev[b, k, 0], ev[b, k, 1], ev[b, k, 2] = typ, seat, vis
     ev[b, k, 3], ev[b, k, 4], ev[b, k, 5], ev[b, k, 6] = p0, p1, p2, p3
-    ints[b, I_LOG] = k + 1
-    ints[b, I_NEV] += 1
+    ints[b, I_NEV] = k + 1
 
 
 @_kernel
@@ -853,15 +886,175 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
 
 
 @_kernel
-def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg):
-    """Play ``acts[b]`` in every game ``b`` (:func:`apply`); where the game goes on, write its
-    observation and mask.  ``ints[:, I_STATUS]`` tells the caller which rounds ended."""
+def _py_finish_round(b, gold_found, connector, S, T, P, rewards, scratch):
+    """The round of game ``b`` is over (RULES 5.1): pay it (:func:`pay`), write each seat's
+    reward, and deal the next round from the deals prepared when the game was loaded
+    (RULES 5.4: the left neighbour of the last player starts), or end the game (RULES 5.5).
+    Returns ROUND_DONE or GAME_OVER."""
+    ints, gold = S[S_INTS], S[S_GOLD]
+    n = P[P_N]
+    received = scratch[:n]
+    winner = scratch[n : 2 * n]
+    pay(b, gold_found, connector, S, P, received, winner, scratch[2 * n :])
+    for s in range(n):
+        gold[b, s] += received[s]
+        if P[P_REWARD_GOLD]:
+            rewards[b, s] = received[s]
+        else:
+            rewards[b, s] = 1.0 if winner[s] else -1.0
+    r = ints[b, I_ROUND] + 1
+    if r >= P[P_NUM_ROUNDS]:
+        ints[b, I_GAME_OVER] = 1
+        return GAME_OVER
+    first = (ints[b, I_LAST_CARD] + 1) % n
+    deal(b, r, first, S, T, P)
+    return ROUND_DONE
+
+
+@_kernel
+def _py_pay(b, gold_found, connector, S, P, received, winner, tmp):
+    """The base game's payouts (``scoring.end_round_base``, RULES 5.2, 5.3, 10.1):
+    ``received[s]`` the gold of seat ``s``, ``winner[s]`` 1 for the winning side; the cards
+    leave the supply ``nuggets`` in the engine's order."""
+    ints, roles, broken, nug = S[S_INTS], S[S_ROLES], S[S_BROKEN], S[S_NUGGETS]
+    n = P[P_N]
+    count = ints[b, I_NUGGETS]
+    for s in range(n):
+        received[s] = 0
+        winner[s] = 0
+    if gold_found:
+        for s in range(n):
+            winner[s] = 1 if roles[b, s] == P[P_DIGGER] else 0
+        take = min(P[P_TAKE], count)
+        # pickers: the eligible diggers counter-clockwise from the connector
+        pickers = tmp[:n]
+        npk = 0
+        for i in range(n):
+            s = (connector - i) % n
+            forfeit = P[P_FORFEIT] and (broken[b, s, 0] or broken[b, s, 1] or broken[b, s, 2])
+            if roles[b, s] == P[P_DIGGER] and not forfeit:
+                pickers[npk] = s
+                npk += 1
+        if npk == 0 or take == 0:
+            return
+        cards = tmp[n : n + take]
+        for j in range(take):
+            cards[j] = nug[b, j]
+        for j in range(1, take):  # highest first (insertion sort of at most 10 cards)
+            v = cards[j]
+            k = j - 1
+            while k >= 0 and cards[k] < v:
+                cards[k + 1] = cards[k]
+                k -= 1
+            cards[k + 1] = v
+        for j in range(count - take):
+            nug[b, j] = nug[b, j + take]
+        ints[b, I_NUGGETS] = count - take
+        for j in range(take):
+            received[pickers[j % npk]] += cards[j]
+        return
+    nsab = 0
+    for i in range(n):
+        if roles[b, (ints[b, I_LAST_CARD] + 1 + i) % n] == P[P_SABOTEUR]:
+            nsab += 1
+    for s in range(n):
+        winner[s] = 1 if roles[b, s] == P[P_SABOTEUR] else 0
+    if nsab == 0:
+        return
+    due = P[P_SAB_PAY + min(nsab, 4) - 1]
+    for i in range(n):
+        s = (ints[b, I_LAST_CARD] + 1 + i) % n
+        if roles[b, s] != P[P_SABOTEUR]:
+            continue
+        a1 = a2 = a3 = 0
+        for j in range(count):
+            v = nug[b, j]
+            if v == 1:
+                a1 += 1
+            elif v == 2:
+                a2 += 1
+            else:
+                a3 += 1
+        # the exact sum with the largest values first, else the largest total under it
+        best_t, best3, best2, b1, b2, b3 = -1, -1, -1, 0, 0, 0
+        for n3 in range(min(a3, due // 3), -1, -1):
+            for n2 in range(min(a2, (due - 3 * n3) // 2), -1, -1):
+                n1 = min(a1, due - 3 * n3 - 2 * n2)
+                t = 3 * n3 + 2 * n2 + n1
+                if (t, n3, n2) > (best_t, best3, best2):
+                    best_t, best3, best2, b1, b2, b3 = t, n3, n2, n1, n2, n3
+        for v, cnt in ((3, b3), (2, b2), (1, b1)):
+            for _ in range(cnt):  # the first card of that value leaves the supply
+                j = 0
+                while nug[b, j] != v:
+                    j += 1
+                for k in range(j, count - 1):
+                    nug[b, k] = nug[b, k + 1]
+                count -= 1
+                received[s] += v
+    ints[b, I_NUGGETS] = count
+
+
+@_kernel
+def _py_deal(b, r, first, S, T, P):
+    """Round ``r`` of game ``b`` from its prepared deal (RULES 2, 5.4): roles, goals, hands
+    and draw pile as the engine's deal drew them, a new maze, the round's state cleared
+    (``setup._clear_round_state``, ``setup._start_round``)."""
     ints = S[S_INTS]
+    n, K = P[P_N], P[P_K]
+    S[S_ROLES][b, :] = S[S_DEAL_ROLES][b, r, :n]
+    S[S_GOAL_IDENTITY][b, :] = S[S_DEAL_GOALS][b, r]
+    S[S_GOAL_REVEALED][b, :] = False
+    S[S_HANDS][b, :, :] = S[S_DEAL_HANDS][b, r, :n, :K]
+    d = S[S_DEAL_DECK_LEN][b, r]
+    S[S_DECK][b, :d] = S[S_DEAL_DECK][b, r, :d]
+    S[S_VAR][b] = T[T_EMPTY_VAR]
+    S[S_OPN][b] = T[T_EMPTY_OPN]
+    S[S_REACHED][b] = T[T_EMPTY_REACHED]
+    S[S_CONN][b] = T[T_EMPTY_CONN]
+    S[S_DISCARDS][b] = 0
+    S[S_SECRET_DISCARDS][b] = 0
+    S[S_BROKEN][b] = False
+    S[S_BROKEN_KIND][b] = -1
+    S[S_KNOWN_GOALS][b] = False
+    S[S_ACTOR_COUNTS][b] = 0
+    S[S_TOOL_COUNTS][b] = 0
+    S[S_RECENT][b] = 0
+    ints[b, I_ROUND] = r
+    ints[b, I_CURRENT] = first
+    ints[b, I_FIRST] = first
+    ints[b, I_LAST_CARD] = first
+    ints[b, I_TURN] = 0
+    ints[b, I_DECK_POS] = 0
+    ints[b, I_DECK_LEN] = d
+    ints[b, I_ADDED] = 0
+    ints[b, I_LAST_R] = -1
+    ints[b, I_LAST_C] = -1
+    ints[b, I_PATHS] = 0
+    ints[b, I_DIRTY] = 1  # the observation's board planes: written whole
+    ints[b, I_NLEGAL] = MAX_LEGAL + 1  # the mask row: cleared whole
+    for j in range(4):
+        ints[b, I_RMIN + j] = P[P_EMPTY_BBOX + j]
+
+
+@_kernel
+def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratch):
+    """Play ``acts[b]`` in every game ``b`` (:func:`apply`; a round that ends is paid and the
+    next dealt, :func:`finish_round`); where the game goes on, write its observation and
+    mask.  ``ints[:, I_STATUS]``: CONTINUE, ROUND_DONE or GAME_OVER; ``rewards[b]`` is
+    written where a round ended."""
+    ints = S[S_INTS]
+    actions = S[S_ACTIONS]
     for b in range(acts.shape[0]):
         chg[0] = 0
+        actions[b, ints[b, I_NACTS]] = acts[b]
+        ints[b, I_NACTS] += 1
         status = apply(b, acts[b], S, T, P, st, ev, chg)
+        if status != CONTINUE:
+            connector = ints[b, I_CURRENT] if status == GOLD_FOUND else -1
+            status = finish_round(b, status == GOLD_FOUND, connector, S, T, P, rewards, scratch)
         ints[b, I_STATUS] = status
-        if status == CONTINUE:
+        if status != GAME_OVER:
             encode(b, S, T, P, obs, chg)
             legal(b, S, T, P, mask, lidx, codes)
 
