@@ -194,14 +194,21 @@ class Game:
             start_game(self)
 
     # --- copying ---------------------------------------------------------------------
-    def copy(self) -> Game:
+    def copy(self, rng: np.random.Generator | None = None) -> Game:
         """An independent copy (arrays, lists, the board and the generator state copied), as
-        :data:`FIELDS` declares."""
+        :data:`FIELDS` declares.
+
+        Args:
+            rng: the copy's generator instead of a deep copy of this one's (e.g. one made
+                from its state alone, which draws the same numbers and is cheaper to make).
+        """
         g = Game.__new__(Game)
         d, src = g.__dict__, self.__dict__
         for name, how in FIELDS.items():
             v = src[name]
-            if how == "array":
+            if name == "rng" and rng is not None:
+                v = rng
+            elif how == "array":
                 v = v.copy()
             elif how == "list":
                 v = list(v)

@@ -8,10 +8,12 @@ with the same seed and given the same actions (``tests/test_vector.py`` plays bo
 side), whichever backend steps it:
 
 * ``"array"`` (:mod:`.arrays`, :mod:`.kernels`): the games' state lives in arrays and one
-  compiled call plays a decision of every game and writes its observation and mask; the engine
-  is called only where a round ends (scoring, the next deal).  Needs numba (the ``fast``
-  extra) and a ruleset whose decisions are the base game's one-step turns
-  (:func:`.arrays.supports`): today the base game.
+  compiled call plays a decision of every game, with the round end and next deal it causes,
+  and writes its observation and mask; the engine deals new games (every round's deal drawn
+  then), and a game's :class:`~saboteur_env.engine.state.Game` object is the engine's own,
+  brought up to date when read by playing the game's recorded actions through the engine.
+  Needs numba (the ``fast`` extra) and a ruleset whose decisions are the base game's one-step
+  turns (:func:`.arrays.supports`): today the base game.
 * ``"engine"``: every game is the engine's own :class:`~saboteur_env.engine.state.Game`,
   stepped one after another and encoded by the env's
   :class:`~saboteur_env.encoding.observation.ObservationEncoder` and
@@ -108,10 +110,8 @@ class VectorGame:
         ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
             the last step (its ``round_results``, ``gold`` and ``events``), ``None`` where
             none ended.
-        games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects.  With the array
-            backend the state lives in arrays and these objects are brought up to date
-            (their event lists too) when ``games`` is read: each read costs a copy of every
-            game's state.
+        games: the ``B`` :class:`~saboteur_env.engine.state.Game` objects (on the array
+            backend a sequence: ``games[i]`` is :meth:`game` ``(i)``).
         backend: the backend in use, ``"array"`` or ``"engine"``.
 
     Every array above is overwritten in place by the next step: copy what you keep.
@@ -119,9 +119,12 @@ class VectorGame:
     against the mask; the array backend rewrites a game's board planes only where its board
     changed, so a value written into them would stay).  On the array backend the first
     ``VectorGame`` of a process compiles the kernels, about 20 seconds once, then numba's
-    cache (``NUMBA_CACHE_DIR``, else beside the package) makes it a fraction of a second;
-    reading ``ended_games`` or ``games`` builds those games' event lists (about 1 ms a whole
-    game), and ``games`` also copies every game's state: read ``game(i)`` for one game.
+    cache (``NUMBA_CACHE_DIR``, else beside the package) makes it a fraction of a second.
+    There the arrays, ``rewards``, ``final_gold``, ``terminated`` and the events of a step
+    inside a round cost nothing more, but a ``Game`` object (``game(i)``, ``games[i]``,
+    ``ended_games[i]``) and the events of a step that ended a round are made by playing the
+    game's recorded actions through the engine, once each, at engine speed (about 20
+    microseconds a decision): read them where you need them, not every step.
 
     Raises:
         ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a

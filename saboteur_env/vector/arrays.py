@@ -340,7 +340,9 @@ class ArrayGames:
         self.nuggets[i, : len(g.nuggets)] = g.nuggets
         # the later rounds' deals, drawn by the engine on a copy of the game (its generator
         # copied at this state: the game itself draws the same when it deals them)
-        ahead = g.copy()
+        bits = type(g.rng.bit_generator)()
+        bits.state = g.rng.bit_generator.state  # the same draws from here on
+        ahead = g.copy(rng=np.random.Generator(bits))
         for r in range(g.round + 1, self.config.num_rounds):
             deal_round(ahead, 0)
             self.deal_roles[i, r] = ahead.roles
