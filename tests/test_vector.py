@@ -458,3 +458,28 @@ def test_a_kept_game_is_a_snapshot_and_ended_games_completes_the_events():
     assert ended >= 2
     assert vecs[0].games == [vecs[0].game(0), vecs[0].game(1)]
     assert len(vecs[0].games) == 2 and vecs[0].games[-1] is vecs[0].game(1)
+
+
+@needs_numba
+def test_the_array_backend_refuses_too_many_nuggets_and_a_generator_drawn_after_the_deal():
+    """More gold-nugget cards than the game's supply is refused before the slot changes; a
+    loaded game whose generator a caller draws is dealt otherwise by the engine than by the
+    kernels, which dealt every round at the load: its next read says so."""
+    from saboteur_env import GameConfig, build_state
+
+    roles = ["gold-digger", "saboteur", "gold-digger"]
+    vec = VectorGame(1, backend="array", num_players=3, num_rounds=2)
+    vec.reset(3)
+    kept = vec.game(0)
+    too_many = build_state(
+        GameConfig(num_players=3, num_rounds=2), roles=roles, hands=[[]] * 3, nuggets=[1] * 30
+    )
+    with pytest.raises(ValueError, match="30 gold-nugget cards .* at most the game's 28"):
+        vec.load(0, too_many)
+    assert vec.game(0) is kept
+    vec.game(0).rng.permutation(10)  # a caller's draw
+    rng = np.random.default_rng(0)
+    with pytest.raises(RuntimeError, match="generator .* was drawn since"):
+        for _ in range(200):
+            vec.step(vec.sample_actions(rng))
+            vec.events[0]  # a round end's events: the engine brings the game up to date

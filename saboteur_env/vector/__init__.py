@@ -124,7 +124,10 @@ class VectorGame:
     inside a round cost nothing more, but a ``Game`` object (``game(i)``, ``games[i]``,
     ``ended_games[i]``) and the events of a step that ended a round are made by playing the
     game's recorded actions through the engine, once each, at engine speed (about 20
-    microseconds a decision): read them where you need them, not every step.
+    microseconds a decision): read them where you need them, not every step.  It deals every
+    round of a game when the game is dealt or loaded (the engine's generator is drawn at deals
+    only), so a caller must not draw a game's generator (``Game.rng``) itself: the next read
+    of that game then raises ``RuntimeError``.
 
     Raises:
         ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a

@@ -278,9 +278,9 @@ class ArrayGames:
     # --- Game <-> arrays ------------------------------------------------------------------
     def check(self, g: Game) -> None:
         """Refuse a game the arrays cannot hold, before anything is written: more cards in
-        the draw pile and the hands than the ruleset's deck (a position built with
-        ``check_counts=False``; the draw pile and each round's event log are sized by the
-        deck, every decision consuming a card).
+        the draw pile and the hands than the ruleset's deck, or more gold-nugget cards than
+        the game's supply (a position built with ``check_counts=False``; the draw pile and the
+        action record are sized by the deck, every decision consuming a card).
 
         Raises:
             ValueError: naming the count and the limit.
@@ -290,6 +290,11 @@ class ArrayGames:
             raise ValueError(
                 f"{cards} cards in the draw pile and the hands: the array backend holds at most "
                 f"the deck's {self.deck.shape[1]} (use backend='engine' for this position)"
+            )
+        if len(g.nuggets) > self.nuggets.shape[1]:
+            raise ValueError(
+                f"{len(g.nuggets)} gold-nugget cards in the supply: the array backend holds at "
+                f"most the game's {self.nuggets.shape[1]} (use backend='engine' for this position)"
             )
 
     def load(self, i: int, g: Game) -> None:
@@ -379,9 +384,29 @@ class ArrayGames:
         """Play game ``i``'s recorded actions from number ``done`` on through the engine on
         ``g`` (the game row ``i`` was loaded from, brought up to ``done`` actions).  Returns
         the actions recorded and where the events of the last one begin in ``g.events``
-        (``-1`` when no action was played)."""
+        (``-1`` when no action was played).
+
+        Raises:
+            RuntimeError: the engine dealt ``g`` a round other than the kernels dealt (its
+                generator was drawn by someone else after it was loaded).
+        """
         total = int(self.ints[i, K.I_NACTS])
-        return total, self.replay(g, self.actions[i, done:total])
+        mark = self.replay(g, self.actions[i, done:total])
+        r = g.round
+        if (
+            r > 0
+            and not g.game_over
+            and (
+                g.roles.tolist() != self.deal_roles[i, r].tolist()
+                or g.board.goal_identity.tolist() != self.deal_goals[i, r].tolist()
+            )
+        ):
+            raise RuntimeError(
+                f"game {i}: the engine dealt round {r} otherwise than the array backend, which "
+                "dealt every round when the game was loaded: its generator (Game.rng) was "
+                "drawn since; use backend='engine' to draw from it"
+            )
+        return total, mark
 
     def replay(self, g: Game, actions: np.ndarray) -> int:
         """Play ``actions`` (flat indexes, legal: recorded by the kernels) on ``g``; returns
