@@ -19,43 +19,27 @@ side masks, ``thr`` bool, ``offs`` int64 ``(4,)`` flat neighbour offsets N, E, S
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from typing import Any
 
 import numpy as np
 
+from saboteur_env.compiled import Kernels, enabled
+
 #: whether the compiled kernels are in use: numba is installed and the environment variable
 #: ``SABOTEUR_NUMBA`` is not ``0`` (numba itself is imported, and the kernels compiled or read
 #: from numba's cache, at the first call of one, so importing the agents stays cheap)
-ENABLED = (
-    os.environ.get("SABOTEUR_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
-)
+ENABLED = enabled()
 
 # the cell codes of maze.py (EMPTY, FACE_UP, HIDDEN_GOAL), repeated as literals for the
 # compiled code; tests/test_heuristic_kernels.py checks they agree
 _EMPTY, _FACE_UP, _HIDDEN_GOAL = 0, 1, 2
 
-#: kernel name -> its Python source function (``_py_<name>``), compiled on first use
-_SOURCES: dict[str, Any] = {}
+#: this module's compiled loops (saboteur_env.compiled)
+_KERNELS = Kernels(globals(), __name__)
+_kernel = _KERNELS.register
 
 
-def _kernel(f: Any) -> Any:
-    """Register ``_py_<name>`` as kernel ``<name>`` (module attribute, compiled on first use)."""
-    _SOURCES[f.__name__.removeprefix("_py_")] = f
-    return f
-
-
-def _compile_all() -> None:
-    """Compile every kernel lazily (numba compiles each at its first call, or reads its cache)
-    and bind it to its name; the kernels call each other by those names."""
-    import numba
-
-    for name, f in _SOURCES.items():
-        globals()[name] = numba.njit(cache=True, nogil=True)(f)
-
-
-# the compiled kernels, bound by _compile_all (declared for readers and type checkers; until
+# the compiled kernels, bound by Kernels.compile_all (declared for readers and type checkers; until
 # then a name is looked up through __getattr__ below)
 distances: Any
 connect: Any
@@ -69,12 +53,7 @@ value: Any
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SOURCES:
-        if not ENABLED:
-            raise AttributeError(f"kernel {name!r}: numba is not in use (kernels.ENABLED)")
-        _compile_all()
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _KERNELS.lookup(name)
 
 
 @_kernel
@@ -334,7 +313,7 @@ def _py_place(
             front = nb if occ[nb] == _EMPTY else start
             for g in range(ng):
                 if use_fit:
-                    here[b, g] = front_value(  # noqa: F821 (bound by _compile_all)
+                    here[b, g] = front_value(  # noqa: F821 (bound by Kernels.compile_all)
                         dist,
                         occ,
                         goal_idx,
@@ -401,7 +380,7 @@ def _py_front_values(
     best = np.empty((ng, k))
     for c in range(k):
         for g in range(ng):
-            best[g, c] = front_value(  # noqa: F821 (bound by _compile_all)
+            best[g, c] = front_value(  # noqa: F821 (bound by Kernels.compile_all)
                 dist,
                 occ,
                 goal_idx,

@@ -6,6 +6,11 @@ The Saboteur 2 evaluation is pure functions over plain values (:func:`door_outco
 evaluation and of the payout table can be tested alone; the functions over a game
 (:func:`end_round`, :func:`steal`, :func:`close_round`) carry the result into the state.  Which
 round end applies is the ruleset's ``end_round``.
+
+The base game's payouts and rewards (``end_round_base``, ``round_rewards``) are restated by the
+batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
+``tests/test_vector.py`` checks against this module over whole games: a change here needs the
+same change there.
 """
 
 from __future__ import annotations

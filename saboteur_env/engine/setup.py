@@ -3,6 +3,11 @@
 
 Every random draw comes from the game's one generator, in the order the ruleset gives
 (``Ruleset.deal_steps``), so that a seed deals the same game on every machine (RULES 10).
+
+What a new round clears and sets (``_clear_round_state``, ``_start_round``) is restated by the
+batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
+``tests/test_vector.py`` checks against this module over whole games: a change here needs the
+same change there.
 """
 
 from __future__ import annotations

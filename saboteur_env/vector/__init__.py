@@ -124,7 +124,9 @@ class VectorGame:
     inside a round cost nothing more, but a ``Game`` object (``game(i)``, ``games[i]``,
     ``ended_games[i]``) and the events of a step that ended a round are made by playing the
     game's recorded actions through the engine, once each, at engine speed (about 20
-    microseconds a decision): read them where you need them, not every step.  It deals every
+    microseconds a decision): read them where you need them, not every step (an ended game
+    only in the step it ended: after that its slot's record belongs to the next game, and a
+    ``Game`` kept from an earlier read stays as it was then).  It deals every
     round of a game when the game is dealt or loaded (the engine's generator is drawn at deals
     only), so a caller must not draw a game's generator (``Game.rng``) itself: the next read
     of that game then raises ``RuntimeError``.

@@ -1,19 +1,20 @@
 """Compiled loops of the batched engine's array backend (:mod:`.arrays`), when numba is installed.
 
 The array backend keeps ``B`` base games in arrays (one row per game) and plays a decision of
-every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1): the placement with its
-connectivity and goal reveals, rockfall, map, broken tool and repair, discard, the draw and
-the next seat; then it writes each game's observation and action mask in place.  Round ends,
-scoring and dealing stay in the engine (:mod:`saboteur_env.engine.scoring`,
-:mod:`saboteur_env.engine.setup`): :func:`step` flags the game and the caller hands it to them.
+every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1-5.4): the placement with
+its connectivity and goal reveals, rockfall, map, broken tool and repair, discard, the draw
+and the next seat, and where the round ends its payouts, rewards and the next round, dealt
+from the deals the engine drew when the game was loaded; then it writes each game's
+observation and action mask in place.  The end of a game goes back to the caller
+(``GAME_OVER``), which deals a new one through the engine.
 
 Nothing here is a rule table: every table (card openings and segments, the ``FIT`` look-up,
-the neighbour codes, the tool rows, the observation's offsets) is built from the engine's and
-the encoder's own data by :mod:`.arrays` and passed in.  These loops restate the engine's
-in-round steps, so they are checked against it: ``tests/test_vector.py`` plays the array
-backend and single ``raw_env`` s side by side and compares every observation, mask, reward and
-event (``python -m saboteur_experiments.fast_paths --vector STEPS --backend array`` runs
-longer).
+the neighbour codes, the tool rows, the payout table, the observation's offsets) is built
+from the engine's and the encoder's own data by :mod:`.arrays` and passed in.  These loops
+restate the engine's steps within a game, so they are checked against it:
+``tests/test_vector.py`` plays the array backend and single ``raw_env`` s side by side and
+compares every observation, mask, reward and event (``python -m
+saboteur_experiments.fast_paths --vector STEPS --backend array`` runs longer).
 
 Without numba, or with ``SABOTEUR_NUMBA=0``, :data:`ENABLED` is false and
 :class:`~saboteur_env.vector.VectorGame` steps the engine game by game instead.
@@ -21,19 +22,16 @@ Without numba, or with ``SABOTEUR_NUMBA=0``, :data:`ENABLED` is false and
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from typing import Any
 
 import numpy as np
 
+from ..compiled import Kernels, enabled
 from ..engine.cards import FACING, SIDE_DELTA
 
 #: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
 #: ``0`` (numba is imported, and the kernels compiled or read from its cache, at first use)
-ENABLED = (
-    os.environ.get("SABOTEUR_NUMBA", "1") != "0" and importlib.util.find_spec("numba") is not None
-)
+ENABLED = enabled()
 
 
 def usable() -> bool:
@@ -273,28 +271,15 @@ EMPTY = -1
 HIDDEN_GOAL = -2
 OCCUPIED_CODE = 15 | (15 << 4)
 
-#: kernel name -> its Python source (compiled on first use)
-_SOURCES: dict[str, Any] = {}
-
-
-def _kernel(f: Any) -> Any:
-    _SOURCES[f.__name__.removeprefix("_py_")] = f
-    return f
-
-
-def _compile_all() -> None:
-    """Compile every kernel (numba compiles each at its first call, or reads its cache) and
-    bind it to its name; the kernels call each other by those names."""
-    import numba
-
-    for name, f in _SOURCES.items():
-        globals()[name] = numba.njit(cache=True, nogil=True)(f)
+#: this module's compiled loops (saboteur_env.compiled)
+_KERNELS = Kernels(globals(), __name__)
+_kernel = _KERNELS.register
 
 
 step: Any
 refresh: Any
 sample: Any
-# the kernels' calls of each other (bound to the compiled functions by _compile_all)
+# the kernels' calls of each other (bound to the compiled functions by Kernels.compile_all)
 propagate: Any
 goal_rotated: Any
 place: Any
@@ -312,12 +297,7 @@ deal: Any
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SOURCES:
-        if not ENABLED:
-            raise AttributeError(f"kernel {name!r}: numba is not in use (kernels.ENABLED)")
-        _compile_all()
-        return globals()[name]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _KERNELS.lookup(name)
 
 
 # side b = 0 N, 1 E, 2 S, 3 W: the neighbour's row and column offsets and the side bit it

@@ -1,0 +1,69 @@
+"""Loops compiled by numba where it is installed: the registry the project's kernel modules
+share (the batched engine's, :mod:`saboteur_env.vector.kernels`, and the heuristic agent's,
+``saboteur_agents.heuristic.kernels``).
+
+A kernel module writes each loop as a plain Python function ``_py_<name>`` decorated with its
+:class:`Kernels` registry's :meth:`~Kernels.register`, declares ``<name>: Any`` for readers,
+and forwards its module ``__getattr__`` to :meth:`Kernels.lookup`.  The first lookup imports
+numba and binds every registered loop, compiled lazily by numba (or read from numba's cache),
+to its name in the module, so the kernels call each other by those names and importing the
+module stays cheap.  numba is optional: :func:`enabled` says whether it is in use (installed,
+and the environment variable ``SABOTEUR_NUMBA`` is not ``0``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable
+from typing import Any
+
+
+def enabled() -> bool:
+    """numba is installed and ``SABOTEUR_NUMBA`` is not ``0`` (numba is not imported here)."""
+    return (
+        os.environ.get("SABOTEUR_NUMBA", "1") != "0"
+        and importlib.util.find_spec("numba") is not None
+    )
+
+
+class Kernels:
+    """The compiled loops of one module.
+
+    Args:
+        namespace: the module's ``globals()``: compiled loops are bound there by name, and its
+            ``ENABLED`` (a bool the module sets, tests may patch) is read at each lookup.
+        module: the module's name, for error messages.
+    """
+
+    def __init__(self, namespace: dict[str, Any], module: str) -> None:
+        self.namespace = namespace
+        self.module = module
+        #: kernel name -> its Python source function
+        self.sources: dict[str, Callable[..., Any]] = {}
+
+    def register(self, f: Callable[..., Any]) -> Callable[..., Any]:
+        """Register ``_py_<name>`` as kernel ``<name>`` (a decorator; returns ``f``)."""
+        self.sources[f.__name__.removeprefix("_py_")] = f
+        return f
+
+    def compile_all(self) -> None:
+        """Bind every kernel, compiled lazily by numba (at its first call, or from numba's
+        cache), to its name in the module."""
+        import numba
+
+        for name, f in self.sources.items():
+            self.namespace[name] = numba.njit(cache=True, nogil=True)(f)
+
+    def lookup(self, name: str) -> Any:
+        """The module ``__getattr__``: kernel ``name``, compiling the module's kernels first.
+
+        Raises:
+            AttributeError: ``name`` is not a kernel, or numba is not in use.
+        """
+        if name in self.sources:
+            if not self.namespace.get("ENABLED", False):
+                raise AttributeError(f"kernel {name!r}: numba is not in use (kernels.ENABLED)")
+            self.compile_all()
+            return self.namespace[name]
+        raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
