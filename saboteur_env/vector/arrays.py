@@ -35,14 +35,9 @@ from ..encoding.spec import (
     EXTRA_VIEWS,
     RECENT_TYPES,
     RECENT_TYPES_OF,
-    BoardChannel,
-    GameFeature,
     HistoryColumn,
-    PlayerFeature,
-    PrivateFeature,
-    RecentType,
 )
-from ..engine.board import EMPTY, HIDDEN_GOAL, OCCUPIED_CODE, Board, code_tables
+from ..engine.board import EMPTY, Board, code_tables
 from ..engine.cards import (
     ALL_KINDS,
     CARD_KINDS,
@@ -85,70 +80,6 @@ def supports(config: GameConfig) -> bool:
         and RECENT_TYPES_OF.get(rules.name) == RECENT_TYPES
     )
 
-
-def _check_names() -> None:
-    """The kernels' channel, column and type numbers are the spec's (one place: the spec)."""
-    C, P, H, R, G = BoardChannel, PlayerFeature, HistoryColumn, RecentType, GameFeature
-    pairs = [
-        (K.G_ROUND, G.ROUND),
-        (K.G_NUM_ROUNDS, G.NUM_ROUNDS),
-        (K.G_DRAW_PILE, G.DRAW_PILE),
-        (K.G_DISCARD_PILE, G.DISCARD_PILE),
-        (K.G_TURN, G.TURN),
-        (K.G_NUM_PLAYERS, G.NUM_PLAYERS),
-        (K.G_PATHS, G.PATH_CARDS_IN_MAZE),
-        (K.PR_GOLD, PrivateFeature.GOLD),
-        (K.PR_SEAT, PrivateFeature.SEAT),
-        (1, C.OPEN_E),
-        (2, C.OPEN_S),
-        (3, C.OPEN_W),
-        (5, C.CONN_E),
-        (6, C.CONN_S),
-        (7, C.CONN_W),
-        (K.PF_BROKEN + 1, P.BROKEN_LANTERN),
-        (K.PF_BROKEN + 2, P.BROKEN_CART),
-        (K.C_THROUGH, C.THROUGH),
-        (K.C_OCCUPIED, C.OCCUPIED),
-        (K.C_START, C.START),
-        (K.C_GOAL_HIDDEN, C.GOAL_HIDDEN),
-        (K.C_GOLD_REVEALED, C.GOAL_GOLD_REVEALED),
-        (K.C_STONE_REVEALED, C.GOAL_STONE_REVEALED),
-        (K.C_KNOWN_GOLD, C.KNOWN_GOLD),
-        (K.C_KNOWN_STONE, C.KNOWN_STONE),
-        (K.C_LAST_PLACED, C.LAST_PLACED),
-        (0, C.OPEN_N),
-        (4, C.CONN_N),
-        (K.PF_PRESENT, P.PRESENT),
-        (K.PF_TO_ACT, P.TO_ACT),
-        (K.PF_BROKEN, P.BROKEN_PICK),
-        (K.PF_HAND_SIZE, P.HAND_SIZE),
-        (K.PF_LAST_CARD, P.LAST_CARD),
-        (K.PF_FIRST, P.FIRST_PLAYER),
-        (K.H_THROUGH, H.PLACED_THROUGH),
-        (K.H_DEAD, H.PLACED_DEAD_END),
-        (K.H_ROCKFALLS, H.ROCKFALLS),
-        (K.H_MAPS, H.MAPS),
-        (K.H_DISCARDS, H.DISCARDS),
-        (K.R_PLACE, R.PLACE),
-        (K.R_BREAK, R.BREAK),
-        (K.R_REPAIR, R.REPAIR),
-        (K.R_ROCKFALL, R.ROCKFALL),
-        (K.R_MAP, R.MAP),
-        (K.R_DISCARD, R.DISCARD),
-        (K.N_RECENT, N_RECENT),
-        (K.EMPTY, EMPTY),
-        (K.HIDDEN_GOAL, HIDDEN_GOAL),
-        (K.OCCUPIED_CODE, OCCUPIED_CODE),
-    ]
-    bad = [(a, int(b)) for a, b in pairs if a != int(b)]
-    if bad:
-        raise AssertionError(f"vector kernels disagree with the spec: {bad}")
-
-
-_check_names()
-
-#: state arrays of :class:`ArrayGames`, in the order of the kernels' tuple ``S``
-STATE = K.STATE
 
 #: event code of the kernels -> (EventType, payload keys of p0..p3)
 _EVENTS: dict[int, tuple[EventType, tuple[str, ...]]] = {
@@ -193,7 +124,7 @@ def events_of(records: np.ndarray) -> list[Event]:
 
 
 class ArrayGames:
-    """``B`` games of one configuration as arrays (names in :data:`STATE`), with the tables
+    """``B`` games of one configuration as arrays (names in ``kernels.STATE``), with the tables
     the kernels read.
 
     Args:
@@ -261,7 +192,7 @@ class ArrayGames:
         # every action since the game was loaded (a decision consumes a card: a round has at
         # most as many as the deck has cards)
         self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
-        self.S = tuple(getattr(self, name) for name in STATE)
+        self.S = tuple(getattr(self, name) for name in K.STATE)
         tables = _tables(config, codec, encoder)
         self.T = tuple(tables[name] for name in K.TABLES)
         self.P = _params(config, codec, encoder)
@@ -319,29 +250,13 @@ class ArrayGames:
         self.broken_kind[i] = g.broken_kind
         self.roles[i] = g.roles
         self.gold[i] = g.gold
-        if g.turn:  # else the round was dealt just now: no history yet
-            h = round_history(g.events, g.n)
-            self.actor_counts[i] = h.actor_counts
-            self.tool_counts[i] = h.tool_counts
-            self.recent[i] = 0
-            k = len(h.recent)
-            for j, (actor, typ, target, x, y, tool, dead) in enumerate(h.recent):
-                self.recent[i, (h.added - k + j) % N_RECENT] = (
-                    actor,
-                    typ,
-                    target,
-                    x,
-                    y,
-                    tool,
-                    dead,
-                    1,
-                )
-            added, last = h.added, h.last_placed
-        else:
-            self.actor_counts[i] = 0
-            self.tool_counts[i] = 0
-            self.recent[i] = 0
-            added, last = 0, None
+        h = round_history(g.events, g.n)
+        self.actor_counts[i] = h.actor_counts
+        self.tool_counts[i] = h.tool_counts
+        self.recent[i] = 0
+        k = len(h.recent)  # the action numbered a lies in ring row a % N_RECENT
+        for j, entry in enumerate(h.recent):
+            self.recent[i, (h.added - k + j) % N_RECENT] = (*entry, 1)
         self.nuggets[i, : len(g.nuggets)] = g.nuggets
         # the later rounds' deals, drawn by the engine on a copy of the game (its generator
         # copied at this state: the game itself draws the same when it deals them)
@@ -366,11 +281,11 @@ class ArrayGames:
         t[K.I_DECISIONS] = g.decisions
         t[K.I_ROUND] = g.round
         t[K.I_DECK_LEN] = d
-        t[K.I_ADDED] = added
-        if last is None:
+        t[K.I_ADDED] = h.added
+        if h.last_placed is None:
             t[K.I_LAST_R] = t[K.I_LAST_C] = -1
         else:
-            t[K.I_LAST_R], t[K.I_LAST_C] = bd.rc(*last)
+            t[K.I_LAST_R], t[K.I_LAST_C] = bd.rc(*h.last_placed)
         t[K.I_GAME_OVER] = g.game_over
         t[K.I_PATHS] = bd.path_cards_on_board()
         t[K.I_DIRTY] = 1  # the observation's board planes: written whole
@@ -548,7 +463,6 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     P[K.P_MAP] = blocks["map"][0]
     P[K.P_TOOL] = blocks["tool"][0]
     P[K.P_DISCARD] = blocks["discard"][0]
-    P[K.P_END] = codec.n
     P[K.P_ROCKFALL_KIND] = KIND_INDEX["rockfall"]
     P[K.P_MAP_KIND] = KIND_INDEX["map"]
     P[K.P_SELF_SABOTAGE] = config.self_sabotage
@@ -567,9 +481,7 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     P[K.P_OBS_RECENT] = V["recent"].offset
     P[K.P_OBS_GAME] = V["game"].offset
     P[K.P_OBS_PRIVATE] = V["private"].offset
-    P[K.P_OBS_SIZE] = encoder.size
     P[K.P_BOARD_SIZE] = V["board"].size
-    P[K.P_N_TOOL_ROWS] = len(lay.tool_pairs)
     P[K.P_GOLD] = GOAL_GOLD
     P[K.P_DIGGER], P[K.P_SABOTEUR] = GOLD_DIGGER, SABOTEUR
     P[K.P_FORFEIT] = config.broken_tool_forfeit

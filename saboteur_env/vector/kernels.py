@@ -27,6 +27,16 @@ from typing import Any
 import numpy as np
 
 from ..compiled import Kernels, enabled
+from ..encoding.history import N_RECENT
+from ..encoding.spec import (
+    BoardChannel,
+    GameFeature,
+    HistoryColumn,
+    PlayerFeature,
+    PrivateFeature,
+    RecentType,
+)
+from ..engine.board import EMPTY, HIDDEN_GOAL
 from ..engine.cards import FACING, SIDE_DELTA
 
 #: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
@@ -96,41 +106,38 @@ P_ROCK = 9
 P_MAP = 10
 P_TOOL = 11
 P_DISCARD = 12
-P_END = 13  # size of the action space
-P_ROCKFALL_KIND = 14
-P_MAP_KIND = 15
-P_SELF_SABOTAGE = 16
-P_START_R = 17
-P_START_C = 18
-P_NUM_ROUNDS = 19
-P_NT = 20  # recent types
-P_TC = 21  # recent tool columns
-P_RW = 22  # recent row width
-P_OBS_HAND = 23  # observation offsets
-P_OBS_ROLE = 24
-P_OBS_PLAYERS = 25
-P_OBS_PW = 26
-P_OBS_HISTORY = 27
-P_OBS_HW = 28
-P_OBS_TOOLS = 29
-P_OBS_RECENT = 30
-P_OBS_GAME = 31
-P_OBS_PRIVATE = 32
-P_OBS_SIZE = 33
-P_BOARD_SIZE = 34
-P_N_TOOL_ROWS = 35
-P_GOLD = 36  # goal identity of the gold
-P_DIGGER = 37  # role ids (cards.GOLD_DIGGER, cards.SABOTEUR)
-P_SABOTEUR = 38
-P_FORFEIT = 39  # broken_tool_forfeit
-P_REWARD_GOLD = 40  # reward="gold" (else "win")
-P_SAB_PAY = 41  # 41..44: gold per saboteur with 1..4 saboteurs (cards.SABOTEUR_PAYOUT)
-P_TAKE = 45  # gold-nugget cards drawn when the gold is reached (scoring.nugget_cards_drawn)
-P_EMPTY_BBOX = 46  # 46..49: the bounding box (rows, columns) of a new round's maze
-N_PARAMS = 50
+P_ROCKFALL_KIND = 13
+P_MAP_KIND = 14
+P_SELF_SABOTAGE = 15
+P_START_R = 16
+P_START_C = 17
+P_NUM_ROUNDS = 18
+P_NT = 19  # recent types
+P_TC = 20  # recent tool columns
+P_RW = 21  # recent row width
+P_OBS_HAND = 22  # observation offsets
+P_OBS_ROLE = 23
+P_OBS_PLAYERS = 24
+P_OBS_PW = 25
+P_OBS_HISTORY = 26
+P_OBS_HW = 27
+P_OBS_TOOLS = 28
+P_OBS_RECENT = 29
+P_OBS_GAME = 30
+P_OBS_PRIVATE = 31
+P_BOARD_SIZE = 32
+P_GOLD = 33  # goal identity of the gold
+P_DIGGER = 34  # role ids (cards.GOLD_DIGGER, cards.SABOTEUR)
+P_SABOTEUR = 35
+P_FORFEIT = 36  # broken_tool_forfeit
+P_REWARD_GOLD = 37  # reward="gold" (else "win")
+P_SAB_PAY = 38  # and the next 3: gold a saboteur gets with 1..4 saboteurs
+P_TAKE = 42  # gold-nugget cards drawn when the gold is reached (scoring.nugget_cards_drawn)
+P_EMPTY_BBOX = 43  # and the next 3: rows and columns spanned by a new maze
+N_PARAMS = 47
 
-# --- event codes of the round's event log ``log`` (B, log size, 7): type, seat, visible_to,
-# p0..p3 (the engine's events of the decisions inside the round, in order) -----------------
+# --- event codes of the records ``ev`` (B, MAX_EVENTS, 7) of each game's last decision: type,
+# seat, visible_to, p0..p3 (the engine's events in order; a round end's come from the engine) --
 EV_PATH_PLACED = 0  # p: kind, x, y, variant
 EV_GOAL_REVEALED = 1  # p: goal, identity, rotated
 EV_CARD_DRAWN = 2  # p: kind (private)
@@ -144,20 +151,44 @@ EV_DISCARDED_CARD = 9  # p: kind (private)
 #: the most events one decision writes (a placement, three goal reveals, a draw)
 MAX_EVENTS = 5
 
-# --- recent types (spec.RECENT_TYPES order) and history columns (spec.HISTORY_ACTOR) ---------
-R_PLACE, R_BREAK, R_REPAIR, R_ROCKFALL, R_MAP, R_DISCARD = range(6)
-H_THROUGH, H_DEAD, H_ROCKFALLS, H_MAPS, H_DISCARDS = range(5)
-N_RECENT = 8
+# --- the observation's columns and the history's, as plain ints from the spec's names (the
+# compiled code reads globals as constants) ---------------------------------------------------
+R_PLACE, R_BREAK, R_REPAIR = int(RecentType.PLACE), int(RecentType.BREAK), int(RecentType.REPAIR)
+R_ROCKFALL, R_MAP = int(RecentType.ROCKFALL), int(RecentType.MAP)
+R_DISCARD = int(RecentType.DISCARD)
+H_THROUGH, H_DEAD = int(HistoryColumn.PLACED_THROUGH), int(HistoryColumn.PLACED_DEAD_END)
+H_ROCKFALLS, H_MAPS = int(HistoryColumn.ROCKFALLS), int(HistoryColumn.MAPS)
+H_DISCARDS = int(HistoryColumn.DISCARDS)
 #: a ``recent`` ring entry: actor, type, target, x, y, tool, dead end, present
 RECENT_FIELDS = 8
-
-# --- board channels (spec.BOARD_CHANNELS order) and player columns (spec.PLAYER_FEATURES) ----
-C_THROUGH, C_OCCUPIED, C_START, C_GOAL_HIDDEN = 8, 9, 10, 11
-C_GOLD_REVEALED, C_STONE_REVEALED, C_KNOWN_GOLD, C_KNOWN_STONE, C_LAST_PLACED = 12, 13, 14, 15, 16
-PF_PRESENT, PF_TO_ACT, PF_BROKEN, PF_HAND_SIZE, PF_LAST_CARD, PF_FIRST = 0, 1, 2, 5, 6, 7
-# --- columns of the game view (spec.GAME_FEATURES) and the private view (PRIVATE_FEATURES) ---
-G_ROUND, G_NUM_ROUNDS, G_DRAW_PILE, G_DISCARD_PILE, G_TURN, G_NUM_PLAYERS, G_PATHS = range(7)
-PR_GOLD, PR_SEAT = 0, 1
+C_OPEN = int(BoardChannel.OPEN_N)  # OPEN_N..OPEN_W then CONN_N..CONN_W: the card's byte, bit b
+C_THROUGH, C_OCCUPIED = int(BoardChannel.THROUGH), int(BoardChannel.OCCUPIED)
+C_START, C_GOAL_HIDDEN = int(BoardChannel.START), int(BoardChannel.GOAL_HIDDEN)
+C_GOLD_REVEALED = int(BoardChannel.GOAL_GOLD_REVEALED)
+C_STONE_REVEALED = int(BoardChannel.GOAL_STONE_REVEALED)
+C_KNOWN_GOLD, C_KNOWN_STONE = int(BoardChannel.KNOWN_GOLD), int(BoardChannel.KNOWN_STONE)
+C_LAST_PLACED = int(BoardChannel.LAST_PLACED)
+PF_PRESENT, PF_TO_ACT = int(PlayerFeature.PRESENT), int(PlayerFeature.TO_ACT)
+PF_BROKEN = int(PlayerFeature.BROKEN_PICK)  # pick, lantern, cart: three columns in tool order
+PF_HAND_SIZE, PF_LAST_CARD = int(PlayerFeature.HAND_SIZE), int(PlayerFeature.LAST_CARD)
+PF_FIRST = int(PlayerFeature.FIRST_PLAYER)
+G_ROUND, G_NUM_ROUNDS = int(GameFeature.ROUND), int(GameFeature.NUM_ROUNDS)
+G_DRAW_PILE, G_DISCARD_PILE = int(GameFeature.DRAW_PILE), int(GameFeature.DISCARD_PILE)
+G_TURN, G_NUM_PLAYERS = int(GameFeature.TURN), int(GameFeature.NUM_PLAYERS)
+G_PATHS = int(GameFeature.PATH_CARDS_IN_MAZE)
+PR_GOLD, PR_SEAT = int(PrivateFeature.GOLD), int(PrivateFeature.SEAT)
+# the runs the loops write by offset: a card's eight opening and connection channels, in the
+# bit order of its byte ``opn | conn << 4``, and the three broken-tool columns
+_RUNS = (
+    ([BoardChannel[f"{w}_{d}"] for w in ("OPEN", "CONN") for d in "NESW"], C_OPEN),
+    (
+        [PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_LANTERN, PlayerFeature.BROKEN_CART],
+        PF_BROKEN,
+    ),
+)
+for _run, _first in _RUNS:
+    if [int(m) for m in _run] != list(range(_first, _first + len(_run))):
+        raise AssertionError(f"the spec's {_run} are not consecutive: the kernels write them so")
 
 
 # --- the state arrays (tuple ``S``) and tables (tuple ``T``) the kernels take, by name ----
@@ -266,10 +297,6 @@ T_EMPTY_CONN = 21
 for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, in order
     if [globals()[_prefix + n.upper()] for n in _names] != list(range(len(_names))):
         raise AssertionError(f"the {_prefix}* indexes disagree with their names")
-
-EMPTY = -1
-HIDDEN_GOAL = -2
-OCCUPIED_CODE = 15 | (15 << 4)
 
 #: this module's compiled loops (saboteur_env.compiled)
 _KERNELS = Kernels(globals(), __name__)
@@ -630,7 +657,7 @@ def _py_board_cell(o, b, r, c, S, T, P):
     v = var[b, r, c]
     byte = np.int64(opn[b, r, c]) | (np.int64(conn[b, r, c]) << 4)
     for ch in range(8):
-        o[ch * hw + f] = (byte >> ch) & 1
+        o[(C_OPEN + ch) * hw + f] = (byte >> ch) & 1
     o[C_THROUGH * hw + f] = v_through[v] if v >= 0 else 0.0
     o[C_OCCUPIED * hw + f] = 1.0 if v != EMPTY else 0.0
     o[C_START * hw + f] = 1.0 if r == P[P_START_R] and c == P[P_START_C] else 0.0
