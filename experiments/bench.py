@@ -210,6 +210,16 @@ def contenders(
         for api, make in (("raw_env", saboteur_env.raw_env), ("env()", saboteur_env.env)):
             play = aec_player(make, seed, num_players=n, expansion=rules.expansion)
             out.append(Contender(f"{LABELS[rules.name]} {n}p {api}", play))
+        if saboteur_env.raw_env(num_players=n, expansion=rules.expansion).backend != "engine":
+            # the default backend's reference: every observation and mask encoded
+            play = aec_player(
+                saboteur_env.raw_env,
+                seed,
+                num_players=n,
+                backend="engine",
+                expansion=rules.expansion,
+            )
+            out.append(Contender(f"{LABELS[rules.name]} {n}p raw_env[engine]", play))
         for b in vector:
             # the default backend, and the engine beside it where that is the array backend
             play, used = vector_player(
@@ -282,16 +292,18 @@ def table(rows: list[Contender]) -> list[dict]:
 
 def profile(options: dict, games: int, seed: int, chunk: int = 3) -> dict[str, float]:
     """Where a ``raw_env`` decision's CPU time goes under random legal play: microseconds per
-    decision in the observation (``encoder.encode``), the mask (``codec.mask``), the engine
-    (``codec.decode`` + ``Game.apply``) and the rest (``AEC + loop``: the env's bookkeeping in
-    ``last`` / ``step`` and the loop's own draw), and their ``total``.  Each call is timed
+    decision in the observation (``encoder.encode``), the mask (``codec.mask``), the kernels
+    (the array backend's ``FollowedGame``: its step and its loads, which keep the observation
+    and mask), the engine (``codec.decode`` + ``Game.apply``) and the rest (``AEC + loop``:
+    the env's bookkeeping in ``last`` / ``step``, the observation's copy and the loop's own
+    draw), and their ``total``.  ``options`` may name the env's ``backend``.  Each call is timed
     with ``time.process_time``; the timing's own cost, measured on empty calls, is taken off
     each component (the part inside the timed span) and off the total (all of it).  The games
     are timed in chunks of ``chunk``; each figure is the median over the chunks."""
     from saboteur_env.engine.state import Game
 
     env = saboteur_env.raw_env(**options)
-    keys = ("observation", "mask", "engine")
+    keys = ("observation", "mask", "kernels", "engine")
     spent = dict.fromkeys(keys, 0.0)
     calls = dict.fromkeys(keys, 0)
     clock = time.process_time
@@ -316,6 +328,10 @@ def profile(options: dict, games: int, seed: int, chunk: int = 3) -> dict[str, f
     env.encoder.encode = timed(env.encoder.encode, "observation")  # type: ignore[method-assign]
     env.codec.mask = timed(env.codec.mask, "mask")  # type: ignore[method-assign]
     env.codec.decode = timed(env.codec.decode, "engine")  # type: ignore[method-assign]
+    followed = env._followed
+    if followed is not None:
+        followed.step = timed(followed.step, "kernels")  # type: ignore[method-assign]
+        followed.follow = timed(followed.follow, "kernels")  # type: ignore[method-assign]
     apply = Game.apply
     Game.apply = timed(apply, "engine")  # type: ignore[method-assign]
     chunks: list[dict[str, float]] = []
@@ -458,19 +474,26 @@ def main(argv=None) -> list[dict]:
     if args.profile:
         print()
         print(
-            f"{'raw_env, us per decision':<28} {'observation':>11} {'mask':>6} {'engine':>7} "
-            f"{'AEC + loop':>10} {'total':>6}"
+            f"{'raw_env, us per decision':<28} {'observation':>11} {'mask':>6} {'kernels':>7} "
+            f"{'engine':>7} {'AEC + loop':>10} {'total':>6}"
         )
         cells = [(BASE, n) for n in args.players] + [
             (SABOTEUR_2, n) for n in args.expansion_players
         ]
         for rules, n in cells:
             games = 2 if args.quick else 30
-            r = profile({"num_players": n, "expansion": rules.expansion}, games, args.seed)
-            print(
-                f"{LABELS[rules.name] + f' {n}p':<28} {r['observation']:>11.1f} {r['mask']:>6.1f} "
-                f"{r['engine']:>7.1f} {r['AEC + loop']:>10.1f} {r['total']:>6.1f}"
-            )
+            options = {"num_players": n, "expansion": rules.expansion}
+            backends = [saboteur_env.raw_env(**options).backend]
+            if backends[0] != "engine":
+                backends.append("engine")
+            for backend in backends:
+                r = profile({**options, "backend": backend}, games, args.seed)
+                label = f"{LABELS[rules.name]} {n}p [{backend}]"
+                print(
+                    f"{label:<28} {r['observation']:>11.1f} {r['mask']:>6.1f} "
+                    f"{r['kernels']:>7.1f} {r['engine']:>7.1f} {r['AEC + loop']:>10.1f} "
+                    f"{r['total']:>6.1f}"
+                )
     if not args.no_stats:
         print()
         print(f"{'game':>9} {'players':>7} {'legal/dec':>10} {'overflow':>9}")

@@ -117,9 +117,9 @@ def check_vector(
     east: float = 0.0,
 ) -> int:
     """Step a :class:`~saboteur_env.vector.VectorGame` of ``num_envs`` games (on ``backend``)
-    and as many ``raw_env``s reset with the same seeds (``seed + i``) side by side for
-    ``steps`` steps, feeding both the same random legal actions (:func:`choose_actions` with
-    ``east``); after every step compare the
+    and as many ``raw_env``s (on the engine backend: every observation encoded) reset with
+    the same seeds (``seed + i``) side by side for ``steps`` steps, feeding both the same
+    random legal actions (:func:`choose_actions` with ``east``); after every step compare the
     seat to act, the observation, the mask, the step's rewards, its events, ``terminated`` /
     ``truncated`` and the final gold, game by game; a finished env is dealt its next game by
     its own unseeded ``reset()``.  Every finished game's event list, and every 50th step each
@@ -133,7 +133,8 @@ def check_vector(
 
     vec = VectorGame(num_envs, backend=backend, **options)
     vec.reset(seed)
-    envs = [saboteur_env.raw_env(**options) for _ in range(num_envs)]
+    # the reference: single envs that encode every observation (not the kernels)
+    envs = [saboteur_env.raw_env(backend="engine", **options) for _ in range(num_envs)]
     for i, e in enumerate(envs):
         e.reset(seed=seed + i)
     rng = np.random.default_rng(seed)

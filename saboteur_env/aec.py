@@ -7,6 +7,17 @@ the bare one.  Keyword options are those of :class:`~saboteur_env.engine.config.
 seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1``, or
 ``"spectator"`` for everything; checked at construction, any other value is a ``ValueError``).
 
+* ``backend`` (DESIGN 8, the batched engine's): ``"auto"`` (default), ``"array"`` or
+  ``"engine"``, as :class:`~saboteur_env.vector.VectorGame`'s.  On ``"array"`` (the base game
+  where numba is installed: ``auto`` takes it there) the engine still plays every decision,
+  and the batched engine's compiled kernels play it too on a one-game copy of the state
+  (:class:`~saboteur_env.vector.arrays.FollowedGame`), which keeps the observation and mask of
+  the seat to act by updating only what the move changed; ``"engine"`` encodes them at every
+  ``observe``.  Both give byte-identical observations, masks, rewards and infos
+  (``tests/test_aec_backends.py``).  The first env of a fresh install compiles the kernels
+  (about 35 s on 2 cores, once: numba caches them).  A position changed other than by
+  ``step`` / ``reset`` / :meth:`raw_env.load` (``env.game`` edited in place) is given back
+  with ``load`` for the views to follow it; a move applied to ``env.game`` is followed.
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
 * ``max_cycles`` (PettingZoo's per-agent meaning, DESIGN 5): each agent may act at most
@@ -62,6 +73,7 @@ from .engine import EventType, Game, GameConfig, IllegalActionError
 from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
+from .vector.arrays import FollowedGame, resolve_backend
 
 
 def env(**kwargs) -> AECEnv:
@@ -190,7 +202,8 @@ class raw_env(AECEnv):
     Raises:
         saboteur_env.engine.config.ConfigError: an invalid or unknown option.
         ValueError: an unknown ``render_mode`` or a ``render_seat`` that is not ``None``, a seat
-            or ``"spectator"``.
+            or ``"spectator"``; an unknown ``backend``, or ``"array"`` for Saboteur 2.
+        RuntimeError: ``backend="array"`` without numba in use.
     """
 
     metadata = {
@@ -200,9 +213,14 @@ class raw_env(AECEnv):
         "render_fps": 2,
     }
 
-    def __init__(self, render_mode: str | None = None, render_seat=None, **config) -> None:
+    def __init__(
+        self, render_mode: str | None = None, render_seat=None, backend: str = "auto", **config
+    ) -> None:
         super().__init__()
         self.config = GameConfig.from_kwargs(**config)
+        #: ``"array"``: the seat to act's observation and mask are kept by the batched
+        #: engine's kernels (see the module docstring); ``"engine"``: encoded each time
+        self.backend = resolve_backend(backend, self.config)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(
                 f"render_mode={render_mode!r}; valid: {[None, *self.metadata['render_modes']]}"
@@ -228,6 +246,9 @@ class raw_env(AECEnv):
         )
         self.game: Game | None = None
         self._mask_cache: tuple | None = None
+        self._followed = (
+            FollowedGame(self.config, self.codec, self.encoder) if self.backend == "array" else None
+        )
         self._seed_stream: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -286,6 +307,8 @@ class raw_env(AECEnv):
             )
         self.game = game
         self._mask_cache = None
+        if self._followed is not None:
+            self._followed.forget()
         for pending in self._pending:
             pending.clear()
         self.agent_selection = self.agents[game.current]
@@ -295,6 +318,8 @@ class raw_env(AECEnv):
 
     def _mask(self) -> np.ndarray:
         g = self.game
+        if self._followed is not None and self._followed.follow(g):
+            return self._followed.mask
         key = (id(g), g.decisions, g.round)
         if self._mask_cache is None or self._mask_cache[0] != key:
             self._mask_cache = (key, self.codec.mask(g))
@@ -304,8 +329,12 @@ class raw_env(AECEnv):
         """``{"observation": float32 (size,), "action_mask": int8 (n,)}`` of ``agent``."""
         seat = self.agent_name_mapping[agent]
         g = self.game
+        acts = seat == g.current and not g.game_over and agent == self.agent_selection
+        followed = self._followed
+        if acts and followed is not None and followed.follow(g):
+            return {"observation": followed.observation.copy(), "action_mask": followed.mask.copy()}
         obs = self.encoder.encode(g, seat)
-        if seat == g.current and not g.game_over and agent == self.agent_selection:
+        if acts:
             mask = self._mask().copy()
         else:
             mask = np.zeros(self.codec.n, dtype=np.int8)
@@ -374,6 +403,8 @@ class raw_env(AECEnv):
         # the mask is the engine's legal set of this state: the action is verified
         events = g.apply(self.codec.decode(action, seat, g.n), verify=False)
         self._mask_cache = None
+        if self._followed is not None:
+            self._followed.step(g, action)
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []
         self.infos[agent] = {"events": self._pending[seat]}

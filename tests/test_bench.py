@@ -19,9 +19,11 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
         if kernels.ENABLED
         else ["base 3p vector[engine] B=4"]
     )
+    base_engine = ["base 3p raw_env[engine]"] if kernels.ENABLED else []
     assert labels == [
         "base 3p raw_env",
         "base 3p env()",
+        *base_engine,
         *base_vector,
         "sab2 2p raw_env",
         "sab2 2p env()",
@@ -36,14 +38,15 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
     ref = rows[labels.index(bench.REFERENCE)]
     assert ref["ratio"] == 1.0 and ref["wall_ratio"] == 1.0
     assert "legal/dec" in out  # the legal-action statistics table
-    assert "raw_env, us per decision" in out  # the profile
+    assert "raw_env, us per decision" in out  # the profile, of both backends of the base game
+    assert ("base 3p [array]" in out) == kernels.ENABLED and "base 3p [engine]" in out
 
 
 def test_profile_names_every_part():
     """The profile's parts are finite (no speed is asserted: the parts are timings, and the
     timer's own cost taken off a tiny part can leave it near zero)."""
     r = bench.profile({"num_players": 3}, games=1, seed=0)
-    assert set(r) >= {"observation", "mask", "engine", "AEC + loop", "total"}
+    assert set(r) >= {"observation", "mask", "kernels", "engine", "AEC + loop", "total"}
     assert all(math.isfinite(v) for v in r.values())
 
 

@@ -505,7 +505,8 @@ def _walled_choice(spec: str, stalled_turns: int = 10) -> str:
     obs, _, _, _, info = env.last()
     agent.act(obs["observation"], obs["action_mask"], info)  # seat 4 sees the position
     # ... and again after the tunnel has not moved for ``stalled_turns`` turns (RULES 3)
-    env.game.turn = 29 + stalled_turns
+    game.turn = 29 + stalled_turns
+    env.load(game)  # an edited position is given to the env again (its views follow load)
     obs, _, _, _, info = env.last()
     action = agent.act(obs["observation"], obs["action_mask"], info)
     return env.unwrapped.codec.describe(action, 4, 5)

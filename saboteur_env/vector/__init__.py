@@ -24,7 +24,6 @@ side), whichever backend steps it:
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,9 +36,8 @@ from ..engine.events import EventType
 from ..engine.scoring import round_rewards
 from ..engine.state import Event, Game
 from . import kernels
+from .arrays import ArrayGames, resolve_backend
 
-#: the backends of :class:`VectorGame`
-BACKENDS = ("auto", "array", "engine")
 #: VectorGame attributes that are views of others (not pickled: rebuilt)
 _VIEWS = ("observation", "legal_action_mask")
 
@@ -143,26 +141,8 @@ class VectorGame:
             raise TypeError(f"num_envs must be an int, not {type(num_envs).__name__}")
         if num_envs < 1:
             raise ValueError(f"num_envs={num_envs}: must be >= 1")
-        if backend not in BACKENDS:
-            raise ValueError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
         self.config = GameConfig.from_kwargs(**config)
-        from .arrays import supports
-
-        if backend == "array" and not kernels.ENABLED:
-            why = (
-                "the environment variable SABOTEUR_NUMBA=0 turns numba off"
-                if importlib.util.find_spec("numba") is not None
-                else "numba is not installed (pip install numba, or the 'fast' extra)"
-            )
-            raise RuntimeError(f"backend='array' needs numba: {why}")
-        if backend == "array" and not supports(self.config):
-            raise ValueError(
-                f"backend='array' does not play {self.config.ruleset.title} yet: use 'engine'"
-            )
-        use_array = backend == "array" or (
-            backend == "auto" and supports(self.config) and kernels.usable()
-        )
-        self.backend = "array" if use_array else "engine"
+        self.backend = resolve_backend(backend, self.config)
         self.num_envs = int(num_envs)
         self.num_players = self.config.num_players
         self.codec = Codec(self.config)
@@ -190,8 +170,6 @@ class VectorGame:
         self._streams: list[np.random.Generator] = []
         self._arrays = None
         if self.backend == "array":
-            from .arrays import ArrayGames
-
             self._arrays = ArrayGames(
                 self.config,
                 b,

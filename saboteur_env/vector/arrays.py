@@ -61,6 +61,8 @@ from ..engine.setup import deal_round
 from ..engine.state import Game
 from . import kernels as K
 
+#: the backends of :class:`~saboteur_env.vector.VectorGame` and ``raw_env``
+BACKENDS = ("auto", "array", "engine")
 #: the action families, in block order, that the kernels play
 FAMILIES = ("place", "rockfall", "map", "tool", "discard")
 
@@ -500,3 +502,125 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     if encoder.recent_width != rw:
         raise AssertionError("a recent row is not actor, type, target, tool, x, y, dead, present")
     return P
+
+
+def resolve_backend(backend: str, config: GameConfig) -> str:
+    """The backend that plays ``config``: ``"array"`` or ``"engine"`` (the one choice
+    :class:`~saboteur_env.vector.VectorGame` and ``raw_env`` make).
+
+    ``"auto"`` takes ``"array"`` where numba is in use (:func:`.kernels.usable`) and the
+    ruleset is one the kernels play (:func:`supports`), else ``"engine"``.
+
+    Raises:
+        ValueError: ``backend`` is not ``"auto"``, ``"array"`` or ``"engine"``; ``"array"``
+            for a ruleset the kernels do not play.
+        RuntimeError: ``"array"`` without numba in use.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend={backend!r}: one of {', '.join(BACKENDS)}")
+    if backend == "array" and not K.ENABLED:
+        import importlib.util
+
+        why = (
+            "the environment variable SABOTEUR_NUMBA=0 turns numba off"
+            if importlib.util.find_spec("numba") is not None
+            else "numba is not installed (pip install numba, or the 'fast' extra)"
+        )
+        raise RuntimeError(f"backend='array' needs numba: {why}")
+    if backend == "array" and not supports(config):
+        raise ValueError(f"backend='array' does not play {config.ruleset.title} yet: use 'engine'")
+    if backend == "array" or (backend == "auto" and supports(config) and K.usable()):
+        return "array"
+    return "engine"
+
+
+class FollowedGame:
+    """One engine :class:`~saboteur_env.engine.state.Game` followed by the kernels, which
+    keep the observation and mask of its seat to act (``raw_env``'s array backend).
+
+    The engine plays every decision (its events, round results and rewards are the env's);
+    :meth:`step` then plays the same action in row 0 of a one-game :class:`ArrayGames`,
+    which updates the observation and mask in place (only what the move changed) instead of
+    encoding them anew.  The arrays follow the game through :meth:`step`; a game they were not
+    stepped with (another object, or one whose decisions or round differ, e.g. after
+    ``Game.apply`` on it directly) is loaded anew by :meth:`follow`.  A position the arrays
+    cannot hold (:meth:`ArrayGames.check`) is not followed: :meth:`follow` returns ``False``
+    and the caller encodes it.
+
+    Attributes:
+        observation: float32 ``(encoder.size,)``, the seat to act's observation (read-only).
+        mask: int8 ``(codec.n,)``, its legal actions (read-only).
+    """
+
+    def __init__(self, config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> None:
+        obs = np.zeros((1, encoder.size), dtype=np.float32)
+        mask = np.zeros((1, codec.n), dtype=bool)
+        self.arrays = ArrayGames(config, 1, codec, encoder, obs, mask)
+        self._views()
+        self._game: Game | None = None  # the game the arrays hold (held: ids are not reused)
+        self._key: tuple[int, int] | None = None  # its decisions and round there
+        self._action = np.zeros(1, dtype=np.int64)
+        self._rewards = np.zeros((1, config.num_players), dtype=np.float32)
+        self._row = np.zeros(1, dtype=np.int64)
+
+    def _views(self) -> None:
+        self.observation = self.arrays.obs[0].view()
+        self.observation.flags.writeable = False
+        self.mask = self.arrays.mask[0].view(np.int8)
+        self.mask.flags.writeable = False
+
+    def __getstate__(self) -> dict:
+        # the views are rebuilt on the copied arrays (a copied view would be a separate array)
+        state = self.__dict__.copy()
+        del state["observation"], state["mask"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._views()
+
+    def forget(self) -> None:
+        """Hold no game: the next :meth:`follow` loads its game anew (``raw_env.load`` of a
+        position, even the same object edited in place)."""
+        self._game = self._key = None
+
+    def follow(self, g: Game) -> bool:
+        """Whether the arrays hold ``g``'s state (its seat to act's observation and mask),
+        loading ``g`` when they hold another state; ``False`` for a game that is over or
+        that the arrays cannot hold."""
+        if self._game is g and self._key == (g.decisions, g.round):
+            return True
+        self._game = self._key = None
+        if g.game_over:
+            return False
+        try:
+            self.arrays.check(g)
+        except ValueError:
+            return False
+        self.arrays.load(0, g)
+        self.arrays.refresh(self._row)
+        self._game, self._key = g, (g.decisions, g.round)
+        return True
+
+    def step(self, g: Game, action: int) -> None:
+        """Play ``action`` (legal: the engine has just played it on ``g``, which the arrays
+        held before it) in the arrays."""
+        if self._game is not g or g.game_over:
+            self._game = self._key = None
+            return
+        self._action[0] = action
+        status = self.arrays.step(self._action, self._rewards)[0]
+        arr = self.arrays
+        if status == K.GAME_OVER or (
+            # the kernels deal from the deals drawn at load; a generator drawn since then
+            # (by a caller) makes the engine deal otherwise: load the engine's deal
+            status == K.ROUND_DONE
+            and (
+                not np.array_equal(arr.roles[0], g.roles)
+                or not np.array_equal(arr.goal_identity[0], g.board.goal_identity)
+                or not np.array_equal(arr.hands[0], g.hands)
+            )
+        ):
+            self._game = self._key = None
+            return
+        self._key = (g.decisions, g.round)

@@ -1,0 +1,192 @@
+"""``raw_env``'s two backends play identically.
+
+On the array backend (base game, numba in use) the kernels of the batched engine keep the
+observation and mask of the seat to act (``saboteur_env.vector.arrays.FollowedGame``); on the
+engine backend they are encoded at every ``observe``.  Side by side with the same seeds and
+actions, every agent's observation and mask, the rewards, terminations, truncations and infos
+must be byte-identical after every step, including after changes made outside ``step``.
+"""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import saboteur_env
+from saboteur_env.engine import Game
+from saboteur_env.vector import kernels
+from saboteur_experiments.fast_paths import choose_actions
+
+needs_numba = pytest.mark.skipif(not kernels.ENABLED, reason="the array backend needs numba")
+
+
+def _snapshot(e) -> dict:
+    """Everything an agent loop can read of ``e``, every agent's observation included."""
+    out = {
+        "selection": e.agent_selection,
+        "agents": list(e.agents),
+        "rewards": dict(e.rewards),
+        "cumulative": dict(e._cumulative_rewards),
+        "terminations": dict(e.terminations),
+        "truncations": dict(e.truncations),
+        "infos": repr(e.infos),
+    }
+    for a in e.agents:
+        o = e.observe(a)
+        out[a] = (o["observation"].tobytes(), o["action_mask"].tobytes())
+    return out
+
+
+def _play_side_by_side(options: dict, seed: int, east: float, games: int = 2) -> int:
+    """Play ``games`` games of ``options`` on both backends (seeded ``seed``, then unseeded
+    resets), the same actions (``choose_actions`` with ``east``) in both; compare after every
+    step.  Returns the rounds that ended with the gold found."""
+    fast = saboteur_env.raw_env(backend="array", **options)
+    ref = saboteur_env.raw_env(backend="engine", **options)
+    assert (fast.backend, ref.backend) == ("array", "engine")
+    rng = np.random.default_rng(seed)
+    gold = 0
+    for g in range(games):
+        fast.reset(seed=seed if g == 0 else None)
+        ref.reset(seed=seed if g == 0 else None)
+        while fast.agents:
+            assert _snapshot(fast) == _snapshot(ref), (options, seed, fast.game.decisions)
+            agent = fast.agent_selection
+            if fast.terminations[agent] or fast.truncations[agent]:
+                fast.step(None)
+                ref.step(None)
+                continue
+            mask = fast.observe(agent)["action_mask"].astype(bool)[None]
+            a = int(choose_actions(mask, rng, fast.codec, east)[0])
+            fast.step(a)
+            ref.step(a)
+            gold += sum(
+                e.data["gold_found"]
+                for e in fast.infos[agent]["events"]
+                if e.type.name == "ROUND_END"
+            )
+    return gold
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    "options, east, seed",
+    [
+        ({"num_players": 5}, 0.8, 2),
+        ({"num_players": 3, "reward": "gold"}, 0.8, 1),
+        ({"num_players": 10, "num_rounds": 2}, 0.3, 7),
+        ({"num_players": 4, "max_cycles": 20}, 0.0, 7),
+        ({"num_players": 6, "self_sabotage": False, "broken_tool_forfeit": True}, 0.8, 2),
+        ({"num_players": 5, "board_window": (-3, 10, -4, 4)}, 0.5, 7),
+    ],
+)
+def test_the_array_backend_plays_exactly_as_the_engine_backend(options, east, seed):
+    """Every agent's observation and mask, rewards, terminations, truncations and infos after
+    every step of two whole games, through round ends by empty hands and (the seeds with
+    ``east`` 0.8) by the gold."""
+    gold = _play_side_by_side(options, seed=seed, east=east)
+    if east >= 0.8:
+        assert gold >= 1  # the gold branch of the round end was exercised
+
+
+def test_the_backend_is_chosen_by_numba_and_the_ruleset(monkeypatch):
+    """``auto``: the array backend for the base game where numba is in use, the engine for
+    Saboteur 2 or without numba; what cannot run is a clear error."""
+    assert saboteur_env.raw_env(num_players=5, expansion=True).backend == "engine"
+    assert saboteur_env.raw_env(num_players=5, backend="engine").backend == "engine"
+    with pytest.raises(ValueError, match="backend='fast': one of auto, array, engine"):
+        saboteur_env.raw_env(backend="fast")
+    if kernels.ENABLED:
+        assert saboteur_env.raw_env(num_players=5).backend == "array"
+        with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
+            saboteur_env.raw_env(backend="array", expansion=True)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    assert saboteur_env.raw_env(num_players=5).backend == "engine"
+    with pytest.raises(RuntimeError, match="needs numba"):
+        saboteur_env.raw_env(backend="array", num_players=5)
+
+
+def _step_randomly(envs, rng, steps: int) -> None:
+    for _ in range(steps):
+        mask = envs[0].observe(envs[0].agent_selection)["action_mask"]
+        a = int(rng.choice(np.flatnonzero(mask)))
+        for e in envs:
+            e.step(a)
+
+
+@needs_numba
+def test_the_array_backend_follows_changes_made_outside_step():
+    """A move applied to ``env.game`` directly, a game set by ``load`` (a copy, then the same
+    object edited in place), and a generator drawn by a caller before a round's deal (the
+    kernels dealt that round in advance): the observation and mask are still the engine's."""
+    fast = saboteur_env.raw_env(backend="array", num_players=5, num_rounds=2)
+    ref = saboteur_env.raw_env(backend="engine", num_players=5, num_rounds=2)
+    rng = np.random.default_rng(3)
+    for e in (fast, ref):
+        e.reset(seed=3)
+    _step_randomly([fast, ref], rng, 12)
+    assert _snapshot(fast) == _snapshot(ref)
+    # a move applied on the game itself
+    legal = fast.game.legal_actions()
+    for e in (fast, ref):
+        e.game.apply(legal[0])
+        e.agent_selection = e.agents[e.game.current]
+    assert _snapshot(fast) == _snapshot(ref)
+    # load of a copy, then of the same object edited in place
+    for e in (fast, ref):
+        e.load(e.game.copy())
+    assert _snapshot(fast) == _snapshot(ref)
+    for e in (fast, ref):
+        g = e.game
+        g.turn += 5
+        e.load(g)
+    assert _snapshot(fast) == _snapshot(ref)
+    # the generator drawn: the engine deals round 2 otherwise than drawn at the load
+    for e in (fast, ref):
+        e.game.rng.random(8)  # (a draw or two may leave a shuffle as it was)
+    while fast.game.round == 0:
+        _step_randomly([fast, ref], rng, 1)
+        assert _snapshot(fast) == _snapshot(ref)
+    _step_randomly([fast, ref], rng, 5)
+    assert _snapshot(fast) == _snapshot(ref)
+
+
+@needs_numba
+def test_a_position_the_arrays_cannot_hold_is_encoded():
+    """A hand-built position with more cards than the deck (``check_counts=False``) is
+    observed through the encoder, as on the engine backend."""
+    fast = saboteur_env.raw_env(backend="array", num_players=3)
+    ref = saboteur_env.raw_env(backend="engine", num_players=3)
+    for e in (fast, ref):
+        e.reset(seed=1)
+    big = fast.game.copy()
+    big.deck = np.concatenate([big.deck, big.deck, big.deck])
+    assert len(big.deck) + int(big.hands.sum()) > int(fast.config.ruleset.deck.sum())
+    for e in (fast, ref):
+        e.load(big.copy())
+    assert _snapshot(fast) == _snapshot(ref)
+    _step_randomly([fast, ref], np.random.default_rng(1), 6)
+    assert _snapshot(fast) == _snapshot(ref)
+
+
+@needs_numba
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_a_copied_env_follows_its_own_game(how):
+    """``copy.deepcopy`` and pickling rebuild the kept observation on the copied arrays: the
+    copy and the original continue identically and independently."""
+    e = saboteur_env.raw_env(num_players=5)
+    e.reset(seed=11)
+    rng = np.random.default_rng(11)
+    _step_randomly([e], rng, 20)
+    c = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
+    assert isinstance(c.game, Game) and c.game is not e.game
+    assert _snapshot(c) == _snapshot(e)
+    _step_randomly([e, c], rng, 30)
+    assert _snapshot(c) == _snapshot(e)
+    ref = saboteur_env.raw_env(backend="engine", num_players=5)
+    ref.reset(seed=0)
+    ref.load(c.game.copy())
+    assert c.observe(c.agent_selection)["observation"].tobytes() == (
+        ref.observe(ref.agent_selection)["observation"].tobytes()
+    )
