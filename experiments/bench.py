@@ -257,10 +257,15 @@ def contenders(
 def measure(rows: list[Contender], repeats: int, block: float, min_games: int, seed: int) -> None:
     """Play ``repeats`` rounds of blocks: in each round every contender in turn plays whole
     games until it has used ``block`` CPU-seconds and ``min_games`` games; each block's
-    (decisions, CPU-seconds, wall-seconds) goes to ``Contender.blocks``."""
+    (decisions, CPU-seconds, wall-seconds) goes to ``Contender.blocks``.  Each round plays the
+    contenders in a new order (seeded by ``seed``): a block run right after another
+    contender's, e.g. Hanabi's large state, starts with cold caches, and in a fixed order one
+    contender would always follow the same one."""
     game_seed = [seed * 1_000_003] * len(rows)
+    orders = np.random.default_rng(seed)
     for _ in range(repeats):
-        for i, c in enumerate(rows):
+        for i in orders.permutation(len(rows)).tolist():
+            c = rows[i]
             decisions = games = 0
             c0, w0 = time.process_time(), time.perf_counter()
             while games < min_games or time.process_time() - c0 < block:

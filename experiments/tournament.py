@@ -184,7 +184,12 @@ def play(task: Task) -> dict:
     from saboteur_agents.base import attach_game
 
     n = len(task.lineup)
-    env = saboteur_env.raw_env(num_players=n, num_rounds=task.num_rounds, **dict(task.config))
+    # the engine backend: a game's time here is the agents' (200 games of the default run take
+    # the same 13-15 s on either backend), and the array backend's first use on a fresh
+    # install compiles its kernels (about 30 s more for the README's first command)
+    env = saboteur_env.raw_env(
+        backend="engine", num_players=n, num_rounds=task.num_rounds, **dict(task.config)
+    )
     env.reset(seed=task.deal_seed)
     game = env.game
     agents = [make_agent(spec) for spec in task.lineup]
