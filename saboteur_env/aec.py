@@ -7,17 +7,22 @@ the bare one.  Keyword options are those of :class:`~saboteur_env.engine.config.
 seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1``, or
 ``"spectator"`` for everything; checked at construction, any other value is a ``ValueError``).
 
-* ``backend`` (DESIGN 8, the batched engine's): ``"auto"`` (default), ``"array"`` or
-  ``"engine"``, as :class:`~saboteur_env.vector.VectorGame`'s.  On ``"array"`` (the base game
-  where numba is installed: ``auto`` takes it there) the engine still plays every decision,
-  and the batched engine's compiled kernels play it too on a one-game copy of the state
-  (:class:`~saboteur_env.vector.arrays.FollowedGame`), which keeps the observation and mask of
-  the seat to act by updating only what the move changed; ``"engine"`` encodes them at every
-  ``observe``.  Both give byte-identical observations, masks, rewards and infos
-  (``tests/test_aec_backends.py``).  The first env of a fresh install compiles the kernels
-  (about 35 s on 2 cores, once: numba caches them).  A position changed other than by
-  ``step`` / ``reset`` / :meth:`raw_env.load` (``env.game`` edited in place) is given back
-  with ``load`` for the views to follow it; a move applied to ``env.game`` is followed.
+* ``backend``: ``"auto"`` (default), ``"array"`` or ``"engine"``, as
+  :class:`~saboteur_env.vector.VectorGame`'s (``auto``: ``"array"`` for the base game where
+  numba is installed).  On ``"array"`` the batched engine's compiled kernels hold the game in a
+  one-game copy of its arrays (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the
+  observation and mask of the seat to act, updating only what a move changed.  From
+  :meth:`raw_env.reset` until ``env.game`` is first read, the kernels alone play the
+  decisions (the events of each, a round end's and the final observations are made from their
+  arrays); reading ``env.game`` brings the engine's game up to date (by playing the recorded
+  actions, about 20 us each) and from then until the next ``reset`` the engine plays every
+  decision, so that the object read stays the live game.  :meth:`raw_env.load` also hands
+  the game to the engine.  ``"engine"``: the engine plays every decision and the observation
+  and mask are encoded at every ``observe``.  Both backends give byte-identical observations,
+  masks, rewards, infos and games (``tests/test_aec_backends.py``).  The first env of a fresh
+  install compiles the kernels (about 35 s on 2 cores, once: numba caches them).  A game
+  edited in place (not through ``step``) is given back with ``load`` for the observation to
+  follow it; a move applied to ``env.game`` is followed.
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
 * ``max_cycles`` (PettingZoo's per-agent meaning, DESIGN 5): each agent may act at most
@@ -42,7 +47,8 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
 * Illegal actions: ``step`` raises :class:`~saboteur_env.engine.IllegalActionError` naming the
   rule, and leaves the state unchanged (no silent penalty).  The env holds no rule: the mask is
   the engine's legal set (``Game.legal``) laid out by the codec, and ``step`` plays through the
-  engine's public, verified ``Game.apply``.
+  engine's public, verified ``Game.apply`` or, while they lead, the batched engine's kernels
+  (their restatement of the base game, checked against the engine by the tests named above).
 
 Version History
 ---------------
@@ -73,6 +79,7 @@ from .engine import EventType, Game, GameConfig, IllegalActionError
 from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
+from .vector import kernels as K
 from .vector.arrays import FollowedGame, resolve_backend
 
 
@@ -191,7 +198,7 @@ class ActionSpace(spaces.Discrete):
         if mask is not None or probability is not None:
             return super().sample(mask=mask, probability=probability)
         env = self._env
-        if env.game is None or env.agent_selection != self._agent or env.game.game_over:
+        if env._game is None or env.agent_selection != self._agent or env._game_over():
             return np.int64(0)
         return super().sample(mask=env._mask())
 
@@ -244,7 +251,10 @@ class raw_env(AECEnv):
         self.state_space = spaces.Box(
             self.encoder.state_low, self.encoder.state_high, dtype=np.float32
         )
-        self.game: Game | None = None
+        self._game: Game | None = None
+        #: the kernels lead (array backend, from reset until ``game`` is read or set)
+        self._lead = False
+        self._over = False  # (kernels leading) the game is over
         self._mask_cache: tuple | None = None
         self._followed = (
             FollowedGame(self.config, self.codec, self.encoder) if self.backend == "array" else None
@@ -277,7 +287,11 @@ class raw_env(AECEnv):
             game_seed = int(self._seed_stream.integers(2**63))
         else:
             game_seed = None
-        self.game = Game(self.config, game_seed)
+        g = self._game = Game(self.config, game_seed)
+        # the kernels lead the new game until its Game object is read (a caller holding it
+        # then sees every step: the engine leads)
+        self._lead = self._followed is not None and self._followed.follow(g)
+        self._over = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._rewarded = False  # whether self.rewards holds a nonzero entry (a round's end)
@@ -286,9 +300,47 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self._pending = [[] for _ in self.agents]
         self.infos = {a: {"events": self._pending[i]} for i, a in enumerate(self.agents)}
-        self._route(self.game.events)
-        self.agent_selection = self.agents[self.game.current]
+        self._route(g.events)
+        self.agent_selection = self.agents[g.current]
         self._mask_cache = None
+
+    @property
+    def game(self) -> Game | None:
+        """The engine's :class:`~saboteur_env.engine.state.Game` (``None`` before
+        :meth:`reset`), up to date.  On the array backend the kernels play the decisions of a
+        new game alone until this is first read; from then until the next :meth:`reset` the
+        engine plays every decision (the object read stays the live game), the kernels only
+        keeping the observation and mask.  Setting it is :meth:`load` without the checks."""
+        if self._lead:
+            self._followed.catch_up(self._game)  # type: ignore[union-attr]
+            self._lead = False
+        return self._game
+
+    @game.setter
+    def game(self, value: Game | None) -> None:
+        self._game = value
+        self._lead = False
+        self._mask_cache = None
+        if self._followed is not None:
+            self._followed.forget()
+
+    def _state(self) -> Game:
+        """The game brought up to date for the env's own reading (the kernels keep leading)."""
+        g = self._game
+        assert g is not None
+        if self._lead:
+            self._followed.catch_up(g)  # type: ignore[union-attr]
+        return g
+
+    def _game_over(self) -> bool:
+        return self._over if self._lead else bool(self._game is not None and self._game.game_over)
+
+    def _current(self) -> int:
+        """The seat to act."""
+        if self._lead:
+            return int(self._followed.arrays.ints[0, K.I_CURRENT])  # type: ignore[union-attr]
+        assert self._game is not None
+        return int(self._game.current)
 
     def load(self, game: Game) -> None:
         """Continue from ``game`` (a hand-built position, a copy or a determinization) after a
@@ -299,16 +351,13 @@ class raw_env(AECEnv):
             RuntimeError: before :meth:`reset`.
             ValueError: ``game`` was made for other options than this env's.
         """
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before load()")
         if game.config != self.config:
             raise ValueError(
                 f"the game's options {game.config} differ from the env's {self.config}"
             )
-        self.game = game
-        self._mask_cache = None
-        if self._followed is not None:
-            self._followed.forget()
+        self.game = game  # the engine leads: the caller holds the game
         for pending in self._pending:
             pending.clear()
         self.agent_selection = self.agents[game.current]
@@ -317,9 +366,13 @@ class raw_env(AECEnv):
         route_events(events, self._pending)
 
     def _mask(self) -> np.ndarray:
-        g = self.game
-        if self._followed is not None and self._followed.follow(g):
-            return self._followed.mask
+        followed = self._followed
+        if self._lead:
+            return followed.mask  # type: ignore[union-attr]
+        g = self._game
+        assert g is not None
+        if followed is not None and followed.follow(g):
+            return followed.mask
         key = (id(g), g.decisions, g.round)
         if self._mask_cache is None or self._mask_cache[0] != key:
             self._mask_cache = (key, self.codec.mask(g))
@@ -328,9 +381,18 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         """``{"observation": float32 (size,), "action_mask": int8 (n,)}`` of ``agent``."""
         seat = self.agent_name_mapping[agent]
-        g = self.game
-        acts = seat == g.current and not g.game_over and agent == self.agent_selection
         followed = self._followed
+        if self._lead and followed is not None:
+            if self._over:  # the kernels encode the ended game for any seat
+                obs = followed.final_observation(seat)
+                return {"observation": obs, "action_mask": np.zeros(self.codec.n, dtype=np.int8)}
+            if agent == self.agent_selection and seat == self._current():
+                return {
+                    "observation": followed.observation.copy(),
+                    "action_mask": followed.mask.copy(),
+                }
+        g = self._state()
+        acts = seat == g.current and not g.game_over and agent == self.agent_selection
         if acts and followed is not None and followed.follow(g):
             return {"observation": followed.observation.copy(), "action_mask": followed.mask.copy()}
         obs = self.encoder.encode(g, seat)
@@ -348,15 +410,15 @@ class raw_env(AECEnv):
         Raises:
             RuntimeError: before :meth:`reset`.
         """
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before state()")
-        return self.encoder.encode(self.game, "spectator")
+        return self.encoder.encode(self._state(), "spectator")
 
     def _check_action(self, action) -> None:
         """Raise a clear error for an action that ``step`` can never take in this state: a
         non-None action of a done agent, a non-int, an index outside the space, or any step
         before ``reset`` / after every agent is done.  Changes nothing."""
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:
             raise IllegalActionError(
@@ -391,20 +453,35 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         action = int(action)
-        g = self.game
-        seat = g.current
+        seat = self._current()
         if not self._mask()[action]:
+            g = self._state()
             try:
                 a = self.codec.decode(action, seat, g.n)
                 why = g.check(a) or "it is masked"
             except ValueError as err:
                 a, why = None, str(err)
             raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {why}")
-        # the mask is the engine's legal set of this state: the action is verified
-        events = g.apply(self.codec.decode(action, seat, g.n), verify=False)
-        self._mask_cache = None
-        if self._followed is not None:
-            self._followed.step(g, action)
+        result = None  # the result of a round the step ended
+        if self._lead:
+            # the kernels play the decision; its events and a round end's are theirs
+            status, events, result = self._followed.lead(action)  # type: ignore[union-attr]
+            self._over = status == K.GAME_OVER
+            decisions = int(self._followed.arrays.ints[0, K.I_DECISIONS])  # type: ignore[union-attr]
+        else:
+            g = self._game
+            assert g is not None
+            # the mask is the engine's legal set of this state: the action is verified
+            events = g.apply(self.codec.decode(action, seat, g.n), verify=False)
+            self._mask_cache = None
+            if self._followed is not None:
+                self._followed.step(g, action)
+            for e in events:
+                if e.type is EventType.ROUND_END:
+                    result = next(
+                        r for r in reversed(g.round_results) if r.round == e.data["round"]
+                    )
+            decisions = g.decisions
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []
         self.infos[agent] = {"events": self._pending[seat]}
@@ -412,26 +489,24 @@ class raw_env(AECEnv):
         if self._rewarded:  # the last step paid rewards: back to zeros
             self.rewards = {ag: 0 for ag in self.agents}
             self._rewarded = False
-        for e in events:
-            if e.type is EventType.ROUND_END:
-                self._rewarded = True
-                res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
-                paid = round_rewards(res, self.config.reward)
-                for i, ag in enumerate(self.agents):
-                    self.rewards[ag] = paid[i]
-                    self.infos[ag]["round_result"] = {
-                        "round": res.round,
-                        "winning_side": res.winning_side,
-                        "roles": res.roles,
-                        "gold_found": res.gold_found,
-                    }
-        if g.game_over:
+        if result is not None:
+            self._rewarded = True
+            paid = round_rewards(result, self.config.reward)
+            for i, ag in enumerate(self.agents):
+                self.rewards[ag] = paid[i]
+                self.infos[ag]["round_result"] = {
+                    "round": result.round,
+                    "winning_side": result.winning_side,
+                    "roles": result.roles,
+                    "gold_found": result.gold_found,
+                }
+        if self._game_over():
             self.terminations = {ag: True for ag in self.agents}
-        elif self.config.max_decisions is not None and g.decisions >= self.config.max_decisions:
+        elif self.config.max_decisions is not None and decisions >= self.config.max_decisions:
             self.truncations = {ag: True for ag in self.agents}
         if self._rewarded:  # otherwise every reward is 0: nothing to add
             self._accumulate_rewards()
-        self.agent_selection = self.agents[g.current]
+        self.agent_selection = self.agents[self._current()]
         if self.render_mode == "human":
             self.render()
 
@@ -454,7 +529,7 @@ class raw_env(AECEnv):
                 "create the environment with render_mode='ansi'"
             )
             return None
-        if self.game is None:
+        if self._game is None:
             raise RuntimeError("call reset() before render()")
         seat = self.render_seat
         if seat is None:
@@ -463,10 +538,10 @@ class raw_env(AECEnv):
             from .render_image import render_rgb, show_human
 
             if self.render_mode == "rgb_array":
-                return render_rgb(self.game, seat)
-            self._window = show_human(self.game, seat, getattr(self, "_window", None))
+                return render_rgb(self._state(), seat)
+            self._window = show_human(self._state(), seat, getattr(self, "_window", None))
             return None
-        text = render_ansi(self.game, seat)
+        text = render_ansi(self._state(), seat)
         return text
 
     def close(self) -> None:

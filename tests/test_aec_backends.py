@@ -66,6 +66,11 @@ def _play_side_by_side(options: dict, seed: int, east: float, games: int = 2) ->
                 for e in fast.infos[agent]["events"]
                 if e.type.name == "ROUND_END"
             )
+        # the kernels led the whole game (nothing read env.game), and the engine's game,
+        # brought up to date when read, is the reference's
+        assert fast._lead
+        assert fast.game.events == ref.game.events
+        assert fast.game.round_results == ref.game.round_results
     return gold
 
 
@@ -153,6 +158,52 @@ def test_the_array_backend_follows_changes_made_outside_step():
 
 
 @needs_numba
+def test_a_game_read_mid_game_is_the_live_game_from_then_on():
+    """The kernels lead a new game until ``env.game`` is read: the object read is then up to
+    date and stays the live game (the engine plays every later decision), and the env plays
+    on exactly as the engine backend."""
+    fast = saboteur_env.raw_env(num_players=4, num_rounds=2)
+    ref = saboteur_env.raw_env(num_players=4, num_rounds=2, backend="engine")
+    rng = np.random.default_rng(5)
+    for e in (fast, ref):
+        e.reset(seed=5)
+    _step_randomly([fast, ref], rng, 40)
+    assert fast._lead
+    held = fast.game
+    assert not fast._lead
+    assert held.events == ref.game.events and held.decisions == 40
+    while held.round == 0:
+        _step_randomly([fast, ref], rng, 1)
+        assert _snapshot(fast) == _snapshot(ref)
+    assert held is fast.game and held.events == ref.game.events
+    # a new game: the kernels lead again
+    for e in (fast, ref):
+        e.reset(seed=6)
+    assert fast._lead
+    _step_randomly([fast, ref], rng, 10)
+    assert _snapshot(fast) == _snapshot(ref)
+
+
+@needs_numba
+def test_an_illegal_action_under_the_kernels_names_the_rule_and_changes_nothing():
+    """The engine's error for a masked action, with the kernels leading; nothing moves."""
+    fast = saboteur_env.raw_env(num_players=5)
+    ref = saboteur_env.raw_env(num_players=5, backend="engine")
+    for e in (fast, ref):
+        e.reset(seed=2)
+    _step_randomly([fast, ref], np.random.default_rng(2), 7)
+    before = _snapshot(fast)
+    illegal = int(np.flatnonzero(fast.observe(fast.agent_selection)["action_mask"] == 0)[0])
+    errors = []
+    for e in (fast, ref):
+        with pytest.raises(saboteur_env.IllegalActionError) as err:
+            e.step(illegal)
+        errors.append(str(err.value))
+    assert errors[0] == errors[1] and "may not play" in errors[0]
+    assert _snapshot(fast) == before == _snapshot(ref)
+
+
+@needs_numba
 def test_a_position_the_arrays_cannot_hold_is_encoded():
     """A hand-built position with more cards than the deck (``check_counts=False``) is
     observed through the encoder, as on the engine backend."""
@@ -180,10 +231,12 @@ def test_a_copied_env_follows_its_own_game(how):
     rng = np.random.default_rng(11)
     _step_randomly([e], rng, 20)
     c = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
-    assert isinstance(c.game, Game) and c.game is not e.game
+    assert c._lead and e._lead  # the kernels lead both
     assert _snapshot(c) == _snapshot(e)
     _step_randomly([e, c], rng, 30)
     assert _snapshot(c) == _snapshot(e)
+    assert isinstance(c.game, Game) and c.game is not e.game
+    assert c.game.events == e.game.events
     ref = saboteur_env.raw_env(backend="engine", num_players=5)
     ref.reset(seed=0)
     ref.load(c.game.copy())

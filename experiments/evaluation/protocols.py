@@ -65,7 +65,10 @@ def dealt_roles(deal_seed: int, players: int, expansion: bool = False) -> np.nda
     """
     import saboteur_env
 
-    env = saboteur_env.raw_env(num_players=players, num_rounds=1, expansion=expansion)
+    # only the deal is read: no kernels to load (the array backend's)
+    env = saboteur_env.raw_env(
+        num_players=players, num_rounds=1, expansion=expansion, backend="engine"
+    )
     env.reset(seed=int(deal_seed))
     return np.asarray(env.game.roles, dtype=np.int64).copy()
 

@@ -53,7 +53,7 @@ from ..engine.cards import (
     VARIANTS,
 )
 from ..engine.config import GameConfig
-from ..engine.events import Event, EventData, EventType
+from ..engine.events import BASE_FIELDS, Event, EventData, EventType, RoundResult
 from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import nugget_cards_drawn
@@ -535,17 +535,24 @@ def resolve_backend(backend: str, config: GameConfig) -> str:
 
 
 class FollowedGame:
-    """One engine :class:`~saboteur_env.engine.state.Game` followed by the kernels, which
-    keep the observation and mask of its seat to act (``raw_env``'s array backend).
+    """One game played by the kernels in row 0 of a one-game :class:`ArrayGames`, which keep
+    the observation and mask of its seat to act (``raw_env``'s array backend).  Two ways:
 
-    The engine plays every decision (its events, round results and rewards are the env's);
-    :meth:`step` then plays the same action in row 0 of a one-game :class:`ArrayGames`,
-    which updates the observation and mask in place (only what the move changed) instead of
-    encoding them anew.  The arrays follow the game through :meth:`step`; a game they were not
-    stepped with (another object, or one whose decisions or round differ, e.g. after
-    ``Game.apply`` on it directly) is loaded anew by :meth:`follow`.  A position the arrays
-    cannot hold (:meth:`ArrayGames.check`) is not followed: :meth:`follow` returns ``False``
-    and the caller encodes it.
+    * **the kernels lead** (:meth:`lead`): the kernels alone play each decision; the engine's
+      :class:`~saboteur_env.engine.state.Game` the arrays were loaded from lags behind, and
+      :meth:`catch_up` brings it up to date by playing the recorded actions through the engine
+      (about 20 us a decision).  The events of a decision are made from the kernels' records
+      (:func:`events_of`), a round end's from the arrays (:func:`round_end`), and the
+      observations at the game's end by the kernels for each seat (:meth:`final_observation`).
+    * **the engine leads** (:meth:`step`): the engine plays every decision, then the kernels
+      play the same action, which updates the observation and mask in place (only what the
+      move changed) instead of encoding them anew.
+
+    The arrays hold a game from :meth:`follow`, which loads it unless they hold it already (the
+    same object, lagging behind them or at the same decision and round): a game changed by
+    ``Game.apply`` directly is loaded anew.  A position the arrays cannot hold
+    (:meth:`ArrayGames.check`) is not followed: :meth:`follow` returns ``False`` and the
+    caller encodes it.
 
     Attributes:
         observation: float32 ``(encoder.size,)``, the seat to act's observation (read-only).
@@ -555,10 +562,15 @@ class FollowedGame:
     def __init__(self, config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> None:
         obs = np.zeros((1, encoder.size), dtype=np.float32)
         mask = np.zeros((1, codec.n), dtype=bool)
+        self.config = config
         self.arrays = ArrayGames(config, 1, codec, encoder, obs, mask)
         self._views()
         self._game: Game | None = None  # the game the arrays hold (held: ids are not reused)
-        self._key: tuple[int, int] | None = None  # its decisions and round there
+        self._key: tuple[int, int] | None = None  # its decisions and round when up to date
+        self._done = 0  # the recorded actions played on it
+        # the ended round's roles and the gold before its end (round_end's inputs)
+        self._roles: list[int] = []
+        self._gold: list[int] = []
         self._action = np.zeros(1, dtype=np.int64)
         self._rewards = np.zeros((1, config.num_players), dtype=np.float32)
         self._row = np.zeros(1, dtype=np.int64)
@@ -584,11 +596,15 @@ class FollowedGame:
         position, even the same object edited in place)."""
         self._game = self._key = None
 
+    def lagging(self) -> bool:
+        """Whether the held game has recorded actions not yet played on it."""
+        return self._done < int(self.arrays.ints[0, K.I_NACTS])
+
     def follow(self, g: Game) -> bool:
         """Whether the arrays hold ``g``'s state (its seat to act's observation and mask),
         loading ``g`` when they hold another state; ``False`` for a game that is over or
         that the arrays cannot hold."""
-        if self._game is g and self._key == (g.decisions, g.round):
+        if self._game is g and (self._key == (g.decisions, g.round) or self.lagging()):
             return True
         self._game = self._key = None
         if g.game_over:
@@ -597,20 +613,34 @@ class FollowedGame:
             self.arrays.check(g)
         except ValueError:
             return False
-        self.arrays.load(0, g)
-        self.arrays.refresh(self._row)
-        self._game, self._key = g, (g.decisions, g.round)
+        arr = self.arrays
+        arr.load(0, g)
+        arr.refresh(self._row)
+        self._game, self._key, self._done = g, (g.decisions, g.round), 0
+        self._roles, self._gold = g.roles.tolist(), g.gold.tolist()
         return True
 
+    def catch_up(self, g: Game) -> None:
+        """Play the recorded actions not yet played on ``g``, the game the arrays hold.
+
+        Raises:
+            RuntimeError: the engine dealt a round otherwise than the kernels (``g.rng`` was
+                drawn since the game was loaded).
+        """
+        if self._game is g and self.lagging():
+            self._done, _ = self.arrays.catch_up(0, g, self._done)
+            self._key = (g.decisions, g.round)
+
     def step(self, g: Game, action: int) -> None:
-        """Play ``action`` (legal: the engine has just played it on ``g``, which the arrays
-        held before it) in the arrays."""
+        """The engine leads: play ``action`` (legal: the engine has just played it on ``g``,
+        which the arrays held before it) in the arrays."""
         if self._game is not g or g.game_over:
             self._game = self._key = None
             return
         self._action[0] = action
         status = self.arrays.step(self._action, self._rewards)[0]
         arr = self.arrays
+        self._done = int(arr.ints[0, K.I_NACTS])
         if status == K.GAME_OVER or (
             # the kernels deal from the deals drawn at load; a generator drawn since then
             # (by a caller) makes the engine deal otherwise: load the engine's deal
@@ -624,3 +654,89 @@ class FollowedGame:
             self._game = self._key = None
             return
         self._key = (g.decisions, g.round)
+        if status == K.ROUND_DONE:
+            self._roles, self._gold = g.roles.tolist(), g.gold.tolist()
+
+    def lead(self, action: int) -> tuple[int, list[Event], RoundResult | None]:
+        """The kernels lead: play ``action`` (legal) in the arrays alone.  Returns the
+        kernels' status (``kernels.CONTINUE``, ``ROUND_DONE`` or ``GAME_OVER``), the events of
+        the decision as the engine emits them, and the round's result where it ended."""
+        arr = self.arrays
+        ints = arr.ints[0]
+        seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
+        self._action[0] = action
+        status = int(arr.step(self._action, self._rewards)[0])
+        events = events_of(arr.ev[0, : ints[K.I_NEV]])
+        if status == K.CONTINUE:
+            return status, events, None
+        result, end = round_end(self, events, seat, rnd, turn, status == K.GAME_OVER)
+        if status == K.ROUND_DONE:
+            self._roles, self._gold = arr.roles[0].tolist(), arr.gold[0].tolist()
+        return status, events + end, result
+
+    def final_observation(self, seat: int) -> np.ndarray:
+        """float32 ``(encoder.size,)``: ``seat``'s observation of the ended game the kernels
+        led to its end (a copy; the encoder's of the same state)."""
+        self.arrays.ints[0, K.I_CURRENT] = seat  # the kernels encode for the seat to act
+        self.arrays.refresh(self._row)
+        return self.observation.copy()
+
+
+def round_end(
+    followed: FollowedGame,
+    events: list[Event],
+    seat: int,
+    rnd: int,
+    turn: int,
+    game_over: bool,
+) -> tuple[RoundResult, list[Event]]:
+    """The result of the round the kernels just ended, and the events the engine emits after
+    the decision's own (:func:`~saboteur_env.engine.scoring.end_round_base`, ``close_round``
+    and, for the next round, ``setup.deal_round``: ``round_end``, each seat's
+    ``gold_received``, then ``game_end`` or ``round_start`` and each seat's ``role_dealt``),
+    from the arrays after the step.  ``events``: the decision's events; ``seat``, ``rnd``,
+    ``turn``: the acting seat, the round and its turns before the decision."""
+    arr = followed.arrays
+    n = followed.config.num_players
+    roles = followed._roles
+    gold = arr.gold[0].tolist()
+    received = [gold[s] - followed._gold[s] for s in range(n)]
+    # the gold is found by the placement that turns the gold goal face up
+    gold_found = any(
+        e.type is EventType.GOAL_REVEALED and e.data["identity"] == GOAL_GOLD for e in events
+    )
+    side = GOLD_DIGGER if gold_found else SABOTEUR
+    result = RoundResult(
+        round=rnd,
+        gold_found=gold_found,
+        winning_side="gold-digger" if gold_found else "saboteur",
+        winners=[s for s in range(n) if roles[s] == side],
+        connector=seat if gold_found else None,
+        roles=list(roles),
+        received=received,
+        paid=list(received),
+        last_card_seat=seat,  # every base-game decision is a turn, which consumes a card
+        turns=turn + 1,
+        fields=BASE_FIELDS,
+    )
+    out = [Event(EventType.ROUND_END, None, EventData(result.public_data()))]
+    out += [
+        Event(EventType.GOLD_RECEIVED, s, EventData({"round": rnd, "gold": received[s]}), s)
+        for s in range(n)
+    ]
+    if game_over:
+        best = max(gold)
+        winners = [s for s in range(n) if gold[s] == best]
+        out.append(Event(EventType.GAME_END, None, EventData({"gold": gold, "winners": winners})))
+        return result, out
+    ints = arr.ints[0]
+    out.append(
+        Event(
+            EventType.ROUND_START,
+            None,
+            EventData({"round": int(ints[K.I_ROUND]), "first_player": int(ints[K.I_FIRST])}),
+        )
+    )
+    new_roles = arr.roles[0].tolist()
+    out += [Event(EventType.ROLE_DEALT, s, EventData({"role": new_roles[s]}), s) for s in range(n)]
+    return result, out
