@@ -298,13 +298,14 @@ def table(rows: list[Contender]) -> list[dict]:
 def profile(options: dict, games: int, seed: int, chunk: int = 3) -> dict[str, float]:
     """Where a ``raw_env`` decision's CPU time goes under random legal play: microseconds per
     decision in the observation (``encoder.encode``), the mask (``codec.mask``), the kernels
-    (the array backend's ``FollowedGame``: its step and its loads, which keep the observation
-    and mask), the engine (``codec.decode`` + ``Game.apply``) and the rest (``AEC + loop``:
-    the env's bookkeeping in ``last`` / ``step``, the observation's copy and the loop's own
-    draw), and their ``total``.  ``options`` may name the env's ``backend``.  Each call is timed
-    with ``time.process_time``; the timing's own cost, measured on empty calls, is taken off
-    each component (the part inside the timed span) and off the total (all of it).  The games
-    are timed in chunks of ``chunk``; each figure is the median over the chunks."""
+    (the array backend's ``FollowedGame``: the decisions they play, with their events, and
+    their loads and final observations), the engine (``codec.decode`` + ``Game.apply``) and
+    the rest (``AEC + loop``: the env's bookkeeping in ``last`` / ``step``, the observation's
+    copy and the loop's own draw), and their ``total``.  ``options`` may name the env's
+    ``backend``.  Each call is timed with ``time.process_time``; the timing's own cost,
+    measured on empty calls, is taken off each component (the part inside the timed span) and
+    off the total (all of it).  The games are timed in chunks of ``chunk``; each figure is the
+    median over the chunks."""
     from saboteur_env.engine.state import Game
 
     env = saboteur_env.raw_env(**options)
@@ -335,8 +336,8 @@ def profile(options: dict, games: int, seed: int, chunk: int = 3) -> dict[str, f
     env.codec.decode = timed(env.codec.decode, "engine")  # type: ignore[method-assign]
     followed = env._followed
     if followed is not None:
-        followed.step = timed(followed.step, "kernels")  # type: ignore[method-assign]
-        followed.follow = timed(followed.follow, "kernels")  # type: ignore[method-assign]
+        for name in ("step", "follow", "lead", "final_observation"):
+            setattr(followed, name, timed(getattr(followed, name), "kernels"))
     apply = Game.apply
     Game.apply = timed(apply, "engine")  # type: ignore[method-assign]
     chunks: list[dict[str, float]] = []
