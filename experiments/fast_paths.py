@@ -181,6 +181,71 @@ def check_vector(
     return ended_games
 
 
+def aec_snapshot(env) -> dict:
+    """Everything an agent loop can read of ``env`` (a ``raw_env``) without its game: the
+    agent to act, the agents, rewards, cumulative rewards, terminations, truncations,
+    ``repr(infos)`` and every agent's observation and mask (as bytes)."""
+    out = {
+        "selection": env.agent_selection,
+        "agents": list(env.agents),
+        "rewards": dict(env.rewards),
+        "cumulative": dict(env._cumulative_rewards),
+        "terminations": dict(env.terminations),
+        "truncations": dict(env.truncations),
+        "infos": repr(env.infos),
+    }
+    for a in env.agents:
+        o = env.observe(a)
+        out[a] = (o["observation"].tobytes(), o["action_mask"].tobytes())
+    return out
+
+
+def check_aec(options: dict, games: int, seed: int = 0, east: float = 0.0) -> tuple[int, int]:
+    """Play ``games`` games of ``options`` on ``raw_env``'s array backend and its engine
+    backend side by side (the first reset seeded ``seed``, the rest unseeded), the same
+    actions in both (:func:`choose_actions` with ``east``); after every step compare
+    :func:`aec_snapshot`, and after every game the games' event lists and round results (read
+    only then: until ``env.game`` is read the kernels lead the array backend's game).
+    Returns the decisions played and the rounds that ended with the gold found.
+
+    Raises:
+        Mismatch: the first difference found.
+    """
+    fast = saboteur_env.raw_env(backend="array", **options)
+    ref = saboteur_env.raw_env(backend="engine", **options)
+    rng = np.random.default_rng(seed)
+    decisions = gold = 0
+    for g in range(games):
+        fast.reset(seed=seed if g == 0 else None)
+        ref.reset(seed=seed if g == 0 else None)
+        while fast.agents:
+            where = f"{options}, game {g} of seed {seed}, decision {decisions}"
+            if aec_snapshot(fast) != aec_snapshot(ref):
+                raise Mismatch(f"{where}: the envs differ")
+            agent = fast.agent_selection
+            if fast.terminations[agent] or fast.truncations[agent]:
+                fast.step(None)
+                ref.step(None)
+                continue
+            mask = fast.observe(agent)["action_mask"].astype(bool)[None]
+            a = int(choose_actions(mask, rng, fast.codec, east)[0])
+            fast.step(a)
+            ref.step(a)
+            decisions += 1
+            gold += sum(
+                e.data["gold_found"]
+                for e in fast.infos[agent]["events"]
+                if e.type.name == "ROUND_END"
+            )
+        if not fast._lead:
+            raise Mismatch(f"{options}, game {g}: the kernels did not lead the game")
+        if fast.game.events != ref.game.events or (
+            fast.game.round_results != ref.game.round_results
+        ):
+            raise Mismatch(f"{options}, game {g}: the games differ")
+    return decisions, gold
+
+
 def _same_game(got, want, where: str) -> None:
     """The state fields of two games and their event lists are equal."""
     for name in ("current", "turn", "round", "decisions", "last_card_seat", "first_player"):
@@ -223,10 +288,26 @@ def main(argv=None) -> None:
         "--east",
         type=float,
         default=0.5,
-        help="with --vector: the share of decisions that place the card furthest east "
+        help="with --vector or --aec: the share of decisions that place the card furthest east "
         "(mazes that reach the gold; choose_actions)",
     )
+    p.add_argument(
+        "--aec",
+        action="store_true",
+        help="instead: raw_env's array backend against its engine backend, --games games "
+        "per base configuration",
+    )
     args = p.parse_args(argv)
+    if args.aec:
+        for label, options in CONFIGS:
+            if options.get("expansion"):
+                continue  # the array backend plays the base game
+            n, gold = check_aec(options, args.games, args.seed, args.east)
+            print(
+                f"{label}: {args.games} games, {n} decisions, {gold} rounds with the gold "
+                "found: raw_env array == engine"
+            )
+        return
     if args.vector:
         from saboteur_env.vector import VectorGame
 

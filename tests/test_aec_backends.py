@@ -16,62 +16,12 @@ import pytest
 import saboteur_env
 from saboteur_env.engine import Game
 from saboteur_env.vector import kernels
-from saboteur_experiments.fast_paths import choose_actions
+from saboteur_experiments.fast_paths import aec_snapshot, check_aec
 
 needs_numba = pytest.mark.skipif(not kernels.ENABLED, reason="the array backend needs numba")
 
 
-def _snapshot(e) -> dict:
-    """Everything an agent loop can read of ``e``, every agent's observation included."""
-    out = {
-        "selection": e.agent_selection,
-        "agents": list(e.agents),
-        "rewards": dict(e.rewards),
-        "cumulative": dict(e._cumulative_rewards),
-        "terminations": dict(e.terminations),
-        "truncations": dict(e.truncations),
-        "infos": repr(e.infos),
-    }
-    for a in e.agents:
-        o = e.observe(a)
-        out[a] = (o["observation"].tobytes(), o["action_mask"].tobytes())
-    return out
-
-
-def _play_side_by_side(options: dict, seed: int, east: float, games: int = 2) -> int:
-    """Play ``games`` games of ``options`` on both backends (seeded ``seed``, then unseeded
-    resets), the same actions (``choose_actions`` with ``east``) in both; compare after every
-    step.  Returns the rounds that ended with the gold found."""
-    fast = saboteur_env.raw_env(backend="array", **options)
-    ref = saboteur_env.raw_env(backend="engine", **options)
-    assert (fast.backend, ref.backend) == ("array", "engine")
-    rng = np.random.default_rng(seed)
-    gold = 0
-    for g in range(games):
-        fast.reset(seed=seed if g == 0 else None)
-        ref.reset(seed=seed if g == 0 else None)
-        while fast.agents:
-            assert _snapshot(fast) == _snapshot(ref), (options, seed, fast.game.decisions)
-            agent = fast.agent_selection
-            if fast.terminations[agent] or fast.truncations[agent]:
-                fast.step(None)
-                ref.step(None)
-                continue
-            mask = fast.observe(agent)["action_mask"].astype(bool)[None]
-            a = int(choose_actions(mask, rng, fast.codec, east)[0])
-            fast.step(a)
-            ref.step(a)
-            gold += sum(
-                e.data["gold_found"]
-                for e in fast.infos[agent]["events"]
-                if e.type.name == "ROUND_END"
-            )
-        # the kernels led the whole game (nothing read env.game), and the engine's game,
-        # brought up to date when read, is the reference's
-        assert fast._lead
-        assert fast.game.events == ref.game.events
-        assert fast.game.round_results == ref.game.round_results
-    return gold
+_snapshot = aec_snapshot
 
 
 @needs_numba
@@ -80,7 +30,7 @@ def _play_side_by_side(options: dict, seed: int, east: float, games: int = 2) ->
     [
         ({"num_players": 5}, 0.8, 2),
         ({"num_players": 3, "reward": "gold"}, 0.8, 1),
-        ({"num_players": 10, "num_rounds": 2}, 0.3, 7),
+        ({"num_players": 10, "num_rounds": 2}, 0.9, 2),  # 9 gold-nugget cards drawn
         ({"num_players": 4, "max_cycles": 20}, 0.0, 7),
         ({"num_players": 6, "self_sabotage": False, "broken_tool_forfeit": True}, 0.8, 2),
         ({"num_players": 5, "board_window": (-3, 10, -4, 4)}, 0.5, 7),
@@ -88,9 +38,10 @@ def _play_side_by_side(options: dict, seed: int, east: float, games: int = 2) ->
 )
 def test_the_array_backend_plays_exactly_as_the_engine_backend(options, east, seed):
     """Every agent's observation and mask, rewards, terminations, truncations and infos after
-    every step of two whole games, through round ends by empty hands and (the seeds with
-    ``east`` 0.8) by the gold."""
-    gold = _play_side_by_side(options, seed=seed, east=east)
+    every step of two whole games, and the games' event lists and round results
+    (``check_aec``), through round ends by empty hands and (the seeds with ``east`` 0.8 and
+    more) by the gold."""
+    _, gold = check_aec(options, games=2, seed=seed, east=east)
     if east >= 0.8:
         assert gold >= 1  # the gold branch of the round end was exercised
 
@@ -243,3 +194,21 @@ def test_a_copied_env_follows_its_own_game(how):
     assert c.observe(c.agent_selection)["observation"].tobytes() == (
         ref.observe(ref.agent_selection)["observation"].tobytes()
     )
+
+
+@needs_numba
+def test_the_side_by_side_check_sees_a_difference(monkeypatch):
+    """``check_aec`` fails where the kernels' side differs: here the final observations."""
+    from saboteur_env.vector.arrays import FollowedGame
+    from saboteur_experiments.fast_paths import Mismatch
+
+    real = FollowedGame.final_observation
+
+    def off_by_one(self, seat):
+        obs = real(self, seat)
+        obs[0] += 1
+        return obs
+
+    monkeypatch.setattr(FollowedGame, "final_observation", off_by_one)
+    with pytest.raises(Mismatch, match="the envs differ"):
+        check_aec({"num_players": 3, "num_rounds": 1}, games=1, seed=0)
