@@ -29,7 +29,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import saboteur_env
+from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_env.vector.arrays import resolve_backend
 from saboteur_experiments.cli_args import DefaultsHelp, at_least, check_config
 
 #: the ``game`` column of each ruleset
@@ -210,7 +212,10 @@ def contenders(
         for api, make in (("raw_env", saboteur_env.raw_env), ("env()", saboteur_env.env)):
             play = aec_player(make, seed, num_players=n, expansion=rules.expansion)
             out.append(Contender(f"{LABELS[rules.name]} {n}p {api}", play))
-        if saboteur_env.raw_env(num_players=n, expansion=rules.expansion).backend != "engine":
+        if (
+            resolve_backend("auto", GameConfig(num_players=n, expansion=rules.expansion))
+            != "engine"
+        ):
             # the default backend's reference: every observation and mask encoded
             play = aec_player(
                 saboteur_env.raw_env,
@@ -489,7 +494,7 @@ def main(argv=None) -> list[dict]:
         for rules, n in cells:
             games = 2 if args.quick else 30
             options = {"num_players": n, "expansion": rules.expansion}
-            backends = [saboteur_env.raw_env(**options).backend]
+            backends = [resolve_backend("auto", GameConfig(**options))]
             if backends[0] != "engine":
                 backends.append("engine")
             for backend in backends:

@@ -200,30 +200,56 @@ def aec_snapshot(env) -> dict:
     return out
 
 
-def check_aec(options: dict, games: int, seed: int = 0, east: float = 0.0) -> tuple[int, int]:
+def check_aec(
+    options: dict, games: int, seed: int = 0, east: float = 0.0, every: int = 25
+) -> tuple[int, int]:
     """Play ``games`` games of ``options`` on ``raw_env``'s array backend and its engine
     backend side by side (the first reset seeded ``seed``, the rest unseeded), the same
-    actions in both (:func:`choose_actions` with ``east``); after every step compare
-    :func:`aec_snapshot`, and after every game the games' event lists and round results (read
-    only then: until ``env.game`` is read the kernels lead the array backend's game).
-    Returns the decisions played and the rounds that ended with the gold found.
+    actions in both (:func:`choose_actions` with ``east``).  After every step compare what an
+    agent loop reads (the agent to act's observation and mask, rewards, cumulative rewards,
+    terminations, truncations, ``repr(infos)``), every ``every`` steps and at the game's end
+    :func:`aec_snapshot` (every agent's observation: on the array backend reading another
+    agent's brings the engine's game up to date, so the replays in between span many decisions
+    and round ends), and after every game the round results the kernels made
+    (``FollowedGame.lead``) and the games' event lists and round results (the array
+    backend's ``env.game`` read only then: until it is read the kernels lead).  Returns the
+    decisions played and the rounds that ended with the gold found.
 
     Raises:
         Mismatch: the first difference found.
     """
     fast = saboteur_env.raw_env(backend="array", **options)
     ref = saboteur_env.raw_env(backend="engine", **options)
+    followed = fast._followed
+    assert followed is not None
+    results: list = []
+    lead = followed.lead
+
+    def recording(action: int):
+        over, events, result = lead(action)
+        if result is not None:
+            results.append(result)
+        return over, events, result
+
+    followed.lead = recording  # type: ignore[method-assign]
     rng = np.random.default_rng(seed)
     decisions = gold = 0
     for g in range(games):
         fast.reset(seed=seed if g == 0 else None)
         ref.reset(seed=seed if g == 0 else None)
+        results.clear()
         while fast.agents:
             where = f"{options}, game {g} of seed {seed}, decision {decisions}"
-            if aec_snapshot(fast) != aec_snapshot(ref):
-                raise Mismatch(f"{where}: the envs differ")
             agent = fast.agent_selection
-            if fast.terminations[agent] or fast.truncations[agent]:
+            done = fast.terminations[agent] or fast.truncations[agent]
+            full = decisions % every == 0 or done
+            if (
+                (aec_snapshot(fast) != aec_snapshot(ref))
+                if full
+                else (_loop_view(fast) != _loop_view(ref))
+            ):
+                raise Mismatch(f"{where}: the envs differ")
+            if done:
                 fast.step(None)
                 ref.step(None)
                 continue
@@ -239,11 +265,30 @@ def check_aec(options: dict, games: int, seed: int = 0, east: float = 0.0) -> tu
             )
         if not fast._lead:
             raise Mismatch(f"{options}, game {g}: the kernels did not lead the game")
+        if results != ref.game.round_results:
+            raise Mismatch(f"{options}, game {g}: the kernels' round results differ")
         if fast.game.events != ref.game.events or (
             fast.game.round_results != ref.game.round_results
         ):
             raise Mismatch(f"{options}, game {g}: the games differ")
     return decisions, gold
+
+
+def _loop_view(env) -> tuple:
+    """What an agent loop reads of ``env`` in a step: ``last()`` of the agent to act."""
+    obs, reward, term, trunc, info = env.last()
+    return (
+        env.agent_selection,
+        obs["observation"].tobytes(),
+        obs["action_mask"].tobytes(),
+        dict(env.rewards),
+        reward,
+        term,
+        trunc,
+        dict(env.terminations),
+        dict(env.truncations),
+        repr(env.infos),
+    )
 
 
 def _same_game(got, want, where: str) -> None:

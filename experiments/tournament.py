@@ -184,9 +184,11 @@ def play(task: Task) -> dict:
     from saboteur_agents.base import attach_game
 
     n = len(task.lineup)
-    # the engine backend: a game's time here is the agents' (200 games of the default run take
-    # the same 13-15 s on either backend), and the array backend's first use on a fresh
-    # install compiles its kernels (about 30 s more for the README's first command)
+    # the engine backend: --role-override edits the game's roles in place each round, which
+    # the array backend's kept observation would not follow (it follows step and load); and
+    # a game's time here is the agents' (200 games of the default run take the same 13-15 s
+    # on either backend), while the array backend's first use on a fresh install compiles
+    # its kernels (about 30 s more for the README's first command)
     env = saboteur_env.raw_env(
         backend="engine", num_players=n, num_rounds=task.num_rounds, **dict(task.config)
     )

@@ -9,20 +9,25 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
 
 * ``backend``: ``"auto"`` (default), ``"array"`` or ``"engine"``, as
   :class:`~saboteur_env.vector.VectorGame`'s (``auto``: ``"array"`` for the base game where
-  numba is installed).  On ``"array"`` the batched engine's compiled kernels hold the game in a
-  one-game copy of its arrays (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the
-  observation and mask of the seat to act, updating only what a move changed.  From
+  numba is in use: installed, importable, and ``SABOTEUR_NUMBA`` not ``0``).  On ``"array"``
+  the batched engine's compiled kernels hold the game in a one-game copy of its arrays
+  (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the observation and mask of
+  the seat to act, updating only what a move changed.  From
   :meth:`raw_env.reset` until ``env.game`` is first read, the kernels alone play the
   decisions (the events of each, a round end's and the final observations are made from their
   arrays); reading ``env.game`` brings the engine's game up to date (by playing the recorded
   actions, about 20 us each) and from then until the next ``reset`` the engine plays every
   decision, so that the object read stays the live game.  :meth:`raw_env.load` also hands
-  the game to the engine.  ``"engine"``: the engine plays every decision and the observation
+  the game to the engine.  Observing another agent than the one to act, ``state()`` and
+  ``render()`` bring the engine's game up to date too (the kernels keep leading), so a loop
+  that observes every agent at every step (e.g. PettingZoo's parallel wrapper) runs at about
+  the engine backend's pace.  ``"engine"``: the engine plays every decision and the observation
   and mask are encoded at every ``observe``.  Both backends give byte-identical observations,
   masks, rewards, infos and games (``tests/test_aec_backends.py``).  The first env of a fresh
   install compiles the kernels (about 35 s on 2 cores, once: numba caches them).  A game
-  edited in place (not through ``step``) is given back with ``load`` for the observation to
-  follow it; a move applied to ``env.game`` is followed.
+  edited in place (not through ``step``) is given back with ``load`` for the observation and
+  mask to follow it (until then the engine still refuses a move the edit made illegal); a
+  move applied to ``env.game`` is followed.
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
 * ``max_cycles`` (PettingZoo's per-agent meaning, DESIGN 5): each agent may act at most
@@ -79,7 +84,6 @@ from .engine import EventType, Game, GameConfig, IllegalActionError
 from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
-from .vector import kernels as K
 from .vector.arrays import FollowedGame, resolve_backend
 
 
@@ -310,7 +314,13 @@ class raw_env(AECEnv):
         :meth:`reset`), up to date.  On the array backend the kernels play the decisions of a
         new game alone until this is first read; from then until the next :meth:`reset` the
         engine plays every decision (the object read stays the live game), the kernels only
-        keeping the observation and mask.  Setting it is :meth:`load` without the checks."""
+        keeping the observation and mask.  Setting it replaces the game and hands it to the
+        engine as :meth:`load` does, without ``load``'s checks, its clearing of the events not
+        yet seen or its choice of the agent to act.
+
+        Raises:
+            RuntimeError: (array backend) the engine deals a round otherwise than the kernels
+                did: the game's generator was drawn by a caller while the kernels led."""
         if self._lead:
             self._followed.catch_up(self._game)  # type: ignore[union-attr]
             self._lead = False
@@ -338,7 +348,7 @@ class raw_env(AECEnv):
     def _current(self) -> int:
         """The seat to act."""
         if self._lead:
-            return int(self._followed.arrays.ints[0, K.I_CURRENT])  # type: ignore[union-attr]
+            return self._followed.current  # type: ignore[union-attr]
         assert self._game is not None
         return int(self._game.current)
 
@@ -465,14 +475,25 @@ class raw_env(AECEnv):
         result = None  # the result of a round the step ended
         if self._lead:
             # the kernels play the decision; its events and a round end's are theirs
-            status, events, result = self._followed.lead(action)  # type: ignore[union-attr]
-            self._over = status == K.GAME_OVER
-            decisions = int(self._followed.arrays.ints[0, K.I_DECISIONS])  # type: ignore[union-attr]
+            followed = self._followed
+            assert followed is not None
+            self._over, events, result = followed.lead(action)
+            decisions = followed.decisions
         else:
             g = self._game
             assert g is not None
-            # the mask is the engine's legal set of this state: the action is verified
-            events = g.apply(self.codec.decode(action, seat, g.n), verify=False)
+            # the engine backend's mask is the engine's legal set of this state: the action is
+            # verified; the array backend's follows the game through step and load only (a
+            # game read and edited in place may have left it behind): the engine checks
+            try:
+                events = g.apply(
+                    self.codec.decode(action, seat, g.n), verify=self._followed is not None
+                )
+            except IllegalActionError as err:
+                what = self.codec.describe(action, seat, g.n)
+                raise IllegalActionError(
+                    f"{agent} may not play action {action} ({what}): {err}"
+                ) from None
             self._mask_cache = None
             if self._followed is not None:
                 self._followed.step(g, action)

@@ -118,12 +118,12 @@ def test_a_game_read_mid_game_is_the_live_game_from_then_on():
     rng = np.random.default_rng(5)
     for e in (fast, ref):
         e.reset(seed=5)
-    _step_randomly([fast, ref], rng, 40)
+    _step_randomly([fast, ref], rng, 90)  # past the end of round 1 (asserted below)
     assert fast._lead
-    held = fast.game
+    held = fast.game  # 90 decisions and a deal played through the engine now
     assert not fast._lead
-    assert held.events == ref.game.events and held.decisions == 40
-    while held.round == 0:
+    assert held.round == 1 and held.events == ref.game.events and held.decisions == 90
+    while not held.game_over:
         _step_randomly([fast, ref], rng, 1)
         assert _snapshot(fast) == _snapshot(ref)
     assert held is fast.game and held.events == ref.game.events
@@ -133,6 +133,50 @@ def test_a_game_read_mid_game_is_the_live_game_from_then_on():
     assert fast._lead
     _step_randomly([fast, ref], rng, 10)
     assert _snapshot(fast) == _snapshot(ref)
+
+
+@needs_numba
+def test_sampling_state_and_render_leave_the_kernels_leading():
+    """``action_space(agent).sample()``, ``state()`` and ``render()`` read the game without
+    handing it to the engine, and equal the engine backend's."""
+    fast = saboteur_env.raw_env(num_players=5, render_mode="ansi")
+    ref = saboteur_env.raw_env(num_players=5, render_mode="ansi", backend="engine")
+    for e in (fast, ref):
+        e.reset(seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        _step_randomly([fast, ref], rng, 30)
+        assert fast.state().tobytes() == ref.state().tobytes()
+        assert fast.render() == ref.render()
+        for e in (fast, ref):
+            e.action_space(e.agent_selection).seed(1)
+        a = fast.action_space(fast.agent_selection).sample()
+        assert a == ref.action_space(ref.agent_selection).sample()
+        assert fast.observe(fast.agent_selection)["action_mask"][a] == 1
+        assert fast._lead
+    assert _snapshot(fast) == _snapshot(ref)
+
+
+@needs_numba
+def test_a_game_edited_in_place_cannot_take_an_illegal_move():
+    """A game read and edited in place (a card taken from the hand of the seat to act) leaves
+    the kept mask behind; the engine still refuses the card no longer held, naming the rule,
+    and nothing moves."""
+    e = saboteur_env.raw_env(num_players=5)
+    e.reset(seed=4)
+    g = e.game
+    seat = g.current
+    kind = int(np.flatnonzero(g.hands[seat])[0])
+    discard = e.codec.blocks["discard"][0] + kind
+    assert e.observe(e.agent_selection)["action_mask"][discard] == 1
+    g.hands[seat, kind] = 0  # edited in place, not given back with load
+    before = (g.decisions, g.hands.copy(), len(g.events))
+    with pytest.raises(saboteur_env.IllegalActionError, match="may not play action"):
+        e.step(discard)
+    assert (g.decisions, len(g.events)) == (before[0], before[2])
+    np.testing.assert_array_equal(g.hands, before[1])
+    e.load(g)  # given back: the mask follows
+    assert e.observe(e.agent_selection)["action_mask"][discard] == 0
 
 
 @needs_numba

@@ -9,8 +9,9 @@ round end applies is the ruleset's ``end_round``.
 
 The base game's payouts and rewards (``end_round_base``, ``round_rewards``) are restated by the
 batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
-``tests/test_vector.py`` checks against this module over whole games: a change here needs the
-same change there.
+``tests/test_vector.py`` checks against this module over whole games, and the events of
+:func:`close_round` by ``saboteur_env/vector/arrays.py`` (``tests/test_aec_backends.py``): a
+change here needs the same change there.
 """
 
 from __future__ import annotations
@@ -183,26 +184,54 @@ def end_round_base(game: Game, gold_found: bool, connector: int | None) -> None:
     received = np.zeros(n, dtype=np.int64)
     if gold_found:
         assert connector is not None
-        winners = [s for s in range(n) if game.roles[s] == GOLD_DIGGER]
         _pay_diggers(game, connector, received)
     else:
-        winners = [s for s in range(n) if game.roles[s] == SABOTEUR]
         _pay_saboteurs(game, received)
     game.gold += received
-    result = RoundResult(
-        round=game.round,
-        gold_found=gold_found,
-        winning_side="gold-digger" if gold_found else "saboteur",
-        winners=winners,
-        connector=connector,
-        roles=game.roles.tolist(),
-        received=received.tolist(),
-        paid=received.tolist(),
-        last_card_seat=game.last_card_seat,
-        turns=game.turn,
-        fields=BASE_FIELDS,
+    result = base_result(
+        game.round,
+        gold_found,
+        connector,
+        game.roles.tolist(),
+        received.tolist(),
+        game.last_card_seat,
+        game.turn,
     )
     close_round(game, result)
+
+
+def base_result(
+    round_: int,
+    gold_found: bool,
+    connector: int | None,
+    roles: list[int],
+    received: list[int],
+    last_card_seat: int,
+    turns: int,
+) -> RoundResult:
+    """The base game's :class:`RoundResult` (RULES 5.1-5.3): the gold-diggers win if the gold
+    was reached, else the saboteurs; ``received``: the gold each seat was paid (ints).  Also
+    read by the batched engine's ``arrays.round_end``, for rounds its kernels ended."""
+    side = GOLD_DIGGER if gold_found else SABOTEUR
+    return RoundResult(
+        round=round_,
+        gold_found=gold_found,
+        winning_side="gold-digger" if gold_found else "saboteur",
+        winners=[s for s, role in enumerate(roles) if role == side],
+        connector=connector,
+        roles=list(roles),
+        received=list(received),
+        paid=list(received),
+        last_card_seat=last_card_seat,
+        turns=turns,
+        fields=BASE_FIELDS,
+    )
+
+
+def most_gold(gold: Sequence[int]) -> list[int]:
+    """The seats with the most gold (ties share the win, RULES 5.5): the game's winners."""
+    best = max(gold)
+    return [s for s, g in enumerate(gold) if g == best]
 
 
 def _take_nugget(game: Game, i: int) -> int:
@@ -342,7 +371,12 @@ def steal(game: Game, seat: int, target: int) -> None:
 def close_round(game: Game, result: RoundResult) -> None:
     """Record the round's result, emit ``round_end`` (its public fields, roles revealed,
     RULES 5.1), each seat's private ``gold_received``, then end the game (RULES 5.5) or deal
-    the next round with the left neighbour of the last player (RULES 5.4)."""
+    the next round with the left neighbour of the last player (RULES 5.4).
+
+    These events (with ``setup.deal_round``'s ``round_start`` and ``role_dealt``) are restated
+    for rounds the batched engine's kernels end by ``saboteur_env/vector/arrays.py``
+    (``FollowedGame.round_end``), which ``tests/test_aec_backends.py`` checks against this
+    function: a change here needs the same change there."""
     from .setup import deal_round
 
     n = game.n

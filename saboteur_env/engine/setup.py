@@ -112,6 +112,7 @@ def _clear_round_state(game: Game) -> None:
 
 
 def _start_round(game: Game, first: int) -> None:
+    # its events are restated for the batched engine's kernels (vector/arrays.py round_end)
     _clear_round_state(game)
     game.current = first
     game.first_player = first

@@ -61,6 +61,7 @@ from .cards import FRONT_THEFT, FRONT_TRAPPED, KIND_INDEX
 from .config import GameConfig
 from .events import Event, EventData, EventType, RoundResult
 from .phases import Phase
+from .scoring import most_gold
 from .setup import build_state, start_game
 
 if TYPE_CHECKING:
@@ -330,8 +331,7 @@ class Game:
         """Seats with the most gold once the game is over (ties share, RULES 5.5)."""
         if not self.game_over:
             return []
-        best = self.gold.max()
-        return [s for s in range(self.n) if self.gold[s] == best]
+        return most_gold(self.gold.tolist())
 
     def cards_accounted(self) -> int:
         """Draw pile + hands + maze tunnel cards + discards + cards in front of players +

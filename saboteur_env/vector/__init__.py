@@ -36,7 +36,7 @@ from ..engine.events import EventType
 from ..engine.scoring import round_rewards
 from ..engine.state import Event, Game
 from . import kernels
-from .arrays import ArrayGames, resolve_backend
+from .arrays import BACKENDS, ArrayGames, resolve_backend
 
 #: VectorGame attributes that are views of others (not pickled: rebuilt)
 _VIEWS = ("observation", "legal_action_mask")
@@ -75,7 +75,7 @@ class PerGame(Sequence):
         return repr(list(self))
 
 
-__all__ = ["VectorGame"]
+__all__ = ["BACKENDS", "VectorGame"]
 
 
 class VectorGame:

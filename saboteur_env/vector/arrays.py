@@ -53,10 +53,10 @@ from ..engine.cards import (
     VARIANTS,
 )
 from ..engine.config import GameConfig
-from ..engine.events import BASE_FIELDS, Event, EventData, EventType, RoundResult
+from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
-from ..engine.scoring import nugget_cards_drawn
+from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
 from ..engine.setup import deal_round
 from ..engine.state import Game
 from . import kernels as K
@@ -628,8 +628,12 @@ class FollowedGame:
                 drawn since the game was loaded).
         """
         if self._game is g and self.lagging():
-            self._done, _ = self.arrays.catch_up(0, g, self._done)
-            self._key = (g.decisions, g.round)
+            total = int(self.arrays.ints[0, K.I_NACTS])
+            try:
+                self.arrays.catch_up(0, g, self._done)
+            finally:  # played even where the deal check then fails: not played twice
+                self._done = total
+                self._key = (g.decisions, g.round)
 
     def step(self, g: Game, action: int) -> None:
         """The engine leads: play ``action`` (legal: the engine has just played it on ``g``,
@@ -649,6 +653,9 @@ class FollowedGame:
                 not np.array_equal(arr.roles[0], g.roles)
                 or not np.array_equal(arr.goal_identity[0], g.board.goal_identity)
                 or not np.array_equal(arr.hands[0], g.hands)
+                or not np.array_equal(
+                    arr.deck[0, arr.ints[0, K.I_DECK_POS] : arr.ints[0, K.I_DECK_LEN]], g.deck
+                )
             )
         ):
             self._game = self._key = None
@@ -657,10 +664,20 @@ class FollowedGame:
         if status == K.ROUND_DONE:
             self._roles, self._gold = g.roles.tolist(), g.gold.tolist()
 
-    def lead(self, action: int) -> tuple[int, list[Event], RoundResult | None]:
-        """The kernels lead: play ``action`` (legal) in the arrays alone.  Returns the
-        kernels' status (``kernels.CONTINUE``, ``ROUND_DONE`` or ``GAME_OVER``), the events of
-        the decision as the engine emits them, and the round's result where it ended."""
+    @property
+    def current(self) -> int:
+        """The seat to act in the arrays."""
+        return int(self.arrays.ints[0, K.I_CURRENT])
+
+    @property
+    def decisions(self) -> int:
+        """The game's decisions in the arrays."""
+        return int(self.arrays.ints[0, K.I_DECISIONS])
+
+    def lead(self, action: int) -> tuple[bool, list[Event], RoundResult | None]:
+        """The kernels lead: play ``action`` (legal) in the arrays alone.  Returns whether
+        the game is over, the events of the decision as the engine emits them, and the
+        round's result where the decision ended it."""
         arr = self.arrays
         ints = arr.ints[0]
         seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
@@ -668,75 +685,63 @@ class FollowedGame:
         status = int(arr.step(self._action, self._rewards)[0])
         events = events_of(arr.ev[0, : ints[K.I_NEV]])
         if status == K.CONTINUE:
-            return status, events, None
-        result, end = round_end(self, events, seat, rnd, turn, status == K.GAME_OVER)
-        if status == K.ROUND_DONE:
+            return False, events, None
+        over = status == K.GAME_OVER
+        result, end = self.round_end(events, seat, rnd, turn, over)
+        if not over:
             self._roles, self._gold = arr.roles[0].tolist(), arr.gold[0].tolist()
-        return status, events + end, result
+        return over, events + end, result
+
+    def round_end(
+        self, events: list[Event], seat: int, rnd: int, turn: int, game_over: bool
+    ) -> tuple[RoundResult, list[Event]]:
+        """The result of the round the kernels just ended, and the events the engine emits
+        after the decision's own, made from the arrays after the step: the restatement of
+        :func:`~saboteur_env.engine.scoring.close_round`'s events and, for the next round,
+        ``setup.deal_round``'s (``round_end``, each seat's ``gold_received``, then
+        ``game_end`` or ``round_start`` and each seat's ``role_dealt``); the result itself
+        and the game's winners are the engine's (``scoring.base_result``,
+        ``scoring.most_gold``).  ``events``: the decision's events; ``seat``, ``rnd``,
+        ``turn``: the acting seat, the round and its turns before the decision."""
+        arr = self.arrays
+        n = self.config.num_players
+        gold = arr.gold[0].tolist()
+        received = [gold[s] - self._gold[s] for s in range(n)]
+        # the gold is found by the placement that turns the gold goal face up (RULES 4.2)
+        gold_found = any(
+            e.type is EventType.GOAL_REVEALED and e.data["identity"] == GOAL_GOLD for e in events
+        )
+        # every base-game decision is a turn, which consumes a card (Game.begin_decision)
+        result = base_result(
+            rnd, gold_found, seat if gold_found else None, self._roles, received, seat, turn + 1
+        )
+        out = [Event(EventType.ROUND_END, None, EventData(result.public_data()))]
+        out += [
+            Event(EventType.GOLD_RECEIVED, s, EventData({"round": rnd, "gold": received[s]}), s)
+            for s in range(n)
+        ]
+        if game_over:
+            data = {"gold": gold, "winners": most_gold(gold)}
+            out.append(Event(EventType.GAME_END, None, EventData(data)))
+            return result, out
+        ints = arr.ints[0]
+        data = {"round": int(ints[K.I_ROUND]), "first_player": int(ints[K.I_FIRST])}
+        out.append(Event(EventType.ROUND_START, None, EventData(data)))
+        new_roles = arr.roles[0].tolist()
+        out += [
+            Event(EventType.ROLE_DEALT, s, EventData({"role": new_roles[s]}), s) for s in range(n)
+        ]
+        return result, out
 
     def final_observation(self, seat: int) -> np.ndarray:
         """float32 ``(encoder.size,)``: ``seat``'s observation of the ended game the kernels
-        led to its end (a copy; the encoder's of the same state)."""
-        self.arrays.ints[0, K.I_CURRENT] = seat  # the kernels encode for the seat to act
-        self.arrays.refresh(self._row)
+        led to its end (a copy; the encoder's of the same state).  The arrays' observation
+        and mask rows are rewritten (the seat to act is kept)."""
+        ints = self.arrays.ints[0]
+        current = int(ints[K.I_CURRENT])
+        ints[K.I_CURRENT] = seat  # the kernels encode for the seat to act
+        try:
+            self.arrays.refresh(self._row)
+        finally:
+            ints[K.I_CURRENT] = current
         return self.observation.copy()
-
-
-def round_end(
-    followed: FollowedGame,
-    events: list[Event],
-    seat: int,
-    rnd: int,
-    turn: int,
-    game_over: bool,
-) -> tuple[RoundResult, list[Event]]:
-    """The result of the round the kernels just ended, and the events the engine emits after
-    the decision's own (:func:`~saboteur_env.engine.scoring.end_round_base`, ``close_round``
-    and, for the next round, ``setup.deal_round``: ``round_end``, each seat's
-    ``gold_received``, then ``game_end`` or ``round_start`` and each seat's ``role_dealt``),
-    from the arrays after the step.  ``events``: the decision's events; ``seat``, ``rnd``,
-    ``turn``: the acting seat, the round and its turns before the decision."""
-    arr = followed.arrays
-    n = followed.config.num_players
-    roles = followed._roles
-    gold = arr.gold[0].tolist()
-    received = [gold[s] - followed._gold[s] for s in range(n)]
-    # the gold is found by the placement that turns the gold goal face up
-    gold_found = any(
-        e.type is EventType.GOAL_REVEALED and e.data["identity"] == GOAL_GOLD for e in events
-    )
-    side = GOLD_DIGGER if gold_found else SABOTEUR
-    result = RoundResult(
-        round=rnd,
-        gold_found=gold_found,
-        winning_side="gold-digger" if gold_found else "saboteur",
-        winners=[s for s in range(n) if roles[s] == side],
-        connector=seat if gold_found else None,
-        roles=list(roles),
-        received=received,
-        paid=list(received),
-        last_card_seat=seat,  # every base-game decision is a turn, which consumes a card
-        turns=turn + 1,
-        fields=BASE_FIELDS,
-    )
-    out = [Event(EventType.ROUND_END, None, EventData(result.public_data()))]
-    out += [
-        Event(EventType.GOLD_RECEIVED, s, EventData({"round": rnd, "gold": received[s]}), s)
-        for s in range(n)
-    ]
-    if game_over:
-        best = max(gold)
-        winners = [s for s in range(n) if gold[s] == best]
-        out.append(Event(EventType.GAME_END, None, EventData({"gold": gold, "winners": winners})))
-        return result, out
-    ints = arr.ints[0]
-    out.append(
-        Event(
-            EventType.ROUND_START,
-            None,
-            EventData({"round": int(ints[K.I_ROUND]), "first_player": int(ints[K.I_FIRST])}),
-        )
-    )
-    new_roles = arr.roles[0].tolist()
-    out += [Event(EventType.ROLE_DEALT, s, EventData({"role": new_roles[s]}), s) for s in range(n)]
-    return result, out
