@@ -84,6 +84,7 @@ from .engine import EventType, Game, GameConfig, IllegalActionError
 from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
+from .vector import kernels as K
 from .vector.arrays import FollowedGame, resolve_backend
 
 
@@ -265,6 +266,16 @@ class raw_env(AECEnv):
         )
         self._seed_stream: np.random.Generator | None = None
 
+    def __setstate__(self, state: dict) -> None:
+        # an array-backend env unpickled where numba is not in use continues on the engine:
+        # its game is brought up to date (the engine's replay needs no numba)
+        self.__dict__.update(state)
+        followed = self.__dict__.get("_followed")
+        if followed is not None and not K.usable():
+            if self._lead and self._game is not None:
+                followed.catch_up(self._game)
+            self._followed, self._lead, self.backend = None, False, "engine"
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
@@ -363,6 +374,10 @@ class raw_env(AECEnv):
         """
         if self._game is None:
             raise RuntimeError("call reset() before load()")
+        if not self.agents:
+            raise RuntimeError(
+                "the game is over and every agent is done: call reset() before load()"
+            )
         if game.config != self.config:
             raise ValueError(
                 f"the game's options {game.config} differ from the env's {self.config}"
@@ -389,7 +404,14 @@ class raw_env(AECEnv):
         return self._mask_cache[1]
 
     def observe(self, agent: str) -> dict:
-        """``{"observation": float32 (size,), "action_mask": int8 (n,)}`` of ``agent``."""
+        """``{"observation": float32 (size,), "action_mask": int8 (n,)}`` of ``agent``.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+            KeyError: ``agent`` is not one of ``possible_agents``.
+        """
+        if self._game is None:
+            raise RuntimeError("call reset() before observe()")
         seat = self.agent_name_mapping[agent]
         followed = self._followed
         if self._lead and followed is not None:
@@ -441,7 +463,13 @@ class raw_env(AECEnv):
                     f"{agent} is done (terminated or truncated): the only valid action is None"
                 )
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        integer = isinstance(action, (int, np.integer)) or (
+            # what the action space's contains() accepts: a 0-d integer array too
+            isinstance(action, np.ndarray)
+            and action.shape == ()
+            and np.issubdtype(action.dtype, np.integer)
+        )
+        if isinstance(action, (bool, np.bool_)) or not integer:
             raise TypeError(
                 f"action must be an int index into Discrete({self.codec.n}), "
                 f"not {type(action).__name__}"

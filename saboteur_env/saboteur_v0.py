@@ -16,12 +16,21 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
     After ``max_cycles`` steps every live agent is truncated and ``agents`` is empty.
     """
 
-    def __init__(self, max_cycles: int | None = None, **config) -> None:
+    def __init__(
+        self,
+        max_cycles: int | None = None,
+        render_mode: str | None = None,
+        render_seat=None,
+        backend: str = "auto",
+        **config,
+    ) -> None:
         from .engine.config import GameConfig
 
         # validated as the env's own option, with the rest of the options (ConfigError names it)
         GameConfig.from_kwargs(**config, max_cycles=max_cycles)
-        super().__init__(env(**config))
+        super().__init__(
+            env(render_mode=render_mode, render_seat=render_seat, backend=backend, **config)
+        )
         self.max_cycles = max_cycles
         self._steps = 0
 
@@ -47,7 +56,10 @@ def parallel_env(**config) -> TurnBasedParallelEnv:
     """The Parallel API view of :func:`env` (:class:`TurnBasedParallelEnv`): each parallel step
     plays one decision, the action of the agent to act (the others' actions are ignored);
     ``infos[agent]["active_agent"]`` names the next agent to act.  Keyword options as
-    :func:`env` (DESIGN 5); ``state()`` and ``state_space`` are the env's.
+    :func:`env` (DESIGN 5: ``render_mode``, ``render_seat`` and ``backend`` too); ``state()`` and
+    ``state_space`` are the env's.  PettingZoo's view observes every agent at every step, which
+    on the array backend brings the engine's game up to date each step: about the engine
+    backend's pace.
 
     ``max_cycles=k`` here counts parallel steps (PettingZoo's cycle: one step of every live
     agent), so the view truncates every agent after ``k`` decisions, where ``env(max_cycles=k)``

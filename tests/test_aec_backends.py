@@ -256,3 +256,50 @@ def test_the_side_by_side_check_sees_a_difference(monkeypatch):
     monkeypatch.setattr(FollowedGame, "final_observation", off_by_one)
     with pytest.raises(Mismatch, match="the envs differ"):
         check_aec({"num_players": 3, "num_rounds": 1}, games=1, seed=0)
+
+
+@needs_numba
+def test_an_env_unpickled_without_numba_continues_on_the_engine(monkeypatch):
+    """A pickled array-backend env, loaded where numba is not in use, brings its game up to
+    date and plays on on the engine backend, as the original does on the kernels."""
+    e = saboteur_env.raw_env(num_players=5)
+    e.reset(seed=9)
+    rng = np.random.default_rng(9)
+    _step_randomly([e], rng, 25)
+    data = pickle.dumps(e)
+    monkeypatch.setattr(kernels, "ENABLED", False)
+    c = pickle.loads(data)
+    monkeypatch.setattr(kernels, "ENABLED", True)
+    assert (c.backend, c._followed, c._lead) == ("engine", None, False)
+    assert _snapshot(c) == _snapshot(e)
+    _step_randomly([e, c], rng, 60)  # through a round end
+    assert _snapshot(c) == _snapshot(e)
+
+
+def test_the_parallel_view_and_odd_input_get_the_envs_own_behaviour():
+    """``parallel_env`` passes ``backend``, ``render_mode`` and ``render_seat`` to the env; a
+    0-d integer array is an action (the space's ``contains`` accepts it); observing before
+    ``reset`` and loading after the game's end are clear errors."""
+    from saboteur_env import saboteur_v0
+
+    p = saboteur_v0.parallel_env(num_players=4, backend="engine", render_mode="ansi")
+    p.reset(seed=1)
+    assert p.unwrapped.backend == "engine" and p.render().startswith("round 1/3")
+    e = saboteur_env.raw_env(num_players=3, num_rounds=1)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before observe\(\)"):
+        e.observe("player_0")
+    e.reset(seed=3)
+    a = int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0])
+    assert e.action_space(e.agent_selection).contains(np.array(a))
+    e.step(np.array(a))
+    with pytest.raises(TypeError, match="int index"):
+        e.step(np.array([a]))
+    g = e.game.copy()
+    while e.agents:
+        agent = e.agent_selection
+        if e.terminations[agent]:
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before load\(\)"):
+        e.load(g)
