@@ -682,7 +682,8 @@ class FollowedGame:
         ints = arr.ints[0]
         seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
         self._action[0] = action
-        status = int(arr.step(self._action, self._rewards)[0])
+        arr.step(self._action, self._rewards)
+        status = int(ints[K.I_STATUS])
         events = events_of(arr.ev[0, : ints[K.I_NEV]])
         if status == K.CONTINUE:
             return False, events, None
