@@ -574,6 +574,7 @@ class FollowedGame:
         self._action = np.zeros(1, dtype=np.int64)
         self._rewards = np.zeros((1, config.num_players), dtype=np.float32)
         self._row = np.zeros(1, dtype=np.int64)
+        self._pack: Any = None  # kernels.step's arguments in one object (packed.Pack)
 
     def _views(self) -> None:
         self.observation = self.arrays.obs[0].view()
@@ -582,9 +583,11 @@ class FollowedGame:
         self.mask.flags.writeable = False
 
     def __getstate__(self) -> dict:
-        # the views are rebuilt on the copied arrays (a copied view would be a separate array)
+        # the views are rebuilt on the copied arrays (a copied view would be a separate array),
+        # the pack (a compiled object) at the next decision the kernels lead
         state = self.__dict__.copy()
         del state["observation"], state["mask"]
+        state["_pack"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -681,8 +684,26 @@ class FollowedGame:
         arr = self.arrays
         ints = arr.ints[0]
         seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
+        if self._pack is None:
+            from .packed import make_pack
+
+            self._pack = make_pack(
+                self._action,
+                arr.S,
+                arr.T,
+                arr.P,
+                arr.obs,
+                arr.mask,
+                arr.legal_index,
+                arr.stack,
+                arr.ev,
+                arr.codes,
+                arr.changed,
+                self._rewards,
+                arr.scratch,
+            )
         self._action[0] = action
-        arr.step(self._action, self._rewards)
+        K.step_one(self._pack)  # as arr.step, with one argument to unbox
         status = int(ints[K.I_STATUS])
         events = events_of(arr.ev[0, : ints[K.I_NEV]])
         if status == K.CONTINUE:

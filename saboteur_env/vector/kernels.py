@@ -304,6 +304,7 @@ _kernel = _KERNELS.register
 
 
 step: Any
+step_one: Any
 refresh: Any
 sample: Any
 # the kernels' calls of each other (bound to the compiled functions by Kernels.compile_all)
@@ -1064,6 +1065,27 @@ def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratc
         if status != GAME_OVER:
             encode(b, S, T, P, obs, chg)
             legal(b, S, T, P, mask, lidx, codes)
+
+
+@_kernel
+def _py_step_one(p):
+    """:func:`step` of one game, its arguments read from one object (``packed.Pack``, made
+    once per one-game ``ArrayGames``): a call unboxes one object instead of some 60 arrays."""
+    step(
+        p.acts,
+        p.S,
+        p.T,
+        p.P,
+        p.obs,
+        p.mask,
+        p.lidx,
+        p.stack,
+        p.ev,
+        p.codes,
+        p.chg,
+        p.rewards,
+        p.scratch,
+    )
 
 
 @_kernel
