@@ -644,8 +644,7 @@ class FollowedGame:
         if self._game is not g or g.game_over:
             self._game = self._key = None
             return
-        self._action[0] = action
-        status = self.arrays.step(self._action, self._rewards)[0]
+        status = self._play(action)
         arr = self.arrays
         self._done = int(arr.ints[0, K.I_NACTS])
         if status == K.GAME_OVER or (
@@ -667,6 +666,32 @@ class FollowedGame:
         if status == K.ROUND_DONE:
             self._roles, self._gold = g.roles.tolist(), g.gold.tolist()
 
+    def _play(self, action: int) -> int:
+        """Play ``action`` in the arrays (``ArrayGames.step`` of the one game, its arguments
+        unboxed as one object: ``packed.Pack``); returns the kernels' status."""
+        if self._pack is None:
+            from .packed import make_pack
+
+            arr = self.arrays
+            self._pack = make_pack(
+                self._action,
+                arr.S,
+                arr.T,
+                arr.P,
+                arr.obs,
+                arr.mask,
+                arr.legal_index,
+                arr.stack,
+                arr.ev,
+                arr.codes,
+                arr.changed,
+                self._rewards,
+                arr.scratch,
+            )
+        self._action[0] = action
+        K.step_one(self._pack)
+        return int(self.arrays.ints[0, K.I_STATUS])
+
     @property
     def current(self) -> int:
         """The seat to act in the arrays."""
@@ -684,27 +709,7 @@ class FollowedGame:
         arr = self.arrays
         ints = arr.ints[0]
         seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
-        if self._pack is None:
-            from .packed import make_pack
-
-            self._pack = make_pack(
-                self._action,
-                arr.S,
-                arr.T,
-                arr.P,
-                arr.obs,
-                arr.mask,
-                arr.legal_index,
-                arr.stack,
-                arr.ev,
-                arr.codes,
-                arr.changed,
-                self._rewards,
-                arr.scratch,
-            )
-        self._action[0] = action
-        K.step_one(self._pack)  # as arr.step, with one argument to unbox
-        status = int(ints[K.I_STATUS])
+        status = self._play(action)
         events = events_of(arr.ev[0, : ints[K.I_NEV]])
         if status == K.CONTINUE:
             return False, events, None
