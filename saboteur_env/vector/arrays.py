@@ -542,7 +542,7 @@ class FollowedGame:
       :class:`~saboteur_env.engine.state.Game` the arrays were loaded from lags behind, and
       :meth:`catch_up` brings it up to date by playing the recorded actions through the engine
       (about 20 us a decision).  The events of a decision are made from the kernels' records
-      (:func:`events_of`), a round end's from the arrays (:func:`round_end`), and the
+      (:func:`events_of`), a round end's from the arrays (:meth:`round_end`), and the
       observations at the game's end by the kernels for each seat (:meth:`final_observation`).
     * **the engine leads** (:meth:`step`): the engine plays every decision, then the kernels
       play the same action, which updates the observation and mask in place (only what the
@@ -584,7 +584,7 @@ class FollowedGame:
 
     def __getstate__(self) -> dict:
         # the views are rebuilt on the copied arrays (a copied view would be a separate array),
-        # the pack (a compiled object) at the next decision the kernels lead
+        # the pack (a compiled object) at the next decision the kernels play
         state = self.__dict__.copy()
         del state["observation"], state["mask"]
         state["_pack"] = None
