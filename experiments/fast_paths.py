@@ -242,12 +242,8 @@ def check_aec(
             where = f"{options}, game {g} of seed {seed}, decision {decisions}"
             agent = fast.agent_selection
             done = fast.terminations[agent] or fast.truncations[agent]
-            full = decisions % every == 0 or done
-            if (
-                (aec_snapshot(fast) != aec_snapshot(ref))
-                if full
-                else (_loop_view(fast) != _loop_view(ref))
-            ):
+            view = aec_snapshot if decisions % every == 0 or done else _loop_view
+            if view(fast) != view(ref):
                 raise Mismatch(f"{where}: the envs differ")
             if done:
                 fast.step(None)

@@ -120,6 +120,20 @@ def _event(rec: list[int]) -> Event:
     return Event(typ, rec[1], EventData(data), None if vis < 0 else vis)
 
 
+#: the state arrays that hold the board's arrays of the same name, and the game's
+_BOARD_FIELDS = ("var", "opn", "reached", "conn", "goal_identity", "goal_revealed")
+_GAME_FIELDS = (
+    "hands",
+    "discards",
+    "secret_discards",
+    "broken",
+    "known_goals",
+    "broken_kind",
+    "roles",
+    "gold",
+)
+
+
 def events_of(records: np.ndarray) -> list[Event]:
     """The engine's events of kernel log records (int32 ``(k, 7)``)."""
     return [_event(r) for r in records.tolist()]
@@ -236,22 +250,12 @@ class ArrayGames:
         comes from ``g.events`` (:func:`~saboteur_env.encoding.history.round_history`), as
         the encoder reads it."""
         bd = g.board
-        self.var[i] = bd.var
-        self.opn[i] = bd.opn
-        self.reached[i] = bd.reached
-        self.conn[i] = bd.conn
-        self.goal_identity[i] = bd.goal_identity
-        self.goal_revealed[i] = bd.goal_revealed
-        self.hands[i] = g.hands
+        for name in _BOARD_FIELDS:
+            getattr(self, name)[i] = getattr(bd, name)
+        for name in _GAME_FIELDS:
+            getattr(self, name)[i] = getattr(g, name)
         d = len(g.deck)
         self.deck[i, :d] = g.deck
-        self.discards[i] = g.discards
-        self.secret_discards[i] = g.secret_discards
-        self.broken[i] = g.broken
-        self.known_goals[i] = g.known_goals
-        self.broken_kind[i] = g.broken_kind
-        self.roles[i] = g.roles
-        self.gold[i] = g.gold
         h = round_history(g.events, g.n)
         self.actor_counts[i] = h.actor_counts
         self.tool_counts[i] = h.tool_counts
