@@ -13,7 +13,8 @@ same change there.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,60 +32,104 @@ if TYPE_CHECKING:
 def start_game(game: Game) -> None:
     """Shuffle the gold supply once per game (RULES 2.4 step 4; Saboteur 2 keeps gold as a
     count, RULES 6.6), choose the first player (RULES 2.4, 10) and deal round 1."""
-    if game.rules.nugget_cards:
-        game.nuggets = game.rng.permutation(NUGGET_SUPPLY)
-    else:
-        game.nuggets = np.zeros(0, dtype=np.int8)
-    fp = game.config.first_player
-    first = int(game.rng.integers(game.n)) if fp == "random" else int(fp)
+    game.nuggets, first = draw_start(game.config, game.rng)
     deal_round(game, first)
 
 
-def _deal_roles(game: Game) -> None:
+def draw_start(config: GameConfig, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """The draws of a new game before its first deal (RULES 2.4 step 4, 10): the gold supply's
+    order (int8, empty where the ruleset keeps gold as a count) and the first player."""
+    if config.ruleset.nugget_cards:
+        nuggets = rng.permutation(NUGGET_SUPPLY)
+    else:
+        nuggets = np.zeros(0, dtype=np.int8)
+    fp = config.first_player
+    first = int(rng.integers(config.num_players)) if fp == "random" else int(fp)
+    return nuggets, first
+
+
+@dataclass
+class RoundDeal:
+    """One round's deal as drawn (RULES 2.1-2.3, 6.6), before any state holds it.
+
+    Attributes:
+        roles: int8 ``(N,)``, each seat's dwarf card; ``set_aside``: the role cards left over.
+        goals: int8 ``(3,)``, the goal cards' order in the three goal slots.
+        hands: int16 ``(N, n_kinds)``, card counts per seat; ``deck``: int16, the draw pile,
+            top first.
+        removed: int64 ``(n_kinds,)``, the cards removed unseen (``Game.removed``).
+    """
+
+    roles: np.ndarray
+    set_aside: list[int]
+    goals: np.ndarray
+    hands: np.ndarray
+    deck: np.ndarray
+    removed: np.ndarray
+
+
+def _draw_roles(config: GameConfig, rng: np.random.Generator, out: dict[str, Any]) -> None:
     """Shuffle the role deck, one dwarf card each; the rest stay aside (RULES 2.2, 6.6)."""
-    rules = game.rules
-    counts = rules.role_deck(game.n, game.config.role_table)
+    rules, n = config.ruleset, config.num_players
+    counts = rules.role_deck(n, config.role_table)
     cards = np.concatenate([np.full(counts[r], r, dtype=np.int8) for r in rules.role_card_order])
-    role_deck = game.rng.permutation(cards)
-    game.roles = role_deck[: game.n].copy()
-    game.set_aside = role_deck[game.n :].tolist()
+    role_deck = rng.permutation(cards)
+    out["roles"] = role_deck[:n].copy()
+    out["set_aside"] = role_deck[n:].tolist()
 
 
-def _deal_goals(game: Game) -> None:
-    """A new maze: start card and the three goals face down in shuffled order (RULES 2.1)."""
-    game.board = Board(game.config.window, game.rng.permutation(3).astype(np.int8))
+def _draw_goals(config: GameConfig, rng: np.random.Generator, out: dict[str, Any]) -> None:
+    """A new maze: the three goals face down in shuffled order (RULES 2.1)."""
+    out["goals"] = rng.permutation(3).astype(np.int8)
 
 
-def _deal_cards(game: Game) -> None:
+def _draw_cards(config: GameConfig, rng: np.random.Generator, out: dict[str, Any]) -> None:
     """Shuffle the deck, remove the ruleset's cards unseen (RULES 6.6), deal the hands
     (RULES 2.3, 6.6); the rest is the draw pile.
 
     ``remove_cards_each_round=False``: the cards removed in the first round stay out for the
     whole game (the rest is shuffled each round)."""
-    rules, cfg, rng, n = game.rules, game.config, game.rng, game.n
+    rules, n = config.ruleset, config.num_players
     kinds = np.arange(rules.n_kinds, dtype=np.int16)
     k = rules.removed_per_round
-    if k and game.round > 0 and not cfg.remove_cards_each_round:
-        deck = rng.permutation(np.repeat(kinds, rules.deck - game.removed))
+    if k and out["round"] > 0 and not config.remove_cards_each_round:
+        deck = rng.permutation(np.repeat(kinds, rules.deck - out["removed"]))
     else:
         deck = rng.permutation(np.repeat(kinds, rules.deck))
-        game.removed = np.bincount(deck[:k], minlength=rules.n_kinds).astype(np.int64)
+        out["removed"] = np.bincount(deck[:k], minlength=rules.n_kinds).astype(np.int64)
         deck = deck[k:]
     h = rules.hand_size(n)
     # seat s gets deck[s * h : (s + 1) * h]: one count over (seat, kind) pairs
     pairs = np.repeat(np.arange(n), h) * rules.n_kinds + deck[: n * h]
     counts = np.bincount(pairs, minlength=n * rules.n_kinds)
-    game.hands = counts.reshape(n, rules.n_kinds).astype(np.int16)
-    game.deck = deck[n * h :]
+    out["hands"] = counts.reshape(n, rules.n_kinds).astype(np.int16)
+    out["deck"] = deck[n * h :]
 
 
-_DEAL_STEPS = {"roles": _deal_roles, "goals": _deal_goals, "cards": _deal_cards}
+_DRAW_STEPS = {"roles": _draw_roles, "goals": _draw_goals, "cards": _draw_cards}
+
+
+def draw_round(
+    config: GameConfig, rng: np.random.Generator, round: int, removed: np.ndarray
+) -> RoundDeal:
+    """Draw round ``round``'s deal from ``rng`` in the ruleset's order (``deal_steps``; RULES
+    2.1-2.3, 5.4, 6.6), given the cards ``removed`` so far (``Game.removed``).  The engine's
+    :func:`deal_round` and the batched engine's deals (``vector/arrays.py``) both draw here,
+    so a seed deals the same cards to both."""
+    out: dict[str, Any] = {"round": round, "removed": removed}
+    for step in config.ruleset.deal_steps:
+        _DRAW_STEPS[step](config, rng, out)
+    return RoundDeal(
+        out["roles"], out["set_aside"], out["goals"], out["hands"], out["deck"], out["removed"]
+    )
 
 
 def deal_round(game: Game, first: int) -> None:
     """Deal a round that ``first`` starts (RULES 2.4, 5.4, 6.6)."""
-    for step in game.rules.deal_steps:
-        _DEAL_STEPS[step](game)
+    d = draw_round(game.config, game.rng, game.round, game.removed)
+    game.roles, game.set_aside = d.roles, d.set_aside
+    game.board = Board(game.config.window, d.goals)
+    game.hands, game.deck, game.removed = d.hands, d.deck, d.removed
     _start_round(game, first)
 
 

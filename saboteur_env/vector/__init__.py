@@ -9,9 +9,10 @@ side), whichever backend steps it:
 
 * ``"array"`` (:mod:`.arrays`, :mod:`.kernels`): the games' state lives in arrays and one
   compiled call plays a decision of every game, with the round end and next deal it causes,
-  and writes its observation and mask; the engine deals new games (every round's deal drawn
-  then), and a game's :class:`~saboteur_env.engine.state.Game` object is the engine's own,
-  brought up to date when read by playing the game's recorded actions through the engine.
+  and writes its observation and mask; a new game's every round is drawn when it is dealt,
+  by the engine's own draws, and its :class:`~saboteur_env.engine.state.Game` object is the
+  engine's own, made from its seed and brought up to date when read by playing the game's
+  recorded actions through the engine.
   Needs numba (the ``fast`` extra) and a ruleset whose decisions are the base game's one-step
   turns (:func:`.arrays.supports`): today the base game.
 * ``"engine"``: every game is the engine's own :class:`~saboteur_env.engine.state.Game`,
@@ -166,7 +167,9 @@ class VectorGame:
         self.final_gold = np.zeros((b, n), dtype=np.int64)
         self._events: list[list[Event]] = [[] for _ in range(b)]
         self._ended: list[Game | None] = [None] * b
-        self._games: list[Game] = []
+        # on the array backend an entry is None until read: game(i) makes it from _seeds[i]
+        self._games: list[Game | None] = []
+        self._seeds: list[int] = []
         self._streams: list[np.random.Generator] = []
         self._arrays = None
         if self.backend == "array":
@@ -189,6 +192,8 @@ class VectorGame:
             #: object, then (once played) where its last action's events begin
             self._ended_pending: dict[int, np.ndarray] = {}
             self._ended_marks: dict[int, int] = {}
+            #: per game that ended in the last step and was never read: its seed
+            self._ended_seeds: dict[int, int] = {}
 
     # --- games and events (the array backend builds them when read) ------------------------
     def __getstate__(self) -> dict:
@@ -222,6 +227,8 @@ class VectorGame:
         """
         self._check_index(i)
         g = self._games[i]
+        if g is None:  # dealt by the kernels, not read since
+            self._games[i] = g = Game(self.config, self._seeds[i])
         if self._arrays is not None and self._replayed[i] < self._arrays.ints[i, kernels.I_NACTS]:
             self._replayed[i], mark = self._arrays.catch_up(i, g, self._replayed[i])
             self._last_mark[i] = mark
@@ -274,11 +281,13 @@ class VectorGame:
     def ended_games(self, value: list[Game | None]) -> None:
         self._ended = list(value)
         if self._arrays is not None:
-            self._ended_pending, self._ended_marks = {}, {}
+            self._ended_pending, self._ended_marks, self._ended_seeds = {}, {}, {}
 
     def _ended_game(self, i: int) -> Game | None:
         """``ended_games[i]``, brought up to date first (array backend)."""
         pending = self._ended_pending.pop(i, None)
+        if i in self._ended_seeds:  # dealt by the kernels and never read: made now
+            self._ended[i] = Game(self.config, self._ended_seeds.pop(i))
         g = self._ended[i]
         if pending is not None:
             assert g is not None and self._arrays is not None
@@ -337,6 +346,7 @@ class VectorGame:
             if s < 0:
                 raise ValueError(f"seed {s}: must be non-negative")
         self._streams = [np.random.default_rng(int(s)) for s in seeds]
+        self._seeds = [int(s) for s in seeds]
         self._games = [Game(self.config, int(s)) for s in seeds]
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -363,6 +373,7 @@ class VectorGame:
         if seed < 0:
             raise ValueError(f"seed {seed}: must be non-negative")
         self._streams[i] = np.random.default_rng(int(seed))
+        self._seeds[i] = int(seed)
         self._games[i] = g = Game(self.config, int(seed))
         self._set_events(i, list(g.events))
         self._clear(i)
@@ -402,6 +413,7 @@ class VectorGame:
         if self._arrays is not None:
             self._ended_pending.pop(i, None)
             self._ended_marks.pop(i, None)
+            self._ended_seeds.pop(i, None)
             self._round_ended.discard(i)
 
     def _set_events(self, i: int, events: list[Event]) -> None:
@@ -500,22 +512,25 @@ class VectorGame:
         if max_decisions is not None:
             late = (ints[:, K.I_DECISIONS] >= max_decisions) & (status != K.GAME_OVER)
             over += np.flatnonzero(late).tolist()
-        self._ended_pending = {}
-        self._ended_marks = {}
+        self._ended_pending, self._ended_marks, self._ended_seeds = {}, {}, {}
+        seeds = []
         for i in over:
-            g = self._games[i]
             self.terminated[i] = status[i] == K.GAME_OVER
             self.truncated[i] = status[i] != K.GAME_OVER
             self.final_gold[i] = arr.gold[i]
-            self._ended[i] = g
+            # the ended game's Game, or its seed where it was never read (made when read)
+            self._ended[i] = self._games[i]
+            if self._games[i] is None:
+                self._ended_seeds[i] = self._seeds[i]
             # the actions the ended game has not yet been brought up to date with
             total = int(ints[i, K.I_NACTS])
             self._ended_pending[i] = arr.actions[i, self._replayed[i] : total].copy()
-            self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+            self._seeds[i] = seed = int(self._streams[i].integers(2**63))
+            seeds.append(seed)
+            self._games[i] = None
             self._replayed[i] = 0
-            arr.load(i, g)
         if over:
-            arr.refresh(np.array(over, dtype=np.int64))
+            arr.start(np.array(over, dtype=np.int64), seeds)
         self.current_player[:] = ints[:, K.I_CURRENT]
 
     def _load(self, i: int) -> None:

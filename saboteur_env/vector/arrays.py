@@ -7,12 +7,12 @@ What runs where:
   3.1-3.7, 4.1, 4.2, 5.1), the round end it may cause (the payouts and rewards, RULES 5.2,
   5.3) and the next round's deal, then the observation and mask that follow: one call of
   :func:`.kernels.step` for all ``B`` games.  In the base game the engine's generator is drawn
-  only when a round is dealt, so every round's deal is drawn when a game is loaded
-  (:meth:`ArrayGames.load`, through the engine's own ``setup.deal_round`` on a copy of the
-  game) and the kernels deal from it;
-* a new game, and the :class:`~saboteur_env.engine.state.Game` objects callers read: the
-  engine itself.  The kernels record every action; a game's ``Game`` is brought up to date
-  by playing the recorded actions through the engine when it is read
+  only when a round is dealt, so every round's deal is drawn when a game is dealt or loaded,
+  by the engine's own ``setup.draw_start`` and ``setup.draw_round`` in the engine's order
+  (:meth:`ArrayGames.start`, :meth:`ArrayGames.load`), and the kernels deal from it;
+* the :class:`~saboteur_env.engine.state.Game` objects callers read: the engine itself.  The
+  kernels record every action; a game's ``Game`` is made from its seed and brought up to
+  date by playing the recorded actions through the engine when it is read
   (:meth:`ArrayGames.catch_up`), so its state, round results and events are the engine's own.
 
 The rulesets it plays are those whose decisions are all one-step turns of the base game's
@@ -23,6 +23,7 @@ the action layout and the encoder's views, so the card data stays in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,7 +58,7 @@ from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
-from ..engine.setup import deal_round
+from ..engine.setup import RoundDeal, draw_round, draw_start
 from ..engine.state import Game
 from . import kernels as K
 
@@ -264,19 +265,15 @@ class ArrayGames:
         for j, entry in enumerate(h.recent):
             self.recent[i, (h.added - k + j) % N_RECENT] = (*entry, 1)
         self.nuggets[i, : len(g.nuggets)] = g.nuggets
-        # the later rounds' deals, drawn by the engine on a copy of the game (its generator
-        # copied at this state: the game itself draws the same when it deals them)
+        # the later rounds' deals, drawn as the engine draws them, from a generator copied at
+        # this state (the game's own draws the same when it deals them)
         bits = type(g.rng.bit_generator)()
-        bits.state = g.rng.bit_generator.state  # the same draws from here on
-        ahead = g.copy(rng=np.random.Generator(bits))
+        bits.state = g.rng.bit_generator.state
+        rng, removed = np.random.Generator(bits), g.removed
         for r in range(g.round + 1, self.config.num_rounds):
-            deal_round(ahead, 0)
-            self.deal_roles[i, r] = ahead.roles
-            self.deal_goals[i, r] = ahead.board.goal_identity
-            self.deal_hands[i, r] = ahead.hands
-            pile = len(ahead.deck)
-            self.deal_deck[i, r, :pile] = ahead.deck
-            self.deal_deck_len[i, r] = pile
+            deal = draw_round(self.config, rng, r, removed)
+            self._write_deal(i, r, deal)
+            removed = deal.removed
         t = self.ints[i]
         t[:] = 0
         t[K.I_NUGGETS] = len(g.nuggets)
@@ -300,6 +297,35 @@ class ArrayGames:
         rows, cols = np.nonzero(bd.var != EMPTY)
         t[K.I_RMIN], t[K.I_RMAX] = rows.min(), rows.max()
         t[K.I_CMIN], t[K.I_CMAX] = cols.min(), cols.max()
+
+    def _write_deal(self, i: int, r: int, d: RoundDeal) -> None:
+        """Round ``r``'s deal of game ``i``, for the kernels to deal when the round begins."""
+        self.deal_roles[i, r] = d.roles
+        self.deal_goals[i, r] = d.goals
+        self.deal_hands[i, r] = d.hands
+        pile = len(d.deck)
+        self.deal_deck[i, r, :pile] = d.deck
+        self.deal_deck_len[i, r] = pile
+
+    def start(self, games: np.ndarray, seeds: Sequence[int]) -> None:
+        """A new game in each row ``games[k]`` (int64), dealt from ``seeds[k]`` as
+        ``Game(config, seeds[k])`` deals it (every round drawn now, by the engine's
+        ``setup.draw_start`` and ``setup.draw_round``, in the engine's order), without making
+        a ``Game``; then its observation and mask (RULES 2.4, 5.4)."""
+        firsts = np.empty(len(games), dtype=np.int64)
+        config = self.config
+        for k, (i, seed) in enumerate(zip(games.tolist(), seeds)):
+            rng = np.random.default_rng(seed)
+            nuggets, firsts[k] = draw_start(config, rng)
+            self.nuggets[i, : len(nuggets)] = nuggets
+            self.ints[i, K.I_NUGGETS] = len(nuggets)
+            removed = np.zeros(config.ruleset.n_kinds, dtype=np.int64)
+            for r in range(config.num_rounds):
+                d = draw_round(config, rng, r, removed)
+                self._write_deal(i, r, d)
+                removed = d.removed
+        K.start(games, firsts, self.S, self.T, self.P)
+        self.refresh(games)
 
     def catch_up(self, i: int, g: Game, done: int) -> tuple[int, int]:
         """Play game ``i``'s recorded actions from number ``done`` on through the engine on

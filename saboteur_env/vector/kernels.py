@@ -305,6 +305,7 @@ _kernel = _KERNELS.register
 
 step: Any
 step_one: Any
+start: Any
 refresh: Any
 sample: Any
 # the kernels' calls of each other (bound to the compiled functions by Kernels.compile_all)
@@ -1043,6 +1044,23 @@ def _py_deal(b, r, first, S, T, P):
     ints[b, I_NLEGAL] = MAX_LEGAL + 1  # the mask row: cleared whole
     for j in range(4):
         ints[b, I_RMIN + j] = P[P_EMPTY_BBOX + j]
+
+
+@_kernel
+def _py_start(games, firsts, S, T, P):
+    """A new game in each row ``games[i]`` from the deals written for it (RULES 2.4): no
+    gold, no decision yet, round 0 dealt (:func:`deal`) with seat ``firsts[i]`` to start, as
+    ``Game(config, seed)`` sets it up.  The gold supply (``nuggets``, ``I_NUGGETS``) is the
+    caller's."""
+    ints = S[S_INTS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        supply = ints[b, I_NUGGETS]
+        ints[b, :] = 0
+        ints[b, I_NUGGETS] = supply
+        ints[b, I_PREV_LAST] = -1
+        S[S_GOLD][b] = 0
+        deal(b, 0, firsts[i], S, T, P)
 
 
 @_kernel
