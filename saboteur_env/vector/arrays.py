@@ -447,7 +447,11 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
     tool_tool = np.array([t for _, t in lay.tool_pairs], dtype=np.int64)
     tool_break = np.array([CARD_KINDS[k].effect[0] == "break" for k, _ in lay.tool_pairs])
     through = encoder._through  # the THROUGH channel's value per variant
-    fit = np.ascontiguousarray(lay.fit)
+    # FIT by neighbourhood code: bit ``row`` set where placement row ``row`` fits (one load
+    # a candidate cell instead of one per row in the hand)
+    if lay.fit.shape[0] > 63:
+        raise AssertionError("the kernels hold at most 63 placement rows")
+    fit_bits = (lay.fit.astype(np.int64) << np.arange(lay.fit.shape[0])[:, None]).sum(axis=0)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))
     empty = Board(lay.window)  # a new round's maze: the start and the goals face down
     return {
@@ -466,7 +470,7 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
         "tool_tool": tool_tool,
         "tool_break": tool_break,
         "v_through": through,
-        "fit": fit,
+        "fit_bits": fit_bits,
         "lut": lut,
         "goal_adj": goal_adj,
         "empty_var": empty.var.copy(),

@@ -264,7 +264,7 @@ TABLES = (
     "tool_tool",
     "tool_break",
     "v_through",
-    "fit",
+    "fit_bits",
     "lut",
     "goal_adj",
     "empty_var",
@@ -287,7 +287,7 @@ T_TOOL_KIND = 11
 T_TOOL_TOOL = 12
 T_TOOL_BREAK = 13
 T_V_THROUGH = 14
-T_FIT = 15
+T_FIT_BITS = 15
 T_LUT = 16
 T_GOAL_ADJ = 17
 T_EMPTY_VAR = 18
@@ -319,6 +319,7 @@ apply: Any
 encode: Any
 legal: Any
 board_cell: Any
+seat_rel: Any
 allow: Any
 finish_round: Any
 pay: Any
@@ -578,7 +579,18 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         removed = var[b, r, c]
         var[b, r, c] = EMPTY
         S[S_OPN][b, r, c] = 0
+        conn = S[S_CONN][b]
+        before = conn.copy()
         reconnect(b, S, T, P, st, chg)
+        # the observation's board changes at this cell and where the connections changed
+        C = conn.shape[1]
+        chg[0] = 1
+        chg[1] = r * C + c
+        for rr in range(conn.shape[0]):
+            for cc in range(C):
+                if conn[rr, cc] != before[rr, cc]:
+                    chg[0] += 1
+                    chg[chg[0]] = rr * C + cc
         discards[b, rk] += 1
         discards[b, v_kind[removed]] += 1
         event(ev, ints, b, EV_ROCKFALL, s, -1, x, y, removed, v_kind[removed])
@@ -587,7 +599,6 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         if ints[b, I_LAST_R] == r and ints[b, I_LAST_C] == c:
             ints[b, I_LAST_R], ints[b, I_LAST_C] = -1, -1
         ints[b, I_PATHS] -= 1
-        ints[b, I_DIRTY] = 1
     elif a < P[P_TOOL]:  # map (RULES 3.5)
         g = a - P[P_MAP]
         mk = P[P_MAP_KIND]
@@ -603,7 +614,7 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         i = a - P[P_TOOL]
         tr, rel = i // mp, i % mp
         k, tool = tool_kind[tr], tool_tool[tr]
-        t = (s + rel) % n
+        t = s + rel - (n if s + rel >= n else 0)  # (s + rel) % n
         hands[b, s, k] -= 1
         if tool_break[tr]:
             broken[b, t, tool] = True
@@ -647,6 +658,14 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
 
 
 @_kernel
+def _py_seat_rel(a, seat, n):
+    """Seat ``a`` relative to ``seat``, ``(a - seat) % n`` for seats in ``0..n-1``, without a
+    division (the observation's per-seat rows are relative, DESIGN 4)."""
+    d = a - seat
+    return d + n if d < 0 else d
+
+
+@_kernel
 def _py_board_cell(o, b, r, c, S, T, P):
     """The public board channels (OPEN_N .. GOAL_STONE_REVEALED) of padded cell (r, c)."""
     var, opn, conn, goal_id = S[S_VAR], S[S_OPN], S[S_CONN], S[S_GOAL_IDENTITY]
@@ -680,8 +699,9 @@ def _py_board_cell(o, b, r, c, S, T, P):
 def _py_encode(b, S, T, P, obs, chg):
     """Write the observation of game ``b``'s seat to act into ``obs[b]``, equal to
     ``ObservationEncoder.encode`` (DESIGN 4).  The public board channels are rewritten whole
-    after a deal, a load or a rockfall (``I_DIRTY``), else only at the cells the last decision
-    changed (``chg``); then the seat's own parts."""
+    after a deal or a load (``I_DIRTY``), else only at the cells the last decision changed
+    (``chg``: a placement's cell and the cells it connected, a rockfall's cell and the cells
+    whose connections it changed); then the seat's own parts."""
     ints, goal_id, hands, discards = S[S_INTS], S[S_GOAL_IDENTITY], S[S_HANDS], S[S_DISCARDS]
     known, roles, gold, broken = S[S_KNOWN_GOALS], S[S_ROLES], S[S_GOLD], S[S_BROKEN]
     actor_counts, tool_counts, recent = S[S_ACTOR_COUNTS], S[S_TOOL_COUNTS], S[S_RECENT]
@@ -724,7 +744,7 @@ def _py_encode(b, S, T, P, obs, chg):
     ho, hwid = P[P_OBS_HISTORY], P[P_OBS_HW]
     to = P[P_OBS_TOOLS]
     for a in range(n):
-        ra = (a - seat) % n
+        ra = seat_rel(a, seat, n)
         row = po + ra * pw
         o[row + PF_PRESENT] = 1.0
         for t in range(3):
@@ -736,13 +756,13 @@ def _py_encode(b, S, T, P, obs, chg):
         for j in range(hwid):
             o[ho + ra * hwid + j] = actor_counts[b, a, j]
         for t in range(n):
-            rt = (t - seat) % n
+            rt = seat_rel(t, seat, n)
             o[to + (ra * mp + rt) * 2] = tool_counts[b, a, t, 0]
             o[to + (ra * mp + rt) * 2 + 1] = tool_counts[b, a, t, 1]
-    o[po + ((ints[b, I_LAST_CARD] - seat) % n) * pw + PF_LAST_CARD] = 1.0
-    o[po + ((ints[b, I_FIRST] - seat) % n) * pw + PF_FIRST] = 1.0
+    o[po + seat_rel(ints[b, I_LAST_CARD], seat, n) * pw + PF_LAST_CARD] = 1.0
+    o[po + seat_rel(ints[b, I_FIRST], seat, n) * pw + PF_FIRST] = 1.0
     if not ints[b, I_GAME_OVER]:
-        o[po + ((ints[b, I_CURRENT] - seat) % n) * pw + PF_TO_ACT] = 1.0
+        o[po + seat_rel(ints[b, I_CURRENT], seat, n) * pw + PF_TO_ACT] = 1.0
     added = ints[b, I_ADDED]
     ro, rw, nt, tc = P[P_OBS_RECENT], P[P_RW], P[P_NT], P[P_TC]
     for j in range(N_RECENT):
@@ -750,10 +770,10 @@ def _py_encode(b, S, T, P, obs, chg):
         if not recent[b, q, 7]:
             continue
         base = ro + j * rw
-        o[base + (recent[b, q, 0] - seat) % n] = 1.0
+        o[base + seat_rel(recent[b, q, 0], seat, n)] = 1.0
         o[base + mp + recent[b, q, 1]] = 1.0
         if recent[b, q, 2] >= 0:
-            o[base + mp + nt + (recent[b, q, 2] - seat) % n] = 1.0
+            o[base + mp + nt + seat_rel(recent[b, q, 2], seat, n)] = 1.0
         if recent[b, q, 5] >= 0:
             o[base + 2 * mp + nt + recent[b, q, 5]] = 1.0
         e = base + 2 * mp + nt + tc
@@ -789,7 +809,8 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     engine's legal set laid end to end (``Codec.mask``; RULES 3.1-3.6), and list its legal
     actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the entries set
     by the last call are cleared first.  ``codes`` is scratch (twice the window's cells) for
-    the candidate cells and their neighbourhood codes (``Board.window_codes``)."""
+    the candidate cells and the placement rows in hand that fit there, as bits (``FIT`` of
+    their neighbourhood codes, ``Board.window_codes``)."""
     ints = S[S_INTS]
     var = S[S_VAR]
     opn = S[S_OPN]
@@ -797,7 +818,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     goal_rev = S[S_GOAL_REVEALED]
     hands = S[S_HANDS]
     broken = S[S_BROKEN]
-    fit = T[T_FIT]
+    fit_bits = T[T_FIT_BITS]
     row_var = T[T_ROW_VAR]
     v_kind = T[T_V_KIND]
     lut = T[T_LUT]
@@ -825,42 +846,50 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     r0, r1 = max(2, ints[b, I_RMIN] - 1), min(H + 1, ints[b, I_RMAX] + 1)
     c0, c1 = max(2, ints[b, I_CMIN] - 1), min(W + 1, ints[b, I_CMAX] + 1)
     if not (broken[b, s, 0] or broken[b, s, 1] or broken[b, s, 2]):  # RULES 3.1.1, 3.2
+        # the placement rows of the path cards in hand, as bits
         nrows = row_var.shape[0]
-        ncand = -1
+        rows = np.int64(0)
         for row in range(nrows):
-            if not hand[v_kind[row_var[row]]]:
-                continue
-            if ncand < 0:
-                # the empty cells next to a card (a card must touch the maze, RULES 3.1.2:
-                # FIT is false for every other cell) and their neighbourhood codes
-                ncand = 0
-                for r in range(r0, r1 + 1):
-                    for c in range(c0, c1 + 1):
-                        if vb[r, c] != EMPTY:
-                            continue
-                        if (
-                            vb[r - 1, c] == EMPTY
-                            and vb[r + 1, c] == EMPTY
-                            and vb[r, c - 1] == EMPTY
-                            and vb[r, c + 1] == EMPTY
-                        ):
-                            continue
-                        code = goal_adj[r - 1, c - 1]
-                        for side in range(4):
-                            nr, nc = r + _DR[side], c + _DC[side]
-                            nv = vb[nr, nc]
-                            stt = np.int64(ob[nr, nc]) | (np.int64(cb[nr, nc]) << 4)
-                            if nv >= 0:
-                                stt |= 1 << 8
-                            if nv != EMPTY:
-                                stt |= 1 << 9
-                            code |= lut[side, stt]
+            if hand[v_kind[row_var[row]]]:
+                rows |= np.int64(1) << row
+        ncand = 0
+        if rows:
+            # the empty cells next to a card (a card must touch the maze, RULES 3.1.2: FIT is
+            # false for every other cell) where a row in hand fits, with those rows as bits
+            for r in range(r0, r1 + 1):
+                for c in range(c0, c1 + 1):
+                    if vb[r, c] != EMPTY:
+                        continue
+                    if (
+                        vb[r - 1, c] == EMPTY
+                        and vb[r + 1, c] == EMPTY
+                        and vb[r, c - 1] == EMPTY
+                        and vb[r, c + 1] == EMPTY
+                    ):
+                        continue
+                    code = goal_adj[r - 1, c - 1]
+                    for side in range(4):
+                        nr, nc = r + _DR[side], c + _DC[side]
+                        nv = vb[nr, nc]
+                        stt = np.int64(ob[nr, nc]) | (np.int64(cb[nr, nc]) << 4)
+                        if nv >= 0:
+                            stt |= 1 << 8
+                        if nv != EMPTY:
+                            stt |= 1 << 9
+                        code |= lut[side, stt]
+                    fits = fit_bits[code] & rows
+                    if fits:
                         cand[ncand] = (r - 2) * W + c - 2
-                        codes[ncand] = code
+                        codes[ncand] = fits
                         ncand += 1
+        # rows outer, cells inner: the actions in ascending order
+        for row in range(nrows):
+            bit = np.int64(1) << row
+            if not rows & bit:
+                continue
             base = P[P_PLACE] + row * ncells
             for j in range(ncand):
-                if fit[row, codes[j]]:
+                if codes[j] & bit:
                     allow(m, lidx, ints, b, base + cand[j])
     if hand[P[P_ROCKFALL_KIND]]:  # RULES 3.4: never the start or a goal
         for r in range(r0, r1 + 1):
@@ -882,7 +911,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
         tool = tool_tool[tr]
         base = P[P_TOOL] + tr * mp
         for rel in range(n):
-            t = (s + rel) % n
+            t = s + rel - (n if s + rel >= n else 0)  # (s + rel) % n without a division
             if tool_break[tr]:
                 ok = (not broken[b, t, tool]) and (P[P_SELF_SABOTAGE] != 0 or rel != 0)
             else:
