@@ -34,18 +34,35 @@ class Kernels:
         namespace: the module's ``globals()``: compiled loops are bound there by name, and its
             ``ENABLED`` (a bool the module sets, tests may patch) is read at each lookup.
         module: the module's name, for error messages.
+        refcount: whether the loops keep numba's reference counts of the arrays they touch
+            (numba's default).  ``False`` compiles them without numba's runtime: every
+            array a loop takes from a tuple, or slices, then costs nothing, where each
+            otherwise costs two atomic operations (about a third of the batched engine's
+            time).  Such a loop must not allocate (no ``np.zeros``, ``copy``, or array to
+            array assignment, which may copy first); one that must is registered with
+            :meth:`register_refcounted`.  Where this numba does not offer the choice, the
+            loops keep the counts.
     """
 
-    def __init__(self, namespace: dict[str, Any], module: str) -> None:
+    def __init__(self, namespace: dict[str, Any], module: str, refcount: bool = True) -> None:
         self.namespace = namespace
         self.module = module
+        self.refcount = refcount
         #: kernel name -> its Python source function
         self.sources: dict[str, Callable[..., Any]] = {}
+        #: kernels that keep reference counts in a module that does not
+        self.refcounted: set[str] = set()
 
     def register(self, f: Callable[..., Any]) -> Callable[..., Any]:
         """Register ``_py_<name>`` as kernel ``<name>`` (a decorator; returns ``f``)."""
         self.sources[f.__name__.removeprefix("_py_")] = f
         return f
+
+    def register_refcounted(self, f: Callable[..., Any]) -> Callable[..., Any]:
+        """:meth:`register`, for a loop that needs numba's runtime in a module compiled
+        without it (one that allocates, or reads a structref)."""
+        self.refcounted.add(f.__name__.removeprefix("_py_"))
+        return self.register(f)
 
     def compile_all(self) -> None:
         """Bind every kernel, compiled lazily by numba (at its first call, or from numba's
@@ -53,7 +70,10 @@ class Kernels:
         import numba
 
         for name, f in self.sources.items():
-            self.namespace[name] = numba.njit(cache=True, nogil=True)(f)
+            options: dict[str, Any] = {"cache": True, "nogil": True}
+            if not (self.refcount or name in self.refcounted) and _runtime_optional(numba):
+                options["_nrt"] = False
+            self.namespace[name] = numba.njit(**options)(f)
 
     def lookup(self, name: str) -> Any:
         """The module ``__getattr__``: kernel ``name``, compiling the module's kernels first.
@@ -67,3 +87,14 @@ class Kernels:
             self.compile_all()
             return self.namespace[name]
         raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+
+
+def _runtime_optional(numba: Any) -> bool:
+    """Whether this numba compiles a loop without its runtime on request (``_nrt=False``, an
+    option of its CPU target since numba 0.4x, not part of its documented interface)."""
+    try:
+        from numba.core.cpu import CPUTargetOptions
+
+        return hasattr(CPUTargetOptions, "_nrt")
+    except Exception:
+        return False

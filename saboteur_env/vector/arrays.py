@@ -217,7 +217,8 @@ class ArrayGames:
         self.ev = np.zeros((b, K.MAX_EVENTS, 7), dtype=np.int32)
         self.scratch = np.zeros(4 * n + 16, dtype=np.int64)
         # scratch of the kernels: the connectivity stack, the neighbourhood codes
-        self.stack = np.zeros((R * C * 16 + 16, 3), dtype=np.int64)
+        # (one row more: a placement's goal wave, kernels.place)
+        self.stack = np.zeros((R * C * 16 + 17, 3), dtype=np.int64)
         self.codes = np.zeros(2 * lay.n_cells, dtype=np.int64)
         self.changed = np.zeros(R * C * 16 + 16, dtype=np.int64)
         #: each game's legal actions, ascending (the first ``ints[:, I_NLEGAL]``)

@@ -299,7 +299,7 @@ for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, i
         raise AssertionError(f"the {_prefix}* indexes disagree with their names")
 
 #: this module's compiled loops (saboteur_env.compiled)
-_KERNELS = Kernels(globals(), __name__)
+_KERNELS = Kernels(globals(), __name__, refcount=False)
 _kernel = _KERNELS.register
 
 
@@ -431,7 +431,9 @@ def _py_place(b, variant, r, c, S, T, P, st, ev, chg):
     propagate(vb, rb, cb, st, sp, T, chg)
     gold = False
     n = P[P_N]
-    wave = np.zeros(3, dtype=np.int64)  # sides reaching each goal of this wave (0: none)
+    # sides reaching each goal of this wave (0: none): the stack's last row, which the
+    # stack itself never reaches (ArrayGames sizes it one row deeper; no allocation here)
+    wave = st[st.shape[0] - 1]
     while True:
         any_goal = False
         for slot in range(3):
@@ -579,16 +581,21 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         removed = var[b, r, c]
         var[b, r, c] = EMPTY
         S[S_OPN][b, r, c] = 0
+        # the connections before, kept in the upper half of chg (the reconnection lists at
+        # most four segments a cell in the lower half; no allocation here)
         conn = S[S_CONN][b]
-        before = conn.copy()
+        R, C = conn.shape
+        before = chg[chg.shape[0] // 2 :]
+        for rr in range(R):
+            for cc in range(C):
+                before[rr * C + cc] = conn[rr, cc]
         reconnect(b, S, T, P, st, chg)
         # the observation's board changes at this cell and where the connections changed
-        C = conn.shape[1]
         chg[0] = 1
         chg[1] = r * C + c
         for rr in range(conn.shape[0]):
             for cc in range(C):
-                if conn[rr, cc] != before[rr, cc]:
+                if conn[rr, cc] != before[rr * C + cc]:
                     chg[0] += 1
                     chg[chg[0]] = rr * C + cc
         discards[b, rk] += 1
@@ -1040,16 +1047,34 @@ def _py_deal(b, r, first, S, T, P):
     (``setup._clear_round_state``, ``setup._start_round``)."""
     ints = S[S_INTS]
     n, K = P[P_N], P[P_K]
-    S[S_ROLES][b, :] = S[S_DEAL_ROLES][b, r, :n]
-    S[S_GOAL_IDENTITY][b, :] = S[S_DEAL_GOALS][b, r]
+    # element loops, not array assignments: those may allocate a temporary, and the kernels
+    # run without numba's reference counting (compiled.Kernels, nrt=False)
+    roles, deal_roles = S[S_ROLES], S[S_DEAL_ROLES]
+    hands, deal_hands = S[S_HANDS], S[S_DEAL_HANDS]
+    for s in range(n):
+        roles[b, s] = deal_roles[b, r, s]
+        for k in range(K):
+            hands[b, s, k] = deal_hands[b, r, s, k]
+    for g in range(3):
+        S[S_GOAL_IDENTITY][b, g] = S[S_DEAL_GOALS][b, r, g]
     S[S_GOAL_REVEALED][b, :] = False
-    S[S_HANDS][b, :, :] = S[S_DEAL_HANDS][b, r, :n, :K]
     d = S[S_DEAL_DECK_LEN][b, r]
-    S[S_DECK][b, :d] = S[S_DEAL_DECK][b, r, :d]
-    S[S_VAR][b] = T[T_EMPTY_VAR]
-    S[S_OPN][b] = T[T_EMPTY_OPN]
-    S[S_REACHED][b] = T[T_EMPTY_REACHED]
-    S[S_CONN][b] = T[T_EMPTY_CONN]
+    deck, deal_deck = S[S_DECK], S[S_DEAL_DECK]
+    for j in range(d):
+        deck[b, j] = deal_deck[b, r, j]
+    var, opn, reached, conn = S[S_VAR], S[S_OPN], S[S_REACHED], S[S_CONN]
+    e_var, e_opn, e_reached, e_conn = (
+        T[T_EMPTY_VAR],
+        T[T_EMPTY_OPN],
+        T[T_EMPTY_REACHED],
+        T[T_EMPTY_CONN],
+    )
+    for rr in range(e_var.shape[0]):
+        for cc in range(e_var.shape[1]):
+            var[b, rr, cc] = e_var[rr, cc]
+            opn[b, rr, cc] = e_opn[rr, cc]
+            reached[b, rr, cc] = e_reached[rr, cc]
+            conn[b, rr, cc] = e_conn[rr, cc]
     S[S_DISCARDS][b] = 0
     S[S_SECRET_DISCARDS][b] = 0
     S[S_BROKEN][b] = False
@@ -1114,7 +1139,7 @@ def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratc
             legal(b, S, T, P, mask, lidx, codes)
 
 
-@_kernel
+@_KERNELS.register_refcounted
 def _py_step_one(p):
     """:func:`step` of one game, its arguments read from one object (``packed.Pack``, made
     once per one-game ``ArrayGames``): a call unboxes one object instead of some 60 arrays."""
