@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,12 +69,27 @@ class RoundDeal:
     removed: np.ndarray
 
 
-def _draw_roles(config: GameConfig, rng: np.random.Generator, out: dict[str, Any]) -> None:
-    """Shuffle the role deck, one dwarf card each; the rest stay aside (RULES 2.2, 6.6)."""
+@lru_cache(maxsize=64)
+def _deal_arrays(config: GameConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The unshuffled arrays a deal of ``config`` shuffles, made once per configuration (a
+    deal is drawn at every round of every game: the batched engine deals thousands a
+    second): the role cards in the ruleset's order (int8), the whole deck by kind (int16)
+    and, for the hands, each dealt card's seat times the number of kinds (RULES 2.2, 2.3).
+    Read-only: the draws shuffle copies."""
     rules, n = config.ruleset, config.num_players
     counts = rules.role_deck(n, config.role_table)
     cards = np.concatenate([np.full(counts[r], r, dtype=np.int8) for r in rules.role_card_order])
-    role_deck = rng.permutation(cards)
+    deck = np.repeat(np.arange(rules.n_kinds, dtype=np.int16), rules.deck)
+    seat_base = np.repeat(np.arange(n), rules.hand_size(n)) * rules.n_kinds
+    for a in (cards, deck, seat_base):
+        a.flags.writeable = False
+    return cards, deck, seat_base
+
+
+def _draw_roles(config: GameConfig, rng: np.random.Generator, out: dict[str, Any]) -> None:
+    """Shuffle the role deck, one dwarf card each; the rest stay aside (RULES 2.2, 6.6)."""
+    n = config.num_players
+    role_deck = rng.permutation(_deal_arrays(config)[0])
     out["roles"] = role_deck[:n].copy()
     out["set_aside"] = role_deck[n:].tolist()
 
@@ -89,21 +105,22 @@ def _draw_cards(config: GameConfig, rng: np.random.Generator, out: dict[str, Any
 
     ``remove_cards_each_round=False``: the cards removed in the first round stay out for the
     whole game (the rest is shuffled each round)."""
-    rules, n = config.ruleset, config.num_players
-    kinds = np.arange(rules.n_kinds, dtype=np.int16)
+    rules = config.ruleset
+    _, full_deck, seat_base = _deal_arrays(config)
     k = rules.removed_per_round
     if k and out["round"] > 0 and not config.remove_cards_each_round:
+        kinds = np.arange(rules.n_kinds, dtype=np.int16)
         deck = rng.permutation(np.repeat(kinds, rules.deck - out["removed"]))
     else:
-        deck = rng.permutation(np.repeat(kinds, rules.deck))
+        deck = rng.permutation(full_deck)
         out["removed"] = np.bincount(deck[:k], minlength=rules.n_kinds).astype(np.int64)
         deck = deck[k:]
-    h = rules.hand_size(n)
-    # seat s gets deck[s * h : (s + 1) * h]: one count over (seat, kind) pairs
-    pairs = np.repeat(np.arange(n), h) * rules.n_kinds + deck[: n * h]
-    counts = np.bincount(pairs, minlength=n * rules.n_kinds)
-    out["hands"] = counts.reshape(n, rules.n_kinds).astype(np.int16)
-    out["deck"] = deck[n * h :]
+    # seat s gets the next hand_size cards: one count over (seat, kind) pairs
+    dealt = len(seat_base)
+    nk = rules.n_kinds
+    counts = np.bincount(seat_base + deck[:dealt], minlength=config.num_players * nk)
+    out["hands"] = counts.reshape(config.num_players, nk).astype(np.int16)
+    out["deck"] = deck[dealt:]
 
 
 _DRAW_STEPS = {"roles": _draw_roles, "goals": _draw_goals, "cards": _draw_cards}
