@@ -167,6 +167,8 @@ class VectorGame:
         self.final_gold = np.zeros((b, n), dtype=np.int64)
         self._events: list[list[Event]] = [[] for _ in range(b)]
         self._ended: list[Game | None] = [None] * b
+        self._no_games: list[Game | None] = [None] * b
+        self._row_starts = np.arange(b, dtype=np.int64) * self.num_actions
         # on the array backend an entry is None until read: game(i) makes it from _seeds[i]
         self._games: list[Game | None] = []
         self._seeds: list[int] = []
@@ -458,7 +460,8 @@ class VectorGame:
                 f"game {i}: action {acts[i]} is outside Discrete({self.num_actions})"
             )
         acts = acts.astype(np.int64)
-        illegal = ~self._mask[np.arange(self.num_envs), acts]
+        # each game's entry of its own mask row, by flat index (cheaper than a 2-d gather)
+        illegal = ~self._mask.reshape(-1).take(self._row_starts + acts)
         if illegal.any():
             i = int(np.flatnonzero(illegal)[0])
             a, seat = int(acts[i]), int(self.current_player[i])
@@ -470,8 +473,7 @@ class VectorGame:
         self.truncated[:] = False
         self.final_gold[:] = 0
         ended = self._ended
-        for i in range(self.num_envs):
-            ended[i] = None
+        ended[:] = self._no_games
         if self._arrays is not None:
             self._step_arrays(acts)
             return
