@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +75,16 @@ class Kernels:
             if not (self.refcount or name in self.refcounted) and _runtime_optional(numba):
                 options["_nrt"] = False
             self.namespace[name] = numba.njit(**options)(f)
+        cold = [name for name in self.sources if _not_cached(self.namespace[name])]
+        if cold:
+            # a fresh install (or changed source) compiles for tens of seconds: say so once,
+            # rather than leave a first reset or step silent that long
+            print(
+                f"saboteur: compiling {len(cold)} loops of {self.module} with numba (once: "
+                "numba caches them; tens of seconds)",
+                file=sys.stderr,
+                flush=True,
+            )
 
     def lookup(self, name: str) -> Any:
         """The module ``__getattr__``: kernel ``name``, compiling the module's kernels first.
@@ -96,5 +107,15 @@ def _runtime_optional(numba: Any) -> bool:
         from numba.core.cpu import CPUTargetOptions
 
         return hasattr(CPUTargetOptions, "_nrt")
+    except Exception:
+        return False
+
+
+def _not_cached(dispatcher: Any) -> bool:
+    """Whether numba's cache holds no compiled loop of ``dispatcher`` for its current source
+    (read through numba's cache index, not a documented interface: ``False`` if that
+    fails)."""
+    try:
+        return not dispatcher._cache._cache_file._load_index()
     except Exception:
         return False
