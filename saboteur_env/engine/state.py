@@ -62,7 +62,7 @@ from .config import GameConfig
 from .events import Event, EventData, EventType, RoundResult
 from .phases import Phase
 from .scoring import most_gold
-from .setup import build_state, start_game
+from .setup import build_state, game_generator, start_game
 
 if TYPE_CHECKING:
     from .actions import Layout
@@ -179,7 +179,7 @@ class Game:
         self.rules = self.config.ruleset
         self.layout = layout_of(self.config)
         n = self.n = self.config.num_players
-        self.rng = np.random.default_rng(seed)
+        self.rng = game_generator(seed)
         self.round = 0
         self.decisions = 0
         self.game_over = False

@@ -58,7 +58,7 @@ from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
-from ..engine.setup import RoundDeal, draw_round, draw_start
+from ..engine.setup import RoundDeal, draw_round, draw_start, game_generator
 from ..engine.state import Game
 from . import kernels as K
 
@@ -316,7 +316,7 @@ class ArrayGames:
         firsts = np.empty(len(games), dtype=np.int64)
         config = self.config
         for k, (i, seed) in enumerate(zip(games.tolist(), seeds)):
-            rng = np.random.default_rng(seed)
+            rng = game_generator(seed)
             nuggets, firsts[k] = draw_start(config, rng)
             self.nuggets[i, : len(nuggets)] = nuggets
             self.ints[i, K.I_NUGGETS] = len(nuggets)
