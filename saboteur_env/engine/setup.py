@@ -46,8 +46,12 @@ def start_game(game: Game) -> None:
 
 
 def draw_start(config: GameConfig, rng: np.random.Generator) -> tuple[np.ndarray, int]:
-    """The draws of a new game before its first deal (RULES 2.4 step 4, 10): the gold supply's
-    order (int8, empty where the ruleset keeps gold as a count) and the first player."""
+    """The draws of a new game before its first deal (RULES 2.4 step 4, 10).
+
+    Returns:
+        ``(nuggets, first)``: the gold supply's order (int8, ``NUGGET_SUPPLY`` shuffled;
+        empty where the ruleset keeps gold as a count) and the seat that plays first.
+    """
     if config.ruleset.nugget_cards:
         nuggets = rng.permutation(NUGGET_SUPPLY)
     else:
@@ -64,8 +68,8 @@ class RoundDeal:
     Attributes:
         roles: int8 ``(N,)``, each seat's dwarf card; ``set_aside``: the role cards left over.
         goals: int8 ``(3,)``, the goal cards' order in the three goal slots.
-        hands: int16 ``(N, n_kinds)``, card counts per seat; ``deck``: int16, the draw pile,
-            top first.
+        hands: int16 ``(N, n_kinds)``, card counts per seat; ``deck``: int16 ``(d,)``, the
+            draw pile, top first.
         removed: int64 ``(n_kinds,)``, the cards removed unseen (``Game.removed``).
     """
 
@@ -140,9 +144,19 @@ def draw_round(
     """Draw round ``round``'s deal from ``rng`` in the ruleset's order (``deal_steps``; RULES
     2.1-2.3, 5.4, 6.6), given the cards ``removed`` so far (``Game.removed``).  The engine's
     :func:`deal_round` and the batched engine's deals (``vector/arrays.py``) both draw here,
-    so a seed deals the same cards to both."""
+    so a seed deals the same cards to both.
+
+    Returns:
+        the :class:`RoundDeal`.
+
+    Raises:
+        ValueError: the ruleset's ``deal_steps`` are not the three draws, each once.
+    """
+    steps = config.ruleset.deal_steps
+    if sorted(steps) != sorted(_DRAW_STEPS):
+        raise ValueError(f"deal_steps {steps}: the draws {tuple(_DRAW_STEPS)}, each once")
     out: dict[str, Any] = {"round": round, "removed": removed}
-    for step in config.ruleset.deal_steps:
+    for step in steps:
         _DRAW_STEPS[step](config, rng, out)
     return RoundDeal(
         out["roles"], out["set_aside"], out["goals"], out["hands"], out["deck"], out["removed"]

@@ -170,6 +170,7 @@ class VectorGame:
         self._no_games: list[Game | None] = [None] * b
         self._row_starts = np.arange(b, dtype=np.int64) * self.num_actions
         # on the array backend an entry is None until read: game(i) makes it from _seeds[i]
+        # (kept current on that backend only)
         self._games: list[Game | None] = []
         self._seeds: list[int] = []
         self._streams: list[np.random.Generator] = []
@@ -204,6 +205,13 @@ class VectorGame:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        # a batch pickled before these attributes existed (its games are all Game objects)
+        b = self.num_envs
+        self.__dict__.setdefault("_no_games", [None] * b)
+        self.__dict__.setdefault("_row_starts", np.arange(b, dtype=np.int64) * self.num_actions)
+        self.__dict__.setdefault("_seeds", [0] * b)
+        if self._arrays is not None:
+            self.__dict__.setdefault("_ended_seeds", {})
         self.observation = self._obs.view()
         self.observation.flags.writeable = False
         self.legal_action_mask = self._mask.view()

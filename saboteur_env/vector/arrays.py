@@ -58,7 +58,7 @@ from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
-from ..engine.setup import RoundDeal, draw_round, draw_start, game_generator
+from ..engine.setup import draw_round, draw_start, game_generator
 from ..engine.state import Game
 from . import kernels as K
 
@@ -81,6 +81,8 @@ def supports(config: GameConfig) -> bool:
         and not EXTRA_VIEWS.get(rules.name)
         and not EXTRA_BOARD_CHANNELS.get(rules.name)
         and RECENT_TYPES_OF.get(rules.name) == RECENT_TYPES
+        # the placement rows that fit a cell are one int64 bit set (kernels.legal)
+        and len(rules.variants) <= 63
     )
 
 
@@ -198,16 +200,16 @@ class ArrayGames:
         self.roles = np.zeros((b, n), dtype=np.int8)
         self.gold = np.zeros((b, n), dtype=np.int64)
         self.nuggets = np.zeros((b, int(NUGGET_SUPPLY.size)), dtype=np.int8)
-        # every round's deal, drawn when the game is loaded (the engine's generator is drawn
-        # at deals only): roles, goal identities, hands and draw pile of round r
+        # every round's deal, drawn when the game is dealt or loaded (the engine's generator is
+        # drawn at deals only): roles, goal identities, hands and draw pile of round r
         rounds = config.num_rounds
         self.deal_roles = np.zeros((b, rounds, n), dtype=np.int8)
         self.deal_goals = np.zeros((b, rounds, 3), dtype=np.int8)
         self.deal_hands = np.zeros((b, rounds, n, nk), dtype=np.int16)
         self.deal_deck = np.zeros((b, rounds, deck_max), dtype=np.int16)
         self.deal_deck_len = np.zeros((b, rounds), dtype=np.int64)
-        # every action since the game was loaded (a decision consumes a card: a round has at
-        # most as many as the deck has cards)
+        # every action since the game was dealt or loaded (a decision consumes a card: a round
+        # has at most as many as the deck has cards)
         self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
         self.S = tuple(getattr(self, name) for name in K.STATE)
         tables = _tables(config, codec, encoder)
@@ -270,11 +272,7 @@ class ArrayGames:
         # this state (the game's own draws the same when it deals them)
         bits = type(g.rng.bit_generator)()
         bits.state = g.rng.bit_generator.state
-        rng, removed = np.random.Generator(bits), g.removed
-        for r in range(g.round + 1, self.config.num_rounds):
-            deal = draw_round(self.config, rng, r, removed)
-            self._write_deal(i, r, deal)
-            removed = deal.removed
+        self._write_deals(i, np.random.Generator(bits), g.round + 1, g.removed)
         t = self.ints[i]
         t[:] = 0
         t[K.I_NUGGETS] = len(g.nuggets)
@@ -299,32 +297,41 @@ class ArrayGames:
         t[K.I_RMIN], t[K.I_RMAX] = rows.min(), rows.max()
         t[K.I_CMIN], t[K.I_CMAX] = cols.min(), cols.max()
 
-    def _write_deal(self, i: int, r: int, d: RoundDeal) -> None:
-        """Round ``r``'s deal of game ``i``, for the kernels to deal when the round begins."""
-        self.deal_roles[i, r] = d.roles
-        self.deal_goals[i, r] = d.goals
-        self.deal_hands[i, r] = d.hands
-        pile = len(d.deck)
-        self.deal_deck[i, r, :pile] = d.deck
-        self.deal_deck_len[i, r] = pile
+    def _write_deals(
+        self, i: int, rng: np.random.Generator, first_round: int, removed: np.ndarray
+    ) -> None:
+        """Draw game ``i``'s deals of rounds ``first_round`` on from ``rng`` as the engine draws
+        them (``setup.draw_round``, the cards ``removed`` so far passed along), for the kernels
+        to deal when each round begins."""
+        for r in range(first_round, self.config.num_rounds):
+            d = draw_round(self.config, rng, r, removed)
+            self.deal_roles[i, r] = d.roles
+            self.deal_goals[i, r] = d.goals
+            self.deal_hands[i, r] = d.hands
+            pile = len(d.deck)
+            self.deal_deck[i, r, :pile] = d.deck
+            self.deal_deck_len[i, r] = pile
+            removed = d.removed
 
     def start(self, games: np.ndarray, seeds: Sequence[int]) -> None:
         """A new game in each row ``games[k]`` (int64), dealt from ``seeds[k]`` as
         ``Game(config, seeds[k])`` deals it (every round drawn now, by the engine's
         ``setup.draw_start`` and ``setup.draw_round``, in the engine's order), without making
-        a ``Game``; then its observation and mask (RULES 2.4, 5.4)."""
+        a ``Game``; then its observation and mask (RULES 2.4, 5.4).
+
+        Raises:
+            ValueError: not one seed per game.
+        """
+        if len(seeds) != len(games):
+            raise ValueError(f"{len(seeds)} seeds for {len(games)} games")
         firsts = np.empty(len(games), dtype=np.int64)
         config = self.config
-        for k, (i, seed) in enumerate(zip(games.tolist(), seeds)):
+        for k, (i, seed) in enumerate(zip(games.tolist(), seeds, strict=True)):
             rng = game_generator(seed)
             nuggets, firsts[k] = draw_start(config, rng)
             self.nuggets[i, : len(nuggets)] = nuggets
             self.ints[i, K.I_NUGGETS] = len(nuggets)
-            removed = np.zeros(config.ruleset.n_kinds, dtype=np.int64)
-            for r in range(config.num_rounds):
-                d = draw_round(config, rng, r, removed)
-                self._write_deal(i, r, d)
-                removed = d.removed
+            self._write_deals(i, rng, 0, np.zeros(config.ruleset.n_kinds, dtype=np.int64))
         K.start(games, firsts, self.S, self.T, self.P)
         self.refresh(games)
 
@@ -351,7 +358,7 @@ class ArrayGames:
         ):
             raise RuntimeError(
                 f"game {i}: the engine dealt round {r} otherwise than the array backend, which "
-                "dealt every round when the game was loaded: its generator (Game.rng) was "
+                "dealt every round when the game was dealt or loaded: its generator (Game.rng) was "
                 "drawn since; use backend='engine' to draw from it"
             )
         return total, mark
@@ -450,8 +457,6 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
     through = encoder._through  # the THROUGH channel's value per variant
     # FIT by neighbourhood code: bit ``row`` set where placement row ``row`` fits (one load
     # a candidate cell instead of one per row in the hand)
-    if lay.fit.shape[0] > 63:
-        raise AssertionError("the kernels hold at most 63 placement rows")
     fit_bits = (lay.fit.astype(np.int64) << np.arange(lay.fit.shape[0])[:, None]).sum(axis=0)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))
     empty = Board(lay.window)  # a new round's maze: the start and the goals face down
@@ -663,7 +668,7 @@ class FollowedGame:
 
         Raises:
             RuntimeError: the engine dealt a round otherwise than the kernels (``g.rng`` was
-                drawn since the game was loaded).
+                drawn since the game was dealt or loaded).
         """
         if self._game is g and self.lagging():
             total = int(self.arrays.ints[0, K.I_NACTS])

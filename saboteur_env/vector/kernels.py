@@ -4,9 +4,9 @@ The array backend keeps ``B`` base games in arrays (one row per game) and plays 
 every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1-5.4): the placement with
 its connectivity and goal reveals, rockfall, map, broken tool and repair, discard, the draw
 and the next seat, and where the round ends its payouts, rewards and the next round, dealt
-from the deals the engine drew when the game was loaded; then it writes each game's
-observation and action mask in place.  The end of a game goes back to the caller
-(``GAME_OVER``), which deals a new one through the engine.
+from the deals drawn (by the engine's own draws) when the game was dealt or loaded; then it
+writes each game's observation and action mask in place.  The end of a game goes back to the
+caller (``GAME_OVER``), which deals a new one (:func:`start`, from the engine's draws).
 
 Nothing here is a rule table: every table (card openings and segments, the ``FIT`` look-up,
 the neighbour codes, the tool rows, the payout table, the observation's offsets) is built
@@ -75,10 +75,10 @@ I_LAST_R = 9  # padded row of the last path card placed this round (-1: none)
 I_LAST_C = 10  # its padded column
 I_GAME_OVER = 11
 I_PATHS = 12  # tunnel cards in the maze
-I_DIRTY = 13  # the board changed since its observation planes were written
+I_DIRTY = 13  # the observation's board planes are to be written whole (a deal, a load)
 I_STATUS = 14  # CONTINUE / ROUND_DONE / GAME_OVER of the last step
 I_NEV = 15  # events the last step wrote to ``ev``
-I_NACTS = 16  # actions recorded in ``actions`` since the game was loaded
+I_NACTS = 16  # actions recorded in ``actions`` since the game was dealt or loaded
 I_NUGGETS = 17  # gold-nugget cards left in the supply (the first of ``nuggets``)
 I_PREV_LAST = 18  # flat observation index of the LAST_PLACED entry written (-1: none)
 I_NLEGAL = 19  # legal actions of the seat to act (the first of them listed in ``legal_index``)
@@ -320,6 +320,7 @@ encode: Any
 legal: Any
 board_cell: Any
 seat_rel: Any
+seat_abs: Any
 allow: Any
 finish_round: Any
 pay: Any
@@ -431,8 +432,8 @@ def _py_place(b, variant, r, c, S, T, P, st, ev, chg):
     propagate(vb, rb, cb, st, sp, T, chg)
     gold = False
     n = P[P_N]
-    # sides reaching each goal of this wave (0: none): the stack's last row, which the
-    # stack itself never reaches (ArrayGames sizes it one row deeper; no allocation here)
+    # sides reaching each goal of this wave (0: none), kept in the stack's last row (no
+    # allocation here): written and read only between propagations, while the stack is empty
     wave = st[st.shape[0] - 1]
     while True:
         any_goal = False
@@ -621,7 +622,7 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         i = a - P[P_TOOL]
         tr, rel = i // mp, i % mp
         k, tool = tool_kind[tr], tool_tool[tr]
-        t = s + rel - (n if s + rel >= n else 0)  # (s + rel) % n
+        t = seat_abs(s, rel, n)
         hands[b, s, k] -= 1
         if tool_break[tr]:
             broken[b, t, tool] = True
@@ -656,7 +657,7 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         event(ev, ints, b, EV_CARD_DRAWN, s, s, k, 0, 0, 0)
     K = P[P_K]
     for i in range(1, n + 1):
-        s2 = (s + i) % n
+        s2 = seat_abs(s, i, n)
         for k in range(K):
             if hands[b, s2, k]:
                 ints[b, I_CURRENT] = s2
@@ -670,6 +671,14 @@ def _py_seat_rel(a, seat, n):
     division (the observation's per-seat rows are relative, DESIGN 4)."""
     d = a - seat
     return d + n if d < 0 else d
+
+
+@_kernel
+def _py_seat_abs(seat, rel, n):
+    """The seat ``rel`` places after ``seat`` (``0 <= rel <= n``), ``(seat + rel) % n``
+    without a division (the tool rows' target, the next seat)."""
+    t = seat + rel
+    return t - n if t >= n else t
 
 
 @_kernel
@@ -918,7 +927,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
         tool = tool_tool[tr]
         base = P[P_TOOL] + tr * mp
         for rel in range(n):
-            t = s + rel - (n if s + rel >= n else 0)  # (s + rel) % n without a division
+            t = seat_abs(s, rel, n)
             if tool_break[tr]:
                 ok = (not broken[b, t, tool]) and (P[P_SELF_SABOTAGE] != 0 or rel != 0)
             else:
@@ -933,7 +942,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
 @_kernel
 def _py_finish_round(b, gold_found, connector, S, T, P, rewards, scratch):
     """The round of game ``b`` is over (RULES 5.1): pay it (:func:`pay`), write each seat's
-    reward, and deal the next round from the deals prepared when the game was loaded
+    reward, and deal the next round from the deals prepared when the game was dealt or loaded
     (RULES 5.4: the left neighbour of the last player starts), or end the game (RULES 5.5).
     Returns ROUND_DONE or GAME_OVER."""
     ints, gold = S[S_INTS], S[S_GOLD]
@@ -1048,7 +1057,7 @@ def _py_deal(b, r, first, S, T, P):
     ints = S[S_INTS]
     n, K = P[P_N], P[P_K]
     # element loops, not array assignments: those may allocate a temporary, and the kernels
-    # run without numba's reference counting (compiled.Kernels, nrt=False)
+    # run without numba's reference counting (compiled.Kernels, refcount=False)
     roles, deal_roles = S[S_ROLES], S[S_DEAL_ROLES]
     hands, deal_hands = S[S_HANDS], S[S_DEAL_HANDS]
     for s in range(n):
