@@ -117,7 +117,7 @@ class VectorGame:
     ``observation`` and ``legal_action_mask`` are read-only views (``step`` checks actions
     against the mask; the array backend rewrites a game's board planes only where its board
     changed, so a value written into them would stay).  On the array backend the first
-    ``VectorGame`` of a process compiles the kernels, about 20 seconds once, then numba's
+    ``VectorGame`` of a process compiles the kernels, 20-30 seconds once, then numba's
     cache (``NUMBA_CACHE_DIR``, else beside the package) makes it a fraction of a second.
     There the arrays, ``rewards``, ``final_gold``, ``terminated`` and the events of a step
     inside a round cost nothing more, but a ``Game`` object (``game(i)``, ``games[i]``,
