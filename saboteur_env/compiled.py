@@ -102,7 +102,8 @@ class Kernels:
 
 def _runtime_optional(numba: Any) -> bool:
     """Whether this numba compiles a loop without its runtime on request (``_nrt=False``, an
-    option of its CPU target since numba 0.4x, not part of its documented interface)."""
+    option of its CPU target, not part of its documented interface; checked with numba 0.68,
+    and by ``tests/test_vector_deals.py``)."""
     try:
         from numba.core.cpu import CPUTargetOptions
 
