@@ -91,6 +91,14 @@ def test_a_batch_pickled_after_auto_resets_continues_and_makes_the_same_games():
         vec.step(vec.sample_actions(rng))
     ended = int(np.flatnonzero(vec.terminated)[0])
     assert vec._games[ended] is None  # dealt by the kernels, not made yet
+    state = vec._arrays.__getstate__()
+    assert not {"S", "T", "P"} & set(state)  # derived data: rebuilt on unpickling
+    # a pickle of an older layout (its tables stale, no encoder kept) loads with fresh tables
+    old = dict(state, T=("stale",))
+    del old["encoder"]
+    revived = type(vec._arrays).__new__(type(vec._arrays))
+    revived.__setstate__(old)
+    assert all((a == b).all() for a, b in zip(revived.T, vec._arrays.T, strict=True))
     copy = pickle.loads(pickle.dumps(vec))
     for _ in range(5):
         acts = vec.sample_actions(rng)

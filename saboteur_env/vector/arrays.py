@@ -211,10 +211,8 @@ class ArrayGames:
         # every action since the game was dealt or loaded (a decision consumes a card: a round
         # has at most as many as the deck has cards)
         self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
-        self.S = tuple(getattr(self, name) for name in K.STATE)
-        tables = _tables(config, codec, encoder)
-        self.T = tuple(tables[name] for name in K.TABLES)
-        self.P = _params(config, codec, encoder)
+        self.encoder = encoder
+        self._derived()
         # the events of each game's last decision (kernel records)
         self.ev = np.zeros((b, K.MAX_EVENTS, 7), dtype=np.int32)
         self.scratch = np.zeros(4 * n + 16, dtype=np.int64)
@@ -225,6 +223,28 @@ class ArrayGames:
         self.changed = np.zeros(R * C * 16 + 16, dtype=np.int64)
         #: each game's legal actions, ascending (the first ``ints[:, I_NLEGAL]``)
         self.legal_index = np.zeros((b, K.MAX_LEGAL), dtype=np.int32)
+
+    def _derived(self) -> None:
+        """The kernels' argument tuples: the state arrays (``S``), and the tables (``T``) and
+        parameters (``P``) built from the configuration's card data and layout."""
+        self.S = tuple(getattr(self, name) for name in K.STATE)
+        tables = _tables(self.config, self.codec, self.encoder)
+        self.T = tuple(tables[name] for name in K.TABLES)
+        self.P = _params(self.config, self.codec, self.encoder)
+
+    def __getstate__(self) -> dict:
+        # the tables and parameters are derived data: rebuilt on unpickling, so that a pickle
+        # carries only the games (and one from an older layout of the tables still loads)
+        state = self.__dict__.copy()
+        for name in ("S", "T", "P"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "encoder" not in state:  # pickled before the encoder was kept
+            self.encoder = ObservationEncoder(self.config)
+        self._derived()
 
     # --- Game <-> arrays ------------------------------------------------------------------
     def check(self, g: Game) -> None:
