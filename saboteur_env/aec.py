@@ -80,7 +80,7 @@ from pettingzoo.utils import wrappers
 
 from .encoding.codec import Codec
 from .encoding.observation import ObservationEncoder
-from .engine import EventType, Game, GameConfig, IllegalActionError
+from .engine import Game, GameConfig, IllegalActionError
 from .engine.events import route_events
 from .engine.scoring import round_rewards
 from .render import render_ansi
@@ -525,11 +525,7 @@ class raw_env(AECEnv):
             self._mask_cache = None
             if self._followed is not None:
                 self._followed.step(g, action)
-            for e in events:
-                if e.type is EventType.ROUND_END:
-                    result = next(
-                        r for r in reversed(g.round_results) if r.round == e.data["round"]
-                    )
+            result = g.ended_round(events)
             decisions = g.decisions
         self._cumulative_rewards[agent] = 0
         self._pending[seat] = []

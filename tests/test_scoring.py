@@ -385,3 +385,23 @@ def test_first_player_option():
         Game(GameConfig(num_players=5, first_player="random"), seed=s).current for s in range(40)
     }
     assert firsts == set(range(5))
+
+
+def test_ended_round_names_the_result_of_the_round_a_decision_ended():
+    from saboteur_env.encoding.codec import Codec
+    from saboteur_env.engine.events import EventType
+
+    g = Game(GameConfig(num_players=3, num_rounds=2), 5)
+    codec = Codec(g.config)
+    rng = np.random.default_rng(0)
+    seen = []
+    while not g.game_over:
+        legal = np.flatnonzero(codec.mask(g))
+        events = g.apply(codec.decode(int(rng.choice(legal)), g.current, g.n))
+        res = g.ended_round(events)
+        if any(e.type is EventType.ROUND_END for e in events):
+            assert res is g.round_results[-1] and res.round == len(seen)
+            seen.append(res.round)
+        else:
+            assert res is None
+    assert seen == [0, 1]

@@ -138,6 +138,19 @@ def _draw_cards(config: GameConfig, rng: np.random.Generator, out: dict[str, Any
 _DRAW_STEPS = {"roles": _draw_roles, "goals": _draw_goals, "cards": _draw_cards}
 
 
+@lru_cache(maxsize=16)
+def _draw_plan(steps: tuple[str, ...]) -> tuple[Any, ...]:
+    """The draw functions of ``deal_steps`` in order, checked once per ruleset (not at every
+    deal).
+
+    Raises:
+        ValueError: ``steps`` are not the three draws, each once.
+    """
+    if sorted(steps) != sorted(_DRAW_STEPS):
+        raise ValueError(f"deal_steps {steps}: the draws {tuple(_DRAW_STEPS)}, each once")
+    return tuple(_DRAW_STEPS[step] for step in steps)
+
+
 def draw_round(
     config: GameConfig, rng: np.random.Generator, round: int, removed: np.ndarray
 ) -> RoundDeal:
@@ -152,12 +165,9 @@ def draw_round(
     Raises:
         ValueError: the ruleset's ``deal_steps`` are not the three draws, each once.
     """
-    steps = config.ruleset.deal_steps
-    if sorted(steps) != sorted(_DRAW_STEPS):
-        raise ValueError(f"deal_steps {steps}: the draws {tuple(_DRAW_STEPS)}, each once")
     out: dict[str, Any] = {"round": round, "removed": removed}
-    for step in steps:
-        _DRAW_STEPS[step](config, rng, out)
+    for step in _draw_plan(config.ruleset.deal_steps):
+        step(config, rng, out)
     return RoundDeal(
         out["roles"], out["set_aside"], out["goals"], out["hands"], out["deck"], out["removed"]
     )

@@ -333,6 +333,15 @@ class Game:
             return []
         return most_gold(self.gold.tolist())
 
+    def ended_round(self, events: list[Event]) -> RoundResult | None:
+        """The result of the round that ``events`` (those :meth:`apply` returned) ended
+        (RULES 5.1-5.3), ``None`` where they ended none."""
+        for e in events:
+            if e.type is EventType.ROUND_END:
+                rnd = e.data["round"]
+                return next(r for r in reversed(self.round_results) if r.round == rnd)
+        return None
+
     def cards_accounted(self) -> int:
         """Draw pile + hands + maze tunnel cards + discards + cards in front of players +
         removed cards: the ruleset's deck size (67, Saboteur 2 118) in every state dealt by

@@ -33,7 +33,6 @@ from ..encoding.codec import Codec
 from ..encoding.observation import ObservationEncoder
 from ..engine.actions import IllegalActionError
 from ..engine.config import GameConfig
-from ..engine.events import EventType
 from ..engine.scoring import round_rewards
 from ..engine.state import Event, Game
 from . import kernels
@@ -491,10 +490,9 @@ class VectorGame:
             # the mask is the engine's legal set of this state: the action is verified
             events = g.apply(self.codec.decode(a, g.current, g.n), verify=False)
             self._events[i] = events
-            for e in events:
-                if e.type is EventType.ROUND_END:
-                    res = next(r for r in reversed(g.round_results) if r.round == e.data["round"])
-                    self.rewards[i] = round_rewards(res, self.config.reward)
+            res = g.ended_round(events)
+            if res is not None:
+                self.rewards[i] = round_rewards(res, self.config.reward)
             if g.game_over or (max_decisions is not None and g.decisions >= max_decisions):
                 self.terminated[i] = g.game_over
                 self.truncated[i] = not g.game_over
