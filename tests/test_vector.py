@@ -483,3 +483,51 @@ def test_the_array_backend_refuses_too_many_nuggets_and_a_generator_drawn_after_
         for _ in range(200):
             vec.step(vec.sample_actions(rng))
             vec.events[0]  # a round end's events: the engine brings the game up to date
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_round_truth_is_every_games_hidden_roles_and_goal_cards(backend):
+    """``round_truth`` (for a trainer's critic): each game's current roles and goal cards,
+    through round ends and games dealt anew by the auto-reset, as copies; refused before
+    ``reset``."""
+    with pytest.raises(RuntimeError, match="reset"):
+        VectorGame(2, backend=backend, num_players=5).round_truth()
+    vec = VectorGame(3, backend=backend, num_players=5, num_rounds=2)
+    vec.reset(40)
+    rng = np.random.default_rng(5)
+    ends = 0
+    for _ in range(260):
+        roles, goals = vec.round_truth()
+        assert roles.dtype == np.int8 and roles.shape == (3, 5) and goals.shape == (3, 3)
+        for i in range(3):
+            g = vec.game(i)
+            assert roles[i].tolist() == g.roles.tolist()
+            assert goals[i].tolist() == g.board.goal_identity.tolist()
+            assert sorted(goals[i].tolist()) == [0, 1, 2]
+        roles[:] = 9  # a copy: the games are untouched
+        assert vec.round_truth()[0].max() < 2
+        vec.step(vec.sample_actions(rng))
+        ends += int(vec.rewards.any(axis=1).sum())
+    assert ends >= 6  # round ends and new games were crossed
+
+
+def test_round_truth_follows_a_swap_of_hats_in_saboteur_2():
+    """Saboteur 2 (engine backend): a role changed by Swap your hats mid-round (RULES 6.5)
+    is the new one."""
+    vec = VectorGame(4, num_players=5, expansion=True)
+    vec.reset(3)
+    rng = np.random.default_rng(2)
+    changed = 0
+    before = vec.round_truth()[0]
+    for _ in range(400):
+        vec.step(vec.sample_actions(rng))
+        now = vec.round_truth()[0]
+        for i in range(4):
+            assert now[i].tolist() == vec.game(i).roles.tolist()
+            swapped = any(
+                e.type is EventType.ROLE_DEALT and e.data.get("swapped") for e in vec.events[i]
+            )
+            if swapped and not vec.rewards[i].any():  # a mid-round change, not a new deal
+                changed += int(now[i].tolist() != before[i].tolist())
+        before = now
+    assert changed >= 1

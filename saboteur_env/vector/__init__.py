@@ -278,6 +278,27 @@ class VectorGame:
             raise ValueError(f"game {int(np.flatnonzero(counts == 0)[0])} has no legal action")
         return cols[starts + (u * counts).astype(np.int64)].astype(np.int64)
 
+    def round_truth(self) -> tuple[np.ndarray, np.ndarray]:
+        """What every game's current round hides from its players: ``(roles int8 (B, n),
+        goal_identity int8 (B, 3))``, each seat's role id (RULES 2.2, 6.2; after any Swap
+        your hats, RULES 6.5) and each goal slot's card (``cards.GOAL_GOLD`` or a stone,
+        RULES 1.2), copies.  For trainers only (a critic that sees the hidden state, the
+        ``--privileged-critic`` of ``saboteur train``): a player's observation must never
+        be built from it.  Cheap on both backends: the array backend reads its arrays
+        without bringing a ``Game`` up to date.
+
+        Raises:
+            RuntimeError: before :meth:`reset`.
+        """
+        if not self._games:
+            raise RuntimeError("call reset(seed) before round_truth()")
+        if self._arrays is not None:
+            return self._arrays.roles.copy(), self._arrays.goal_identity.copy()
+        games = self._games
+        roles = np.array([g.roles for g in games], dtype=np.int8)  # type: ignore[union-attr]
+        goals = np.array([g.board.goal_identity for g in games], dtype=np.int8)  # type: ignore[union-attr]
+        return roles, goals
+
     @property
     def ended_games(self) -> Sequence[Game | None]:
         """Per game, the :class:`~saboteur_env.engine.state.Game` that ended in the last step
