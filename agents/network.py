@@ -189,6 +189,14 @@ class PolicyValueNet(nn.Module):
         self.prior = prior
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits, value, _ = self.forward_features(obs)
+        return logits, value
+
+    def forward_features(
+        self, obs: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`forward`, and the fused features the value and flat heads read (float32
+        ``(B, hidden)``): what a :class:`PrivilegedCritic` adds the hidden state to."""
         b = obs.shape[0]
         c, h, w = self.board_shape
         board = obs[:, self.board_slice[0] : self.board_slice[1]].reshape(b, c, h, w)
@@ -205,7 +213,82 @@ class PolicyValueNet(nn.Module):
         place = cells[:, : self.n_variants].reshape(b, -1)
         rockfall = cells[:, self.n_variants]
         logits = torch.cat([place, rockfall, self.flat_head(zz)], dim=1)
-        return logits, self.value_head(zz).squeeze(1)
+        return logits, self.value_head(zz).squeeze(1), zz
+
+
+class PrivilegedCritic(nn.Module):
+    """A training-only value of the *state*: the policy network's features of the
+    observation (:meth:`PolicyValueNet.forward_features`) plus what the round hides, every
+    seat's role and the goal cards (:meth:`truth_features` of
+    :meth:`~saboteur_env.vector.VectorGame.round_truth`), through a one-hidden-layer MLP
+    whose output is added to the network's own value of the observation (a residual: its last
+    layer starts at 0, so a critic added to a trained network starts at that network's value
+    and does not disturb the first updates).
+
+    Why: in a hidden-role game most of a round's outcome hangs on facts no player sees (who
+    the saboteurs are, where the gold lies); a value of the observation alone leaves that
+    luck in every advantage.  A critic that sees them (an asymmetric actor-critic) takes it
+    out, so PPO's advantages are less noisy; the policy still reads the observation only,
+    and checkpoints hold the policy network alone.
+
+    Args:
+        hidden: the policy network's feature width (its ``hidden``).
+        max_players: rows of the roles block (the ruleset's ``max_players``).
+        n_roles: role ids (the ruleset's ``n_roles``).
+
+    ``forward(features (B, hidden), truth (B, truth_size), value (B,))`` returns the value
+    float32 ``(B,)``: ``value`` (the network's, taken as a constant) plus the MLP's output.
+    """
+
+    def __init__(self, hidden: int, max_players: int, n_roles: int) -> None:
+        super().__init__()
+        self.max_players, self.n_roles = max_players, n_roles
+        self.truth_size = max_players * n_roles + 9
+        self.net = nn.Sequential(
+            nn.Linear(hidden + self.truth_size, hidden), nn.ReLU(), nn.Linear(hidden, 1)
+        )
+        with torch.no_grad():
+            self.net[2].weight.zero_()
+            self.net[2].bias.zero_()
+
+    def truth_features(self, roles: np.ndarray, goals: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """float32 ``(B, truth_size)``: per row, the role one-hot of every seat in play in
+        the order of the observer ``seats[i]`` and the seats after it (as the observation's
+        ``players`` view orders them), padded to ``max_players`` rows, then each goal slot's
+        card one-hot (3 x 3).
+
+        Args:
+            roles: int ``(B, n)`` role ids; goals: int ``(B, 3)`` goal identities (0-2);
+                seats: int ``(B,)`` observers.
+
+        Raises:
+            ValueError: shapes that do not agree, a role outside ``0..n_roles-1`` or a goal
+                identity outside 0-2.
+        """
+        roles, goals, seats = np.asarray(roles), np.asarray(goals), np.asarray(seats)
+        b, n = roles.shape
+        if goals.shape != (b, 3) or seats.shape != (b,) or n > self.max_players:
+            raise ValueError(
+                f"truth_features: roles {roles.shape}, goals {goals.shape} and seats "
+                f"{seats.shape} must be (B, n <= {self.max_players}), (B, 3) and (B,)"
+            )
+        if roles.size and not (0 <= roles.min() and roles.max() < self.n_roles):
+            raise ValueError(f"truth_features: a role outside 0..{self.n_roles - 1}")
+        if goals.size and not (0 <= goals.min() and goals.max() < 3):
+            raise ValueError("truth_features: a goal identity outside 0..2")
+        out = np.zeros((b, self.truth_size), dtype=np.float32)
+        rows = np.arange(b)[:, None]
+        rel = (seats[:, None] + np.arange(n)[None, :]) % n  # relative row -> absolute seat
+        out[rows, np.arange(n)[None, :] * self.n_roles + roles[rows, rel]] = 1
+        base = self.max_players * self.n_roles
+        out[rows, base + np.arange(3)[None, :] * 3 + goals] = 1
+        return out
+
+    def forward(
+        self, features: torch.Tensor, truth: torch.Tensor, value: torch.Tensor
+    ) -> torch.Tensor:
+        x = torch.cat([features, truth.to(features.dtype)], dim=1)
+        return value.detach() + self.net(x).squeeze(1)
 
 
 class AveragedPolicy(nn.Module):

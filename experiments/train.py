@@ -48,7 +48,8 @@ Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iterat
 ``checkpoints/eval_latest.pt`` (the policy of the last evaluation), ``checkpoints/best_dev.pt``
 (the evaluated policy with the best :func:`dev_score`: checkpoint selection on dev deals only,
 DESIGN 9) and ``final.pt`` (+ ``.json``
-metadata; also written when training is stopped with Ctrl-C).  Bad options are usage errors
+metadata; also written when training is stopped with Ctrl-C, or by ``kill`` (SIGTERM) on the
+command line).  Bad options are usage errors
 naming the option and value (:meth:`TrainConfig.problems`), found before anything is trained.
 """
 
@@ -58,6 +59,7 @@ import copy
 import csv
 import json
 import math
+import signal
 import sys
 import threading
 import time
@@ -73,6 +75,7 @@ import saboteur_env
 from saboteur_agents.base import Agent, attach_game, make_agent
 from saboteur_agents.network import (
     PolicyValueNet,
+    PrivilegedCritic,
     add_prior,
     env_spec,
     masked_entropy,
@@ -208,6 +211,9 @@ class Step:
     #: the prior's logits of this decision (``--prior``): legal actions int64 ``(k,)``, float32
     #: ``(k,)``; the update adds them to the network's as the collector did
     prior: tuple[np.ndarray, np.ndarray] | None = None
+    #: ``--privileged-critic``: what the round hid at this decision, float32
+    #: ``(truth_size,)`` (:meth:`PrivilegedCritic.truth_features`), for the critic only
+    truth: np.ndarray | None = None
 
 
 @dataclass
@@ -313,9 +319,13 @@ class Collector:
         pool: OpponentPool,
         rng: np.random.Generator,
         generator: torch.Generator,
+        critic: PrivilegedCritic | None = None,
     ) -> None:
         self.cfg = cfg
         self.net = net
+        #: ``--privileged-critic``: the value of the learning seats' decisions (GAE's
+        #: baseline) comes from it, fed the round's hidden state; the policy never reads it
+        self.critic = critic
         self.pool = pool
         self.rng = rng
         self.gen = generator
@@ -443,7 +453,16 @@ class Collector:
                 priors = [(legal, z.astype(np.float32)) for legal, z in priors]
                 t_agents += time.perf_counter() - ta
             with torch.no_grad():
-                logits, value = net(obs)
+                if key == "current" and self.critic is not None:
+                    logits, value, feats = net.forward_features(obs)
+                    roles, goals = vec.round_truth()
+                    truth = self.critic.truth_features(
+                        roles[idx], goals[idx], np.asarray(seats)[idx]
+                    )
+                    value = self.critic(feats, torch.from_numpy(truth), value)
+                else:
+                    logits, value = net(obs)
+                    truth = None
                 if priors is not None:
                     logits = add_prior(logits, *prior_rows(priors, logits.shape[1]))
                 act, logp = sample_masked(logits, mask, self.gen)
@@ -459,6 +478,8 @@ class Collector:
                     prior = priors[j] if priors is not None else None
                     step = Step(o, mask_all[i].copy(), act_l[j], logp_l[j], value_l[j])
                     step.potential, step.prior = phi, prior
+                    if truth is not None:
+                        step.truth = truth[j]
                     self.trajs[i].record(seats[i], step)
                     learned += 1
         t2 = time.perf_counter()
@@ -522,7 +543,7 @@ def make_batch(
 ) -> dict[str, torch.Tensor]:
     """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
     plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
-    obs, mask, act, logp, adv, ret, val, prior = [], [], [], [], [], [], [], []
+    obs, mask, act, logp, adv, ret, val, prior, truth = [], [], [], [], [], [], [], [], []
     for steps in trajs:
         r = np.array([s.reward for s in steps], dtype=np.float32)
         if shaping:
@@ -539,9 +560,12 @@ def make_batch(
             act.append(s.action)
             logp.append(s.logp)
             prior.append(s.prior)
+            truth.append(s.truth)
     extra = {}
     if prior and prior[0] is not None:  # --prior: every step has one
         extra = dict(zip(("prior_idx", "prior_val"), prior_rows(prior, len(mask[0]))))
+    if truth and truth[0] is not None:  # --privileged-critic: every step has it
+        extra["truth"] = torch.from_numpy(np.stack(truth))
     return {
         **extra,
         "obs": torch.from_numpy(np.stack(obs)),
@@ -560,17 +584,22 @@ def ppo_update(
     batch: dict,
     cfg: TrainConfig,
     rng: np.random.Generator,
+    critic: PrivilegedCritic | None = None,
 ) -> dict[str, float]:
     """``cfg.epochs`` passes of clipped PPO over ``batch``; returns mean losses and stats.
 
     ``cfg.precision == "bf16"`` runs the network's forward pass (and so its backward) under
     bfloat16 autocast: the logits are cast to float32 (they carry bfloat16 rounding), the
-    losses, optimizer and weights are float32."""
+    losses, optimizer and weights are float32.  With ``critic`` (``--privileged-critic``;
+    ``opt`` then holds its parameters too) the value loss is the critic's on ``batch["truth"]``
+    plus the network's own value head's (kept trained on the same returns, so a checkpoint's
+    value still means something); ``state_value_loss`` is the critic's part."""
     n = len(batch["action"])
     bf16 = cfg.precision == "bf16"
-    stats: dict[str, list[float]] = {
-        k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
-    }
+    keys = ["policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac"]
+    if critic is not None:
+        keys.append("state_value_loss")
+    stats: dict[str, list[float]] = {k: [] for k in keys}
     net.train()
     for _ in range(cfg.epochs):
         perm = torch.from_numpy(rng.permutation(n))
@@ -579,7 +608,11 @@ def ppo_update(
             if len(mb) < 2:
                 continue
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
-                logits, value = net(batch["obs"][mb])
+                if critic is not None:
+                    logits, value, feats = net.forward_features(batch["obs"][mb])
+                    state_value = critic(feats, batch["truth"][mb], value).float()
+                else:
+                    logits, value = net(batch["obs"][mb])
             logits, value = logits.float(), value.float()  # losses and softmax in float32
             if "prior_idx" in batch:  # --prior: the policy is the prior plus the network
                 logits = add_prior(logits, batch["prior_idx"][mb], batch["prior_val"][mb])
@@ -592,10 +625,17 @@ def ppo_update(
             ratio = torch.exp(logp - batch["logp"][mb])
             pg = -torch.min(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
             vloss = F.mse_loss(value, batch["ret"][mb])
+            if critic is not None:
+                svloss = F.mse_loss(state_value, batch["ret"][mb])
+                stats["state_value_loss"].append(float(svloss.detach()))
+                vloss = vloss + svloss
             loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
             opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            params = list(net.parameters())
+            if critic is not None:
+                params += list(critic.parameters())
+            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 lr = logp - batch["logp"][mb]
@@ -1017,7 +1057,13 @@ def train(cfg: TrainConfig) -> dict:
         stale.unlink(missing_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
-    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
+    critic = None
+    params = list(net.parameters())
+    if cfg.privileged_critic:
+        rules = game_config.ruleset
+        critic = PrivilegedCritic(int(net.hparams["hidden"]), rules.max_players, rules.n_roles)
+        params += list(critic.parameters())
+    opt = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5)
     pool = pool_of(cfg)
     t_start = time.perf_counter()
     # the wall-clock budget covers the warm start and PPO: no phase starts or goes on past it
@@ -1070,8 +1116,9 @@ def train(cfg: TrainConfig) -> dict:
     # behaviour policy), refreshed after every update, while the learner thread updates
     # ``net`` with its own random stream: results do not depend on the threads' timing
     behave = copy.deepcopy(net).eval() if cfg.overlap else net
+    behave_critic = copy.deepcopy(critic) if cfg.overlap and critic is not None else critic
     update_rng = np.random.default_rng([cfg.seed, 1]) if cfg.overlap else rng
-    collector = Collector(cfg, behave, pool, rng, gen)
+    collector = Collector(cfg, behave, pool, rng, gen, behave_critic)
     logs = _Logs(out)
     bar = _progress(cfg)
     it = 0
@@ -1199,7 +1246,7 @@ def train(cfg: TrainConfig) -> dict:
         """The PPO update on ``collected``'s batch; its stats, time or error into ``box``."""
         t = time.perf_counter()
         try:
-            box["stats"] = ppo_update(net, opt, collected["batch"], cfg, update_rng)
+            box["stats"] = ppo_update(net, opt, collected["batch"], cfg, update_rng, critic)
         except BaseException as err:  # raised again in the main thread
             box["error"] = err
         box["stats_s"] = time.perf_counter() - t
@@ -1265,6 +1312,8 @@ def train(cfg: TrainConfig) -> dict:
                 if collected is None:
                     break
                 behave.load_state_dict(net.state_dict())  # the next batch's policy
+                if behave_critic is not None and critic is not None:
+                    behave_critic.load_state_dict(critic.state_dict())
                 pending = collected
     except KeyboardInterrupt:  # Ctrl-C: keep what was learned
         interrupted = True
@@ -1395,6 +1444,10 @@ def _win_text(row: dict) -> str:
     )
 
 
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--evaluate" in argv:
@@ -1431,6 +1484,9 @@ def main(argv=None) -> None:
             Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
         return
     cfg = parse_args(argv)
+    # `kill PID` (SIGTERM) stops a run as Ctrl-C does, final.pt included: a job started in the
+    # background of a non-interactive shell ignores SIGINT, so Ctrl-C cannot reach it
+    signal.signal(signal.SIGTERM, _interrupt)
     res = train(cfg)
     last = res["last"]
     print(f"checkpoint: {res['checkpoint']}" + (" (interrupted)" if res["interrupted"] else ""))

@@ -64,6 +64,7 @@ class TrainConfig:
     init: str = ""  # checkpoint to start from
     prior: str = ""  # an agent whose logits the policy adds to the network's (a residual)
     learner_role: str = ""  # a role name: the learning seat always holds it ('' = any role)
+    privileged_critic: bool = False  # GAE's baseline from a critic that sees the hidden roles
 
     def game_config(self) -> GameConfig:
         return GameConfig(
@@ -211,7 +212,8 @@ HELP = {
     "batched inference",
     "steps_per_iter": "learning decisions in finished games per PPO update (at least)",
     "iterations": "stop after this many iterations (0 = no limit; with --minutes and "
-    "--total-decisions also 0, training runs until Ctrl-C, which saves final.pt)",
+    "--total-decisions also 0, training runs until Ctrl-C or `kill` (SIGTERM), either of which "
+    "saves final.pt)",
     "minutes": "stop after this wall-clock budget, warm start and the final evaluation included "
     "(the last evaluation's duration is kept back for it; 0 = none)",
     "total_decisions": "stop after this many learning decisions (0 = none)",
@@ -270,6 +272,11 @@ HELP = {
     "are learned from (the behaviour-cloning warm start without --init still fits every "
     "role's), and the in-training evaluations probe that role only ('' = every role; needs "
     "--rounds 1 and a game whose roles stay fixed during a round: the base game)",
+    "privileged_critic": "an asymmetric actor-critic: the advantages' baseline is a critic "
+    "that also sees what the round hides (every seat's role, the goal cards; "
+    "VectorGame.round_truth), a residual on the network's own value; the policy still reads "
+    "the observation only, and checkpoints hold the policy network alone (the critic is "
+    "training-only and starts anew with --init)",
 }
 
 

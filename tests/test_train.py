@@ -529,6 +529,44 @@ def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
     assert len(list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))) == 1
 
 
+def test_kill_stops_a_background_run_and_still_writes_the_final_checkpoint(tmp_path):
+    """A run started in the background of a non-interactive shell ignores SIGINT, so Ctrl-C
+    cannot stop it: ``kill`` (SIGTERM) stops ``saboteur train`` as Ctrl-C does."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    argv = [
+        "train", "--num-envs", "2", "--steps-per-iter", "16", "--epochs", "1",
+        "--minibatch", "16", "--channels", "8", "--hidden", "32", "--conv-layers", "2",
+        "--eval-every", "0", "--checkpoint-every", "0", "--bc-decisions", "0",
+        "--pool-heuristic", "0", "--no-progress", "--out", str(out),
+    ]  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "saboteur_experiments.cli", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),  # as in the background
+    )
+    try:
+        for _ in range(600):  # until an iteration is logged (at most a minute)
+            if (out / "metrics.csv").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, stderr
+    assert "(interrupted)" in stdout and "interrupted in iteration" in stderr
+    _, meta = load_checkpoint(out / "final.pt")
+    assert meta["interrupted"] is True and meta["iteration"] >= 1
+
+
 def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys):
     """--evaluate played 1-round games whatever the checkpoint was trained on; now the
     checkpoint's round count by default (--rounds overrides; round 1 is probed), and a --json
@@ -1258,3 +1296,89 @@ def test_the_collector_plays_on_the_array_backend_unless_a_search_agent_reads_th
     searching = OpponentPool({"current": 1.0, "search": 0.5}, heuristic_available=True)
     col = Collector(cfg, tiny(cfg), searching, np.random.default_rng(0), torch.Generator())
     assert col.vec.backend == "engine"
+
+
+def test_truth_features_lay_out_the_hidden_roles_from_the_observer_and_the_goal_cards():
+    """``PrivilegedCritic.truth_features``: role one-hots in the observer's order (the seat,
+    then the seats after it), padded to max_players rows, then 3 x 3 goal-card one-hots."""
+    from saboteur_agents.network import PrivilegedCritic
+
+    c = PrivilegedCritic(hidden=4, max_players=10, n_roles=2)
+    assert c.truth_size == 29
+    got = c.truth_features(np.array([[0, 1, 1]]), np.array([[2, 0, 1]]), np.array([1]))
+    # seat 1 observes: rows seat 1 (role 1), seat 2 (role 1), seat 0 (role 0)
+    assert np.flatnonzero(got[0]).tolist() == [1, 3, 4, 20 + 2, 20 + 3, 20 + 6 + 1]
+    assert got.dtype == np.float32 and got.sum() == 6
+    with pytest.raises(ValueError, match="a role outside 0..1"):
+        c.truth_features(np.array([[0, 2, 1]]), np.array([[2, 0, 1]]), np.array([1]))
+    with pytest.raises(ValueError, match="goal identity outside"):
+        c.truth_features(np.array([[0, 1, 1]]), np.array([[3, 0, 1]]), np.array([1]))
+    with pytest.raises(ValueError, match="must be"):
+        c.truth_features(np.zeros((1, 11), int), np.array([[2, 0, 1]]), np.array([1]))
+
+
+def test_a_privileged_critic_changes_the_baseline_only(tmp_path):
+    """--privileged-critic: the collector plays exactly the same actions and observations as
+    without it (the policy never reads the hidden state), each learning step keeps the
+    truth of its round, the critic starts at the network's own value (a zero residual), and
+    a run trains it with finite losses and writes the policy network alone."""
+    from saboteur_agents.network import PrivilegedCritic
+
+    cfg = TrainConfig(
+        num_envs=3, pool_current=0.5, pool_snapshots=0, pool_heuristic=0.0, pool_random=0.5
+    )
+    from saboteur_env.encoding.observation import ObservationEncoder
+
+    rules = cfg.game_config().ruleset
+    role = {v.name: v for v in ObservationEncoder(cfg.game_config()).spec()}["role"]
+    critic = PrivilegedCritic(32, rules.max_players, rules.n_roles)
+    cols = [
+        Collector(
+            cfg,
+            tiny(cfg),
+            OpponentPool({"current": 0.5, "random": 0.5}, False),
+            np.random.default_rng(8),
+            torch.Generator().manual_seed(2),
+            critic=c,
+        )
+        for c in (None, critic)
+    ]
+    for _ in range(40):
+        for col in cols:
+            col.tick()
+    # every learning step so far: in finished games, then in the games still running
+    plain, priv = (
+        [s for t in col.finished for s in t]
+        + [s for tr in col.trajs for st in tr.steps.values() for s in st]
+        for col in cols
+    )
+    assert len(plain) == len(priv) > 20
+    for a, b in zip(plain, priv):
+        assert a.action == b.action and np.array_equal(a.obs, b.obs)
+        assert a.value == pytest.approx(b.value, abs=1e-6)  # the zero residual
+        assert a.truth is None and b.truth.shape == (critic.truth_size,)
+        assert b.truth[: rules.max_players * rules.n_roles].sum() == cfg.num_players
+        # its first row is the observer's own role, as the observation's role view says
+        assert b.truth[: rules.n_roles].tolist() == b.obs[role.offset : role.offset + 2].tolist()
+    run = replace(
+        cfg,
+        steps_per_iter=60,
+        iterations=2,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        bc_decisions=0,
+        eval_every=0,
+        checkpoint_every=0,
+        progress=False,
+        privileged_critic=True,
+        out=str(tmp_path / "run"),
+    )
+    res = train(run)
+    rows = list(csv.DictReader(open(Path(res["out"]) / "metrics.csv")))
+    assert all(math.isfinite(float(r["state_value_loss"])) for r in rows)
+    net, meta = load_checkpoint(res["checkpoint"])
+    assert meta["train_config"]["privileged_critic"] is True
+    assert set(net.state_dict()) == set(tiny(cfg).state_dict())  # no critic weights
