@@ -26,6 +26,7 @@ How it plays:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 import numpy as np
 
@@ -76,6 +77,30 @@ from .strategy import LATEST, STYLES, TACTICS, RolePlay, game_play
 
 #: the broken-tool columns of a ``players`` row (pick, lantern, cart)
 _TOOLS = slice(PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_CART + 1)
+
+
+@lru_cache(maxsize=16)
+def _config_tables(config: GameConfig) -> tuple:
+    """What an agent reads about ``config`` and never changes: the game's play tables, the
+    codec, the encoder (its views and phase only), the placement rows, the fit table, and per
+    role id its :class:`RolePlay` and enemy row.  Made once per configuration and shared:
+    a trainer makes new agents for every game, and building these took about 8% of a
+    heuristic seat's time there."""
+    rules = config.ruleset
+    gameplay = game_play(rules)
+    codec = Codec(config)
+    plays = tuple(gameplay.roles[r] for r in rules.roles)
+    fit = fit_table(rules.variants, rules.deck)
+    fit.flags.writeable = False  # shared by every agent of the configuration
+    return (
+        gameplay,
+        codec,
+        ObservationEncoder(config),
+        PlacementRows(codec),
+        fit,
+        plays,
+        tuple(p.enemy_row(rules.roles) for p in plays),
+    )
 
 
 class HeuristicAgent(Agent):
@@ -132,14 +157,15 @@ class HeuristicAgent(Agent):
             self.style = self.tactics.style_for(config.num_players)
         if self._config != config:
             self._config = config
-            self.gameplay = game_play(self.rules)
-            self.codec = Codec(config)
-            self.encoder = ObservationEncoder(config)
-            self.rows = PlacementRows(self.codec)
-            self.fit = fit_table(self.rules.variants, self.rules.deck)
-            #: role id -> RolePlay, and its enemy row in role-id order
-            self._plays = [self.gameplay.roles[r] for r in self.rules.roles]
-            self._enemy_rows = [p.enemy_row(self.rules.roles) for p in self._plays]
+            (
+                self.gameplay,
+                self.codec,
+                self.encoder,
+                self.rows,
+                self.fit,
+                self._plays,
+                self._enemy_rows,
+            ) = _config_tables(config)
         self.n = config.num_players
         self.beliefs: RoleBelief = self.gameplay.belief(config, seat)
         self._fed: list = []
