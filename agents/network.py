@@ -287,7 +287,9 @@ class PrivilegedCritic(nn.Module):
     def forward(
         self, features: torch.Tensor, truth: torch.Tensor, value: torch.Tensor
     ) -> torch.Tensor:
-        x = torch.cat([features, truth.to(features.dtype)], dim=1)
+        # the network's features and value are inputs, not trained through the critic: a
+        # trunk trained to predict outcomes from hidden roles fits its batches' luck
+        x = torch.cat([features.detach(), truth.to(features.dtype)], dim=1)
         return value.detach() + self.net(x).squeeze(1)
 
 

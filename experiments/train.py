@@ -544,6 +544,7 @@ def make_batch(
     """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
     plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
     obs, mask, act, logp, adv, ret, val, prior, truth = [], [], [], [], [], [], [], [], []
+    ret_mc = []  # --privileged-critic: the critic's targets
     for steps in trajs:
         r = np.array([s.reward for s in steps], dtype=np.float32)
         if shaping:
@@ -554,6 +555,8 @@ def make_batch(
         adv.append(a)
         ret.append(rt)
         val.append(v)
+        if steps[0].truth is not None:
+            ret_mc.append(gae(r, v, gamma, 1.0)[1])  # the discounted return, no bootstrap
         for s in steps:
             obs.append(s.obs)
             mask.append(s.mask)
@@ -566,6 +569,7 @@ def make_batch(
         extra = dict(zip(("prior_idx", "prior_val"), prior_rows(prior, len(mask[0]))))
     if truth and truth[0] is not None:  # --privileged-critic: every step has it
         extra["truth"] = torch.from_numpy(np.stack(truth))
+        extra["ret_mc"] = torch.from_numpy(np.concatenate(ret_mc))
     return {
         **extra,
         "obs": torch.from_numpy(np.stack(obs)),
@@ -592,8 +596,13 @@ def ppo_update(
     bfloat16 autocast: the logits are cast to float32 (they carry bfloat16 rounding), the
     losses, optimizer and weights are float32.  With ``critic`` (``--privileged-critic``;
     ``opt`` then holds its parameters too) the value loss is the critic's on ``batch["truth"]``
-    plus the network's own value head's (kept trained on the same returns, so a checkpoint's
-    value still means something); ``state_value_loss`` is the critic's part."""
+    plus the network's own value head's (kept trained on the GAE returns as without it, so a
+    checkpoint's value still means something); ``state_value_loss`` is the critic's part.  The
+    critic's targets are the discounted returns without bootstrapping (``batch["ret_mc"]``):
+    a bootstrapped target would be built from values that do not yet know the hidden roles,
+    and the roles' effect, which only the round's end reveals, would reach the early
+    decisions' values slowly (measured: a critic fitted to GAE returns barely beat the
+    observation's value on held-out outcomes, one fitted to these did)."""
     n = len(batch["action"])
     bf16 = cfg.precision == "bf16"
     keys = ["policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac"]
@@ -626,16 +635,15 @@ def ppo_update(
             pg = -torch.min(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
             vloss = F.mse_loss(value, batch["ret"][mb])
             if critic is not None:
-                svloss = F.mse_loss(state_value, batch["ret"][mb])
+                svloss = F.mse_loss(state_value, batch["ret_mc"][mb])
                 stats["state_value_loss"].append(float(svloss.detach()))
                 vloss = vloss + svloss
             loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
             opt.zero_grad()
             loss.backward()
-            params = list(net.parameters())
-            if critic is not None:
-                params += list(critic.parameters())
-            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            if critic is not None:  # its own norm: its gradients do not shrink the policy's
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 lr = logp - batch["logp"][mb]
@@ -1058,12 +1066,13 @@ def train(cfg: TrainConfig) -> dict:
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     critic = None
-    params = list(net.parameters())
+    groups = [{"params": list(net.parameters()), "lr": cfg.lr}]
     if cfg.privileged_critic:
         rules = game_config.ruleset
         critic = PrivilegedCritic(int(net.hparams["hidden"]), rules.max_players, rules.n_roles)
-        params += list(critic.parameters())
-    opt = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5)
+        # a new critic beside a trained network: it learns at its own rate
+        groups.append({"params": list(critic.parameters()), "lr": cfg.critic_lr})
+    opt = torch.optim.Adam(groups, lr=cfg.lr, eps=1e-5)
     pool = pool_of(cfg)
     t_start = time.perf_counter()
     # the wall-clock budget covers the warm start and PPO: no phase starts or goes on past it

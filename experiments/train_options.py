@@ -65,6 +65,7 @@ class TrainConfig:
     prior: str = ""  # an agent whose logits the policy adds to the network's (a residual)
     learner_role: str = ""  # a role name: the learning seat always holds it ('' = any role)
     privileged_critic: bool = False  # GAE's baseline from a critic that sees the hidden roles
+    critic_lr: float = 1e-3  # the privileged critic's learning rate (Adam)
 
     def game_config(self) -> GameConfig:
         return GameConfig(
@@ -133,7 +134,7 @@ class TrainConfig:
             "pool_search",
         ):
             need(number(name) >= 0, name, "must be a number >= 0")
-        for name in ("lr", "bc_lr", "clip", "max_grad_norm"):
+        for name in ("lr", "bc_lr", "critic_lr", "clip", "max_grad_norm"):
             need(number(name) > 0, name, "must be a number > 0")
         for name in ("gamma", "gae_lambda"):
             need(0 <= number(name) <= 1, name, "must be in [0, 1]")
@@ -277,6 +278,7 @@ HELP = {
     "VectorGame.round_truth), a residual on the network's own value; the policy still reads "
     "the observation only, and checkpoints hold the policy network alone (the critic is "
     "training-only and starts anew with --init)",
+    "critic_lr": "the privileged critic's learning rate (Adam; --privileged-critic)",
 }
 
 
