@@ -1382,3 +1382,25 @@ def test_a_privileged_critic_changes_the_baseline_only(tmp_path):
     net, meta = load_checkpoint(res["checkpoint"])
     assert meta["train_config"]["privileged_critic"] is True
     assert set(net.state_dict()) == set(tiny(cfg).state_dict())  # no critic weights
+
+
+def test_the_privileged_critics_targets_are_the_discounted_returns():
+    """With the truth of a round in its steps, a batch carries the critic's targets: the
+    discounted sum of the rewards from each step on (no bootstrap from the values), beside
+    the GAE returns of the network's own value; bad --critic-lr values name the option."""
+    from saboteur_experiments.train import Step, make_batch
+
+    steps = [
+        Step(np.zeros(2, np.float32), np.ones(2, bool), 0, 0.0, value, truth=np.ones(3, np.float32))
+        for value in (0.5, -0.2, 0.9)
+    ]
+    steps[-1].reward = 1.0
+    steps[0].reward = 0.5
+    b = make_batch([steps], gamma=0.9, lam=0.95)
+    assert b["ret_mc"].tolist() == pytest.approx([0.5 + 0.81, 0.9, 1.0])
+    assert b["truth"].shape == (3, 3)
+    _, ret = gae(np.array([0.5, 0, 1.0]), np.array([0.5, -0.2, 0.9]), 0.9, 0.95)
+    assert b["ret"].tolist() == pytest.approx(ret.tolist())
+    plain = [Step(s.obs, s.mask, 0, 0.0, s.value, s.reward) for s in steps]
+    assert "ret_mc" not in make_batch([plain], gamma=0.9, lam=0.95)
+    assert TrainConfig(critic_lr=0).problems() == ["--critic-lr 0: must be a number > 0"]
