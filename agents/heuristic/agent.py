@@ -83,7 +83,9 @@ _TOOLS = slice(PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_CART + 1)
 def _config_tables(config: GameConfig) -> tuple:
     """What an agent reads about ``config`` and never changes: the game's play tables, the
     codec, the encoder (its views and phase only), the placement rows, the fit table, and per
-    role id its :class:`RolePlay` and enemy row.  Made once per configuration and shared:
+    role id its :class:`RolePlay` and enemy row, and the normal turn's offered families with
+    their codec blocks (``(family, offset)`` pairs, and the blocks' ``[start, end)`` edges,
+    int64 ``(2 * families,)``).  Made once per configuration and shared:
     a trainer makes new agents for every game, and building these took about 8% of a
     heuristic seat's time there."""
     rules = config.ruleset
@@ -92,6 +94,10 @@ def _config_tables(config: GameConfig) -> tuple:
     plays = tuple(gameplay.roles[r] for r in rules.roles)
     fit = fit_table(rules.variants, rules.deck)
     fit.flags.writeable = False  # shared by every agent of the configuration
+    families = [f for f in FAMILIES_OF_PHASE[Phase.TURN] if rules.offers(f)]
+    blocks = [codec.blocks[f] for f in families]
+    edges = np.array([e for off, size in blocks for e in (off, off + size)], dtype=np.int64)
+    edges.flags.writeable = False
     return (
         gameplay,
         codec,
@@ -100,7 +106,26 @@ def _config_tables(config: GameConfig) -> tuple:
         fit,
         plays,
         tuple(p.enemy_row(rules.roles) for p in plays),
+        tuple((f, off) for f, (off, _) in zip(families, blocks)),
+        edges,
     )
+
+
+def _goal_p(ident: np.ndarray) -> np.ndarray:
+    """float64 ``(3,)``: :meth:`HeuristicAgent._p_from` (uncached)."""
+    if (ident == 0).any():
+        return (ident == 0).astype(float)
+    unknown = ident < 0
+    if not unknown.any():
+        return np.full(3, 1 / 3)
+    return unknown / unknown.sum()
+
+
+#: :func:`_goal_p` per goal identities' bytes (at most 4 ** 3 of them)
+_GOAL_P: dict[bytes, np.ndarray] = {}
+#: float64 ``(3, 3)``: row ``g`` all the weight on goal ``g`` (a mapper's hint)
+_ONE_GOAL = np.eye(3)
+_ONE_GOAL.flags.writeable = False
 
 
 class HeuristicAgent(Agent):
@@ -165,6 +190,8 @@ class HeuristicAgent(Agent):
                 self.fit,
                 self._plays,
                 self._enemy_rows,
+                self._turn_blocks,
+                self._turn_edges,
             ) = _config_tables(config)
         self.n = config.num_players
         self.beliefs: RoleBelief = self.gameplay.belief(config, seat)
@@ -236,14 +263,14 @@ class HeuristicAgent(Agent):
     # --- goal probabilities ------------------------------------------------------------
     @staticmethod
     def _p_from(ident: np.ndarray) -> np.ndarray:
-        """float64 ``(3,)``: P(gold) per goal slot given known identities (-1 unknown, 0
-        gold, 1-2 stone)."""
-        if (ident == 0).any():
-            return (ident == 0).astype(float)
-        unknown = ident < 0
-        if not unknown.any():
-            return np.full(3, 1 / 3)
-        return unknown / unknown.sum()
+        """float64 ``(3,)``, read-only: P(gold) per goal slot given known identities (int64
+        ``(3,)``: -1 unknown, 0 gold, 1-2 stone)."""
+        key = ident.tobytes()
+        p = _GOAL_P.get(key)
+        if p is None:
+            p = _GOAL_P[key] = _goal_p(ident)
+            p.flags.writeable = False  # shared by every agent
+        return p
 
     def _p_mine(self) -> np.ndarray:
         p = self._p_from(self.known)
@@ -310,9 +337,9 @@ class HeuristicAgent(Agent):
         for g in range(3):
             if seat not in self.mapped_by[g] or self.known[g] >= 0:
                 continue
-            towards = placement_progress(self.maze, np.eye(3)[g], var, x, y)
+            towards = placement_progress(self.maze, _ONE_GOAL[g], var, x, y)
             others = [
-                placement_progress(self.maze, np.eye(3)[h], var, x, y)
+                placement_progress(self.maze, _ONE_GOAL[h], var, x, y)
                 for h in range(3)
                 if h != g and self.public[h] < 0
             ]
@@ -609,13 +636,12 @@ class HeuristicAgent(Agent):
         """A normal turn: a score per legal action from its family's scorer (RULES 3, 6.7)."""
         d = self._decision(V)
         scores = np.full(len(legal), -np.inf)
-        for family in FAMILIES_OF_PHASE[Phase.TURN]:
-            if not self.rules.offers(family):
-                continue
-            off, size = self.codec.blocks[family]
-            sel = (legal >= off) & (legal < off + size)
-            if sel.any():
-                scores[sel] = TURN_SCORERS[family](d, legal[sel] - off)
+        # legal is ascending (the mask's flatnonzero): each family's actions are one slice
+        cut = np.searchsorted(legal, self._turn_edges).tolist()
+        for j, (family, off) in enumerate(self._turn_blocks):
+            lo, hi = cut[2 * j], cut[2 * j + 1]
+            if lo < hi:
+                scores[lo:hi] = TURN_SCORERS[family](d, legal[lo:hi] - off)
         return scores + 1e-6 * self.rng.random(len(scores))
 
 

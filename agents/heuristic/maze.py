@@ -166,6 +166,8 @@ class Maze:
         self._goals = np.array(self.goal_idx, dtype=np.int64)
         self.start_idx = self.idx(*START_CELL)
         self._dist: np.ndarray | None = None
+        #: the maze's :class:`Analysis` (:func:`analyse`), cached until a change
+        self._analysis: Analysis | None = None
 
     def idx(self, x: int, y: int) -> int:
         """Flat padded index of cell ``(x, y)``."""
@@ -189,6 +191,7 @@ class Maze:
 
     def _changed(self) -> None:
         self._dist = None
+        self._analysis = None
         self.recompute()
 
     @classmethod
@@ -480,10 +483,13 @@ class Analysis:
             goal and how many frontier cells have it.
     """
 
-    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2", "cnt2")
+    __slots__ = ("dist", "fc", "frontier", "m1", "cnt1", "m2", "cnt2", "progress")
 
     def __init__(self, maze: Maze, dist: np.ndarray | None = None) -> None:
         self.dist = maze.distances() if dist is None else dist
+        #: :func:`placement_progress` per ``(variant, cell, goal weights' bytes)``: every agent
+        #: of a game judges each public placement on the same maze
+        self.progress: dict[tuple[int, int, bytes], float] = {}
         self.fc = maze.facing_conn()
         self.frontier = (maze.occ == EMPTY) & (self.fc != 0)
         fidx = np.flatnonzero(self.frontier)
@@ -505,13 +511,18 @@ _ANALYSIS_CACHE: dict = {}
 
 
 def analyse(maze: Maze) -> Analysis:
-    """The :class:`Analysis` of ``maze``, cached by its occupancy and connections."""
+    """The :class:`Analysis` of ``maze``, cached by its occupancy and connections (and on the
+    maze until it changes)."""
+    a = maze._analysis
+    if a is not None:
+        return a
     key = (maze.window, maze.occ.tobytes(), maze.conn.tobytes())
     a = _ANALYSIS_CACHE.get(key)
     if a is None:
         if len(_ANALYSIS_CACHE) >= CACHE_ENTRIES:
             _ANALYSIS_CACHE.clear()
         a = _ANALYSIS_CACHE[key] = Analysis(maze)
+    maze._analysis = a
     return a
 
 
@@ -756,14 +767,23 @@ def dist_after_removal(dist: np.ndarray, maze: Maze, i: int) -> np.ndarray:
 
 def placement_progress(maze: Maze, p: np.ndarray, var: int, x: int, y: int) -> float:
     """Progress (drop of ``V`` for goal weights ``p``, plus :data:`WIN_BONUS` per unit of gold
-    probability reached) of placing variant ``var`` on ``(x, y)`` (RULES 3.1, 4.2)."""
-    ev = Evaluation(maze, p)
-    D, C, reached = ev.place(
-        np.array([VARIANTS[var].openings]),
-        np.array([bool(VARIANT_THROUGH[var])]),
-        np.array([maze.idx(x, y)]),
-    )
-    return float(ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum())
+    probability reached) of placing variant ``var`` on ``(x, y)`` (RULES 3.1, 4.2).  Cached in
+    the maze's :class:`Analysis` (the what-if needs only its occupancy and connections)."""
+    a = analyse(maze)
+    i = maze.idx(x, y)
+    key = (var, i, p.tobytes())
+    prog = a.progress.get(key)
+    if prog is None:
+        ev = Evaluation(maze, p, a)
+        D, C, reached = ev.place(
+            np.array([VARIANTS[var].openings]),
+            np.array([bool(VARIANT_THROUGH[var])]),
+            np.array([i]),
+        )
+        prog = a.progress[key] = float(
+            ev.V - ev.value(D, C)[0] + WIN_BONUS * (p * reached[:, 0]).sum()
+        )
+    return prog
 
 
 def removal_progress(maze: Maze, p: np.ndarray, x: int, y: int) -> tuple[float, bool]:
