@@ -21,8 +21,9 @@ from saboteur_env import raw_env
 pytest.importorskip("numba")
 
 
-def _play(expansion: bool, seeds: range, n: int = 5) -> list[int]:
-    """The heuristic's actions in games of ``n`` heuristic players, one list for all games."""
+def _play(expansion: bool, seeds: range, n: int = 5, seen=None) -> list[int]:
+    """The heuristic's actions in games of ``n`` heuristic players, one list for all games;
+    ``seen(agent, observation)`` is called at each decision."""
     env = raw_env(num_players=n, expansion=expansion)
     actions: list[int] = []
     for seed in seeds:
@@ -36,6 +37,8 @@ def _play(expansion: bool, seeds: range, n: int = 5) -> list[int]:
             if term or trunc:
                 env.step(None)
                 continue
+            if seen is not None:
+                seen(agents[a], obs["observation"])
             act = agents[a].act(obs["observation"], obs["action_mask"], info)
             actions.append(act)
             env.step(act)
@@ -99,6 +102,7 @@ def test_every_kernel_call_in_play_equals_the_numpy_code(monkeypatch, expansion)
         (maze.Evaluation, "place"),
         (maze.Evaluation, "_front_values"),
         (maze.Evaluation, "value"),
+        (maze, "front_ranks"),
     ]:
         monkeypatch.setattr(cls, name, checked(name, getattr(cls, name)))
 
@@ -116,6 +120,7 @@ def test_every_kernel_call_in_play_equals_the_numpy_code(monkeypatch, expansion)
     _play(expansion, range(3100, 3103))
     # the calls were made, many times (each name is a kernel the play used)
     expected = {"recompute", "distances", "facing_conn", "neighbour_sides", "place", "value"}
+    expected.add("front_ranks")
     expected.add("_front_values")  # the scarcity costs of heuristic v2
     assert expected <= set(calls), calls
     assert calls["place"] > 100 and calls["distances"] > 20, calls
@@ -130,6 +135,29 @@ def test_whole_games_play_the_same_with_the_kernels_on_and_off(monkeypatch, expa
     maze._ANALYSIS_CACHE.clear()
     assert _play(expansion, seeds) == with_kernels
     assert len(with_kernels) > 100
+
+
+@pytest.mark.parametrize("expansion", [False, True])
+def test_reading_the_board_equals_the_numpy_code(expansion):
+    cls = maze.SegmentMaze if expansion else maze.Maze
+    options = [{"block": b} for b in (0, 1, 2)] if expansion else [{}]
+    read = []
+
+    def seen(agent, observation):
+        board = agent.encoder.views(observation)["board"]
+        for kw in options:
+            fast = cls.from_view(agent.config.board_window, board, **kw)
+            kernels.ENABLED = False
+            try:
+                slow = cls.from_view(agent.config.board_window, board, **kw)
+            finally:
+                kernels.ENABLED = True
+            for name in cls.ARRAYS:
+                _same(getattr(fast, name), getattr(slow, name), name)
+        read.append(1)
+
+    _play(expansion, range(3300, 3302), seen=seen)
+    assert len(read) > 100
 
 
 def test_saboteur_numba_0_turns_the_kernels_off():

@@ -302,10 +302,9 @@ class HeuristicAgent(Agent):
         for e in events:
             if not e.seen_by(self.seat):
                 continue  # never ours to see (defensive: the env routes only ours)
-            try:
-                handler = _EVENT_HANDLERS.get(EventType(e.type))
-            except ValueError:  # not an engine event type
-                continue
+            # a str enum hashes as its value: a raw type string finds its handler too, and one
+            # that is not an engine event type finds none
+            handler = _EVENT_HANDLERS.get(e.type)
             if handler is not None:
                 handler(self, e)
             if e.type in _MAZE_EVENTS and self.tactics.scarcity_stall:
@@ -333,7 +332,6 @@ class HeuristicAgent(Agent):
     def _read_mapper(self, seat: int, var: int, x: int, y: int) -> None:
         """A trusted mapper's placement that digs towards the goal it mapped, and away from the
         others, hints that the goal hides the gold."""
-        trust = 1.0 - float(self._q()[seat])
         for g in range(3):
             if seat not in self.mapped_by[g] or self.known[g] >= 0:
                 continue
@@ -344,7 +342,7 @@ class HeuristicAgent(Agent):
                 if h != g and self.public[h] < 0
             ]
             if towards > 0.5 and max(others, default=0.0) <= 0.0:
-                self.hint[g] += 0.7 * trust
+                self.hint[g] += 0.7 * (1.0 - float(self._q()[seat]))
 
     def _on_map_result(self, e: Event) -> None:
         self.known[e.data["goal"]] = int(e.data["identity"])

@@ -102,10 +102,16 @@ def exact_prior_belief(config: GameConfig, seat: int, my_role: int) -> np.ndarra
 
 
 # --- evidence -------------------------------------------------------------------------------
+def _clip(x: float, lo: float, hi: float) -> float:
+    """``x`` clipped to ``[lo, hi]`` as a float (``np.clip``'s value, without its call cost
+    on a scalar)."""
+    return float(min(max(x, lo), hi))
+
+
 def placement_evidence(progress: float, dead_end: bool) -> float:
     """Saboteur log-likelihood ratio of a path card placed with ``progress`` tunnel steps
     (RULES 3.1): harm is suspicious, a dead end more so."""
-    ev = -EV_PROGRESS * float(np.clip(progress, -3.0, 2.0))
+    ev = -EV_PROGRESS * _clip(progress, -3.0, 2.0)
     if dead_end:
         ev += EV_DEAD_END * (1.0 if progress < 0 else 0.3)
     return ev
@@ -114,7 +120,7 @@ def placement_evidence(progress: float, dead_end: bool) -> float:
 def rockfall_evidence(progress: float, removed_dead_end: bool) -> float:
     """Saboteur log-likelihood ratio of a rockfall with ``progress`` (RULES 3.4); clearing a
     dead end is honest."""
-    ev = -EV_PROGRESS * float(np.clip(progress, -3.0, 2.0))
+    ev = -EV_PROGRESS * _clip(progress, -3.0, 2.0)
     return ev - (0.5 if removed_dead_end else 0.0)
 
 
@@ -182,7 +188,7 @@ class RoleBelief:
     def add(self, seat: int, llr: float, role: int | None = None) -> None:
         """Add evidence ``llr`` for ``role`` (default: the saboteur) to ``seat``'s row."""
         r = self.rules.saboteur if role is None else role
-        self.L[seat, r] = float(np.clip(self.L[seat, r] + llr, -LLR_CLIP, LLR_CLIP))
+        self.L[seat, r] = _clip(self.L[seat, r] + llr, -LLR_CLIP, LLR_CLIP)
 
     def inspect(self, seat: int, role: int) -> None:
         """The observer saw ``seat``'s dwarf card (RULES 6.5 Inspection)."""
@@ -229,17 +235,27 @@ class AssignmentBelief(RoleBelief):
             raise ValueError(f"AssignmentBelief needs two roles, not {config.ruleset.roles}")
         super().__init__(config, seat)
         self.honest_role = 1 - self.rules.saboteur
+        #: the other seats, clockwise from the observer's
+        self._others = [(seat + 1 + i) % self.n for i in range(self.n - 1)]
+        #: own role -> ``(combos, log prior)`` (hashing the config per posterior cost more
+        #: than the posterior's arithmetic)
+        self._log_priors: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def _posterior(self) -> np.ndarray:
         sab = self.rules.saboteur
         role = self.honest_role if self.role is None else self.role
-        key = (self.config, role)
-        if key not in _PRIORS:
-            _PRIORS[key] = role_assignment_prior(self.config, role)
-        combos, prior = _PRIORS[key]
-        others = [(self.seat + 1 + i) % self.n for i in range(self.n - 1)]
-        llr = np.clip(self.L[others, sab], -LLR_CLIP, LLR_CLIP)
-        logw = np.log(prior) + combos @ llr
+        cached = self._log_priors.get(role)
+        if cached is None:
+            key = (self.config, role)
+            if key not in _PRIORS:
+                _PRIORS[key] = role_assignment_prior(self.config, role)
+            combos, prior = _PRIORS[key]
+            cached = self._log_priors[role] = (combos, np.log(prior))
+        combos, log_prior = cached
+        others = self._others
+        # minimum/maximum rather than np.clip: the same values at a fraction of the call cost
+        llr = np.minimum(np.maximum(self.L[others, sab], -LLR_CLIP), LLR_CLIP)
+        logw = log_prior + combos @ llr
         w = np.exp(logw - logw.max())
         w /= w.sum()
         q = w @ combos

@@ -50,6 +50,9 @@ front_value: Any
 place: Any
 front_values: Any
 value: Any
+read_board: Any
+front_ranks: Any
+read_segments: Any
 
 
 def __getattr__(name: str) -> Any:
@@ -221,6 +224,69 @@ def _py_neighbour_sides(
         opening[i] = mo
         wall[i] = mw
     return opening, wall
+
+
+@_kernel
+def _py_read_board(
+    board: np.ndarray,
+    chans: np.ndarray,
+    opn: np.ndarray,
+    conn: np.ndarray,
+    thr: np.ndarray,
+    occ: np.ndarray,
+    stride: int,
+) -> None:
+    """``Maze._read``: fill the window's cells of ``opn``, ``conn`` (int64), ``thr`` (bool)
+    and ``occ`` (int8) from ``board`` ``(C, H, W)`` (an observation's board view, any real
+    dtype; each opening channel read as an int, as ``astype`` does); ``chans`` int64
+    ``(11,)``: the channels open N, E, S, W, conn N, E, S, W, through, goal hidden,
+    occupied."""
+    for y in range(board.shape[1]):
+        for x in range(board.shape[2]):
+            i = (y + 1) * stride + x + 1
+            o = np.int64(0)
+            c = np.int64(0)
+            for b in range(4):
+                o |= np.int64(board[chans[b], y, x]) << b
+                c |= np.int64(board[chans[4 + b], y, x]) << b
+            opn[i] = o
+            conn[i] = c
+            thr[i] = board[chans[8], y, x] > 0
+            if board[chans[9], y, x] > 0:
+                occ[i] = _HIDDEN_GOAL
+            elif board[chans[10], y, x] > 0:
+                occ[i] = _FACE_UP
+            else:
+                occ[i] = _EMPTY
+
+
+@_kernel
+def _py_read_segments(
+    board: np.ndarray,
+    chans: np.ndarray,
+    join: np.ndarray,
+    lad: np.ndarray,
+    door: np.ndarray,
+    stride: int,
+) -> None:
+    """``SegmentMaze._read``'s Saboteur 2 cells: fill ``join`` (int64), ``lad`` (bool) and
+    ``door`` (int8) from ``board`` ``(C, H, W)``; ``chans`` int64: the ``join_*`` channels
+    (bit ``j`` of ``join`` each), then ladder, door green, door blue."""
+    nj = chans.shape[0] - 3
+    for y in range(board.shape[1]):
+        for x in range(board.shape[2]):
+            i = (y + 1) * stride + x + 1
+            jm = np.int64(0)
+            for j in range(nj):
+                jm |= np.int64(board[chans[j], y, x]) << j
+            join[i] = jm
+            lad[i] = board[chans[nj], y, x] > 0
+            if board[chans[nj + 1], y, x] > 0:
+                door[i] = 1
+            elif board[chans[nj + 2], y, x] > 0:
+                door[i] = 2
+            else:
+                door[i] = 0
 
 
 @_kernel
@@ -396,6 +462,42 @@ def _py_front_values(
                 g,
             )
     return best
+
+
+@_kernel
+def _py_front_ranks(
+    vals: np.ndarray, cols: np.ndarray, inf: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``maze.front_ranks``: per row of ``vals[:, cols]`` (``vals`` int64 or float64
+    ``(3, size)``, ``cols`` int64 ``(k,)``) the smallest and second smallest value (``inf``
+    where there are fewer than one / two) and how many columns hold each (within 1e-9)."""
+    ng = vals.shape[0]
+    m1 = np.empty(ng, dtype=vals.dtype)
+    m2 = np.empty(ng, dtype=vals.dtype)
+    cnt1 = np.zeros(ng, dtype=np.int64)
+    cnt2 = np.zeros(ng, dtype=np.int64)
+    k = cols.shape[0]
+    for g in range(ng):
+        # the two smallest in column order; an equal value keeps its place, as in a sort
+        a = vals[g, cols[0]] if k > 0 else inf
+        b = vals[g, cols[1]] if k > 1 else inf
+        if k > 1 and b < a:
+            a, b = b, a
+        for c in range(2, k):
+            v = vals[g, cols[c]]
+            if v < a:
+                a, b = v, a
+            elif v < b:
+                b = v
+        m1[g] = a
+        m2[g] = b
+        for c in range(k):
+            v = vals[g, cols[c]]
+            if abs(v - a) < 1e-9:
+                cnt1[g] += 1
+            if k > 1 and abs(v - b) < 1e-9:
+                cnt2[g] += 1
+    return m1, cnt1, m2, cnt2
 
 
 @_kernel

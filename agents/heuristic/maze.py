@@ -51,6 +51,15 @@ _CONN = (BoardChannel.CONN_N, BoardChannel.CONN_E, BoardChannel.CONN_S, BoardCha
 _JOIN = tuple(c for c in BoardChannel if c.name.startswith("JOIN_"))
 _SIDE_BIT = {name: bit for bit, name in SIDE_NAMES.items()}
 JOIN_PAIRS = tuple((_SIDE_BIT[c.name[5]], _SIDE_BIT[c.name[6]]) for c in _JOIN)
+#: int64: the channels the compiled ``read_board`` / ``read_segments`` kernels read, in order
+_READ_CHANNELS = np.array(
+    _OPEN + _CONN + (BoardChannel.THROUGH, BoardChannel.GOAL_HIDDEN, BoardChannel.OCCUPIED),
+    dtype=np.int64,
+)
+_SEGMENT_CHANNELS = np.array(
+    _JOIN + (BoardChannel.LADDER, BoardChannel.DOOR_GREEN, BoardChannel.DOOR_BLUE),
+    dtype=np.int64,
+)
 
 
 def _side_bits(planes: np.ndarray) -> np.ndarray:
@@ -168,6 +177,9 @@ class Maze:
         self._dist: np.ndarray | None = None
         #: the maze's :class:`Analysis` (:func:`analyse`), cached until a change
         self._analysis: Analysis | None = None
+        #: the last front of :meth:`Evaluation._scarce_front` on this maze, cached until a
+        #: change: ``(analysis, scarcity, fit, front)``
+        self._front: tuple | None = None
 
     def idx(self, x: int, y: int) -> int:
         """Flat padded index of cell ``(x, y)``."""
@@ -192,6 +204,7 @@ class Maze:
     def _changed(self) -> None:
         self._dist = None
         self._analysis = None
+        self._front = None
         self.recompute()
 
     @classmethod
@@ -217,6 +230,11 @@ class Maze:
         return m
 
     def _read(self, board: np.ndarray) -> None:
+        if kernels.ENABLED:
+            kernels.read_board(
+                board, _READ_CHANNELS, self.opn, self.conn, self.thr, self.occ, self.stride
+            )
+            return
         self._put(self.opn, _side_bits(board[list(_OPEN)]))
         self._put(self.conn, _side_bits(board[list(_CONN)]))
         self._put(self.thr, board[BoardChannel.THROUGH] > 0)
@@ -384,6 +402,12 @@ class SegmentMaze(Maze):
 
     def _read(self, board: np.ndarray) -> None:
         super()._read(board)
+        if kernels.ENABLED:
+            kernels.read_segments(
+                board, _SEGMENT_CHANNELS, self.join, self.lad, self.door, self.stride
+            )
+            self.recompute()
+            return
         jm = np.zeros((self.H, self.W), dtype=np.int64)
         for j, ch in enumerate(_JOIN):
             jm |= board[ch].astype(np.int64) << j
@@ -492,18 +516,32 @@ class Analysis:
         self.progress: dict[tuple[int, int, bytes], float] = {}
         self.fc = maze.facing_conn()
         self.frontier = (maze.occ == EMPTY) & (self.fc != 0)
-        fidx = np.flatnonzero(self.frontier)
-        self.m1 = np.full(3, INF, dtype=np.int64)
-        self.cnt1 = np.zeros(3, dtype=np.int64)
-        self.m2 = np.full(3, INF, dtype=np.int64)
-        self.cnt2 = np.zeros(3, dtype=np.int64)
-        if len(fidx):
-            vals = np.sort(self.dist[:, fidx], axis=1)
-            self.m1 = vals[:, 0].copy()
-            self.cnt1 = (vals == vals[:, :1]).sum(axis=1)
-            if vals.shape[1] > 1:
-                self.m2 = vals[:, 1].copy()
-                self.cnt2 = (vals == vals[:, 1:2]).sum(axis=1)
+        self.m1, self.cnt1, self.m2, self.cnt2 = front_ranks(
+            self.dist, np.flatnonzero(self.frontier)
+        )
+
+
+def front_ranks(
+    vals: np.ndarray, cols: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(m1, cnt1, m2, cnt2)``, each ``(3,)``: per row of ``vals[:, cols]`` (``vals`` int64
+    or float64 ``(3, size)``, ``cols`` int ``(k,)``) the smallest and second smallest value
+    (of ``vals``' dtype; :data:`INF` where there are fewer than one / two) and how many columns
+    hold each (int64, within 1e-9; 0 where none)."""
+    if kernels.ENABLED:
+        return kernels.front_ranks(vals, np.asarray(cols, dtype=np.int64), INF)  # type: ignore[no-any-return]
+    m1 = np.full(3, INF, dtype=vals.dtype)
+    cnt1 = np.zeros(3, dtype=np.int64)
+    m2 = np.full(3, INF, dtype=vals.dtype)
+    cnt2 = np.zeros(3, dtype=np.int64)
+    if len(cols):
+        v = np.sort(vals[:, cols], axis=1)
+        m1 = v[:, 0].copy()
+        cnt1 = (np.abs(v - v[:, :1]) < 1e-9).sum(axis=1)
+        if v.shape[1] > 1:
+            m2 = v[:, 1].copy()
+            cnt2 = (np.abs(v - v[:, 1:2]) < 1e-9).sum(axis=1)
+    return m1, cnt1, m2, cnt2
 
 
 #: analyses depend only on the public maze: shared by every agent of the process
@@ -563,7 +601,23 @@ class Evaluation:
         opening and wall for wall; its cost grows by ``scarcity`` times the share of the
         deck's through cards joining the tunnel to that route that those neighbours exclude
         (a cell no card fits costs :data:`INF`), so clearing a blocking card (rockfall, RULES
-        3.4) is progress."""
+        3.4) is progress.  Independent of the goal weights: the last one is cached on the
+        maze (an agent evaluates one maze for several weights)."""
+        m, a = self.maze, self.analysis
+        c = m._front
+        if c is not None and c[0] is a and c[1] == self.scarcity and c[2] is self.fit:
+            self._sides, self.front_dist, self.m1, self.cnt1, self.m2, self.cnt2 = c[3]
+            return
+        self._new_scarce_front()
+        m._front = (
+            a,
+            self.scarcity,
+            self.fit,
+            (self._sides, self.front_dist, self.m1, self.cnt1, self.m2, self.cnt2),
+        )
+
+    def _new_scarce_front(self) -> None:
+        """:meth:`_scarce_front` computed (not cached)."""
         m, a = self.maze, self.analysis
         fidx = np.flatnonzero(a.frontier)
         if not len(fidx):
@@ -574,15 +628,7 @@ class Evaluation:
         fd = a.dist.astype(np.float64)
         fd[:, fidx] = best
         self.front_dist = fd
-        vals = np.sort(best, axis=1)
-        self.m1 = vals[:, 0].copy()
-        self.cnt1 = (np.abs(vals - vals[:, :1]) < 1e-9).sum(axis=1)
-        if vals.shape[1] > 1:
-            self.m2 = vals[:, 1].copy()
-            self.cnt2 = (np.abs(vals - vals[:, 1:2]) < 1e-9).sum(axis=1)
-        else:
-            self.m2 = np.full(3, float(INF))
-            self.cnt2 = np.zeros(3, dtype=np.int64)
+        self.m1, self.cnt1, self.m2, self.cnt2 = front_ranks(fd, fidx)
 
     def value(self, D: np.ndarray, C: np.ndarray) -> np.ndarray | float:
         """``V = sum_g p_g (min(D_g, CAP) - ROBUST * (min(C_g, 3) - 1))``: distance to each
@@ -807,6 +853,7 @@ __all__ = [
     "WIN_BONUS",
     "analyse",
     "dist_after_removal",
+    "front_ranks",
     "placement_progress",
     "removal_progress",
 ]
