@@ -195,8 +195,9 @@ class PolicyValueNet(nn.Module):
     def forward_features(
         self, obs: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """:meth:`forward`, and the fused features the value and flat heads read (float32
-        ``(B, hidden)``): what a :class:`PrivilegedCritic` adds the hidden state to."""
+        """:meth:`forward` of float32 ``obs (B, obs_size)``, and the fused features the value
+        and flat heads read, ``(B, hidden)`` (float32, or bfloat16 under bf16 autocast): what
+        a :class:`PrivilegedCritic` adds the hidden state to."""
         b = obs.shape[0]
         c, h, w = self.board_shape
         board = obs[:, self.board_slice[0] : self.board_slice[1]].reshape(b, c, h, w)
@@ -225,7 +226,7 @@ class PrivilegedCritic(nn.Module):
     layer starts at 0, so a critic added to a trained network starts at that network's value
     and does not disturb the first updates).
 
-    Why: in a hidden-role game most of a round's outcome hangs on facts no player sees (who
+    Why: in a hidden-role game much of a round's outcome hangs on facts no player sees (who
     the saboteurs are, where the gold lies); a value of the observation alone leaves that
     luck in every advantage.  A critic that sees them (an asymmetric actor-critic) takes it
     out, so PPO's advantages are less noisy; the policy still reads the observation only,
@@ -233,17 +234,23 @@ class PrivilegedCritic(nn.Module):
 
     Args:
         hidden: the policy network's feature width (its ``hidden``).
-        max_players: rows of the roles block (the ruleset's ``max_players``).
-        n_roles: role ids (the ruleset's ``n_roles``).
+        config: the game; the truth's layout is the spectator state's ``all_roles`` and
+            ``goals`` views (:data:`~saboteur_env.encoding.observation.HIDDEN_VIEWS`), the
+            roles in the observer's seat order.
 
     ``forward(features (B, hidden), truth (B, truth_size), value (B,))`` returns the value
-    float32 ``(B,)``: ``value`` (the network's, taken as a constant) plus the MLP's output.
+    float32 ``(B,)``: ``value`` (the network's, taken as a constant) plus the MLP's output;
+    ``features`` and ``value`` are inputs only (no gradient reaches the network).
     """
 
-    def __init__(self, hidden: int, max_players: int, n_roles: int) -> None:
+    def __init__(self, hidden: int, config: GameConfig) -> None:
         super().__init__()
-        self.max_players, self.n_roles = max_players, n_roles
-        self.truth_size = max_players * n_roles + 9
+        views = {v.name: v for v in ObservationEncoder(config).state_spec()}
+        mp, nr = views["all_roles"].shape
+        ng, nk = views["goals"].shape
+        self.roles_shape, self.goals_shape = (int(mp), int(nr)), (int(ng), int(nk))
+        self.roles_size = int(mp * nr)
+        self.truth_size = self.roles_size + int(ng * nk)
         self.net = nn.Sequential(
             nn.Linear(hidden + self.truth_size, hidden), nn.ReLU(), nn.Linear(hidden, 1)
         )
@@ -251,37 +258,47 @@ class PrivilegedCritic(nn.Module):
             self.net[2].weight.zero_()
             self.net[2].bias.zero_()
 
-    def truth_features(self, roles: np.ndarray, goals: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    def truth_features(
+        self, roles: np.ndarray, goals: np.ndarray, seats: np.ndarray
+    ) -> np.ndarray:
         """float32 ``(B, truth_size)``: per row, the role one-hot of every seat in play in
         the order of the observer ``seats[i]`` and the seats after it (as the observation's
-        ``players`` view orders them), padded to ``max_players`` rows, then each goal slot's
-        card one-hot (3 x 3).
+        ``players`` view orders them), padded to ``max_players`` rows (the ``all_roles``
+        view's shape), then each goal slot's card one-hot (the ``goals`` view's).
 
         Args:
-            roles: int ``(B, n)`` role ids; goals: int ``(B, 3)`` goal identities (0-2);
-                seats: int ``(B,)`` observers.
+            roles: int ``(B, n)`` role ids; goals: int ``(B, 3)`` goal identities;
+                seats: int ``(B,)`` observers, each in ``0..n-1``.
 
         Raises:
-            ValueError: shapes that do not agree, a role outside ``0..n_roles-1`` or a goal
-                identity outside 0-2.
+            ValueError: shapes that do not agree, a seat outside ``0..n-1``, a role or a
+                goal identity out of range.
         """
         roles, goals, seats = np.asarray(roles), np.asarray(goals), np.asarray(seats)
-        b, n = roles.shape
-        if goals.shape != (b, 3) or seats.shape != (b,) or n > self.max_players:
+        mp, nr = self.roles_shape
+        ng, nk = self.goals_shape
+        if roles.ndim != 2 or goals.ndim != 2 or seats.ndim != 1:
             raise ValueError(
                 f"truth_features: roles {roles.shape}, goals {goals.shape} and seats "
-                f"{seats.shape} must be (B, n <= {self.max_players}), (B, 3) and (B,)"
+                f"{seats.shape} must be (B, n), (B, {ng}) and (B,)"
             )
-        if roles.size and not (0 <= roles.min() and roles.max() < self.n_roles):
-            raise ValueError(f"truth_features: a role outside 0..{self.n_roles - 1}")
-        if goals.size and not (0 <= goals.min() and goals.max() < 3):
-            raise ValueError("truth_features: a goal identity outside 0..2")
+        b, n = roles.shape
+        if goals.shape != (b, ng) or seats.shape != (b,) or not 1 <= n <= mp:
+            raise ValueError(
+                f"truth_features: roles {roles.shape}, goals {goals.shape} and seats "
+                f"{seats.shape} must be (B, n <= {mp}), (B, {ng}) and (B,)"
+            )
+        if b and not (0 <= seats.min() and seats.max() < n):
+            raise ValueError(f"truth_features: a seat outside 0..{n - 1}: {seats.tolist()}")
+        if b and not (0 <= roles.min() and roles.max() < nr):
+            raise ValueError(f"truth_features: a role outside 0..{nr - 1}")
+        if b and not (0 <= goals.min() and goals.max() < nk):
+            raise ValueError(f"truth_features: a goal identity outside 0..{nk - 1}")
         out = np.zeros((b, self.truth_size), dtype=np.float32)
         rows = np.arange(b)[:, None]
         rel = (seats[:, None] + np.arange(n)[None, :]) % n  # relative row -> absolute seat
-        out[rows, np.arange(n)[None, :] * self.n_roles + roles[rows, rel]] = 1
-        base = self.max_players * self.n_roles
-        out[rows, base + np.arange(3)[None, :] * 3 + goals] = 1
+        out[rows, np.arange(n)[None, :] * nr + roles[rows, rel]] = 1
+        out[rows, self.roles_size + np.arange(ng)[None, :] * nk + goals] = 1
         return out
 
     def forward(

@@ -542,7 +542,14 @@ def make_batch(
     trajs: list[list[Step]], gamma: float, lam: float, shaping: float = 0.0
 ) -> dict[str, torch.Tensor]:
     """Flatten finished trajectories into tensors, with GAE advantages and returns (rewards
-    plus ``shaping`` times the potential difference, see :class:`ProgressPotential`)."""
+    plus ``shaping`` times the potential difference, see :class:`ProgressPotential`).
+
+    Keys (``N`` steps): ``obs`` float32 ``(N, obs_size)``, ``mask`` bool ``(N, n_actions)``,
+    ``action`` int64, ``logp``, ``adv``, ``ret`` and ``value`` float32 ``(N,)``; with a prior
+    (``--prior``) ``prior_idx`` int64 and ``prior_val`` float32 ``(N, K)``
+    (:func:`~saboteur_agents.network.prior_rows`); with the round's truth in the steps
+    (``--privileged-critic``) ``truth`` float32 ``(N, truth_size)`` and ``ret_mc`` float32
+    ``(N,)``, the discounted returns without bootstrapping (the critic's targets)."""
     obs, mask, act, logp, adv, ret, val, prior, truth = [], [], [], [], [], [], [], [], []
     ret_mc = []  # --privileged-critic: the critic's targets
     for steps in trajs:
@@ -595,9 +602,10 @@ def ppo_update(
     ``cfg.precision == "bf16"`` runs the network's forward pass (and so its backward) under
     bfloat16 autocast: the logits are cast to float32 (they carry bfloat16 rounding), the
     losses, optimizer and weights are float32.  With ``critic`` (``--privileged-critic``;
-    ``opt`` then holds its parameters too) the value loss is the critic's on ``batch["truth"]``
-    plus the network's own value head's (kept trained on the GAE returns as without it, so a
-    checkpoint's value still means something); ``state_value_loss`` is the critic's part.  The
+    ``opt`` then holds its parameters too) the critic's loss on ``batch["truth"]``
+    (``state_value_loss``) is added to the network's own value loss (``value_loss``: its value
+    head stays trained on the GAE returns, which are then built from the critic's values, so a
+    checkpoint's value still means something).  The
     critic's targets are the discounted returns without bootstrapping (``batch["ret_mc"]``):
     a bootstrapped target would be built from values that do not yet know the hidden roles,
     and the roles' effect, which only the round's end reveals, would reach the early
@@ -634,11 +642,11 @@ def ppo_update(
             ratio = torch.exp(logp - batch["logp"][mb])
             pg = -torch.min(ratio * adv, ratio.clamp(1 - cfg.clip, 1 + cfg.clip) * adv).mean()
             vloss = F.mse_loss(value, batch["ret"][mb])
+            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
             if critic is not None:
                 svloss = F.mse_loss(state_value, batch["ret_mc"][mb])
                 stats["state_value_loss"].append(float(svloss.detach()))
-                vloss = vloss + svloss
-            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
+                loss = loss + cfg.vf_coef * svloss
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -1016,6 +1024,57 @@ def _print_evaluation(res: dict) -> None:
     print(format_head_to_head(res))
 
 
+def _warm_start(
+    net: PolicyValueNet, cfg: TrainConfig, rng: np.random.Generator, out: Path, t_start: float
+) -> dict:
+    """The behaviour-cloning warm start of :func:`train` (``cfg.bc_decisions`` heuristic
+    decisions, inside the ``--minutes`` budget that began at ``t_start``, a
+    ``time.perf_counter()`` value); writes ``out/bc.json`` and returns its figures."""
+    done_bar = _warm_start_progress(cfg)
+    # the warm start leaves PPO at least half of a --minutes budget: its demonstrations
+    # stop at a quarter of it, its fitting at half (a short run would else only imitate)
+    demo_end = t_start + cfg.minutes * 15 if cfg.minutes else None
+    fit_end = t_start + cfg.minutes * 30 if cfg.minutes else None
+    data = collect_demonstrations(
+        cfg.bc_decisions, cfg, seed=cfg.seed + 7919, deadline=demo_end, progress=done_bar
+    )
+    done_bar(None)
+    t_demo = time.perf_counter() - t_start
+    if cfg.progress:
+        print(
+            f"warm start: fitting {len(data['action'])} heuristic decisions "
+            f"({cfg.bc_epochs} epochs{'; the value only, for --prior' if net.prior else ''})"
+            + (
+                f"; cut short at a quarter of --minutes {cfg.minutes:g}"
+                if data["cut_short"]
+                else ""
+            ),
+            file=sys.stderr,
+        )
+    bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=fit_end)
+    bc_stats.update(
+        {
+            "bc_decisions": len(data["action"]),
+            "bc_cut_short": bool(data["cut_short"])
+            or bc_stats["bc_minibatches"]
+            < cfg.bc_epochs * math.ceil(len(data["action"]) / cfg.minibatch),
+            "bc_demo_s": t_demo,
+            "bc_s": time.perf_counter() - t_start,
+        }
+    )
+    (out / "bc.json").write_text(json.dumps(bc_stats, indent=2) + "\n")
+    del data
+    if cfg.progress:
+        print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
+        if not bc_stats["bc_minibatches"]:
+            print(
+                "warm start: no minibatch was fitted before half of --minutes: PPO starts "
+                "from the initial weights (a larger --minutes, or --bc-decisions 0)",
+                file=sys.stderr,
+            )
+    return bc_stats
+
+
 def train(cfg: TrainConfig) -> dict:
     """Run PPO self-play as configured; returns a summary (paths, last metrics).
 
@@ -1068,8 +1127,7 @@ def train(cfg: TrainConfig) -> dict:
     critic = None
     groups = [{"params": list(net.parameters()), "lr": cfg.lr}]
     if cfg.privileged_critic:
-        rules = game_config.ruleset
-        critic = PrivilegedCritic(int(net.hparams["hidden"]), rules.max_players, rules.n_roles)
+        critic = PrivilegedCritic(int(net.hparams["hidden"]), game_config)
         # a new critic beside a trained network: it learns at its own rate
         groups.append({"params": list(critic.parameters()), "lr": cfg.critic_lr})
     opt = torch.optim.Adam(groups, lr=cfg.lr, eps=1e-5)
@@ -1077,50 +1135,14 @@ def train(cfg: TrainConfig) -> dict:
     t_start = time.perf_counter()
     # the wall-clock budget covers the warm start and PPO: no phase starts or goes on past it
     deadline = t_start + cfg.minutes * 60 if cfg.minutes else None
-    bc_stats: dict = {}
+    interrupted = False
     if cfg.bc_decisions and not cfg.init:
-        done_bar = _warm_start_progress(cfg)
-        # the warm start leaves PPO at least half of a --minutes budget: its demonstrations
-        # stop at a quarter of it, its fitting at half (a short run would else only imitate)
-        demo_end = t_start + cfg.minutes * 15 if cfg.minutes else None
-        fit_end = t_start + cfg.minutes * 30 if cfg.minutes else None
-        data = collect_demonstrations(
-            cfg.bc_decisions, cfg, seed=cfg.seed + 7919, deadline=demo_end, progress=done_bar
-        )
-        done_bar(None)
-        t_demo = time.perf_counter() - t_start
-        if cfg.progress:
-            print(
-                f"warm start: fitting {len(data['action'])} heuristic decisions "
-                f"({cfg.bc_epochs} epochs{'; the value only, for --prior' if net.prior else ''})"
-                + (
-                    f"; cut short at a quarter of --minutes {cfg.minutes:g}"
-                    if data["cut_short"]
-                    else ""
-                ),
-                file=sys.stderr,
-            )
-        bc_stats = behaviour_cloning(net, data, cfg, rng, deadline=fit_end)
-        bc_stats.update(
-            {
-                "bc_decisions": len(data["action"]),
-                "bc_cut_short": bool(data["cut_short"])
-                or bc_stats["bc_minibatches"]
-                < cfg.bc_epochs * math.ceil(len(data["action"]) / cfg.minibatch),
-                "bc_demo_s": t_demo,
-                "bc_s": time.perf_counter() - t_start,
-            }
-        )
-        (out / "bc.json").write_text(json.dumps(bc_stats, indent=2) + "\n")
-        del data
-        if cfg.progress:
-            print(f"behaviour cloning: {bc_stats}", file=sys.stderr)
-            if not bc_stats["bc_minibatches"]:
-                print(
-                    "warm start: no minibatch was fitted before half of --minutes: PPO starts "
-                    "from the initial weights (a larger --minutes, or --bc-decisions 0)",
-                    file=sys.stderr,
-                )
+        try:
+            _warm_start(net, cfg, rng, out, t_start)  # its figures: bc.json
+        except KeyboardInterrupt:  # Ctrl-C or kill: the weights so far are written
+            interrupted = True
+            net.eval()
+            print(f"\ninterrupted in the warm start: writing {out / 'final.pt'}", file=sys.stderr)
     # with --overlap the collector plays the current seats with a copy of the network (the
     # behaviour policy), refreshed after every update, while the learner thread updates
     # ``net`` with its own random stream: results do not depend on the threads' timing
@@ -1133,7 +1155,6 @@ def train(cfg: TrainConfig) -> dict:
     it = 0
     update_time = 0.0
     summary: dict = {}
-    interrupted = False
     # the last evaluation's duration, kept back from --minutes so the final one fits in it
     eval_reserve = 0.0
     best_score = -math.inf
@@ -1273,7 +1294,9 @@ def train(cfg: TrainConfig) -> dict:
     box: dict = {}
     pending: dict | None = None  # --overlap: collected, waiting for its update
     try:
-        if not cfg.overlap:
+        if interrupted:
+            pass  # stopped in the warm start: no PPO iteration
+        elif not cfg.overlap:
             while True:
                 stop_at = None if deadline is None else deadline - eval_reserve
                 if stop_at is not None and time.perf_counter() >= stop_at:
@@ -1495,8 +1518,11 @@ def main(argv=None) -> None:
     cfg = parse_args(argv)
     # `kill PID` (SIGTERM) stops a run as Ctrl-C does, final.pt included: a job started in the
     # background of a non-interactive shell ignores SIGINT, so Ctrl-C cannot reach it
-    signal.signal(signal.SIGTERM, _interrupt)
-    res = train(cfg)
+    before = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        res = train(cfg)
+    finally:
+        signal.signal(signal.SIGTERM, before)
     last = res["last"]
     print(f"checkpoint: {res['checkpoint']}" + (" (interrupted)" if res["interrupted"] else ""))
     if last:

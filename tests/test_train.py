@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -529,12 +530,12 @@ def test_ctrl_c_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
     assert len(list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))) == 1
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_kill_stops_a_background_run_and_still_writes_the_final_checkpoint(tmp_path):
     """A run started in the background of a non-interactive shell ignores SIGINT, so Ctrl-C
     cannot stop it: ``kill`` (SIGTERM) stops ``saboteur train`` as Ctrl-C does."""
     import signal
     import subprocess
-    import sys
     import time
 
     out = tmp_path / "run"
@@ -1051,6 +1052,78 @@ def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypat
     assert any("--precision fp16" in p for p in TrainConfig(precision="fp16").problems())
 
 
+def test_overlapped_training_refreshes_the_privileged_critic_and_replays(tmp_path, monkeypatch):
+    """--overlap with --privileged-critic: the collector's copy of the critic is refreshed
+    with the policy's copy after every update (batch k is collected with the critic of update
+    k - 2), and a seed replays the same weights whatever the threads' timing."""
+    import hashlib
+    import time
+
+    import saboteur_experiments.train as tr
+
+    def digest(module) -> str:
+        h = hashlib.sha256()
+        for v in module.state_dict().values():
+            h.update(v.detach().numpy().tobytes())
+        return h.hexdigest()
+
+    seen: dict[str, list[str]] = {"collect": [], "update": []}
+    real_collect, real_update = tr.Collector.collect, tr.ppo_update
+    delay = {"s": 0.0}
+
+    def collect(self, *args, **kwargs):
+        seen["collect"].append(digest(self.critic))
+        return real_collect(self, *args, **kwargs)
+
+    def update(net, opt, batch, cfg, rng, critic):
+        time.sleep(delay["s"])
+        out = real_update(net, opt, batch, cfg, rng, critic)
+        seen["update"].append(digest(critic))
+        return out
+
+    monkeypatch.setattr(tr.Collector, "collect", collect)
+    monkeypatch.setattr(tr, "ppo_update", update)
+
+    def run(name: str) -> dict:
+        seen["collect"].clear()
+        seen["update"].clear()
+        cfg = replace(
+            interruptible(tmp_path / name),
+            iterations=4,
+            steps_per_iter=60,
+            seed=6,
+            overlap=True,
+            privileged_critic=True,
+        )
+        res = train(cfg)
+        assert len(seen["collect"]) == 4 and len(seen["update"]) == 4
+        assert seen["collect"][1] == seen["collect"][0]
+        assert seen["collect"][2:] == seen["update"][:2]
+        assert len(set(seen["update"])) == 4  # the critic learns at every update
+        return load_checkpoint(res["checkpoint"])[0].state_dict()
+
+    a = run("a")
+    delay["s"] = 0.05
+    b = run("b")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_an_interrupt_in_the_warm_start_still_writes_the_final_checkpoint(tmp_path, monkeypatch):
+    """Ctrl-C or kill during the behaviour-cloning warm start: no PPO iteration, and final.pt
+    holds the weights so far (marked interrupted) instead of a traceback."""
+    import saboteur_experiments.train as tr
+
+    def bc(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tr, "behaviour_cloning", bc)
+    res = train(replace(interruptible(tmp_path), bc_decisions=20, bc_epochs=1))
+    assert res["interrupted"] and res["last"] == {}
+    _, meta = load_checkpoint(res["checkpoint"])
+    assert meta["interrupted"] is True and meta["iteration"] == 0
+    assert not (tmp_path / "run" / "metrics.csv").exists()
+
+
 def test_ctrl_c_with_overlap_logs_the_update_it_waits_for(tmp_path, monkeypatch):
     """Ctrl-C during a collection while the learner is updating: the update finishes, its
     iteration is logged, and final.pt's iteration and decisions are the last row's."""
@@ -1303,8 +1376,8 @@ def test_truth_features_lay_out_the_hidden_roles_from_the_observer_and_the_goal_
     then the seats after it), padded to max_players rows, then 3 x 3 goal-card one-hots."""
     from saboteur_agents.network import PrivilegedCritic
 
-    c = PrivilegedCritic(hidden=4, max_players=10, n_roles=2)
-    assert c.truth_size == 29
+    c = PrivilegedCritic(hidden=4, config=GameConfig(num_players=3))
+    assert c.truth_size == 29 and c.roles_shape == (10, 2)
     got = c.truth_features(np.array([[0, 1, 1]]), np.array([[2, 0, 1]]), np.array([1]))
     # seat 1 observes: rows seat 1 (role 1), seat 2 (role 1), seat 0 (role 0)
     assert np.flatnonzero(got[0]).tolist() == [1, 3, 4, 20 + 2, 20 + 3, 20 + 6 + 1]
@@ -1315,6 +1388,12 @@ def test_truth_features_lay_out_the_hidden_roles_from_the_observer_and_the_goal_
         c.truth_features(np.array([[0, 1, 1]]), np.array([[3, 0, 1]]), np.array([1]))
     with pytest.raises(ValueError, match="must be"):
         c.truth_features(np.zeros((1, 11), int), np.array([[2, 0, 1]]), np.array([1]))
+    with pytest.raises(ValueError, match="must be"):
+        c.truth_features(np.array([0, 1, 1]), np.array([[2, 0, 1]]), np.array([1]))
+    with pytest.raises(ValueError, match=r"a seat outside 0..2: \[3\]"):
+        c.truth_features(np.array([[0, 1, 1]]), np.array([[2, 0, 1]]), np.array([3]))
+    # Saboteur 2: six roles, twelve seats
+    assert PrivilegedCritic(4, GameConfig(expansion=True)).roles_shape == (12, 6)
 
 
 def test_a_privileged_critic_changes_the_baseline_only(tmp_path):
@@ -1331,7 +1410,7 @@ def test_a_privileged_critic_changes_the_baseline_only(tmp_path):
 
     rules = cfg.game_config().ruleset
     role = {v.name: v for v in ObservationEncoder(cfg.game_config()).spec()}["role"]
-    critic = PrivilegedCritic(32, rules.max_players, rules.n_roles)
+    critic = PrivilegedCritic(32, cfg.game_config())
     cols = [
         Collector(
             cfg,
@@ -1359,7 +1438,8 @@ def test_a_privileged_critic_changes_the_baseline_only(tmp_path):
         assert a.truth is None and b.truth.shape == (critic.truth_size,)
         assert b.truth[: rules.max_players * rules.n_roles].sum() == cfg.num_players
         # its first row is the observer's own role, as the observation's role view says
-        assert b.truth[: rules.n_roles].tolist() == b.obs[role.offset : role.offset + 2].tolist()
+        own = b.obs[role.offset : role.offset + rules.n_roles]
+        assert b.truth[: rules.n_roles].tolist() == own.tolist()
     run = replace(
         cfg,
         steps_per_iter=60,
