@@ -258,9 +258,7 @@ class PrivilegedCritic(nn.Module):
             self.net[2].weight.zero_()
             self.net[2].bias.zero_()
 
-    def truth_features(
-        self, roles: np.ndarray, goals: np.ndarray, seats: np.ndarray
-    ) -> np.ndarray:
+    def truth_features(self, roles: np.ndarray, goals: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """float32 ``(B, truth_size)``: per row, the role one-hot of every seat in play in
         the order of the observer ``seats[i]`` and the seats after it (as the observation's
         ``players`` view orders them), padded to ``max_players`` rows (the ``all_roles``
