@@ -245,6 +245,11 @@ class PrivilegedCritic(nn.Module):
 
     def __init__(self, hidden: int, config: GameConfig) -> None:
         super().__init__()
+        if not isinstance(config, GameConfig):
+            raise TypeError(f"PrivilegedCritic: config must be a GameConfig, not {config!r}")
+        if isinstance(hidden, bool) or not isinstance(hidden, int) or hidden < 1:
+            raise ValueError(f"PrivilegedCritic: hidden={hidden!r}, a positive int")
+        self.hidden, self.num_players = hidden, config.num_players
         views = {v.name: v for v in ObservationEncoder(config).state_spec()}
         mp, nr = views["all_roles"].shape
         ng, nk = views["goals"].shape
@@ -265,33 +270,37 @@ class PrivilegedCritic(nn.Module):
         view's shape), then each goal slot's card one-hot (the ``goals`` view's).
 
         Args:
-            roles: int ``(B, n)`` role ids; goals: int ``(B, 3)`` goal identities;
-                seats: int ``(B,)`` observers, each in ``0..n-1``.
+            roles: int ``(B, n)`` role ids of the critic's game (``n`` its players; the
+                ruleset's role ids, :meth:`~saboteur_env.vector.VectorGame.round_truth`);
+            goals: int ``(B, 3)`` goal identities;
+            seats: int ``(B,)`` observers, each in ``0..n-1``.
 
         Raises:
-            ValueError: shapes that do not agree, a seat outside ``0..n-1``, a role or a
-                goal identity out of range.
+            ValueError: shapes that do not agree or another player count than the critic's
+                game, values that are not integers, a seat outside ``0..n-1``, a role or a
+                goal identity out of range (each message names the bad values).
         """
         roles, goals, seats = np.asarray(roles), np.asarray(goals), np.asarray(seats)
         mp, nr = self.roles_shape
         ng, nk = self.goals_shape
-        if roles.ndim != 2 or goals.ndim != 2 or seats.ndim != 1:
+        n = self.num_players
+        b = len(seats) if seats.ndim == 1 else -1
+        if roles.shape != (b, n) or goals.shape != (b, ng) or seats.shape != (b,):
             raise ValueError(
                 f"truth_features: roles {roles.shape}, goals {goals.shape} and seats "
-                f"{seats.shape} must be (B, n), (B, {ng}) and (B,)"
+                f"{seats.shape} must be (B, {n}), (B, {ng}) and (B,) (this critic's game has "
+                f"{n} players)"
             )
-        b, n = roles.shape
-        if goals.shape != (b, ng) or seats.shape != (b,) or not 1 <= n <= mp:
-            raise ValueError(
-                f"truth_features: roles {roles.shape}, goals {goals.shape} and seats "
-                f"{seats.shape} must be (B, n <= {mp}), (B, {ng}) and (B,)"
-            )
-        if b and not (0 <= seats.min() and seats.max() < n):
-            raise ValueError(f"truth_features: a seat outside 0..{n - 1}: {seats.tolist()}")
-        if b and not (0 <= roles.min() and roles.max() < nr):
-            raise ValueError(f"truth_features: a role outside 0..{nr - 1}")
-        if b and not (0 <= goals.min() and goals.max() < nk):
-            raise ValueError(f"truth_features: a goal identity outside 0..{nk - 1}")
+        for name, a in (("roles", roles), ("goals", goals), ("seats", seats)):
+            if a.size and not np.issubdtype(a.dtype, np.integer):
+                raise ValueError(f"truth_features: {name} must be integers, not {a.dtype}")
+        for name, a, hi in (("seat", seats, n), ("role", roles, nr), ("goal identity", goals, nk)):
+            bad = (a < 0) | (a >= hi)
+            if bad.any():
+                raise ValueError(
+                    f"truth_features: {name} {int(a[bad].flat[0])} outside 0..{hi - 1} "
+                    f"(row {int(np.argwhere(bad)[0][0])})"
+                )
         out = np.zeros((b, self.truth_size), dtype=np.float32)
         rows = np.arange(b)[:, None]
         rel = (seats[:, None] + np.arange(n)[None, :]) % n  # relative row -> absolute seat
@@ -302,6 +311,20 @@ class PrivilegedCritic(nn.Module):
     def forward(
         self, features: torch.Tensor, truth: torch.Tensor, value: torch.Tensor
     ) -> torch.Tensor:
+        """The value of the states, float32 ``(B,)``: ``value`` (the network's, ``(B,)``)
+        plus the MLP's output on ``features`` ``(B, hidden)`` and ``truth`` ``(B,
+        truth_size)`` (:meth:`truth_features`).
+
+        Raises:
+            ValueError: shapes other than these (a ``(B, 1)`` value would broadcast).
+        """
+        b = features.shape[0]
+        want = ((b, self.hidden), (b, self.truth_size), (b,))
+        got = (tuple(features.shape), tuple(truth.shape), tuple(value.shape))
+        if got != want:
+            raise ValueError(
+                f"PrivilegedCritic: features, truth and value of shapes {got}, expected {want}"
+            )
         # the network's features and value are inputs, not trained through the critic: a
         # trunk trained to predict outcomes from hidden roles fits its batches' luck
         x = torch.cat([features.detach(), truth.to(features.dtype)], dim=1)

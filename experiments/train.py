@@ -99,6 +99,18 @@ from saboteur_experiments.train_options import (  # re-exported: the options liv
     parse_args,
 )
 
+#: set by ``kill`` (SIGTERM) on the command line (:func:`main`): the run stops at the next safe
+#: point (a decision of the batch, a warm-start minibatch, an iteration's end) as if its
+#: budget were spent, and writes ``final.pt``.  A flag, not an exception: an exception raised
+#: by the signal inside numba's compiler or torch would be lost or leave them half done.
+STOP = threading.Event()
+
+
+def _due(deadline: float | None) -> bool:
+    """Whether a phase must stop: ``kill`` was received (:data:`STOP`) or ``deadline`` (a
+    ``time.perf_counter()`` value; ``None``: none) is reached."""
+    return STOP.is_set() or (deadline is not None and time.perf_counter() >= deadline)
+
 
 # --- the opponent pool --------------------------------------------------------------------
 class OpponentPool:
@@ -530,7 +542,7 @@ class Collector:
         """Tick until at least ``n_steps`` learning decisions lie in finished games, or until
         ``deadline`` (a ``time.perf_counter()`` value): then the games finished so far."""
         while sum(len(t) for t in self.finished) < n_steps:
-            if deadline is not None and time.perf_counter() >= deadline:
+            if _due(deadline):
                 break
             self.tick()
         out, self.finished = self.finished, []
@@ -684,7 +696,7 @@ def collect_demonstrations(
     obs, masks, acts, rets = [], [], [], []
     cut_short = False
     while len(acts) < n_decisions:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if _due(deadline):
             cut_short = True
             break
         game_start = len(acts)
@@ -709,7 +721,7 @@ def collect_demonstrations(
                 if r:
                     for i in mine[env.agent_name_mapping[other]]:
                         rets[i] += float(r)
-            if deadline is not None and time.perf_counter() >= deadline:
+            if _due(deadline):
                 # an unfinished game has no returns yet: drop it
                 del obs[game_start:], masks[game_start:], acts[game_start:], rets[game_start:]
                 cut_short = True
@@ -751,7 +763,7 @@ def behaviour_cloning(
         ce_l, v_l, acc_l = [], [], []
         perm = rng.permutation(n)
         for start in range(0, n, cfg.minibatch):
-            if deadline is not None and time.perf_counter() >= deadline:
+            if _due(deadline):
                 break
             updates += 1
             mb = np.sort(perm[start : start + cfg.minibatch])
@@ -1198,9 +1210,11 @@ def train(cfg: TrainConfig) -> dict:
         done = bool(
             (cfg.iterations and it >= cfg.iterations)
             or (stop_at is not None and t_end >= stop_at)
+            or STOP.is_set()
             or (cfg.total_decisions and collected["learning_decisions"] >= cfg.total_decisions)
         )
-        if cfg.eval_every and (it % cfg.eval_every == 0 or done):
+        # a run stopped by kill skips the final evaluation: it is to stop now
+        if cfg.eval_every and (it % cfg.eval_every == 0 or (done and not STOP.is_set())):
             te = time.perf_counter()
             ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
             eval_reserve = time.perf_counter() - te
@@ -1299,7 +1313,7 @@ def train(cfg: TrainConfig) -> dict:
         elif not cfg.overlap:
             while True:
                 stop_at = None if deadline is None else deadline - eval_reserve
-                if stop_at is not None and time.perf_counter() >= stop_at:
+                if _due(stop_at):
                     break  # the budget is spent (e.g. by the warm start): no iteration starts
                 t0 = time.perf_counter()
                 collected = collect()
@@ -1317,7 +1331,7 @@ def train(cfg: TrainConfig) -> dict:
         else:
             while True:
                 stop_at = None if deadline is None else deadline - eval_reserve
-                over = stop_at is not None and time.perf_counter() >= stop_at
+                over = _due(stop_at)
                 if pending is None and over:
                     break
                 t0 = time.perf_counter()
@@ -1362,6 +1376,12 @@ def train(cfg: TrainConfig) -> dict:
     finally:
         if worker is not None and worker.is_alive():
             worker.join()  # never leave the learner changing the weights after an error
+    if STOP.is_set() and not interrupted:
+        interrupted = True
+        print(
+            f"\nstopped by kill (SIGTERM) after iteration {it}: writing {out / 'final.pt'}",
+            file=sys.stderr,
+        )
     final = save_checkpoint(
         out / "final.pt",
         net,
@@ -1477,7 +1497,7 @@ def _win_text(row: dict) -> str:
 
 
 def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
+    STOP.set()  # see STOP: the run stops at its next safe point
 
 
 def main(argv=None) -> None:
@@ -1518,6 +1538,7 @@ def main(argv=None) -> None:
     cfg = parse_args(argv)
     # `kill PID` (SIGTERM) stops a run as Ctrl-C does, final.pt included: a job started in the
     # background of a non-interactive shell ignores SIGINT, so Ctrl-C cannot reach it
+    STOP.clear()
     before = signal.signal(signal.SIGTERM, _interrupt)
     try:
         res = train(cfg)
@@ -1533,7 +1554,8 @@ def main(argv=None) -> None:
         )
     else:  # a budget shorter than one iteration: nothing was learned, nothing to log
         print(
-            "no PPO iteration finished (the budget ran out, or Ctrl-C, before the first): "
+            "no PPO iteration finished (the budget ran out, or Ctrl-C or kill came, before the "
+            "first): "
             "final.pt holds the weights before PPO (the warm start's fit, if bc.json counts "
             "bc_minibatches above 0; else the initial weights) and there is no metrics.csv"
         )

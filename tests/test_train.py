@@ -563,9 +563,47 @@ def test_kill_stops_a_background_run_and_still_writes_the_final_checkpoint(tmp_p
     finally:
         proc.kill()
     assert proc.returncode == 0, stderr
-    assert "(interrupted)" in stdout and "interrupted in iteration" in stderr
+    assert "(interrupted)" in stdout and "stopped by kill (SIGTERM)" in stderr
     _, meta = load_checkpoint(out / "final.pt")
     assert meta["interrupted"] is True and meta["iteration"] >= 1
+
+
+def test_kill_stops_the_warm_start_and_ppo_at_a_safe_point(tmp_path, monkeypatch):
+    """kill (SIGTERM) sets a flag that every phase reads at its safe points: in the warm start
+    the demonstrations stop (bc.json still written) and no PPO iteration starts; during PPO the
+    run stops after the current iteration without its final evaluation; final.pt is written
+    and marked interrupted either way."""
+    import saboteur_experiments.train as tr
+
+    real_demo, real_update = tr.collect_demonstrations, tr.ppo_update
+
+    def demo(*args, **kwargs):
+        tr.STOP.set()
+        return real_demo(*args, **kwargs)
+
+    monkeypatch.setattr(tr, "collect_demonstrations", demo)
+    try:
+        res = train(replace(interruptible(tmp_path / "a"), bc_decisions=40, bc_epochs=1))
+        assert res["interrupted"] and res["last"] == {}
+        bc = json.loads((tmp_path / "a" / "run" / "bc.json").read_text())
+        assert bc["bc_cut_short"] is True
+        assert load_checkpoint(res["checkpoint"])[1]["interrupted"] is True
+        tr.STOP.clear()
+        monkeypatch.setattr(tr, "collect_demonstrations", real_demo)
+
+        def update(*args, **kwargs):
+            out = real_update(*args, **kwargs)
+            tr.STOP.set()  # kill arrives during the first update
+            return out
+
+        monkeypatch.setattr(tr, "ppo_update", update)
+        res = train(replace(interruptible(tmp_path / "b"), eval_every=5, eval_deals=1))
+        assert res["interrupted"] and res["last"]["iteration"] == 1
+        assert not (tmp_path / "b" / "run" / "eval.csv").exists()  # no final evaluation
+        _, meta = load_checkpoint(res["checkpoint"])
+        assert meta["interrupted"] is True and meta["iteration"] == 1
+    finally:
+        tr.STOP.clear()
 
 
 def test_evaluate_checkpoint_plays_the_checkpoints_round_count(tmp_path, capsys):
@@ -1382,16 +1420,23 @@ def test_truth_features_lay_out_the_hidden_roles_from_the_observer_and_the_goal_
     # seat 1 observes: rows seat 1 (role 1), seat 2 (role 1), seat 0 (role 0)
     assert np.flatnonzero(got[0]).tolist() == [1, 3, 4, 20 + 2, 20 + 3, 20 + 6 + 1]
     assert got.dtype == np.float32 and got.sum() == 6
-    with pytest.raises(ValueError, match="a role outside 0..1"):
-        c.truth_features(np.array([[0, 2, 1]]), np.array([[2, 0, 1]]), np.array([1]))
-    with pytest.raises(ValueError, match="goal identity outside"):
-        c.truth_features(np.array([[0, 1, 1]]), np.array([[3, 0, 1]]), np.array([1]))
-    with pytest.raises(ValueError, match="must be"):
-        c.truth_features(np.zeros((1, 11), int), np.array([[2, 0, 1]]), np.array([1]))
-    with pytest.raises(ValueError, match="must be"):
-        c.truth_features(np.array([0, 1, 1]), np.array([[2, 0, 1]]), np.array([1]))
-    with pytest.raises(ValueError, match=r"a seat outside 0..2: \[3\]"):
-        c.truth_features(np.array([[0, 1, 1]]), np.array([[2, 0, 1]]), np.array([3]))
+    bad = [
+        (r"role 2 outside 0..1 \(row 0\)", [[0, 2, 1]], [[2, 0, 1]], [1]),
+        ("goal identity 3 outside 0..2", [[0, 1, 1]], [[3, 0, 1]], [1]),
+        ("seat 3 outside 0..2", [[0, 1, 1]], [[2, 0, 1]], [3]),
+        (r"must be \(B, 3\).*has 3 players", [[0, 1, 1, 0]], [[2, 0, 1]], [1]),
+        ("must be", [0, 1, 1], [[2, 0, 1]], [1]),
+        ("seats must be integers, not float64", [[0, 1, 1]], [[2, 0, 1]], [1.0]),
+    ]
+    for why, roles, goals, seats in bad:
+        with pytest.raises(ValueError, match=why):
+            c.truth_features(np.array(roles), np.array(goals), np.array(seats))
+    feats, truth = torch.zeros(2, 4), torch.zeros(2, 29)
+    assert c(feats, truth, torch.tensor([0.5, -1.0])).tolist() == [0.5, -1.0]  # zero residual
+    with pytest.raises(ValueError, match="expected"):
+        c(feats, truth, torch.zeros(2, 1))  # would broadcast to (2, 2)
+    with pytest.raises(TypeError, match="GameConfig"):
+        PrivilegedCritic(4, {"num_players": 3})
     # Saboteur 2: six roles, twelve seats
     assert PrivilegedCritic(4, GameConfig(expansion=True)).roles_shape == (12, 6)
 

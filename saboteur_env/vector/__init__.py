@@ -280,9 +280,13 @@ class VectorGame:
 
     def round_truth(self) -> tuple[np.ndarray, np.ndarray]:
         """What every game's current round hides from its players: ``(roles int8 (B, n),
-        goal_identity int8 (B, 3))``, each seat's role id (RULES 2.2, 6.2; after any Swap
-        your hats, RULES 6.5) and each goal slot's card (``cards.GOAL_GOLD`` or a stone,
-        RULES 1.2), copies.  For trainers only (a critic that sees the hidden state, the
+        goal_identity int8 (B, 3))``, copies.  ``roles[i, s]`` is absolute seat ``s``'s role
+        id, an index into the ruleset's ``roles`` (``config.ruleset.roles``: in the base game
+        0 gold-digger and 1 saboteur, in Saboteur 2 other roles under the same numbers;
+        RULES 2.2, 6.2; after any Swap your hats, RULES 6.5); observations, unlike this, put
+        the observer first.  ``goal_identity[i, g]`` is the card of goal slot ``g`` (slots in
+        the order of ``saboteur_env.engine.cards.GOAL_CELLS``): ``GOAL_GOLD`` (0) or a stone
+        (1, 2) (RULES 1.2).  For trainers only (a critic that sees the hidden state, the
         ``--privileged-critic`` of ``saboteur train``): a player's observation must never
         be built from it.  Cheap on both backends: the array backend reads its arrays
         without bringing a ``Game`` up to date.
