@@ -139,6 +139,8 @@ class TrainConfig:
         for name in ("gamma", "gae_lambda"):
             need(0 <= number(name) <= 1, name, "must be in [0, 1]")
         need(self.precision in PRECISIONS, "precision", f"must be one of {PRECISIONS}")
+        if self.critic_lr != TrainConfig.critic_lr and not self.privileged_critic:
+            out.append(f"--critic-lr {self.critic_lr}: only with --privileged-critic")
         pools = ("pool_current", "pool_snapshots", "pool_heuristic", "pool_random", "pool_search")
         if all(number(k) == 0 for k in pools):
             out.append("/".join(_flag(k) for k in pools) + ": all 0, at least one must be > 0")

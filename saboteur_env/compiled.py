@@ -76,9 +76,11 @@ class Kernels:
                 options["_nrt"] = False
             self.namespace[name] = numba.njit(**options)(f)
         cold = [name for name in self.sources if _not_cached(self.namespace[name])]
-        if cold:
-            # a fresh install (or changed source) compiles for tens of seconds: say so once,
-            # rather than leave a first reset or step silent that long
+        if cold and len(cold) == len(self.sources):
+            # a fresh install (or changed source: no loop of the module cached) compiles for
+            # tens of seconds: say so once, rather than leave a first reset or step silent that
+            # long.  Some loops cached means a current cache whose other loops were never
+            # called (and may never be): no notice, or it would come at every run
             print(
                 f"saboteur: compiling {len(cold)} loops of {self.module} with numba (once: "
                 "numba caches them; tens of seconds)",

@@ -1528,4 +1528,9 @@ def test_the_privileged_critics_targets_are_the_discounted_returns():
     assert b["ret"].tolist() == pytest.approx(ret.tolist())
     plain = [Step(s.obs, s.mask, 0, 0.0, s.value, s.reward) for s in steps]
     assert "ret_mc" not in make_batch([plain], gamma=0.9, lam=0.95)
-    assert TrainConfig(critic_lr=0).problems() == ["--critic-lr 0: must be a number > 0"]
+    assert TrainConfig(critic_lr=0, privileged_critic=True).problems() == [
+        "--critic-lr 0: must be a number > 0"
+    ]
+    assert TrainConfig(critic_lr=0.01).problems() == [
+        "--critic-lr 0.01: only with --privileged-critic"
+    ]

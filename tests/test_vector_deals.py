@@ -136,3 +136,29 @@ def test_kernels_choose_reference_counting_per_loop():
     if _runtime_optional(numba):
         assert ns["plain"].targetoptions.get("_nrt") is False
     assert "_nrt" not in ns["allocating"].targetoptions
+
+
+def test_the_compile_notice_comes_only_when_no_loop_of_a_module_is_cached(monkeypatch, capsys):
+    """A fresh install (no loop of the module in numba's cache) prints one line; a cache that
+    holds some loops (the others never called) prints nothing, so it is not said every run."""
+    pytest.importorskip("numba")
+    import saboteur_env.compiled as compiled
+
+    def module(cold: set[str]) -> None:
+        monkeypatch.setattr(compiled, "_not_cached", lambda d: d.py_func.__name__ in cold)
+        reg = compiled.Kernels({"ENABLED": True}, "test_module")
+
+        @reg.register
+        def _py_one(a):
+            return a
+
+        @reg.register
+        def _py_two(a):
+            return a
+
+        reg.compile_all()
+
+    module({"_py_one", "_py_two"})
+    assert "compiling 2 loops of test_module with numba" in capsys.readouterr().err
+    module({"_py_two"})
+    assert capsys.readouterr().err == ""
