@@ -900,6 +900,8 @@ def plot_learning_curve(out: Path, rows: list[dict], evals: list[dict]) -> Path 
     axes[1].set_xlabel("learning decisions")
     axes[2].plot(x, [r["policy_loss"] for r in rows], label="policy")
     axes[2].plot(x, [r["value_loss"] for r in rows], label="value")
+    if "state_value_loss" in rows[0]:  # --privileged-critic
+        axes[2].plot(x, [r["state_value_loss"] for r in rows], label="privileged critic")
     axes[2].legend()
     axes[2].set_title("losses")
     axes[2].set_xlabel("learning decisions")
