@@ -1153,7 +1153,7 @@ def train(cfg: TrainConfig) -> dict:
     if cfg.bc_decisions and not cfg.init:
         try:
             _warm_start(net, cfg, rng, out, t_start)  # its figures: bc.json
-        except KeyboardInterrupt:  # Ctrl-C or kill: the weights so far are written
+        except KeyboardInterrupt:  # Ctrl-C (kill stops it through STOP): the weights so far
             interrupted = True
             net.eval()
             print(f"\ninterrupted in the warm start: writing {out / 'final.pt'}", file=sys.stderr)

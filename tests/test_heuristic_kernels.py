@@ -139,11 +139,13 @@ def test_whole_games_play_the_same_with_the_kernels_on_and_off(monkeypatch, expa
 
 @pytest.mark.parametrize("expansion", [False, True])
 def test_reading_the_board_equals_the_numpy_code(expansion):
-    cls = maze.SegmentMaze if expansion else maze.Maze
-    options = [{"block": b} for b in (0, 1, 2)] if expansion else [{}]
     read = []
 
     def seen(agent, observation):
+        cls = agent.gameplay.maze  # the game's maze, as the agent plays it
+        # a segment maze also plans with either door colour as a wall (0: none)
+        blocks = (0, 1, 2) if issubclass(cls, maze.SegmentMaze) else (0,)
+        options = [{"block": b} if b else {} for b in blocks]
         board = agent.encoder.views(observation)["board"]
         for kw in options:
             fast = cls.from_view(agent.config.board_window, board, **kw)

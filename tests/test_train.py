@@ -1008,6 +1008,44 @@ def test_progress_potential_is_the_tunnels_progress_signed_by_the_roles_gold_sta
     }
 
 
+def weights_digest(module) -> str:
+    """sha256 of a module's weights, in state-dict order."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for v in module.state_dict().values():
+        h.update(v.detach().numpy().tobytes())
+    return h.hexdigest()
+
+
+def spy_on_overlap(monkeypatch, of_collector, of_update) -> tuple[dict, dict]:
+    """Spies on the training loop: ``seen["collect"]`` gets the :func:`weights_digest` of
+    ``of_collector(collector)`` as each batch starts, ``seen["update"]`` that of
+    ``of_update(net, critic)`` after each PPO update; ``delay["s"]`` slows every update down.
+    Returns ``(seen, delay)``."""
+    import time
+
+    import saboteur_experiments.train as tr
+
+    seen: dict[str, list[str]] = {"collect": [], "update": []}
+    delay = {"s": 0.0}
+    real_collect, real_update = tr.Collector.collect, tr.ppo_update
+
+    def collect(self, *args, **kwargs):
+        seen["collect"].append(weights_digest(of_collector(self)))
+        return real_collect(self, *args, **kwargs)
+
+    def update(net, opt, batch, cfg, rng, critic=None):
+        time.sleep(delay["s"])
+        out = real_update(net, opt, batch, cfg, rng, critic)
+        seen["update"].append(weights_digest(of_update(net, critic)))
+        return out
+
+    monkeypatch.setattr(tr.Collector, "collect", collect)
+    monkeypatch.setattr(tr, "ppo_update", update)
+    return seen, delay
+
+
 def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypatch):
     """--overlap learns in a second thread with its own random stream while the next batch is
     collected with a copy of the policy, refreshed after every update: batch k is collected
@@ -1015,33 +1053,7 @@ def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypat
     identical weights even when the learner is slowed down; --precision bf16 changes the
     update (autocast is on); final.pt names the decisions the logged iterations learned from;
     a bad precision is named."""
-    import hashlib
-    import time
-
-    import saboteur_experiments.train as tr
-
-    def digest(net) -> str:
-        h = hashlib.sha256()
-        for v in net.state_dict().values():
-            h.update(v.detach().numpy().tobytes())
-        return h.hexdigest()
-
-    seen: dict[str, list[str]] = {"collect": [], "update": []}
-    real_collect, real_update = tr.Collector.collect, tr.ppo_update
-    delay = {"s": 0.0}
-
-    def collect(self, *args, **kwargs):
-        seen["collect"].append(digest(self.net))
-        return real_collect(self, *args, **kwargs)
-
-    def update(net, *args, **kwargs):
-        time.sleep(delay["s"])
-        out = real_update(net, *args, **kwargs)
-        seen["update"].append(digest(net))
-        return out
-
-    monkeypatch.setattr(tr.Collector, "collect", collect)
-    monkeypatch.setattr(tr, "ppo_update", update)
+    seen, delay = spy_on_overlap(monkeypatch, lambda col: col.net, lambda net, critic: net)
 
     def run(name: str, precision: str = "bf16") -> dict:
         seen["collect"].clear()
@@ -1077,7 +1089,7 @@ def test_overlapped_bf16_training_replays_exactly_for_a_seed(tmp_path, monkeypat
         start = seen["collect"][0]
         assert seen["collect"][1] == start
         assert seen["collect"][2:] == seen["update"][:2]
-        assert seen["update"][-1] == digest(net)
+        assert seen["update"][-1] == weights_digest(net)
         return net.state_dict()
 
     a = run("a")
@@ -1094,33 +1106,7 @@ def test_overlapped_training_refreshes_the_privileged_critic_and_replays(tmp_pat
     """--overlap with --privileged-critic: the collector's copy of the critic is refreshed
     with the policy's copy after every update (batch k is collected with the critic of update
     k - 2), and a seed replays the same weights whatever the threads' timing."""
-    import hashlib
-    import time
-
-    import saboteur_experiments.train as tr
-
-    def digest(module) -> str:
-        h = hashlib.sha256()
-        for v in module.state_dict().values():
-            h.update(v.detach().numpy().tobytes())
-        return h.hexdigest()
-
-    seen: dict[str, list[str]] = {"collect": [], "update": []}
-    real_collect, real_update = tr.Collector.collect, tr.ppo_update
-    delay = {"s": 0.0}
-
-    def collect(self, *args, **kwargs):
-        seen["collect"].append(digest(self.critic))
-        return real_collect(self, *args, **kwargs)
-
-    def update(net, opt, batch, cfg, rng, critic):
-        time.sleep(delay["s"])
-        out = real_update(net, opt, batch, cfg, rng, critic)
-        seen["update"].append(digest(critic))
-        return out
-
-    monkeypatch.setattr(tr.Collector, "collect", collect)
-    monkeypatch.setattr(tr, "ppo_update", update)
+    seen, delay = spy_on_overlap(monkeypatch, lambda col: col.critic, lambda net, critic: critic)
 
     def run(name: str) -> dict:
         seen["collect"].clear()
