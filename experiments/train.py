@@ -49,7 +49,9 @@ Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iterat
 (the evaluated policy with the best :func:`dev_score`: checkpoint selection on dev deals only,
 DESIGN 9) and ``final.pt`` (+ ``.json``
 metadata; also written when training is stopped with Ctrl-C, or by ``kill`` (SIGTERM) on the
-command line).  Bad options are usage errors
+command line).  With ``--privileged-critic`` the critic is written beside each of these but
+``eval_latest.pt`` (``final.critic.pt``, ...: :func:`save_critic`); the policy checkpoints
+hold the policy network alone.  Bad options are usage errors
 naming the option and value (:meth:`TrainConfig.problems`), found before anything is trained.
 """
 
@@ -1089,6 +1091,65 @@ def _warm_start(
     return bc_stats
 
 
+#: the ``format`` of a privileged critic's file (:func:`save_critic`)
+CRITIC_FORMAT = "saboteur-critic-1"
+
+
+def critic_file(checkpoint: str | Path) -> Path:
+    """Where the privileged critic of a policy checkpoint lies: beside it, ``NAME.critic.pt``
+    (``final.pt`` -> ``final.critic.pt``).  The policy checkpoint itself holds the policy
+    network alone, in its usual format."""
+    return Path(checkpoint).with_suffix(".critic.pt")
+
+
+def save_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> Path:
+    """Write ``critic``'s weights beside the policy checkpoint ``checkpoint``
+    (:func:`critic_file`): ``{"state_dict": tensors, "meta": JSON text}``, readable with
+    ``torch.load(weights_only=True)``.  Returns the path."""
+    path = critic_file(checkpoint)
+    meta = {
+        "format": CRITIC_FORMAT,
+        "hidden": critic.hidden,
+        "truth_size": critic.truth_size,
+        "num_players": critic.num_players,
+    }
+    state = {k: v.detach().cpu().clone() for k, v in critic.state_dict().items()}
+    torch.save({"state_dict": state, "meta": json.dumps(meta, sort_keys=True)}, path)
+    return path
+
+
+def _critic_beside(checkpoint: Path, critic: PrivilegedCritic | None) -> None:
+    """After writing the policy checkpoint ``checkpoint``: its critic beside it
+    (:func:`save_critic`), or, in a run without one, no critic file an earlier run left there
+    (a critic is only ever found beside the policy it was trained with)."""
+    if critic is not None:
+        save_critic(checkpoint, critic)
+    else:
+        critic_file(checkpoint).unlink(missing_ok=True)
+
+
+def load_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> str:
+    """Load into ``critic`` the critic saved beside the policy checkpoint ``checkpoint``
+    (:func:`critic_file`), if there is one that fits; returns one line saying whether it was
+    loaded or ``critic`` starts fresh, and why."""
+    path = critic_file(checkpoint)
+    if not path.is_file():
+        return f"privileged critic: started fresh (no {path} beside --init)"
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        meta = json.loads(blob["meta"])
+        if meta.get("format") != CRITIC_FORMAT:
+            raise ValueError(f"format {meta.get('format')!r}, this code reads {CRITIC_FORMAT}")
+        state = blob["state_dict"]
+        if not all(bool(torch.isfinite(v).all()) for v in state.values()):
+            raise ValueError("NaN or infinite weights")
+        critic.load_state_dict(state)
+    except Exception as err:  # a file that does not fit: the run goes on with a new critic
+        why = str(err).splitlines()[0] if str(err) else type(err).__name__
+        return f"privileged critic: started fresh ({path} not loaded: {why[:200]})"
+    return f"privileged critic: loaded from {path}"
+
+
 def train(cfg: TrainConfig) -> dict:
     """Run PPO self-play as configured; returns a summary (paths, last metrics).
 
@@ -1132,18 +1193,21 @@ def train(cfg: TrainConfig) -> dict:
         )
         if cfg.prior:
             net.start_at_prior(cfg.prior)
-    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
-    best = out / "checkpoints" / "best_dev.pt"
-    for stale in (best, best.with_suffix(".json")):  # an earlier run's choice is not this one's
-        stale.unlink(missing_ok=True)
-    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
-    net.eval()
     critic = None
     groups = [{"params": list(net.parameters()), "lr": cfg.lr}]
     if cfg.privileged_critic:
         critic = PrivilegedCritic(int(net.hparams["hidden"]), game_config)
-        # a new critic beside a trained network: it learns at its own rate
+        if cfg.init:  # the critic saved beside the checkpoint, if any (read before --out's
+            print(load_critic(cfg.init, critic), file=sys.stderr)  # stale files go)
+        # a critic (new, or beside a trained network): it learns at its own rate
         groups.append({"params": list(critic.parameters()), "lr": cfg.critic_lr})
+    (out / "checkpoints").mkdir(parents=True, exist_ok=True)
+    best = out / "checkpoints" / "best_dev.pt"
+    # an earlier run's choice is not this one's
+    for stale in (best, best.with_suffix(".json"), critic_file(best)):
+        stale.unlink(missing_ok=True)
+    (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    net.eval()
     opt = torch.optim.Adam(groups, lr=cfg.lr, eps=1e-5)
     pool = pool_of(cfg)
     t_start = time.perf_counter()
@@ -1234,6 +1298,7 @@ def train(cfg: TrainConfig) -> dict:
                         "dev_score": score,
                     },
                 )
+                _critic_beside(best, critic)
             ev["dev_score"] = score
             logs.log_eval(
                 {"iteration": it, "learning_decisions": collected["learning_decisions"], **ev}
@@ -1254,6 +1319,7 @@ def train(cfg: TrainConfig) -> dict:
                 asdict(cfg),
                 {"iteration": it},
             )
+            _critic_beside(out / "checkpoints" / f"iter_{it:04d}.pt", critic)
             plot_learning_curve(out, logs.rows, logs.evals)
         bar(row)
         summary = row
@@ -1397,11 +1463,13 @@ def train(cfg: TrainConfig) -> dict:
             **({"interrupted": True} if interrupted else {}),
         },
     )
+    _critic_beside(final, critic)
     plot_learning_curve(out, logs.rows, logs.evals)
     logs.close()
     bar(None)
     return {
         "checkpoint": str(final),
+        "critic": str(critic_file(final)) if critic is not None else None,
         "best_dev": str(best) if best.exists() else None,
         "best_dev_score": best_score if best.exists() else None,
         "out": str(out),

@@ -279,7 +279,8 @@ HELP = {
     "that also sees what the round hides (every seat's role, the goal cards; "
     "VectorGame.round_truth), a residual on the network's own value; the policy still reads "
     "the observation only, and checkpoints hold the policy network alone (the critic is "
-    "training-only and starts anew with --init)",
+    "written beside each, NAME.critic.pt, and --init PATH with --privileged-critic starts from "
+    "PATH's when there is one)",
     "critic_lr": "the privileged critic's learning rate (Adam; --privileged-critic)",
 }
 

@@ -1520,3 +1520,99 @@ def test_the_privileged_critics_targets_are_the_discounted_returns():
     assert TrainConfig(critic_lr=0.01).problems() == [
         "--critic-lr 0.01: only with --privileged-critic"
     ]
+
+
+def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_with_init(
+    tmp_path, monkeypatch, capsys
+):
+    """--privileged-critic writes the critic beside every policy checkpoint (NAME.critic.pt,
+    readable with weights_only=True); the policy checkpoint keeps the policy network alone, in
+    its format; --init PATH with --privileged-critic starts the critic from PATH's, and says
+    so, or from zero when there is none; a run without the critic leaves no stale one."""
+    import saboteur_experiments.train as tr
+    from saboteur_agents.network import PrivilegedCritic
+
+    at_first_update: list[dict] = []
+    real_update = tr.ppo_update
+
+    def update(net, opt, batch, cfg, rng, critic=None):
+        if critic is not None and not at_first_update:
+            at_first_update.append({k: v.clone() for k, v in critic.state_dict().items()})
+        return real_update(net, opt, batch, cfg, rng, critic)
+
+    monkeypatch.setattr(tr, "ppo_update", update)
+    cfg = TrainConfig(
+        num_envs=3,
+        pool_current=0.5,
+        pool_snapshots=0,
+        pool_heuristic=0.0,
+        pool_random=0.5,
+        steps_per_iter=60,
+        iterations=2,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        bc_decisions=0,
+        eval_every=0,
+        checkpoint_every=1,
+        progress=False,
+        privileged_critic=True,
+        out=str(tmp_path / "run"),
+    )
+    res = train(cfg)
+    run = tmp_path / "run"
+    final = run / "final.pt"
+    assert res["critic"] == str(run / "final.critic.pt")
+    for name in ("final", "checkpoints/iter_0001", "checkpoints/iter_0002"):
+        assert (run / f"{name}.critic.pt").is_file(), name
+    # the policy checkpoint: the policy network alone, as before
+    blob = torch.load(final, map_location="cpu", weights_only=True)
+    assert set(blob) == {"state_dict", "meta"}
+    assert set(blob["state_dict"]) == set(tiny(cfg).state_dict())
+    load_checkpoint(final)
+    # the critic: its trained weights (its last layer starts at exactly 0)
+    saved = torch.load(run / "final.critic.pt", map_location="cpu", weights_only=True)
+    fresh = PrivilegedCritic(32, cfg.game_config())
+    assert set(saved["state_dict"]) == set(fresh.state_dict())
+    assert json.loads(saved["meta"])["format"] == tr.CRITIC_FORMAT
+    assert float(saved["state_dict"]["net.2.weight"].abs().sum()) > 0
+    first = torch.load(run / "checkpoints/iter_0001.critic.pt", weights_only=True)
+    assert not torch.equal(saved["state_dict"]["net.2.weight"], first["state_dict"]["net.2.weight"])
+    capsys.readouterr()
+
+    # --init with the critic beside it: the first update starts from the saved critic
+    at_first_update.clear()
+    train(replace(cfg, init=str(final), iterations=1, out=str(tmp_path / "more")))
+    err = capsys.readouterr().err
+    assert f"privileged critic: loaded from {run / 'final.critic.pt'}" in err
+    for k, v in saved["state_dict"].items():
+        assert torch.equal(at_first_update[0][k], v), k
+
+    # --init without one: a fresh critic (a zero residual), and the line says so
+    lone = tmp_path / "lone.pt"
+    lone.write_bytes(final.read_bytes())
+    at_first_update.clear()
+    train(replace(cfg, init=str(lone), iterations=1, out=str(tmp_path / "fresh")))
+    err = capsys.readouterr().err
+    assert f"privileged critic: started fresh (no {tmp_path / 'lone.critic.pt'} beside" in err
+    assert float(at_first_update[0]["net.2.weight"].abs().sum()) == 0
+    assert not torch.equal(at_first_update[0]["net.0.weight"], saved["state_dict"]["net.0.weight"])
+
+    # a critic file that does not fit: started fresh, and why
+    torch.save({"state_dict": {}, "meta": json.dumps({"format": "other"})}, critic_of(lone))
+    train(replace(cfg, init=str(lone), iterations=1, out=str(tmp_path / "bad")))
+    err = capsys.readouterr().err
+    assert f"privileged critic: started fresh ({critic_of(lone)} not loaded: format 'other'" in err
+
+    # the same folder trained again without the critic: no critic is left beside its policy
+    train(replace(cfg, privileged_critic=False, iterations=1))
+    assert not (run / "final.critic.pt").exists()
+    assert not (run / "checkpoints/iter_0001.critic.pt").exists()
+    # iter_0002.pt and its critic: the earlier run's, a pair this run did not write
+    assert (run / "checkpoints/iter_0002.critic.pt").exists()
+
+
+def critic_of(checkpoint: Path) -> Path:
+    return checkpoint.with_suffix(".critic.pt")
