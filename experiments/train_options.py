@@ -97,6 +97,12 @@ class TrainConfig:
             v = getattr(self, name)
             return v if isinstance(v, (int, float)) and math.isfinite(v) else float("nan")
 
+        def a_number(name: str, bound: str) -> str:
+            """``must be a number {bound}``, naming the fault of an infinite or NaN value."""
+            v = getattr(self, name)
+            bad = isinstance(v, float) and not math.isfinite(v)
+            return f"must be a {'finite ' if bad else ''}number {bound}"
+
         for name in (
             "num_envs",
             "steps_per_iter",
@@ -133,9 +139,9 @@ class TrainConfig:
             "pool_random",
             "pool_search",
         ):
-            need(number(name) >= 0, name, "must be a number >= 0")
+            need(number(name) >= 0, name, a_number(name, ">= 0"))
         for name in ("lr", "bc_lr", "critic_lr", "clip", "max_grad_norm"):
-            need(number(name) > 0, name, "must be a number > 0")
+            need(number(name) > 0, name, a_number(name, "> 0"))
         for name in ("gamma", "gae_lambda"):
             need(0 <= number(name) <= 1, name, "must be in [0, 1]")
         need(self.precision in PRECISIONS, "precision", f"must be one of {PRECISIONS}")

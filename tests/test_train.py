@@ -421,6 +421,29 @@ def test_bad_train_options_name_the_option_and_value(capsys, tmp_path):
     assert TrainConfig().problems() == []
 
 
+def test_infinite_or_nan_rates_are_named_not_finite(capsys, tmp_path):
+    """A float option given inf or nan (argparse's float reads both) is refused as not a
+    finite number (was: "--lr inf: must be a number > 0", as if inf were not > 0)."""
+    for name, flag, bound in (
+        ("lr", "--lr", "> 0"),
+        ("critic_lr", "--critic-lr", "> 0"),
+        ("max_grad_norm", "--max-grad-norm", "> 0"),
+        ("minutes", "--minutes", ">= 0"),
+        ("ent_coef", "--ent-coef", ">= 0"),
+    ):
+        for value in (math.inf, -math.inf, math.nan):
+            cfg = TrainConfig(**{name: value}, privileged_critic=True)
+            want = f"{flag} {value}: must be a finite number {bound}"
+            assert cfg.problems() == [want], (name, value)
+        # a finite value out of range keeps the plain message
+        cfg = TrainConfig(**{name: -1.0}, privileged_critic=True)
+        assert cfg.problems() == [f"{flag} -1.0: must be a number {bound}"]
+    err = _usage_error(capsys, ["train", "--lr", "inf", "--out", str(tmp_path / "run")])
+    assert "--lr inf: must be a finite number > 0" in err
+    err = _usage_error(capsys, ["train", "--shaping", "nan", "--out", str(tmp_path / "run")])
+    assert "--shaping nan: must be a finite number >= 0" in err
+
+
 def test_evaluation_keeps_the_training_thread_count(tmp_path):
     """Building a PPO agent limits torch to one thread (for tournaments); the periodic
     evaluation inside training used to leave it there, so --threads N ran on one thread from
