@@ -124,6 +124,20 @@ class PPOAgent(Agent):
             if not p.exists():
                 raise FileNotFoundError(f"PPO checkpoint {p} not found")
 
+    def checkpoint_files(self, config) -> list[Path]:
+        """The checkpoint files this agent loads for ``config``'s game: the shipped one of
+        that game for ``"ppo"``, several for a seed-averaged policy, none for a network
+        passed in.
+
+        Raises:
+            FileNotFoundError: the shipped checkpoint is missing from this install.
+        """
+        if self.paths:
+            return list(self.paths)
+        if self.path is not None:
+            return [self.path]
+        return [shipped_checkpoint(config)] if self._shipped else []
+
     def __deepcopy__(self, memo):
         """A copy with its own state (seat, generator) that shares the network, which is only
         used for inference here, and the torch module (which cannot be copied)."""

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import os
 import sys
@@ -58,6 +59,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -805,6 +807,28 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
     return results, summary
 
 
+def ppo_checkpoints(specs: Sequence[str], players: int, expansion: bool = False) -> list[dict]:
+    """Every distinct checkpoint file the ``ppo`` specs of ``specs`` load for the game
+    (``players``, ``expansion``), in the order of first use: ``{"path": resolved path,
+    "bytes": size, "sha256": its first 12 hex digits, "agents": the specs that play it}``."""
+    from saboteur_agents import make_agent
+    from saboteur_env.engine.config import GameConfig
+
+    config = GameConfig(num_players=players, expansion=expansion)
+    files: dict[str, dict] = {}
+    for spec in dict.fromkeys(specs):
+        if spec.partition(":")[0] != "ppo":
+            continue
+        for path in make_agent(spec).checkpoint_files(config):
+            key = str(Path(path).resolve())
+            if key not in files:
+                data = Path(key).read_bytes()
+                sha = hashlib.sha256(data).hexdigest()[:12]
+                files[key] = {"path": key, "bytes": len(data), "sha256": sha, "agents": []}
+            files[key]["agents"].append(spec)
+    return list(files.values())
+
+
 def _workers_used(opts: Options) -> int:
     """The processes (local) or the Ray tasks in flight (Ray; 0: every CPU of the Ray)."""
     if opts.backend == "ray" and not opts.workers:
@@ -908,6 +932,13 @@ def main(argv=None) -> None:
         backend=a.backend,
         address=a.address,
     )
+    checkpoints = ppo_checkpoints(specs, a.players, a.expansion)
+    for c in checkpoints:  # which file each ppo spec plays, before the results it makes
+        print(
+            f"ppo checkpoint {c['path']} ({c['bytes']:,} bytes, sha256 {c['sha256']}): "
+            + ", ".join(c["agents"]),
+            flush=True,
+        )
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", OneSidedWarning)
@@ -925,6 +956,7 @@ def main(argv=None) -> None:
         **asdict(opts),
         "elapsed_s": elapsed,
         "workers_used": _workers_used(opts),
+        **({"ppo_checkpoints": checkpoints} if checkpoints else {}),
     }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(settings_text(meta))

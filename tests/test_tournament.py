@@ -575,3 +575,61 @@ def test_the_cli_prints_a_one_sided_warning_as_one_line(tmp_path, capsys):
     lines = [x for x in err.splitlines() if "warning" in x.lower()]
     assert lines and all(x.startswith("saboteur tournament: warning: ") for x in lines)
     assert "99%" in lines[0] and "tournament(opts)" not in err
+
+
+def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
+    """One line per distinct checkpoint file the ppo specs load (the shipped one of the game
+    for 'ppo'), with its size and sha256, before the results; summary.json keeps them."""
+    pytest.importorskip("torch")
+    import hashlib
+    import json
+    import shutil
+
+    from saboteur_agents.ppo import SHIPPED
+    from saboteur_experiments.tournament import ppo_checkpoints
+
+    copy = tmp_path / "copy.pt"
+    shutil.copy(SHIPPED["base"], copy)
+    out = tmp_path / "t"
+    specs = ["random", "ppo", "ppo:greedy", f"ppo:avg={SHIPPED['base']}|{copy}"]
+    main(
+        [
+            "--agents",
+            ",".join(specs),
+            "--players",
+            "4",
+            "--deals",
+            "1",
+            "--rounds",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(out),
+            "--bootstrap",
+            "10",
+            "--no-progress",
+            "--no-plots",
+        ]
+    )
+    lines = capsys.readouterr().out.splitlines()
+    want = []
+    for path, users in ((SHIPPED["base"], specs[1:]), (copy, specs[3:])):
+        data = path.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()[:12]
+        want.append(
+            f"ppo checkpoint {path.resolve()} ({len(data):,} bytes, sha256 {sha}): "
+            + ", ".join(users)
+        )
+    assert lines[:2] == want  # first, before the results
+    assert not any(line.startswith("ppo checkpoint") for line in lines[2:])
+    meta = json.loads((out / "summary.json").read_text())["meta"]
+    assert [c["path"] for c in meta["ppo_checkpoints"]] == [
+        str(SHIPPED["base"].resolve()),
+        str(copy.resolve()),
+    ]
+    # the shipped checkpoint follows the game; no ppo spec, no line
+    (sab2,) = ppo_checkpoints(["ppo", "random"], 5, expansion=True)
+    assert sab2["path"] == str(SHIPPED["saboteur_2"].resolve()) and sab2["agents"] == ["ppo"]
+    assert sab2["bytes"] == SHIPPED["saboteur_2"].stat().st_size
+    assert ppo_checkpoints(["random", "heuristic"], 5) == []
