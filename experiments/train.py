@@ -42,7 +42,11 @@ policy an agent's logits plus the network's, a residual that starts at 0
 (:meth:`PolicyValueNet.start_at_prior`): every network seat keeps that agent, fed the seat's
 events, each step keeps its prior logits, and the update adds them as the collector did.
 
-Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration),
+Outputs in ``--out`` (default ``runs/ppo``): ``metrics.csv`` (one row per iteration; its
+``decisions_per_s`` is per wall second of the iteration, numba's compiling included: on a fresh
+install, or after a kernel's source changed, iteration 1 compiles the engine's and the
+heuristic's loops, tens of seconds, which its ``compile_s`` gives; 0 once numba's cache holds
+them, :class:`CompileClock`),
 ``eval.csv``, TensorBoard event files in ``tb/`` (``tensorboard``, in the ``train`` extra),
 ``learning_curve.png`` (if matplotlib is installed), ``checkpoints/iter_XXXX.pt``,
 ``checkpoints/eval_latest.pt`` (the policy of the last evaluation), ``checkpoints/best_dev.pt``
@@ -112,6 +116,38 @@ def _due(deadline: float | None) -> bool:
     """Whether a phase must stop: ``kill`` was received (:data:`STOP`) or ``deadline`` (a
     ``time.perf_counter()`` value; ``None``: none) is reached."""
     return STOP.is_set() or (deadline is not None and time.perf_counter() >= deadline)
+
+
+class CompileClock:
+    """The seconds this process has spent in numba's compiler since :meth:`start`: loops
+    compiled, not those read from numba's cache (numba's event API, the ``numba:compile``
+    event, nested compiles counted once; always 0 without numba).  It gives ``compile_s`` in
+    ``metrics.csv``: on a fresh install the first iteration compiles the engine's and the
+    heuristic's loops, tens of seconds inside its ``decisions_per_s``."""
+
+    def __init__(self) -> None:
+        self._listener = None
+
+    def start(self) -> CompileClock:
+        from saboteur_env.compiled import enabled
+
+        if enabled() and self._listener is None:
+            from numba.core import event
+
+            self._listener = event.TimingListener()
+            event.register("numba:compile", self._listener)
+        return self
+
+    def stop(self) -> None:
+        if self._listener is not None:
+            from numba.core import event
+
+            event.unregister("numba:compile", self._listener)
+
+    def seconds(self) -> float:
+        """Seconds compiled since :meth:`start` (compiles still running not yet counted)."""
+        listener = self._listener
+        return float(listener.duration) if listener is not None and listener.done else 0.0
 
 
 # --- the opponent pool --------------------------------------------------------------------
@@ -1257,6 +1293,8 @@ def train(cfg: TrainConfig) -> dict:
             "mean_env_reward": float(np.mean([sum(st.reward for st in t) for t in trajs])),
             "decisions_per_s": collected["new_decisions"] / collected["wall_s"],
             "learning_decisions_per_s": collected["new_learning"] / collected["wall_s"],
+            # of that wall time, numba compiling loops (0 once its cache holds them)
+            "compile_s": collected["compile_s"],
             "collect_s": collected["collect_s"],
             "update_s": update_s,
             **collected["totals"],
@@ -1375,6 +1413,7 @@ def train(cfg: TrainConfig) -> dict:
     worker: threading.Thread | None = None
     box: dict = {}
     pending: dict | None = None  # --overlap: collected, waiting for its update
+    clock = CompileClock().start()
     try:
         if interrupted:
             pass  # stopped in the warm start: no PPO iteration
@@ -1383,7 +1422,7 @@ def train(cfg: TrainConfig) -> dict:
                 stop_at = None if deadline is None else deadline - eval_reserve
                 if _due(stop_at):
                     break  # the budget is spent (e.g. by the warm start): no iteration starts
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), clock.seconds()
                 collected = collect()
                 if collected is None:
                     break
@@ -1393,7 +1432,7 @@ def train(cfg: TrainConfig) -> dict:
                 stats, update_s = learned(box)
                 box["counted"] = True
                 t2 = time.perf_counter()
-                collected["wall_s"] = t2 - t0
+                collected["wall_s"], collected["compile_s"] = t2 - t0, clock.seconds() - c0
                 if finish(collected, stats, update_s, t2):
                     break
         else:
@@ -1402,7 +1441,7 @@ def train(cfg: TrainConfig) -> dict:
                 over = _due(stop_at)
                 if pending is None and over:
                     break
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), clock.seconds()
                 box = {}
                 if pending is not None:
                     worker = threading.Thread(target=learn, args=(pending, box), daemon=True)
@@ -1412,7 +1451,7 @@ def train(cfg: TrainConfig) -> dict:
                 collected = None if final else collect()
                 t1 = time.perf_counter()
                 if collected is not None:
-                    collected["wall_s"] = t1 - t0
+                    collected["wall_s"], collected["compile_s"] = t1 - t0, clock.seconds() - c0
                 if worker is not None:
                     worker.join()
                     worker = None
@@ -1442,6 +1481,7 @@ def train(cfg: TrainConfig) -> dict:
         net.eval()
         print(f"\ninterrupted in iteration {it}: writing {out / 'final.pt'}", file=sys.stderr)
     finally:
+        clock.stop()
         if worker is not None and worker.is_alive():
             worker.join()  # never leave the learner changing the weights after an error
     if STOP.is_set() and not interrupted:

@@ -1639,3 +1639,77 @@ def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_wit
 
 def critic_of(checkpoint: Path) -> Path:
     return checkpoint.with_suffix(".critic.pt")
+
+
+def test_compile_s_is_the_time_numba_compiled_inside_an_iteration(tmp_path, monkeypatch):
+    """metrics.csv's compile_s: the seconds of an iteration's wall time numba spent compiling
+    (its decisions_per_s includes them: on a fresh install iteration 1 compiles every loop).
+    A loop compiled in iteration 1's collection is counted there, within that iteration's
+    wall time; CompileClock counts compiles between start and stop, not calls of a compiled
+    loop."""
+    numba = pytest.importorskip("numba")
+    from numba.core import event
+
+    import saboteur_experiments.train as tr
+
+    def fresh_loop():
+        def f(x):
+            s = 0
+            for i in range(x):
+                s += i * i
+            return s
+
+        return numba.njit(cache=False)(f)
+
+    def compile_one() -> float:
+        mine = event.TimingListener()
+        with event.install_listener("numba:compile", mine):
+            fresh_loop()(3)
+        return mine.duration
+
+    clock = tr.CompileClock().start()
+    assert clock.seconds() == 0.0
+    took = compile_one()
+    assert took > 0 and clock.seconds() == pytest.approx(took, rel=0.05, abs=1e-3)
+    before = clock.seconds()
+    clock.stop()
+    compile_one()
+    assert clock.seconds() == before  # stopped: not counted
+
+    forced: list[float] = []
+    real_collect = tr.Collector.collect
+
+    def collect(self, *args, **kwargs):
+        if not forced:
+            forced.append(compile_one())
+        return real_collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(tr.Collector, "collect", collect)
+    cfg = TrainConfig(
+        num_envs=3,
+        pool_current=0.5,
+        pool_snapshots=0,
+        pool_heuristic=0.0,
+        pool_random=0.5,
+        steps_per_iter=60,
+        iterations=2,
+        epochs=1,
+        minibatch=32,
+        channels=8,
+        hidden=32,
+        conv_layers=2,
+        bc_decisions=0,
+        eval_every=0,
+        checkpoint_every=0,
+        progress=False,
+        out=str(tmp_path / "run"),
+    )
+    train(cfg)
+    rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
+    first = float(rows[0]["compile_s"])
+    assert forced[0] > 0.005  # a compile of several milliseconds at least
+    assert first >= forced[0] - 1e-4  # (the two listeners read the clock a moment apart)
+    assert first <= float(rows[0]["collect_s"]) + float(rows[0]["update_s"])
+    assert (
+        0 <= float(rows[1]["compile_s"]) <= float(rows[1]["collect_s"]) + float(rows[1]["update_s"])
+    )
