@@ -91,3 +91,29 @@ def test_no_file_imports_the_folder_names():
     files.append(ROOT / "README.md")
     offenders = [str(p.relative_to(ROOT)) for p in files if bad.search(p.read_text())]
     assert offenders == []
+
+
+#: packages only the tests use (the ``dev`` extra): no installed module may import them, or a
+#: user of another extra (``tournament``, ``train``, ...) would need them
+TEST_ONLY = ("pytest", "_pytest", "hypothesis", "nbclient", "selenium")
+
+
+def test_no_installed_module_imports_a_test_only_package():
+    """``pip install '.[tournament]'`` has no pytest, and needs none: no module of the
+    package imports a test-only package (the README's test command installs the ``dev``
+    extra for the tests)."""
+    names = "|".join(TEST_ONLY)
+    bad = re.compile(
+        rf"^\s*(?:from|import)\s+(?:{names})\b|import_module\(['\"](?:{names})\b", re.M
+    )
+    offenders = [
+        str(p.relative_to(ROOT))
+        for folder in FOLDERS
+        for p in (ROOT / folder).rglob("*.py")
+        if "__pycache__" not in p.parts and bad.search(p.read_text())
+    ]
+    assert offenders == []
+    assert bad.search("    import pytest\n") and bad.search("from hypothesis import given\n")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'^dev = \[[^\]]*"pytest>=', pyproject, re.M)
+    assert "pytest" not in re.search(r"^tournament = \[.*\]$", pyproject, re.M).group(0)
