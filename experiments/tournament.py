@@ -495,19 +495,27 @@ def format_summary(summary: dict) -> str:
     )
     fr = summary.get("failures")
     if fr:
-        lines.append(
-            "failure statistics per 100 rounds played (saboteur_experiments.evaluation.failures): "
-            "rockfalls discarded as gold-digger / maps of a goal already mapped by the seat / "
-            "by another / breaks (of them on a blocked player, on the own side) / winning "
-            "placements missed (decisions with one available)"
+        # one labelled column per statistic: a slash-separated line was hard to read
+        cols = (
+            ("rockfalls_discarded", "rockfall discarded (digger)"),
+            ("maps_repeated", "map of a goal it saw"),
+            ("maps_of_mapped", "map of a goal another saw"),
+            ("breaks", "breaks"),
+            ("breaks_on_blocked", "on a blocked player"),
+            ("friendly_breaks", "on own side"),
+            ("wins_missed", "winning placement missed"),
+            ("wins_available", "win available"),
         )
+        lines.append(
+            "failure statistics per 100 rounds played by a seat of the agent "
+            "(saboteur_experiments.evaluation.failures; 'on ...': of the breaks; "
+            "'win available': decisions of a gold-digger side seat with a winning placement legal)"
+        )
+        lines.append(f"  {'agent':<{w}}" + "".join(f"  {label}" for _, label in cols))
         for a, f in fr["agents"].items():
             p100 = {k: v["per_100_rounds"] for k, v in f.items() if isinstance(v, dict)}
             lines.append(
-                f"  {a:<{w}}  {p100['rockfalls_discarded']:.1f} / {p100['maps_repeated']:.1f}"
-                f" / {p100['maps_of_mapped']:.1f} / {p100['breaks']:.1f} "
-                f"({p100['breaks_on_blocked']:.1f}, {p100['friendly_breaks']:.1f})"
-                f" / {p100['wins_missed']:.1f} ({p100['wins_available']:.1f})"
+                f"  {a:<{w}}" + "".join(f"  {p100[key]:>{len(label)}.1f}" for key, label in cols)
             )
         if fr["digger_losses"]:
             lines.append(

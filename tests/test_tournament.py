@@ -633,3 +633,57 @@ def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
     assert sab2["path"] == str(SHIPPED["saboteur_2"].resolve()) and sab2["agents"] == ["ppo"]
     assert sab2["bytes"] == SHIPPED["saboteur_2"].stat().st_size
     assert ppo_checkpoints(["random", "heuristic"], 5) == []
+
+
+@pytest.mark.filterwarnings("ignore::saboteur_experiments.tournament.OneSidedWarning")
+def test_the_failure_statistics_print_as_a_labelled_table(tmp_path):
+    """The summary's failure statistics: one header of named columns, then one row per agent
+    whose numbers are the summary's per-100-round figures, column by column, in that order."""
+    from saboteur_experiments.tournament import Options, tournament
+
+    opts = Options(
+        agents=["random", "heuristic"],
+        players=4,
+        deals=2,
+        rounds=1,
+        workers=1,
+        out=str(tmp_path),
+        bootstrap=10,
+        plots=False,
+        progress=False,
+    )
+    _, summary = tournament(opts)
+    lines = format_summary(summary).splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("failure statistics"))
+    header = lines[head + 1].split("  ")
+    labels = [h.strip() for h in header if h.strip()]
+    assert labels == [
+        "agent",
+        "rockfall discarded (digger)",
+        "map of a goal it saw",
+        "map of a goal another saw",
+        "breaks",
+        "on a blocked player",
+        "on own side",
+        "winning placement missed",
+        "win available",
+    ]
+    keys = [
+        "rockfalls_discarded",
+        "maps_repeated",
+        "maps_of_mapped",
+        "breaks",
+        "breaks_on_blocked",
+        "friendly_breaks",
+        "wins_missed",
+        "wins_available",
+    ]
+    for k, agent in enumerate(["random", "heuristic"]):
+        cells = lines[head + 2 + k].split()
+        stats = summary["failures"]["agents"][agent]
+        assert cells[0] == agent
+        assert cells[1:] == [f"{stats[key]['per_100_rounds']:.1f}" for key in keys]
+    # every number ends under the end of its label
+    ends = [lines[head + 1].index(lab) + len(lab) for lab in labels[1:]]
+    row = lines[head + 2]
+    assert [row.index(c, e - len(c)) + len(c) for c, e in zip(row.split()[1:], ends)] == ends
