@@ -531,3 +531,24 @@ def test_round_truth_follows_a_swap_of_hats_in_saboteur_2():
                 changed += int(now[i].tolist() != before[i].tolist())
         before = now
     assert changed >= 1
+
+
+def test_kernel_records_make_shared_read_only_events():
+    """``events_of`` makes one :class:`Event` per distinct record and hands the same object
+    to every step that logs that record again: safe because an event cannot be changed (a
+    frozen dataclass with read-only data), and equal to one made afresh."""
+    import dataclasses
+
+    from saboteur_env.vector import arrays as A
+    from saboteur_env.vector import kernels as K
+
+    rec = np.array([[K.EV_CARD_DRAWN, 2, 2, 5, 0, 0, 0], [K.EV_DISCARDED, 3, -1, 0, 0, 0, 0]])
+    first, second = A.events_of(rec), A.events_of(rec.copy())
+    assert [a is b for a, b in zip(first, second)] == [True, True]
+    assert first == [A._event(r) for r in rec.tolist()]
+    assert first[0].type is EventType.CARD_DRAWN and first[0].data == {"kind": 5}
+    assert (first[0].seat, first[0].visible_to) == (2, 2) and first[1].visible_to is None
+    with pytest.raises(TypeError, match="read-only"):
+        first[0].data["kind"] = 6  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first[0].seat = 1  # type: ignore[misc]

@@ -137,9 +137,25 @@ _GAME_FIELDS = (
 )
 
 
+#: kernel record (a tuple) -> its :class:`Event`.  Events are immutable (a frozen ``Event``,
+#: read-only ``EventData``), so one object serves every game and step that logs the same
+#: record, and most records recur (a draw of a kind, a discard, a tool card on a seat)
+_EVENTS_MADE: dict[tuple[int, ...], Event] = {}
+_EVENTS_MADE_MAX = 100_000
+
+
 def events_of(records: np.ndarray) -> list[Event]:
     """The engine's events of kernel log records (int32 ``(k, 7)``)."""
-    return [_event(r) for r in records.tolist()]
+    out = []
+    for rec in records.tolist():
+        key = tuple(rec)
+        e = _EVENTS_MADE.get(key)
+        if e is None:
+            if len(_EVENTS_MADE) >= _EVENTS_MADE_MAX:
+                _EVENTS_MADE.clear()
+            e = _EVENTS_MADE[key] = _event(rec)
+        out.append(e)
+    return out
 
 
 class ArrayGames:
