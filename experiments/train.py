@@ -95,6 +95,7 @@ from saboteur_agents.network import (
 from saboteur_env.encoding.spec import BoardChannel
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import route_events
+from saboteur_env.engine.scoring import seat_won
 from saboteur_env.engine.state import Game
 from saboteur_env.vector import VectorGame
 from saboteur_experiments.evaluation.splits import draw_train_seed
@@ -570,9 +571,9 @@ class Collector:
         for res in game.round_results:
             for seat in traj.learning:
                 role = int(res.roles[seat])
-                self.results.append(
-                    {"role": role, "win": int(seat in res.winners), "gold": res.received[seat]}
-                )
+                # won as the evaluation and the "win" reward count it (a paid geologist too)
+                won = seat_won(res.winners, res.roles, res.paid, seat, game.rules)
+                self.results.append({"role": role, "win": int(won), "gold": res.received[seat]})
         self.uncredited += traj.uncredited
         self.start_game(i)
 

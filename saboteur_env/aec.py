@@ -536,7 +536,7 @@ class raw_env(AECEnv):
             self._rewarded = False
         if result is not None:
             self._rewarded = True
-            paid = round_rewards(result, self.config.reward)
+            paid = round_rewards(result, self.config.reward, self.config.ruleset)
             for i, ag in enumerate(self.agents):
                 self.rewards[ag] = paid[i]
                 self.infos[ag]["round_result"] = {

@@ -405,3 +405,32 @@ def test_ended_round_names_the_result_of_the_round_a_decision_ended():
         else:
             assert res is None
     assert seen == [0, 1]
+
+
+def test_the_win_reward_counts_a_paid_geologist_as_a_winner():
+    """``reward="win"`` gives +1 to the seats ``seat_won`` says won (RULES 6.9): the winners
+    set, and a Saboteur 2 geologist paid more than 0 gold (never in that set, he had a
+    constant -1 before); a geologist paid nothing, or a trapped winner removed from the set,
+    gets -1.  Hand-built: green digger 0 and the boss 2 won; geologists 1 (paid 2) and 3
+    (paid 0); saboteur 4 lost."""
+    from saboteur_env.engine.cards import BOSS, GEOLOGIST, GREEN_DIGGER, X_SABOTEUR
+    from saboteur_env.engine.events import RoundResult
+    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+    from saboteur_env.engine.scoring import round_rewards
+
+    result = RoundResult(
+        round=0,
+        gold_found=True,
+        winning_side="green",
+        winners=[0, 2],
+        connector=0,
+        roles=[GREEN_DIGGER, GEOLOGIST, BOSS, GEOLOGIST, X_SABOTEUR],
+        received=[4, 2, 3, 0, 0],
+        paid=[4, 2, 3, 0, 0],
+        last_card_seat=0,
+        turns=9,
+    )
+    assert round_rewards(result, "win", SABOTEUR_2) == [1, 1, 1, -1, -1]
+    assert round_rewards(result, "gold", SABOTEUR_2) == [4, 2, 3, 0, 0]
+    # the base game has no paid roles: the winners set alone
+    assert round_rewards(result, "win", BASE) == [1, -1, 1, -1, -1]

@@ -399,17 +399,20 @@ def close_round(game: Game, result: RoundResult) -> None:
     deal_round(game, (game.last_card_seat + 1) % n)
 
 
-def round_rewards(result: RoundResult, reward: str) -> list[int]:
+def round_rewards(result: RoundResult, reward: str, rules: Ruleset) -> list[int]:
     """The env's reward of every seat for a finished round (``GameConfig.reward``, DESIGN 5):
-    ``"win"``: +1 for a seat in the round's winners set, -1 otherwise (a Saboteur 2 geologist,
-    never in that set, gets -1, RULES 6.9); ``"gold"``: the gold it received that round,
-    thefts included (RULES 5.3, 6.9).  One entry per seat, ints.
+    ``"win"``: +1 for a seat that won the round (:func:`seat_won`: in the winners set, or a
+    Saboteur 2 geologist paid more than 0 gold, RULES 6.9), -1 otherwise; ``"gold"``: the
+    gold it received that round, thefts included (RULES 5.3, 6.9).  One entry per seat, ints.
 
     Raises:
         ValueError: an unknown ``reward``.
     """
     if reward == "win":
-        return [1 if i in result.winners else -1 for i in range(len(result.received))]
+        return [
+            1 if seat_won(result.winners, result.roles, result.paid, i, rules) else -1
+            for i in range(len(result.received))
+        ]
     if reward == "gold":
         return [int(g) for g in result.received]
     raise ValueError(f"reward={reward!r}; valid: 'win', 'gold'")

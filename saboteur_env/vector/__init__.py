@@ -519,7 +519,7 @@ class VectorGame:
             self._events[i] = events
             res = g.ended_round(events)
             if res is not None:
-                self.rewards[i] = round_rewards(res, self.config.reward)
+                self.rewards[i] = round_rewards(res, self.config.reward, self.config.ruleset)
             if g.game_over or (max_decisions is not None and g.decisions >= max_decisions):
                 self.terminated[i] = g.game_over
                 self.truncated[i] = not g.game_over
