@@ -30,9 +30,10 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
   move applied to ``env.game`` is followed.
 * Agents are ``player_0 .. player_{N-1}`` (seat ``i`` is ``player_i``).  An episode is the whole
   game (``num_rounds`` rounds); players with no cards are skipped.
-* ``max_cycles`` (PettingZoo's per-agent meaning, DESIGN 5): each agent may act at most
-  ``max_cycles`` times; when the game's decisions reach ``max_cycles * num_players`` every agent
-  is truncated in that step (``None``, the default: no bound).
+* ``max_cycles`` (DESIGN 5): when the game's decisions reach ``max_cycles * num_players`` every
+  agent is truncated in that step (``None``, the default: no bound).  In the base game each
+  agent has then acted at most ``max_cycles`` times; in Saboteur 2 a pass or a removal is
+  several decisions of one agent, so one agent may have acted more often.
 * ``state()``: the spectator's view (DESIGN 8), float32 ``(state_size,)`` in ``state_space``: the
   observation of seat 0 followed by the hidden block (every hand, role and gold, the goal
   identities, ...), see :meth:`~saboteur_env.encoding.observation.ObservationEncoder.encode`
@@ -44,8 +45,8 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
   (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
   Saboteur 2 (``expansion=True``): the round ends after the round-end thefts (each thief is
   selected in turn with only ``steal`` actions legal); the gold reward includes what was
-  stolen (a robbed player can get a negative reward); with ``reward="win"`` geologists, who
-  are never winners (RULES 6.9), get -1.
+  stolen (a robbed player can get a negative reward); with ``reward="win"`` a geologist, never a
+  winner (RULES 6.9), gets +1 when paid more than 0 gold (``scoring.seat_won``), else -1.
 * ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
   and its own private ones, :class:`~saboteur_env.engine.state.Event`); at a round end
   ``infos[agent]["round_result"]`` holds the revealed roles and the winning side.

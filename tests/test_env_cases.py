@@ -427,14 +427,16 @@ def test_p12_turns_per_round_bounded():
         assert e.game.decisions == sum(turns) <= 3 * 67
 
 
+@pytest.mark.parametrize("expansion", [False, True])
 @pytest.mark.parametrize("wrapped", [True, False])
 @pytest.mark.parametrize("max_cycles", [1, 6, 30])
-def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles):
-    """Case P12: with max_cycles=k (turns per agent, PettingZoo's meaning) every agent gets
-    truncation=True in the step of the (k * num_players)-th decision, none gets termination,
-    each gets one dead step, and the loop ends cleanly."""
+def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles, expansion):
+    """Case P12: with max_cycles=k every agent gets truncation=True in the step of the
+    (k * num_players)-th decision, none gets termination, each gets one dead step, and the
+    loop ends cleanly; in both games (in Saboteur 2 a pass is several decisions of one agent,
+    so the bound counts decisions, not turns)."""
     e = (saboteur_env.env if wrapped else saboteur_env.raw_env)(
-        num_players=5, max_cycles=max_cycles
+        num_players=5, max_cycles=max_cycles, expansion=expansion
     )
     e.reset(seed=6)
     rng = np.random.default_rng(6)

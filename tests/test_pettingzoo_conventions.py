@@ -61,7 +61,8 @@ def test_max_cycles_default_is_unbounded():
 def test_pettingzoo_max_cycles_test():
     """PettingZoo's own test, unmodified: its unmasked ``action_space(agent).sample()`` draws
     legal actions (:class:`saboteur_env.aec.ActionSpace`), the parallel view truncates after
-    ``max_cycles`` parallel steps and each AEC agent acts ``max_cycles`` times."""
+    ``max_cycles`` parallel steps and each AEC agent acts ``max_cycles`` times (base game:
+    in Saboteur 2 one agent's pass is several decisions, and the bound counts decisions)."""
     max_cycles_test(saboteur_v0)
 
 

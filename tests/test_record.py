@@ -97,7 +97,7 @@ def test_actions_from_events_one_per_decision():
 
 
 def test_truncated_game_is_recorded_and_replays():
-    # max_cycles counts turns per agent: 5 x 4 players = 20 decisions
+    # max_cycles counts cycles of decisions: 5 x 4 players = 20 decisions
     env, snaps = _play_env(n=4, seed=2, rounds=3, max_cycles=5)
     buf = io.StringIO()
     write_record(buf, env.game, 2)

@@ -42,11 +42,13 @@ class GameConfig:
             ``default_window`` (21 x 17 base, 27 x 23 Saboteur 2).
         reward: ``"gold"`` (gold received each round) or ``"win"`` (+1 / -1 per round:
             ``scoring.seat_won``) (DESIGN 5).
-        max_cycles: PettingZoo's per-agent bound (DESIGN 5): each agent may act at most
-            ``max_cycles`` times, counted over the whole table: once the game's decisions reach
-            ``max_cycles * num_players`` (:attr:`max_decisions`) every agent is truncated in
-            that step.  (In Saboteur 2 a pass or removal is several decisions of one agent,
-            RULES 6.7.)  ``None`` (default): no bound; otherwise a positive int, not a bool.
+        max_cycles: PettingZoo's bound on an episode (DESIGN 5), counted over the whole
+            table: once the game's decisions reach ``max_cycles * num_players``
+            (:attr:`max_decisions`) every agent is truncated in that step.  In the base game
+            each agent has then acted ``max_cycles`` times at most; in Saboteur 2 a pass or a
+            removal is several decisions of one agent (RULES 6.7), so one agent may have
+            acted more often (PettingZoo's ``max_cycles_test`` holds for the base game only).
+            ``None`` (default): no bound; otherwise a positive int, not a bool.
 
     Raises:
         ConfigError: on any invalid value, naming the option.
@@ -108,7 +110,10 @@ class GameConfig:
             or isinstance(self.max_cycles, bool)
             or self.max_cycles < 1
         ):
-            bad("max_cycles", "must be None or a positive int (turns per agent)")
+            bad(
+                "max_cycles",
+                "must be None or a positive int (cycles: max_cycles x num_players decisions)",
+            )
         if self.board_window is None:
             object.__setattr__(self, "board_window", rules.default_window)
         try:
