@@ -16,6 +16,11 @@ needed, and the same state always gives the same pixels):
   draw-pile and discard-pile sizes; for every seat its hand size and
   its three tools (``P`` pick, ``L`` lantern, ``C`` cart; green = working, red with a cross =
   broken), ``>`` marking the seat to act; then the observer's own role, gold and hand.
+  Saboteur 2 (RULES 6.5, 6.9) widens the panel: each seat row ends with what the ``ansi`` text
+  also shows, a red ``TRAPPED!`` tag and an orange ``THEFT`` tag for those cards lying in front
+  of the seat (``game.front``) and ``HAS GOLD`` in yellow when it holds gold (public there),
+  each in its own column; a ``PHASE: PASS`` / ``REMOVE`` / ``THEFT`` line names a phase other
+  than an ordinary turn.
 * optionally a caption line (replays write the decision there) and a round result.
 
 Only what the observer may know is drawn (DESIGN 4): other players' hands, roles and gold and
@@ -25,7 +30,11 @@ public information only.  Drawing reads the game and never changes it or its gen
 
 Saboteur 2 cards (RULES 6.3): cards with several through segments (bridges, double curves)
 are drawn segment by segment with the joints pulled towards each segment's corner, and
-:func:`_draw_card_extras` marks ladders, doors and crystals with a light-blue dot.
+:func:`_draw_card_extras` marks, from the card tables (``VARIANT_DOOR``, ``VARIANT_LADDER``,
+``VARIANT_CRYSTALS``): a door as a bar across its tunnel, halfway along its first arm, green or
+blue as the door (the colour decides which team wins, RULES 6.9); a ladder as a dark ladder
+(two rails, four rungs) standing in a shaft at the card's centre; a crystal as a violet diamond
+in a rock corner of the card, one per crystal.  The base game's image has none of these.
 
 :func:`show_human` puts the image in a matplotlib window where an interactive backend is
 available and otherwise prints the ``ansi`` text.  :func:`save_png` writes a PNG with the
@@ -44,12 +53,19 @@ import numpy as np
 from .engine.board import EMPTY, HIDDEN_GOAL
 from .engine.cards import (
     ALL_KINDS,
+    DOOR_CODES,
+    FRONT_THEFT,
+    FRONT_TRAPPED,
     GOAL_CELLS,
     GOAL_GOLD,
     START_CELL,
+    VARIANT_CRYSTALS,
+    VARIANT_DOOR,
+    VARIANT_LADDER,
     VARIANTS,
 )
 from .engine.events import RoundResult
+from .engine.phases import Phase
 
 # --- colours (RGB) ----------------------------------------------------------------------
 BACKGROUND = (30, 28, 34)
@@ -70,6 +86,14 @@ TOOL_OK = (70, 160, 80)
 TOOL_BROKEN = (205, 45, 40)
 HIGHLIGHT = (72, 66, 96)
 SABOTEUR_RED = (230, 110, 100)
+# Saboteur 2 (RULES 6.3, 6.5): door colours by ``cards.DOOR_CODES`` name, crystals, ladders,
+# and the tags for the cards that lie in front of a player
+DOOR_COLORS = {"green": (40, 200, 70), "blue": (40, 110, 245)}
+CRYSTAL = (205, 120, 255)
+LADDER = (52, 32, 18)
+TRAPPED_TAG = (205, 45, 40)
+THEFT_TAG = (235, 140, 40)
+TAG_TEXT = (20, 20, 20)
 
 
 def _role_name(game, role: int) -> str:
@@ -281,6 +305,17 @@ LABEL_TOP = 22
 LABEL_LEFT = 40
 MARGIN = 8
 PANEL_WIDTH = 384
+#: Saboteur 2's panel is wider: each seat row ends with tags for the Trapped! and Theft cards
+#: in front of the seat and for whether it holds gold (RULES 6.5, 6.9)
+PANEL_WIDTH_S2 = 480
+#: x offset in the panel of the first such tag (after a two-digit seat's tools and hand)
+TAG_LEFT = 312
+
+
+def panel_width(game) -> int:
+    """Width of the side panel: wider where the ruleset lays cards other than broken tools in
+    front of players (Saboteur 2)."""
+    return PANEL_WIDTH_S2 if game.rules.expansion else PANEL_WIDTH
 
 
 def layout(board, extent=None, cell: int = 48) -> Layout:
@@ -346,15 +381,55 @@ def _draw_variant(img, cy, cx, cell, variant, reached: int, fill) -> None:
                     _fill(img, cy - half - 2, c0, cy + half + 2, c0 + cell, ROCK_EDGE)
         for b in sides:
             _arm(img, cy, cx, jy, jx, b, half, cell, color)
-    _draw_card_extras(img, cy, cx, cell, variant)
+    _draw_card_extras(img, cy, cx, cell, variant, reached)
 
 
-def _draw_card_extras(img, cy, cx, cell, variant) -> None:
-    """Saboteur 2 card features (ladders, doors, crystals; RULES 6.3): a light-blue dot in the
-    card's upper right corner.  Base-game cards have none, so they get no dot."""
-    kind = ALL_KINDS[VARIANTS[variant].kind]
-    if kind.door or kind.crystals or kind.is_ladder:
-        _disc(img, cy - cell // 3, cx + cell // 3, max(cell // 12, 2), (120, 220, 255))
+def _draw_card_extras(img, cy, cx, cell, variant, reached: int) -> None:
+    """Saboteur 2 card features (RULES 6.3), read from the card tables ``VARIANT_DOOR``,
+    ``VARIANT_LADDER`` and ``VARIANT_CRYSTALS``: a door is a bar across its tunnel in the door's
+    colour, a ladder a ladder glyph in a shaft at the card's centre, a crystal a violet diamond
+    in a corner of the rock (one per crystal).  Base-game cards have none of these, so nothing
+    is drawn for them."""
+    v = VARIANTS[variant]
+    half = max(cell // 7, 2)  # the tunnel's half width, as in _draw_variant
+    door = int(VARIANT_DOOR[variant])
+    if door:
+        # the door sits across the card's through tunnel, halfway along its first arm
+        through = [i for i, sg in enumerate(v.segments) if not v.stub[i] and sg & 15]
+        seg = v.segments[through[0] if through else 0]
+        b = next(b for b in range(4) if seg & (1 << b))
+        dr, dc = _SIDE_VEC[b]
+        dy, dx = cy + dr * (cell // 4), cx + dc * (cell // 4)
+        t, o = max(cell // 8, 3), max(cell // 16, 2)  # thickness, overhang beyond the tunnel
+        if dr:
+            box = (dy - t // 2, dx - half - o, dy + t - t // 2, dx + half + o)
+        else:
+            box = (dy - half - o, dx - t // 2, dy + half + o, dx + t - t // 2)
+        _fill(img, box[0] - 1, box[1] - 1, box[2] + 1, box[3] + 1, ROCK_EDGE)
+        _fill(img, *box, DOOR_COLORS[DOOR_CODES[door]])
+    if VARIANT_LADDER[variant]:
+        seg_i = next(i for i, sg in enumerate(v.segments) if sg & 16)  # the segment with L
+        shaft = TUNNEL if reached & (1 << seg_i) else TUNNEL_DISCONNECTED
+        lh, lw = cell // 4, max(cell // 7, 3)  # half height, half width
+        rail = max(cell // 24, 1)
+        _fill(img, cy - lh - 2, cx - lw - 2, cy + lh + 2, cx + lw + 2, shaft)
+        _fill(img, cy - lh, cx - lw, cy + lh, cx - lw + rail, LADDER)
+        _fill(img, cy - lh, cx + lw - rail, cy + lh, cx + lw, LADDER)
+        rungs = 4
+        for k in range(rungs):
+            ry = cy - lh + (2 * lh - rail) * (2 * k + 1) // (2 * rungs)
+            _fill(img, ry, cx - lw, ry + rail, cx + lw, LADDER)
+    n = int(VARIANT_CRYSTALS[variant])
+    if n:
+        r = max(cell // 9, 3)
+        q = int(cell * 0.3)
+        corners = ((-1, 1), (1, -1), (-1, -1), (1, 1))  # NE, SW, NW, SE
+        for i in range(n):
+            sy, sx = corners[i % 4]
+            inward = (i // 4) * (r + 1)  # a fifth crystal and more: nearer the centre
+            py, px = cy + sy * (q - inward), cx + sx * (q - inward)
+            _diamond(img, py, px, r + 1, ROCK_EDGE)
+            _diamond(img, py, px, r, CRYSTAL)
 
 
 def _draw_goal_back(img, cy, cx, cell, known: int | None) -> None:
@@ -470,6 +545,8 @@ def _panel_lines(game, seat, round_result, names):
         for s in range(game.n):
             rows.append(("seat", s))
         rows.append(("text", "P PICK  L LANTERN  C CART", TEXT_DIM, 1))
+        if game.phase is not Phase.TURN:  # a Saboteur 2 pass, removal or theft (RULES 6.7, 6.9)
+            rows.append(("text", f"PHASE: {str(game.phase).upper()}", GOLD))
     else:
         side = "GOLD-DIGGERS" if round_result.gold_found else "SABOTEURS"
         rows.append(("text", f"ROUND OVER: {side} WIN", GOLD))
@@ -508,8 +585,36 @@ def _panel_lines(game, seat, round_result, names):
     return rows
 
 
+def _seat_tags(game, s) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int] | None]]:
+    """``(label, text colour, tag colour or None)`` for what lies in front of seat ``s``
+    besides its tools and what the ``ansi`` render shows with it: a Trapped! and a Theft card
+    (``game.front``, ``cards.FRONT_SLOTS``; RULES 6.5) and, where that is public, whether the
+    seat holds gold (RULES 6.9).  Empty in the base game."""
+    front = game.front(s)
+    tags: list[tuple[str, tuple[int, int, int], tuple[int, int, int] | None]] = []
+    if front[FRONT_TRAPPED]:
+        tags.append(("TRAPPED!", TEXT, TRAPPED_TAG))
+    if front[FRONT_THEFT]:
+        tags.append(("THEFT", TAG_TEXT, THEFT_TAG))
+    if game.rules.public_gold_holders and game.gold[s] > 0:
+        tags.append(("HAS GOLD", GOLD, None))
+    return tags
+
+
+def _draw_tags(img, y, x, tags) -> None:
+    """Small scale-1 labels in fixed columns (a label on a coloured tag where one is given)."""
+    columns = {"TRAPPED!": 0, "THEFT": 56, "HAS GOLD": 94}
+    for label, color, tag in tags:
+        c0 = x + columns[label]
+        _, tw = text_size(label, 1)
+        if tag is not None:
+            _fill(img, y, c0, y + 11, c0 + tw + 4, tag)
+        draw_text(img, label, y + 2, c0 + 2, color, 1)
+
+
 def _draw_panel(img, top, left, game, seat, round_result, names) -> None:
     y = top
+    pw = panel_width(game)
     for row in _panel_lines(game, seat, round_result, names):
         if row[0] == "gap":
             y += 10
@@ -520,12 +625,13 @@ def _draw_panel(img, top, left, game, seat, round_result, names) -> None:
         else:
             s = row[1]
             if s == game.current and not game.game_over:
-                _fill(img, y - 3, left - 4, y + 19, left + PANEL_WIDTH - 2 * MARGIN, HIGHLIGHT)
+                _fill(img, y - 3, left - 4, y + 19, left + pw - 2 * MARGIN, HIGHLIGHT)
             mark = ">" if s == game.current and not game.game_over else " "
             who = "YOU" if s == seat else (names[s][:10] if names else "")
             x = draw_text(img, f"{mark}{s} {who:<10}", y, left, TEXT, 2)
             x = _tool_boxes(img, y, x + 4, game.broken[s])
             draw_text(img, f"HAND {game.hand_size(s)}", y, x + 8, TEXT_DIM, 2)
+            _draw_tags(img, y + 1, left + TAG_LEFT, _seat_tags(game, s))
             y += 24
 
 
@@ -589,7 +695,7 @@ def render_rgb(
     ph = _panel_height(game, seat, round_result, names) + 2 * MARGIN
     cap_h = 26 if caption else 0
     height = max(lay.top + mh + MARGIN, ph) + cap_h
-    width = lay.left + mw + MARGIN + PANEL_WIDTH
+    width = lay.left + mw + MARGIN + panel_width(game)
     img = np.empty((height, width, 3), dtype=np.uint8)
     img[:] = BACKGROUND
     # grid and coordinates

@@ -317,3 +317,204 @@ def test_round_result_panel_hides_other_seats_gold_before_the_end():
     assert not np.array_equal(spec[0], spec[1])
     g.game_over = True  # at the end every amount is public
     assert not np.array_equal(render_rgb(g, 0, round_result=a), render_rgb(g, 0, round_result=b))
+
+
+# --- Saboteur 2: doors, ladders, crystals, and the cards in front of players -----------------
+S2_ROLES = ["green-digger", "blue-digger", "boss", "geologist", "saboteur"]
+
+
+def _s2_state(**kw):
+    from saboteur_env.engine.config import GameConfig
+
+    args = dict(
+        roles=S2_ROLES,
+        hands=[["B07", "theft"], ["B01"], ["X25"], ["map"], ["trapped"]],
+        board=[
+            (1, 0, "X09", False),  # green door E-W
+            (2, 0, "X12", False),  # blue door E-W
+            (3, 0, "X21", False),  # crystal T-junction N-E-W (one crystal)
+            (0, -1, "X04", True),  # ladder, its tunnel turned to the south (the start)
+            (0, 1, "X11", False),  # blue door N-S
+            (1, 1, "X10", True),  # green door N-S with a stub
+            (4, 0, "X14", False),  # a Saboteur 2 card with no door, ladder or crystal
+        ],
+        goals=(GOAL_STONE_A, GOAL_GOLD, GOAL_STONE_B),
+    )
+    args.update(kw)
+    return build_state(GameConfig(num_players=5, expansion=True, num_rounds=1), **args)
+
+
+def _greenish(block) -> bool:
+    b = block.astype(int)
+    return bool(((b[..., 1] > b[..., 0] + 80) & (b[..., 1] > b[..., 2] + 80)).any())
+
+
+def _blueish(block) -> bool:
+    b = block.astype(int)
+    return bool(((b[..., 2] > b[..., 0] + 80) & (b[..., 2] > b[..., 1] + 80)).any())
+
+
+def test_saboteur2_doors_ladders_and_crystals_are_drawn_apart():
+    """RULES 6.3: the door colour decides which team wins (6.9), so a green door, a blue door,
+    a ladder and a crystal each get their own marker: no shared light-blue dot."""
+    from saboteur_env.render_image import CRYSTAL, DOOR_COLORS, LADDER
+
+    g = _s2_state()
+    img = render_rgb(g, 0)
+    lay = layout(g.board)
+    green, blue = DOOR_COLORS["green"], DOOR_COLORS["blue"]
+    for x, y in ((1, 0), (1, 1)):  # green doors
+        c = _cell(img, lay, x, y)
+        assert _has(c, green) and _greenish(c) and not _has(c, blue) and not _blueish(c)
+    for x, y in ((2, 0), (0, 1)):  # blue doors
+        c = _cell(img, lay, x, y)
+        assert _has(c, blue) and _blueish(c) and not _has(c, green) and not _greenish(c)
+    # the bar lies across the tunnel, halfway along its first arm: E on an E-W card, N on N-S
+    cy, cx = lay.cell_center(1, 0)
+    assert _pix(img, (cy, cx + lay.cell // 4)) == green
+    assert _pix(img, (cy, cx)) == TUNNEL  # the tunnel itself is still drawn
+    cy, cx = lay.cell_center(0, 1)
+    assert _pix(img, (cy - lay.cell // 4, cx)) == blue
+    # the ladder: dark rails and rungs at the centre of its card, and nothing else there
+    ladder = _cell(img, lay, 0, -1)
+    assert _has(ladder, LADDER) and not _greenish(ladder) and not _blueish(ladder)
+    assert not _has(ladder, CRYSTAL)
+    cy, cx = lay.cell_center(0, -1)
+    rails = [
+        c for c in range(cx - lay.cell // 4, cx + lay.cell // 4) if _pix(img, (cy, c)) == LADDER
+    ]
+    assert rails and rails[0] < cx < rails[-1]  # a rail either side of the centre
+    # the crystal: a diamond in the rock of the card's north-east corner
+    crystal = _cell(img, lay, 3, 0)
+    assert _has(crystal, CRYSTAL) and not _has(crystal, LADDER)
+    assert not _greenish(crystal) and not _blueish(crystal)
+    cy, cx = lay.cell_center(3, 0)
+    q = int(lay.cell * 0.3)
+    assert _pix(img, (cy - q, cx + q)) == CRYSTAL
+    # doors carry no ladder or crystal marker, and a plain Saboteur 2 card carries none at all
+    for x, y in ((1, 0), (2, 0), (0, 1), (1, 1), (4, 0)):
+        c = _cell(img, lay, x, y)
+        assert not _has(c, LADDER) and not _has(c, CRYSTAL)
+    plain = _cell(img, lay, 4, 0)
+    assert not _greenish(plain) and not _blueish(plain)
+
+
+def _diamonds(block, color) -> int:
+    """How many diamonds of ``color``: pixels of it with none of it in the three above."""
+    m = np.pad((block == np.array(color, dtype=np.uint8)).all(axis=-1), 1)
+    above = m[:-2, :-2] | m[:-2, 1:-1] | m[:-2, 2:]
+    return int((m[1:-1, 1:-1] & ~above).sum())
+
+
+def test_every_saboteur2_card_shows_what_its_card_table_row_says():
+    """Each path card alone in the maze, both ways up: door colour, ladder and the number of
+    crystals drawn follow the card table (RULES 6.3, Appendix A)."""
+    from saboteur_env.engine.cards import CARD_KINDS
+    from saboteur_env.render_image import CRYSTAL, DOOR_COLORS, LADDER
+
+    checked = set()
+    for kind in CARD_KINDS:
+        if kind.category != "path":
+            continue
+        for rotated in (False, True):
+            g = _s2_state(board=[(3, 3, kind.id, rotated)], hands=[["map"], [], [], [], []])
+            lay = layout(g.board)
+            c = _cell(render_rgb(g, None), lay, 3, 3)
+            assert _has(c, DOOR_COLORS["green"]) == (kind.door == "green"), kind.id
+            assert _has(c, DOOR_COLORS["blue"]) == (kind.door == "blue"), kind.id
+            assert _has(c, LADDER) == kind.is_ladder, kind.id
+            assert _diamonds(c, CRYSTAL) == kind.crystals, kind.id
+            checked.add((kind.door, kind.is_ladder, kind.crystals))
+    assert {("green", False, 0), ("blue", False, 0), ("", True, 0), ("", False, 1)} <= checked
+
+
+def _seat_row(img, game, seat, s):
+    """The pixels of seat ``s``'s row in the side panel (from the tag column on)."""
+    from saboteur_env.render_image import MARGIN, TAG_LEFT, _panel_lines, panel_width
+
+    y = MARGIN + 4
+    for row in _panel_lines(game, seat, None, None):
+        if row[0] == "seat" and row[1] == s:
+            break
+        y += (
+            10
+            if row[0] == "gap"
+            else 24
+            if row[0] == "seat"
+            else 7 * (row[3] if len(row) > 3 else 2) + 6
+        )
+    left = img.shape[1] - panel_width(game) + MARGIN
+    return img[y - 3 : y + 19, left + TAG_LEFT :]
+
+
+def test_panel_shows_trapped_theft_and_gold_as_the_ansi_render_does():
+    """RULES 6.5, 6.9: a Trapped! or Theft card in front of a seat, and whether it holds gold,
+    are public; the image panel shows them for exactly the seats the ``ansi`` text names."""
+    from saboteur_env.render import render_ansi
+    from saboteur_env.render_image import THEFT_TAG, TRAPPED_TAG
+
+    g = _s2_state(trapped=[1, 3], theft=[3, 0], gold=[0, 2, 0, 1, 0])
+    for seat in (0, 2, None):
+        img = render_rgb(g, seat)
+        text = render_ansi(g, seat).splitlines()
+        for s in range(g.n):
+            line = next(t for t in text if t[2:].startswith(f"seat {s}:"))
+            row = _seat_row(img, g, seat, s)
+            assert _has(row, TRAPPED_TAG) == ("TRAPPED" in line), (seat, s)
+            assert _has(row, THEFT_TAG) == ("theft" in line), (seat, s)
+            assert _has(row, GOLD) == ("has gold" in line), (seat, s)
+    assert [bool(g.xfront[s, 0]) for s in range(5)] == [False, True, False, True, False]
+    # the same position with nothing in front: the tag columns are empty
+    bare = _s2_state()
+    img = render_rgb(bare, 0)
+    for s in range(bare.n):
+        row = _seat_row(img, bare, 0, s)
+        assert not _has(row, TRAPPED_TAG) and not _has(row, THEFT_TAG) and not _has(row, GOLD)
+
+
+def test_panel_names_a_saboteur2_phase_as_the_ansi_render_does():
+    from saboteur_env.engine.phases import Phase
+    from saboteur_env.render import render_ansi
+    from saboteur_env.render_image import _panel_lines
+
+    env = saboteur_env.raw_env(num_players=4, expansion=True, num_rounds=2)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    seen = set()
+    for _agent in env.agent_iter(2000):
+        obs, _, term, trunc, _ = env.last()
+        g = env.game
+        panel = [row[1] for row in _panel_lines(g, 0, None, None) if row[0] == "text"]
+        if g.phase is not Phase.TURN:
+            seen.add(g.phase)
+            assert f"PHASE: {g.phase}".upper() in panel and f"phase: {g.phase}" in render_ansi(g, 0)
+        else:
+            assert not any(p.startswith("PHASE") for p in panel)
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert seen
+
+
+def test_base_game_image_is_unchanged():
+    """The Saboteur 2 markers and tags leave the base game's image as it was, pixel for pixel
+    (sha256 of the pixels before they were added).  Change these digests only with a deliberate
+    change to the base game's image."""
+    import hashlib
+
+    from saboteur_env.render_image import CRYSTAL, DOOR_COLORS, LADDER, THEFT_TAG
+
+    g = _state(broken=[[], ["lantern"], [], ["pick", "cart"], []], gold=[1, 0, 2, 0, 0])
+    want = {
+        0: "2798b4a8f755a7275e65e9b8559c7b49ef2438d7efe6b41cfde3380a1938922f",
+        "spectator": "c6bab67ba342c5141030371125e0896e3c3982160f14d8432e5fd9069d271d1e",
+        None: "c625c9979f86f914098a82387dfeac4749a0d9e8de70697cc25afc3c542e8fd7",
+    }
+    for seat, digest in want.items():
+        img = render_rgb(g, seat)
+        assert img.shape == (374, 968, 3)
+        assert hashlib.sha256(img.tobytes()).hexdigest() == digest, seat
+        for color in (*DOOR_COLORS.values(), CRYSTAL, LADDER, THEFT_TAG):
+            assert not _has(img, color)
