@@ -91,6 +91,22 @@ def test_views_shapes_single_and_batch():
         np.testing.assert_array_equal(bviews[v.name][1], views[v.name] + 1)
 
 
+def test_views_refuse_an_observation_of_another_size():
+    """An observation of the other game (Saboteur 2's 18,810 values to the base game's
+    encoder of 6,701, and the reverse) or a scalar is refused naming both sizes; before, a
+    longer one was split silently into base-shaped views of the wrong values."""
+    base = ObservationEncoder(GameConfig())
+    s2 = ObservationEncoder(GameConfig(expansion=True))
+    assert (base.size, base.state_size, s2.size, s2.state_size) == (6701, 7097, 18810, 19845)
+    with pytest.raises(ValueError, match=r"shape \(18810,\); .* 6701 values .* 7097"):
+        base.views(np.zeros(s2.size, dtype=np.float32))
+    with pytest.raises(ValueError, match=r"shape \(2, 6701\); .* 18810 values"):
+        s2.views(np.zeros((2, base.size), dtype=np.float32))
+    with pytest.raises(ValueError, match="got float 1.0"):
+        base.views(1.0)  # type: ignore[arg-type]
+    assert base.views(np.zeros(base.state_size))["all_roles"].shape[0] == base.max_players
+
+
 def test_big_num_rounds_stays_inside_the_box():
     """The ``game`` view holds num_rounds: its upper bound follows the option (fixed: a game of
     more than 1000 rounds produced observations outside the observation space)."""

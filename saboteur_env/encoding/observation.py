@@ -664,7 +664,20 @@ class ObservationEncoder:
 
     def views(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """Split a flat observation (or a batch ``(..., size)``) into named views; a spectator
-        state (``(..., state_size)``) also gets its hidden views."""
+        state (``(..., state_size)``) also gets its hidden views.
+
+        Raises:
+            ValueError: the last axis is neither ``size`` nor ``state_size`` (e.g. an
+                observation of the other game, or of another board window).
+        """
+        shape = getattr(flat, "shape", ())  # an array or a tensor: views alias it
+        if not shape or shape[-1] not in (self.size, self.state_size):
+            got = f"shape {tuple(shape)}" if shape else f"{type(flat).__name__} {flat!r:.40}"
+            raise ValueError(
+                f"views: got {got}; this encoder ({self.rules.title}, window "
+                f"{self.config.board_window}) splits observations of {self.size} values and "
+                f"spectator states of {self.state_size}"
+            )
         out = {}
         lead = flat.shape[:-1]
         table = self._state_views if flat.shape[-1] == self.state_size else self._views
