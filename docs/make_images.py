@@ -1,6 +1,6 @@
 """Regenerate the images under docs/: ``python docs/make_images.py`` from the repository root.
 
-* ``docs/maze.png``: a 5-player game (heuristic agents, seed 2) mid-round, from the view of the
+* ``docs/maze.png``: a 5-player game (heuristic agents, seed 11) mid-round, from the view of the
   seat to act: its hand, role and mapped goals; other hands, roles and unmapped goals hidden.
 * ``docs/round_end.png``: the same round's final maze with everything revealed (spectator).
 """
@@ -18,7 +18,7 @@ from saboteur_experiments.play import play_game
 HERE = Path(__file__).resolve().parent
 
 
-def main(seed: int = 2, at: int = 16) -> None:
+def main(seed: int = 11, at: int = 16) -> None:
     def agent():
         try:
             return make_agent("heuristic")
@@ -31,6 +31,7 @@ def main(seed: int = 2, at: int = 16) -> None:
     steps = list(replay(rec))
     final = steps[-1].game
     extent = board_extent(final.round_boards[0])
+    at = min(at, len(steps) // 2)  # mid-round, also in a round shorter than 2 * at decisions
     mid = steps[at]
     seat = mid.game.current
     save_png(
