@@ -404,13 +404,20 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(
         prog="saboteur bench", description=__doc__.split("\n\n")[0], formatter_class=DefaultsHelp
     )
-    p.add_argument("--players", type=int, nargs="*", default=[3, 5, 10])
+    # None: not given (--quick then plays its own small counts, given ones are kept)
+    p.add_argument(
+        "--players",
+        type=int,
+        nargs="*",
+        default=None,
+        help="player counts of the base-game rows (default: 3 5 10; --quick: 3)",
+    )
     p.add_argument(
         "--expansion-players",
         type=int,
         nargs="*",
-        default=[2, 5, 12],
-        help="player counts of the Saboteur 2 rows (none: skip them)",
+        default=None,
+        help="player counts of the Saboteur 2 rows (none: skip them; default: 2 5 12; --quick: 2)",
     )
     p.add_argument("--games", type=at_least(1), default=1, help="fewest whole games in one block")
     p.add_argument("--block", type=float, default=0.1, help="CPU-seconds of one contender's block")
@@ -428,8 +435,8 @@ def main(argv=None) -> list[dict]:
     p.add_argument(
         "--quick",
         action="store_true",
-        help="a tiny run (3 and 2 players, 2 rounds of 0.02 s blocks, 2 statistics games): "
-        "checks that the bench works, its figures mean little",
+        help="a tiny run (3 and 2 players unless given, 2 rounds of 0.02 s blocks, 2 statistics "
+        "games): checks that the bench works, its figures mean little",
     )
     p.add_argument(
         "--profile",
@@ -449,8 +456,11 @@ def main(argv=None) -> list[dict]:
     args = p.parse_args(argv)
     if not math.isfinite(args.block) or args.block < 0:
         p.error(f"argument --block: must be a finite number >= 0, got {args.block}")
+    if args.players is None:
+        args.players = [3] if args.quick else [3, 5, 10]
+    if args.expansion_players is None:
+        args.expansion_players = [2] if args.quick else [2, 5, 12]
     if args.quick:
-        args.players, args.expansion_players = [3], [2]
         args.repeats, args.block, args.games, args.stats_games = 2, 0.02, 1, 2
     for n in args.players:
         check_config(p, num_players=n)

@@ -54,3 +54,17 @@ def test_floor_env_passes_pettingzoo_api_test():
     from pettingzoo.test import api_test
 
     api_test(bench.floor_env(), num_cycles=20)
+
+
+def test_quick_bench_keeps_the_player_counts_given(capsys):
+    """``--quick`` shortens the run but plays the player counts given (it played 3 and 2
+    whatever was asked); an empty list still skips the rows."""
+    rows = bench.main(
+        ["--quick", "--no-hanabi", "--no-stats", "--players", "4", "--expansion-players"]
+    )
+    capsys.readouterr()
+    from saboteur_env.vector import kernels
+
+    engine = ["base 4p raw_env[engine]"] if kernels.ENABLED else []
+    labels = [r["label"] for r in rows]
+    assert labels == ["base 4p raw_env", "base 4p env()", *engine, bench.REFERENCE, bench.FLOOR]

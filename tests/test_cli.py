@@ -132,6 +132,9 @@ def test_bad_bench_options_are_usage_errors(capsys):
     assert "--players 11" in err
     err = _usage_error(capsys, ["bench", "--expansion-players", "13"])
     assert "--expansion-players 13" in err
+    # --quick keeps the counts given (it replaced them with 2 and skipped this check)
+    err = _usage_error(capsys, ["bench", "--quick", "--expansion-players", "13"])
+    assert "--expansion-players 13" in err
 
 
 def test_bad_tournament_options_are_usage_errors(capsys, tmp_path):
