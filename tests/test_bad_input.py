@@ -380,6 +380,28 @@ def test_bad_render_mode(kind):
 
 
 @pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"expansion": True, "role_table": "seed"}, r"role_table='seed': .*Saboteur 2"),
+        ({"expansion": True, "broken_tool_forfeit": True}, r"broken_tool_forfeit=True: .*Sab"),
+        ({"both_doors_rule": "bga"}, r"both_doors_rule='bga': is not an option of the base"),
+        ({"remove_cards_each_round": False}, r"remove_cards_each_round=False: .*base game"),
+    ],
+)
+def test_a_variant_option_of_the_other_game_is_refused(options, match):
+    """A variant option (RULES 10) that the chosen game's rules never read, given a value
+    other than its default, is a ConfigError naming it (it was accepted and changed nothing);
+    its default stays accepted, and the game's own options too."""
+    with pytest.raises(ConfigError, match=match):
+        GameConfig(**options)
+    name = next(k for k in options if k != "expansion")
+    default = GameConfig().options()[name]
+    assert getattr(GameConfig(**{**options, name: default}), name) == default
+    expansion = not options.get("expansion", False)  # the game the option belongs to
+    assert getattr(GameConfig(**{**options, "expansion": expansion}), name) == options[name]
+
+
+@pytest.mark.parametrize(
     "options",
     [
         {"num_players": 3},

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, NoReturn, TypeGuard, cast
 
-from .ruleset import Ruleset, ruleset_of
+from .ruleset import RULESETS, Ruleset, ruleset_of
 
 #: The largest board window, in cells a side (width and height), DESIGN 3: it bounds the action
 #: and observation sizes and keeps every window coordinate within the ``recent`` view's +-64.
@@ -99,6 +99,9 @@ class GameConfig:
             bad("role_table", "must be 'published' or 'seed' (RULES 2.2)")
         if self.both_doors_rule not in ("seed", "bga"):
             bad("both_doors_rule", "must be 'seed' or 'bga' (RULES 6.9)")
+        for name in _VARIANT_OPTIONS - rules.variant_options:
+            if getattr(self, name) != _DEFAULTS[name]:
+                bad(name, f"is not an option of {rules.title} (RULES 10): it would change nothing")
         if self.first_player != "random":
             fp = self.first_player
             if not isinstance(fp, int) or isinstance(fp, bool) or not 0 <= fp < self.num_players:
@@ -176,3 +179,9 @@ class GameConfig:
     def max_players(self) -> int:
         """Largest player count of this game variant: padding for seat-indexed arrays."""
         return self.ruleset.max_players
+
+
+#: the variant options of RULES 10 that some ruleset reads (``Ruleset.variant_options``)
+_VARIANT_OPTIONS = frozenset().union(*(r.variant_options for r in RULESETS.values()))
+#: each option's default, as declared on :class:`GameConfig`
+_DEFAULTS = {f.name: f.default for f in fields(GameConfig)}

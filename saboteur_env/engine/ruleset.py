@@ -88,6 +88,9 @@ class Ruleset:
         role_card_order: the role ids in the order their dwarf cards lie before shuffling.
         end_round: the round end and scoring, ``end_round(game, gold_found, connector)``
             (:mod:`~saboteur_env.engine.scoring`, RULES 5, 6.9).
+        variant_options: the ``GameConfig`` variant options (RULES 10) this ruleset's rules
+            read; ``GameConfig`` refuses a value other than the default for any other one
+            (it would change nothing).
     """
 
     name: str
@@ -115,6 +118,7 @@ class Ruleset:
     deal_steps: tuple[str, ...]
     role_card_order: tuple[int, ...]
     end_round: Callable[[Game, bool, int | None], None]
+    variant_options: frozenset[str]
 
     @property
     def max_players(self) -> int:
@@ -248,6 +252,7 @@ BASE = Ruleset(
     deal_steps=("roles", "goals", "cards"),
     role_card_order=(SABOTEUR, GOLD_DIGGER),
     end_round=end_round_base,
+    variant_options=frozenset({"role_table", "self_sabotage", "broken_tool_forfeit"}),
 )
 
 #: Saboteur 2 (RULES 6): the expansion's cards, roles, turn options and scoring.
@@ -279,6 +284,9 @@ SABOTEUR_2 = Ruleset(
     deal_steps=("cards", "roles", "goals"),
     role_card_order=tuple(range(len(EXPANSION_ROLES))),
     end_round=end_round_s2,
+    # the dwarf cards are fixed (RULES 6.2) and the payouts are RULES 6.9's: no role table,
+    # no broken-tool forfeit
+    variant_options=frozenset({"self_sabotage", "both_doors_rule", "remove_cards_each_round"}),
 )
 
 RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (BASE, SABOTEUR_2)})

@@ -29,7 +29,8 @@ leaves room:
 * geologists: ``g`` counts every geologist in play at round end, trapped or not;
 * ``remove_cards_each_round=False``: the 10 cards removed in the first round stay out of the
   game in every round;
-* ``role_table`` and ``broken_tool_forfeit`` are base-game options and have no effect.
+* ``role_table`` and ``broken_tool_forfeit`` are base-game options (``Ruleset.variant_options``):
+  ``GameConfig`` refuses a value other than the default with ``expansion=True``.
 """
 
 from __future__ import annotations
