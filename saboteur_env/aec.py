@@ -413,7 +413,9 @@ class raw_env(AECEnv):
         """
         if self._game is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self.agent_name_mapping[agent]
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            raise KeyError(f"{agent!r} is not an agent of this env: {self.possible_agents}")
         followed = self._followed
         if self._lead and followed is not None:
             if self._over:  # the kernels encode the ended game for any seat
@@ -500,7 +502,8 @@ class raw_env(AECEnv):
                 why = g.check(a) or "it is masked"
             except ValueError as err:
                 a, why = None, str(err)
-            raise IllegalActionError(f"{agent} may not play action {action} ({a!r}): {why}")
+            what = "" if a is None else f" ({a!r})"  # an index no action of this table has
+            raise IllegalActionError(f"{agent} may not play action {action}{what}: {why}")
         result = None  # the result of a round the step ended
         if self._lead:
             # the kernels play the decision; its events and a round end's are theirs

@@ -600,3 +600,19 @@ def test_a_role_the_ruleset_lacks_is_named_with_the_valid_ones(role):
 
     with pytest.raises(ValueError, match=rf"^{re.escape(repr(role))} is not a role of the base"):
         BASE.role_id(role)
+
+
+def test_an_index_no_action_of_the_table_has_and_an_unknown_agent_are_named():
+    """An action index outside this player count's seats says why without a ``(None)`` where
+    the action would be described; observing an agent the env does not have names the
+    agents it has."""
+    e = saboteur_env.raw_env(num_players=5, expansion=True)
+    e.reset(seed=0)
+    with pytest.raises(IllegalActionError) as err:
+        e.step(e.codec.n - 1)
+    assert str(err.value) == (
+        f"player_0 may not play action {e.codec.n - 1}: action {e.codec.n - 1} targets "
+        "relative seat 11, but only 5 players are in play"
+    )
+    with pytest.raises(KeyError, match=r"'player_9' is not an agent of this env: \['player_0'"):
+        e.observe("player_9")
