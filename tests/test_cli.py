@@ -242,6 +242,11 @@ def test_spaces_takes_players_and_expansion(capsys):
     main(["spaces", "--expansion", "--players", "12"])
     out = capsys.readouterr().out
     assert out == describe_spaces(GameConfig(num_players=12, expansion=True)) + "\n"
+    # the configuration line names the game, and calls only the default the default
+    assert out.splitlines()[2] == (
+        "Configuration: Saboteur 2, 12 players, board window (-9, 17, -11, 11) "
+        "(x_min, x_max, y_min, y_max)."
+    )
     with pytest.raises(SystemExit) as exc:
         main(["spaces", "--help"])
     assert exc.value.code == 0
