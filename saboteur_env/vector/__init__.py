@@ -483,9 +483,11 @@ class VectorGame:
             raise RuntimeError("call reset(seed) before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            got = (
+                f"{acts.dtype} values" if acts.shape == (self.num_envs,) else f"shape {acts.shape}"
+            )
             raise ValueError(
-                f"actions: {self.num_envs} integers (shape ({self.num_envs},)), got "
-                f"shape {acts.shape} of {acts.dtype}"
+                f"actions: {self.num_envs} integers (shape ({self.num_envs},)), got {got}"
             )
         out = (acts < 0) | (acts >= self.num_actions)  # in the given dtype: no wrap-around
         if out.any():
