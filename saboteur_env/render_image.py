@@ -16,12 +16,23 @@ needed, and the same state always gives the same pixels):
   draw-pile and discard-pile sizes; for every seat its hand size and
   its three tools (``P`` pick, ``L`` lantern, ``C`` cart; green = working, red with a cross =
   broken), ``>`` marking the seat to act; then the observer's own role, gold and hand.
+  A role's name is coloured from the ruleset (:func:`role_color`): a team of diggers in its
+  door colour, otherwise by ``rules.gold_stake``: gold for a role that wins when the gold is
+  reached, red for the saboteur, grey for Saboteur 2's profiteer and geologist.  Hand cards
+  are written three to a row in columns of :data:`LABEL_WIDTH` characters: a path card by its
+  id, an action card by its label in :data:`SHORT_NAMES`, made from the card table
+  (``BREAK-P``, ``FIX-P/L``, ``ROCKFALL``, ``HANDSOFF``, ``FREE!``).
   Saboteur 2 (RULES 6.5, 6.9) widens the panel: each seat row ends with what the ``ansi`` text
   also shows, a red ``TRAPPED!`` tag and an orange ``THEFT`` tag for those cards lying in front
   of the seat (``game.front``) and ``HAS GOLD`` in yellow when it holds gold (public there),
   each in its own column; a ``PHASE: PASS`` / ``REMOVE`` / ``THEFT`` line names a phase other
   than an ordinary turn.
-* optionally a caption line (replays write the decision there) and a round result.
+* optionally a caption line (replays write the decision there) and a round result: the
+  winning side (:func:`side_label`: ``GOLD-DIGGERS WIN`` / ``SABOTEURS WIN`` in the base
+  game; in Saboteur 2 also ``BLUE DIGGERS WIN``, ``GREEN DIGGERS WIN``,
+  ``BLUE+GREEN DIGGERS WIN`` or ``BOSS WINS``, RULES 6.9), in Saboteur 2 a ``WINNERS:`` line
+  with the winning seats (a seat's role does not tell it there), then every seat's role and
+  the gold it received.
 
 Only what the observer may know is drawn (DESIGN 4): other players' hands, roles and gold and
 unmapped face-down goals never change a pixel.  ``seat="spectator"`` (explicit only) shows
@@ -96,25 +107,89 @@ THEFT_TAG = (235, 140, 40)
 TAG_TEXT = (20, 20, 20)
 
 
+#: a role whose result does not hang on the gold (Saboteur 2's profiteer and geologist)
+ROLE_NEUTRAL = (200, 200, 215)
+
+
 def _role_name(game, role: int) -> str:
     """The role's name in the game's ruleset (RULES 1.5; Saboteur 2 has six roles, RULES
     6.2)."""
     return game.rules.roles[role]
 
 
-SHORT_NAMES = {
-    "break_pick": "BREAK-P",
-    "break_lantern": "BREAK-L",
-    "break_cart": "BREAK-C",
-    "repair_pick": "FIX-P",
-    "repair_lantern": "FIX-L",
-    "repair_cart": "FIX-C",
-    "repair_pick_lantern": "FIX-P/L",
-    "repair_pick_cart": "FIX-P/C",
-    "repair_lantern_cart": "FIX-L/C",
-    "rockfall": "ROCKFALL",
-    "map": "MAP",
+def _team(rules, role: int) -> str | None:
+    """The door colour (``cards.DOOR_CODES``) of a role that is a team of diggers, read from
+    its name (Saboteur 2's ``green-digger`` and ``blue-digger``, RULES 6.2), else ``None``."""
+    colour, _, rest = rules.roles[role].partition("-")
+    return colour if rest == "digger" and colour in DOOR_COLORS else None
+
+
+def role_color(rules, role: int) -> tuple[int, int, int]:
+    """The colour a role's name is written in, from the ruleset's data: a team of diggers in
+    its door colour (RULES 6.9), other roles by ``rules.gold_stake``: gold for a role that
+    wins when the gold is reached (the base gold-digger, Saboteur 2's boss), red for one that
+    wins when it is not (the saboteur), a neutral grey for one whose result does not hang on
+    it (the profiteer, the geologist)."""
+    team = _team(rules, role)
+    if team is not None:
+        return DOOR_COLORS[team]
+    stake = rules.gold_stake[role]
+    return GOLD if stake > 0 else SABOTEUR_RED if stake < 0 else ROLE_NEUTRAL
+
+
+def side_label(rules, side: str) -> str:
+    """``RoundResult.winning_side`` as the round-result panel writes it, e.g.
+    ``GOLD-DIGGERS WIN`` (base game), ``SABOTEURS WIN``, ``BLUE DIGGERS WIN``,
+    ``BLUE+GREEN DIGGERS WIN``, ``BOSS WINS`` (Saboteur 2, RULES 6.9).  A side names a role
+    (singular or plural) or, joined by ``+``, the door colours of teams of diggers."""
+    parts = side.split("+")
+    if all(f"{p}-digger" in rules.roles for p in parts):
+        return f"{'+'.join(parts)} DIGGERS WIN".upper()
+    role = side if side in rules.roles else side[:-1] if side.endswith("s") else side
+    if role not in rules.roles:
+        return f"{side} WIN".upper()
+    deck = rules.fixed_role_deck
+    if deck is not None and deck.get(rules.roles.index(role)) == 1:  # the one boss
+        return f"{role} WINS".upper()
+    return f"{role}s WIN".upper()
+
+
+def _states_winners(rules) -> bool:
+    """Whether the round-result panel lists the winners: where roles share a gold stake
+    (Saboteur 2's two teams and the boss, RULES 6.9; trapped players are left out of the
+    winners) a seat's role does not tell whether it won; in the base game it does."""
+    return len(set(rules.gold_stake)) < len(rules.roles)
+
+
+#: characters of a hand-card column in the panel (hand cards are written three to a row)
+LABEL_WIDTH = 8
+_TOOL_LETTERS = "PLC"
+#: shorter labels for action cards whose name is longer than :data:`LABEL_WIDTH` (by effect)
+_LABEL_ABBREVIATIONS = {
+    "hands_off": "HANDSOFF",
+    "swap_hand": "SWAP-HND",
+    "swap_hats": "SWAP-HAT",
+    "inspection": "INSPECT",
+    "free_at_last": "FREE!",
 }
+
+
+def _action_label(kind) -> str:
+    """An action card's label in the hand list, from its card-table row: a tool card from its
+    effect (``BREAK-P``, ``FIX-P/L``), another from its name (``ROCKFALL``, ``TRAPPED!``) or,
+    where the name is too long, its abbreviation (else the name cut to the column)."""
+    verb = kind.effect[0]
+    if verb == "break":
+        return f"BREAK-{_TOOL_LETTERS[kind.effect[1]]}"
+    if verb == "repair":
+        return "FIX-" + "/".join(_TOOL_LETTERS[t] for t in kind.effect[1])
+    name = kind.name.upper().replace(" ", "-")
+    return name if len(name) <= LABEL_WIDTH else _LABEL_ABBREVIATIONS.get(verb, name[:LABEL_WIDTH])
+
+
+#: card id -> its label in the hand list, for every action card of the card table (base
+#: game and Saboteur 2); path cards are written by their id (``B07``, ``X25``)
+SHORT_NAMES = {k.id: _action_label(k) for k in ALL_KINDS if k.category == "action"}
 
 # --- a 5x7 pixel font -------------------------------------------------------------------
 _GLYPH_ROWS = {
@@ -548,9 +623,13 @@ def _panel_lines(game, seat, round_result, names):
         if game.phase is not Phase.TURN:  # a Saboteur 2 pass, removal or theft (RULES 6.7, 6.9)
             rows.append(("text", f"PHASE: {str(game.phase).upper()}", GOLD))
     else:
-        side = "GOLD-DIGGERS" if round_result.gold_found else "SABOTEURS"
-        rows.append(("text", f"ROUND OVER: {side} WIN", GOLD))
+        rules = game.rules
+        rows.append(("text", f"ROUND OVER: {side_label(rules, round_result.winning_side)}", GOLD))
+        if _states_winners(rules):
+            won = " ".join(str(s) for s in round_result.winners) or "NONE"
+            rows.append(("text", f"WINNERS: {won}", TEXT))
         rows.append(("gap",))
+        wide = max(11, max(len(r) for r in rules.roles))  # 11: the base game's gold-digger
         for s, r in enumerate(round_result.roles):
             name = f" {names[s]}" if names else ""
             # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
@@ -560,8 +639,8 @@ def _panel_lines(game, seat, round_result, names):
             rows.append(
                 (
                     "text",
-                    f"{s}{name[:10]:<11}{_role_name(game, r)[:11]:<12}{got}",
-                    GOLD if r == 0 else SABOTEUR_RED,
+                    f"{s}{name[:10]:<11}{_role_name(game, r)[:wide]:<{wide + 1}}{got}",
+                    role_color(rules, r),
                 )
             )
     rows.append(("gap",))
@@ -575,13 +654,14 @@ def _panel_lines(game, seat, round_result, names):
         rows.append(("text", f"YOU: SEAT {seat}", TEXT))
         if round_result is None:
             role = int(game.roles[seat])
-            rows.append(("text", _role_name(game, role), GOLD if role == 0 else SABOTEUR_RED))
+            rows.append(("text", _role_name(game, role), role_color(game.rules, role)))
         rows.append(("text", f"GOLD {int(game.gold[seat])}", TEXT))
         if round_result is None:
             hand = [_card_short(k) for k in game.hand_kinds(seat)]
             rows.append(("text", "HAND:", TEXT_DIM))
             for i in range(0, len(hand), 3):
-                rows.append(("text", " ".join(f"{h:<8}" for h in hand[i : i + 3]).rstrip(), TEXT))
+                row = " ".join(f"{h:<{LABEL_WIDTH}}" for h in hand[i : i + 3]).rstrip()
+                rows.append(("text", row, TEXT))
     return rows
 
 

@@ -518,3 +518,225 @@ def test_base_game_image_is_unchanged():
         assert hashlib.sha256(img.tobytes()).hexdigest() == digest, seat
         for color in (*DOOR_COLORS.values(), CRYSTAL, LADDER, THEFT_TAG):
             assert not _has(img, color)
+
+
+# --- Saboteur 2: role colours, the winning side, action-card labels --------------------------
+def _text_row(img, game, seat, round_result, text):
+    """The pixels of the panel's text row ``text`` (as wide as the text), and the row."""
+    from saboteur_env.render_image import MARGIN, _panel_lines, panel_width, text_size
+
+    y = MARGIN + 4
+    for row in _panel_lines(game, seat, round_result, None):
+        scale = row[3] if row[0] == "text" and len(row) > 3 else 2
+        if row[0] == "text" and row[1] == text:
+            left = img.shape[1] - panel_width(game) + MARGIN
+            th, tw = text_size(text, scale)
+            return img[y : y + th, left : left + tw], row
+        y += 10 if row[0] == "gap" else 24 if row[0] == "seat" else 7 * scale + 6
+    raise AssertionError(f"no panel row {text!r}")
+
+
+def _drawn(text, color, scale=2):
+    """``text`` as :func:`draw_text` writes it on the panel's colour."""
+    from saboteur_env.render_image import PANEL, text_size
+
+    h, w = text_size(text, scale)
+    out = np.empty((h, w, 3), dtype=np.uint8)
+    out[:] = PANEL
+    draw_text(out, text, 0, 0, color, scale)
+    return out
+
+
+def test_saboteur2_roles_are_coloured_from_the_ruleset_not_as_saboteurs():
+    """RULES 6.2: only the saboteur is written in the saboteur's red; a blue or green digger in
+    its team's door colour, the boss in gold, the profiteer and the geologist in a neutral
+    grey (``gold_stake`` 0).  The base game keeps gold and red."""
+    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+    from saboteur_env.render_image import (
+        DOOR_COLORS,
+        ROLE_NEUTRAL,
+        SABOTEUR_RED,
+        role_color,
+    )
+
+    want = {
+        "green-digger": DOOR_COLORS["green"],
+        "blue-digger": DOOR_COLORS["blue"],
+        "boss": GOLD,
+        "profiteer": ROLE_NEUTRAL,
+        "geologist": ROLE_NEUTRAL,
+        "saboteur": SABOTEUR_RED,
+    }
+    assert {name: role_color(SABOTEUR_2, r) for r, name in enumerate(SABOTEUR_2.roles)} == want
+    assert [role_color(BASE, r) for r in range(2)] == [GOLD, SABOTEUR_RED]
+    for name, color in want.items():
+        roles = [name, *(r for r in S2_ROLES if r != name)][:5]
+        g = _s2_state(roles=roles)
+        img = render_rgb(g, 0)
+        block, row = _text_row(img, g, 0, None, name)
+        assert row[2] == color
+        assert np.array_equal(block, _drawn(name.upper(), color)), name
+        assert _has(block, SABOTEUR_RED) == (name == "saboteur"), name
+    # the blue digger's role text, pixel by pixel: blue, never the saboteur's red
+    g = _s2_state()
+    block, _ = _text_row(render_rgb(g, 1), g, 1, None, "blue-digger")
+    assert _has(block, DOOR_COLORS["blue"]) and not _has(block, SABOTEUR_RED)
+
+
+def _s2_result(side, winners, roles=(0, 1, 2, 4, 5)):
+    return RoundResult(
+        round=0,
+        gold_found=side != "saboteurs",
+        winning_side=side,
+        winners=list(winners),
+        connector=1,
+        roles=list(roles),
+        received=[4 if s in winners else 0 for s in range(len(roles))],
+        paid=[4 if s in winners else 0 for s in range(len(roles))],
+        last_card_seat=1,
+        turns=20,
+    )
+
+
+def test_round_result_panel_names_the_saboteur2_winning_side_and_winners():
+    """RULES 6.9: the panel says which side won (a team, both teams, the boss or the
+    saboteurs) and which seats won; a blue digger's result row is in blue."""
+    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+    from saboteur_env.render_image import DOOR_COLORS, SABOTEUR_RED, side_label
+
+    g = _s2_state()
+    img = render_rgb(g, 0, round_result=_s2_result("blue", [1, 2]))
+    block, _ = _text_row(img, g, 0, _s2_result("blue", [1, 2]), "ROUND OVER: BLUE DIGGERS WIN")
+    assert np.array_equal(block, _drawn("ROUND OVER: BLUE DIGGERS WIN", GOLD))
+    block, _ = _text_row(img, g, 0, _s2_result("blue", [1, 2]), "WINNERS: 1 2")
+    assert np.array_equal(block, _drawn("WINNERS: 1 2", (235, 235, 235)))
+    text = [r[1] for r in _panel_lines_of(g, 0, _s2_result("blue", [1, 2]))]
+    assert not any("GOLD-DIGGERS" in t or "SABOTEURS WIN" in t for t in text)
+    row = next(t for t in text if t.startswith("1"))
+    block, _ = _text_row(img, g, 0, _s2_result("blue", [1, 2]), row)
+    assert _has(block, DOOR_COLORS["blue"]) and not _has(block, SABOTEUR_RED)
+    assert "blue-digger " in row and "green-digger " in next(t for t in text if t[0] == "0")
+    # every side the scoring names (scoring.winners_s2), and a round nobody won
+    cases = {
+        "saboteurs": ("SABOTEURS WIN", [4]),
+        "blue": ("BLUE DIGGERS WIN", [1, 2]),
+        "green": ("GREEN DIGGERS WIN", [0, 2]),
+        "blue+green": ("BLUE+GREEN DIGGERS WIN", [0, 1, 2]),
+        "boss": ("BOSS WINS", [2]),
+    }
+    for side, (label, winners) in cases.items():
+        assert side_label(SABOTEUR_2, side) == label
+        text = [r[1] for r in _panel_lines_of(g, 0, _s2_result(side, winners))]
+        assert f"ROUND OVER: {label}" in text
+        assert f"WINNERS: {' '.join(map(str, winners))}" in text
+    assert "WINNERS: NONE" in [r[1] for r in _panel_lines_of(g, 0, _s2_result("boss", []))]
+    # the base game's wording, and no winners line there (a seat's role tells it)
+    assert side_label(BASE, "gold-digger") == "GOLD-DIGGERS WIN"
+    assert side_label(BASE, "saboteur") == "SABOTEURS WIN"
+    base = _state()
+    rr = RoundResult(
+        round=0,
+        gold_found=False,
+        winning_side="saboteur",
+        winners=[1, 4],
+        connector=None,
+        roles=[0, 1, 0, 0, 1],
+        received=[0, 3, 0, 0, 3],
+        paid=[0, 3, 0, 0, 3],
+        last_card_seat=0,
+        turns=9,
+    )
+    text = [r[1] for r in _panel_lines_of(base, 0, rr)]
+    assert "ROUND OVER: SABOTEURS WIN" in text and not any(t.startswith("WINNERS") for t in text)
+
+
+def _panel_lines_of(game, seat, round_result):
+    from saboteur_env.render_image import _panel_lines
+
+    return [r for r in _panel_lines(game, seat, round_result, None) if r[0] == "text"]
+
+
+def test_seeded_saboteur2_results_show_their_side_and_winners():
+    """Real round results of a seeded Saboteur 2 game (heuristic players; seed 2 played
+    both teams winning with a trapped player left out, then green, then blue): the panel
+    names each one's side and winners, and writes each seat's role in the role's colour."""
+    from saboteur_env.record import replay_game
+    from saboteur_env.render_image import DOOR_COLORS, SABOTEUR_RED, role_color, side_label
+    from saboteur_experiments.play import play_game
+
+    buf = io.StringIO()
+    agents = [make_agent("heuristic") for _ in range(5)]
+    play_game(agents, 2, expansion=True, num_rounds=3, record=buf)
+    g = replay_game(buf.getvalue())
+    labels = {
+        "saboteurs": "SABOTEURS WIN",
+        "blue": "BLUE DIGGERS WIN",
+        "green": "GREEN DIGGERS WIN",
+        "blue+green": "BLUE+GREEN DIGGERS WIN",
+        "boss": "BOSS WINS",
+    }
+    assert {"blue", "green", "blue+green"} & {rr.winning_side for rr in g.round_results}
+    for rr in g.round_results:
+        assert side_label(g.rules, rr.winning_side) == labels[rr.winning_side]
+        text = _panel_lines_of(g, 0, rr)
+        assert f"ROUND OVER: {labels[rr.winning_side]}" in [r[1] for r in text]
+        won = " ".join(map(str, rr.winners)) or "NONE"
+        assert f"WINNERS: {won}" in [r[1] for r in text]
+        img = render_rgb(g, 0, round_result=rr)
+        for s, role in enumerate(rr.roles):
+            row = next(r for r in text if r[1].startswith(str(s)))
+            assert row[2] == role_color(g.rules, role)
+            block, _ = _text_row(img, g, 0, rr, row[1])
+            assert _has(block, SABOTEUR_RED) == (g.rules.roles[role] == "saboteur")
+            if g.rules.roles[role] == "blue-digger":
+                assert _has(block, DOOR_COLORS["blue"])
+
+
+def test_every_action_card_has_a_label_that_fits_its_hand_column():
+    """Every action card of the card table (Saboteur 2's included, RULES 6.5) is written in
+    the hand list by a label of at most ``LABEL_WIDTH`` characters, never its raw id; the
+    base game's labels are the ones it always had."""
+    from saboteur_env.engine.cards import ALL_KINDS
+    from saboteur_env.render_image import (
+        LABEL_WIDTH,
+        MARGIN,
+        SHORT_NAMES,
+        _card_short,
+        panel_width,
+        text_size,
+    )
+
+    actions = [k for k, kind in enumerate(ALL_KINDS) if kind.category == "action"]
+    labels = [_card_short(k) for k in actions]
+    assert len(set(labels)) == len(labels) == len(SHORT_NAMES)
+    for k, label in zip(actions, labels):
+        assert len(label) <= LABEL_WIDTH and "_" not in label, (ALL_KINDS[k].id, label)
+        assert text_size(label, 2)[1] <= LABEL_WIDTH * 12
+    assert SHORT_NAMES["hands_off"] == "HANDSOFF" and SHORT_NAMES["free_at_last"] == "FREE!"
+    assert {k: SHORT_NAMES[k] for k in list(SHORT_NAMES)[:11]} == {
+        "break_pick": "BREAK-P",
+        "break_lantern": "BREAK-L",
+        "break_cart": "BREAK-C",
+        "repair_pick": "FIX-P",
+        "repair_lantern": "FIX-L",
+        "repair_cart": "FIX-C",
+        "repair_pick_lantern": "FIX-P/L",
+        "repair_pick_cart": "FIX-P/C",
+        "repair_lantern_cart": "FIX-L/C",
+        "rockfall": "ROCKFALL",
+        "map": "MAP",
+    }
+    # a hand of every Saboteur 2 action card: three labels a row, each in its column
+    x_actions = [ALL_KINDS[k].id for k in actions if ALL_KINDS[k].count_expansion]
+    assert "free_at_last" in x_actions and "hands_off" in x_actions
+    g = _s2_state(hands=[x_actions, ["B01"], ["X25"], ["map"], ["trapped"]])
+    img = render_rgb(g, 0)
+    text = [r[1] for r in _panel_lines_of(g, 0, None)]
+    rows = text[text.index("HAND:") + 1 :]
+    assert len(rows) == -(-len(x_actions) // 3)
+    for i, row in enumerate(rows):
+        want = [SHORT_NAMES[c] for c in x_actions[3 * i : 3 * i + 3]]
+        assert [row[j : j + LABEL_WIDTH].strip() for j in range(0, len(row), 9)] == want
+        assert text_size(row, 2)[1] <= panel_width(g) - 2 * MARGIN
+        block, _ = _text_row(img, g, 0, None, row)
+        assert np.array_equal(block, _drawn(row, (235, 235, 235)))
