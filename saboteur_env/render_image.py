@@ -69,6 +69,7 @@ from .engine.cards import (
     FRONT_TRAPPED,
     GOAL_CELLS,
     GOAL_GOLD,
+    KIND_INDEX,
     START_CELL,
     VARIANT_CRYSTALS,
     VARIANT_DOOR,
@@ -388,9 +389,13 @@ TAG_LEFT = 312
 
 
 def panel_width(game) -> int:
-    """Width of the side panel: wider where the ruleset lays cards other than broken tools in
-    front of players (Saboteur 2)."""
-    return PANEL_WIDTH_S2 if game.rules.expansion else PANEL_WIDTH
+    """Width of the side panel: wider where the ruleset's deck holds cards that lie in front
+    of players besides broken tools (Trapped!, Theft: Saboteur 2), or who holds gold is public
+    (the ``TRAPPED!`` / ``THEFT`` / ``HAS GOLD`` columns)."""
+    rules = game.rules
+    in_deck = [k for k in (KIND_INDEX["trapped"], KIND_INDEX["theft"]) if k < rules.n_kinds]
+    wide = rules.public_gold_holders or any(rules.deck[k] for k in in_deck)
+    return PANEL_WIDTH_S2 if wide else PANEL_WIDTH
 
 
 def layout(board, extent=None, cell: int = 48) -> Layout:
