@@ -55,7 +55,9 @@ DESIGN 9) and ``final.pt`` (+ ``.json``
 metadata; also written when training is stopped with Ctrl-C, or by ``kill`` (SIGTERM) on the
 command line).  With ``--privileged-critic`` the critic is written beside each of these but
 ``eval_latest.pt`` (``final.critic.pt``, ...: :func:`save_critic`); the policy checkpoints
-hold the policy network alone.  Bad options are usage errors
+hold the policy network alone.  An earlier run's outputs in ``--out`` are removed when the
+run starts (``train_options.clear_run``; the command line refuses such an ``--out`` unless
+``--overwrite`` is given).  Bad options are usage errors
 naming the option and value (:meth:`TrainConfig.problems`), found before anything is trained.
 """
 
@@ -102,6 +104,7 @@ from saboteur_experiments.evaluation.splits import draw_train_seed
 from saboteur_experiments.evaluation.stats import error_bars
 from saboteur_experiments.train_options import (  # re-exported: the options live there
     TrainConfig,
+    clear_run,
     evaluate_parser,
     parse_args,
 )
@@ -1157,12 +1160,10 @@ def save_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> Path:
 
 def _critic_beside(checkpoint: Path, critic: PrivilegedCritic | None) -> None:
     """After writing the policy checkpoint ``checkpoint``: its critic beside it
-    (:func:`save_critic`), or, in a run without one, no critic file an earlier run left there
-    (a critic is only ever found beside the policy it was trained with)."""
+    (:func:`save_critic`), in a run with one (an earlier run's critics went with its files,
+    ``clear_run``: a critic is only ever found beside the policy it was trained with)."""
     if critic is not None:
         save_critic(checkpoint, critic)
-    else:
-        critic_file(checkpoint).unlink(missing_ok=True)
 
 
 def load_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> str:
@@ -1234,15 +1235,15 @@ def train(cfg: TrainConfig) -> dict:
     groups = [{"params": list(net.parameters()), "lr": cfg.lr}]
     if cfg.privileged_critic:
         critic = PrivilegedCritic(int(net.hparams["hidden"]), game_config)
-        if cfg.init:  # the critic saved beside the checkpoint, if any (read before --out's
-            print(load_critic(cfg.init, critic), file=sys.stderr)  # stale files go)
+        if cfg.init:  # the critic saved beside the checkpoint, if any (read before an
+            print(load_critic(cfg.init, critic), file=sys.stderr)  # earlier run's files go)
         # a critic (new, or beside a trained network): it learns at its own rate
         groups.append({"params": list(critic.parameters()), "lr": cfg.critic_lr})
+    # an earlier run's outputs go (read --init and its critic first: they may lie among
+    # them); the command line refuses such an --out without --overwrite
+    clear_run(out)
     (out / "checkpoints").mkdir(parents=True, exist_ok=True)
     best = out / "checkpoints" / "best_dev.pt"
-    # an earlier run's choice is not this one's
-    for stale in (best, best.with_suffix(".json"), critic_file(best)):
-        stale.unlink(missing_ok=True)
     (out / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     net.eval()
     opt = torch.optim.Adam(groups, lr=cfg.lr, eps=1e-5)

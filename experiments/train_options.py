@@ -317,6 +317,12 @@ def _parser() -> argparse.ArgumentParser:
             )
         else:
             p.add_argument(*flags, dest=f.name, type=type(val), default=val, help=HELP.get(f.name))
+    # not a field: what to do with an earlier run's outputs, not how to train
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an earlier run's outputs in --out (without it, such an --out is refused)",
+    )
     return p
 
 
@@ -326,12 +332,21 @@ def parse_args(argv=None) -> TrainConfig:
     from saboteur_experiments.cli_args import check_output_dir
 
     p = _parser()
-    ns = p.parse_args(argv)
-    cfg = TrainConfig(**vars(ns))
+    ns = vars(p.parse_args(argv))
+    overwrite = ns.pop("overwrite")
+    cfg = TrainConfig(**ns)
     bad = cfg.problems()
     if bad:
         p.error("; ".join(bad))
     check_output_dir(p, cfg.out, "--out")
+    earlier = run_outputs(cfg.out)
+    if earlier and not overwrite:
+        # two runs' files in one folder mix: a report would read one run's curve beside the
+        # other's checkpoints
+        p.error(
+            f"--out {cfg.out}: holds an earlier training run ({', '.join(earlier)}); pass "
+            "--overwrite to replace it or choose another --out"
+        )
     if cfg.init:
         from saboteur_agents.network import load_checkpoint
 
@@ -347,6 +362,44 @@ def parse_args(argv=None) -> TrainConfig:
         if why:
             p.error(f"--init {cfg.init!r}: {why}")
     return cfg
+
+
+#: what a training run writes in its ``--out``: files, and folders whose files are the run's
+RUN_FILES = (
+    "config.json",
+    "metrics.csv",
+    "eval.csv",
+    "bc.json",
+    "learning_curve.png",
+    "final.pt",
+    "final.json",
+    "final.critic.pt",
+)
+RUN_FOLDERS = ("checkpoints", "tb")
+
+
+def run_outputs(out: str | Path) -> list[str]:
+    """The outputs of an earlier training run in folder ``out``: the :data:`RUN_FILES` there,
+    and each of :data:`RUN_FOLDERS` (``"checkpoints/"``) that holds a file."""
+    out = Path(out)
+    found = [f for f in RUN_FILES if (out / f).is_file()]
+    for d in RUN_FOLDERS:
+        if (out / d).is_dir() and any(p.is_file() for p in (out / d).iterdir()):
+            found.append(f"{d}/")
+    return found
+
+
+def clear_run(out: str | Path) -> None:
+    """Remove an earlier training run's outputs from ``out`` (:func:`run_outputs`: the files,
+    and the files directly in its folders), so that a new run's are never mixed with them."""
+    out = Path(out)
+    for f in RUN_FILES:
+        (out / f).unlink(missing_ok=True)
+    for d in RUN_FOLDERS:
+        if (out / d).is_dir():
+            for p in (out / d).iterdir():
+                if p.is_file():
+                    p.unlink()
 
 
 def evaluate_parser() -> argparse.ArgumentParser:

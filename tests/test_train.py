@@ -1629,12 +1629,14 @@ def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_wit
     err = capsys.readouterr().err
     assert f"privileged critic: started fresh ({critic_of(lone)} not loaded: format 'other'" in err
 
-    # the same folder trained again without the critic: no critic is left beside its policy
+    # the same folder trained again without the critic: the earlier run's files are gone,
+    # so no critic is left beside a policy it was not trained with
     train(replace(cfg, privileged_critic=False, iterations=1))
-    assert not (run / "final.critic.pt").exists()
-    assert not (run / "checkpoints/iter_0001.critic.pt").exists()
-    # iter_0002.pt and its critic: the earlier run's, a pair this run did not write
-    assert (run / "checkpoints/iter_0002.critic.pt").exists()
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+        "iter_0001.json",
+        "iter_0001.pt",
+    ]
+    assert not (run / "final.critic.pt").exists() and (run / "final.pt").exists()
 
 
 def critic_of(checkpoint: Path) -> Path:
@@ -1713,3 +1715,57 @@ def test_compile_s_is_the_time_numba_compiled_inside_an_iteration(tmp_path, monk
     assert (
         0 <= float(rows[1]["compile_s"]) <= float(rows[1]["collect_s"]) + float(rows[1]["update_s"])
     )
+
+
+def test_an_earlier_run_in_out_is_refused_unless_overwrite(tmp_path, capsys):
+    """``saboteur train --out DIR`` where DIR holds an earlier run is a usage error naming what
+    lies there (two runs' files mixed: a report read one run's curve beside the other's
+    checkpoints); ``--overwrite`` takes it; an empty or unrelated folder is fine."""
+    from saboteur_experiments.train_options import parse_args
+
+    out = tmp_path / "run"
+    (out / "checkpoints").mkdir(parents=True)
+    (out / "notes.txt").write_text("mine")
+    assert parse_args(["--out", str(out)]).out == str(out)
+    (out / "eval.csv").write_text("iteration\n")
+    (out / "checkpoints" / "iter_0001.pt").write_bytes(b"")
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--out", str(out)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--out {out}: holds an earlier training run (eval.csv, checkpoints/)" in err
+    assert "--overwrite" in err
+    assert parse_args(["--out", str(out), "--overwrite"]).out == str(out)
+
+
+def test_a_run_removes_the_earlier_runs_outputs_first(tmp_path):
+    """A second run into the same folder leaves none of the first's files: its evaluations,
+    iteration checkpoints and TensorBoard events go (the second evaluates nothing and
+    checkpoints once), a file the user put there stays, and ``--init`` may point into the
+    folder (read before the files go)."""
+    out = tmp_path / "run"
+    train(_tiny_run(tmp_path, iterations=2, eval_deals=2, checkpoint_every=1, seed=1))
+    first = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert "iter_0002.pt" in first and "best_dev.pt" in first and (out / "eval.csv").exists()
+    (out / "notes.txt").write_text("mine")
+    train(
+        _tiny_run(
+            tmp_path,
+            iterations=1,
+            eval_every=0,
+            checkpoint_every=1,
+            seed=2,
+            init=str(out / "checkpoints" / "iter_0002.pt"),
+        )
+    )
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
+        "iter_0001.json",
+        "iter_0001.pt",
+    ]
+    assert not (out / "eval.csv").exists()
+    assert (out / "notes.txt").read_text() == "mine"
+    tb = out / "tb"
+    if tb.exists():  # tensorboard installed (the train extra): the second run's events alone
+        assert len([p for p in tb.iterdir() if p.is_file()]) == 1
+    rows = list(csv.DictReader(open(out / "metrics.csv")))
+    assert [r["iteration"] for r in rows] == ["1"]
