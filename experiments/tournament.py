@@ -447,7 +447,8 @@ def format_summary(summary: dict) -> str:
     )
     lines.append(
         "team rating: Elo scale, per role class, relative within the class (ridge-shrunk toward "
-        "0); round win: rounds won in that role"
+        "0); gold: mean final gold; game win: games the seat ended with the most gold (a tie "
+        "counts for every tied seat); round win: rounds won in that role"
     )
     lines.append(
         f"{'agent':<{w}}  {'team rating, digger':>20}  {'team rating, saboteur':>22}  "
@@ -508,8 +509,9 @@ def format_summary(summary: dict) -> str:
         )
         lines.append(
             "failure statistics per 100 rounds played by a seat of the agent "
-            "(saboteur_experiments.evaluation.failures; 'on ...': of the breaks; "
-            "'win available': decisions of a gold-digger side seat with a winning placement legal)"
+            "(saboteur_experiments.evaluation.failures; 'on ...': those of the breaks, also "
+            "per 100 rounds; 'win available': decisions of a gold-digger side seat with a "
+            "winning placement legal)"
         )
         lines.append(f"  {'agent':<{w}}" + "".join(f"  {label}" for _, label in cols))
         for a, f in fr["agents"].items():
@@ -523,7 +525,7 @@ def format_summary(summary: dict) -> str:
                 f"the gold: {fr['lost_near_gold']} of {fr['digger_losses']} "
                 f"({fr['lost_near_gold'] / fr['digger_losses']:.0%})"
             )
-    lines.append("seat  win rate [95%]        mean gold  saboteur share")
+    lines.append("seat  game win [95%]        mean gold  saboteur share")
     for s in summary["seats"]:
         lines.append(
             f"{s['seat']:>4}  {s['win']['rate']:>6.1%} [{s['win']['lo']:.1%},"
