@@ -84,13 +84,19 @@ def register_agent(name: str, factory: Callable[..., Agent]) -> None:
 
 
 def make_agent(spec: str) -> Agent:
-    """Build an agent from a spec: ``"random"``, ``"heuristic"``, ``"heuristic:subtle"``...
+    """Build an agent from a spec: ``"random"``, ``"heuristic"``, ``"heuristic:subtle"``...,
+    or a user's own agent as ``"MODULE.ATTR"`` (``"MODULE.ATTR:option"``): ``ATTR`` of the
+    importable module ``MODULE`` (e.g. ``myagents.East`` with ``PYTHONPATH=.``), an
+    :class:`Agent` subclass or a factory returning an agent, called like a registered
+    factory.  Registered names have no dot, so a dotted name is always a module path; every
+    process that plays it imports the module by name.
 
     Raises:
         TypeError: ``spec`` is not a string.
-        ValueError: an unknown agent name (the message lists the known ones), an option
-            given to an agent that takes none (``"random:3"``), or an empty option
-            (``"heuristic:"``).
+        ValueError: an unknown agent name (the message lists the known ones), a module path
+            whose module does not import or lacks ``ATTR``, a factory that does not return an
+            agent, an option given to an agent that takes none (``"random:3"``), or an empty
+            option (``"heuristic:"``).
         MissingExtraError: the agent needs an extra that is not installed (``"ppo"``: torch).
     """
     if not isinstance(spec, str):
@@ -99,17 +105,51 @@ def make_agent(spec: str) -> Agent:
             f"of type {type(spec).__name__}"
         )
     name, sep, option = spec.partition(":")
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {spec!r}; known agents: {sorted(_REGISTRY)}")
-    factory = _REGISTRY[name]
+    if name in _REGISTRY:
+        factory = _REGISTRY[name]
+    elif "." in name:
+        factory = _imported_factory(spec, name)
+    else:
+        raise ValueError(
+            f"unknown agent {spec!r}; known agents: {sorted(_REGISTRY)}, or MODULE.ATTR for "
+            "an agent of your own (an importable module's Agent subclass or factory)"
+        )
     if sep and not _takes_option(factory):
         raise ValueError(f"agent {name!r} takes no option, got {spec!r} (use {name!r})")
     if sep and not option:
         # "heuristic:" is a typo for something; the default is spelled without the colon
         raise ValueError(f"agent spec {spec!r} has an empty option (use {name!r} for the default)")
     agent = factory(option) if option else factory()
+    if not callable(getattr(agent, "act", None)) or not callable(getattr(agent, "reset", None)):
+        raise ValueError(
+            f"agent spec {spec!r}: {name} returned {type(agent).__name__}, not an agent "
+            "(an object with act(observation, action_mask, info) and reset(seat, config, seed))"
+        )
     agent.name = spec
     return agent
+
+
+def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
+    """``ATTR`` of module ``MODULE`` for a user's agent spec ``MODULE.ATTR`` (:func:`make_agent`).
+
+    Raises:
+        ValueError: the module does not import, or has no ``ATTR``, or it is not callable.
+    """
+    module, _, attr = name.rpartition(".")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as err:
+        raise ValueError(
+            f"unknown agent {spec!r} (known agents: {sorted(_REGISTRY)}); read as MODULE.ATTR, "
+            f"an agent of your own: module {module!r} does not import ({err}); it must be on "
+            f"the import path (e.g. PYTHONPATH=. for ./{module.replace('.', '/')}.py)"
+        ) from None
+    factory = getattr(mod, attr, None)
+    if not callable(factory):
+        raise ValueError(
+            f"agent spec {spec!r}: module {module!r} has no agent class or factory {attr!r}"
+        )
+    return factory  # type: ignore[no-any-return]
 
 
 def _takes_option(factory: Callable[..., Agent]) -> bool:

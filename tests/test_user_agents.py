@@ -1,0 +1,84 @@
+"""A user's own agent by spec, ``MODULE.ATTR`` (``saboteur_agents.base.make_agent``): built from
+an importable module, played by the tournament and the evaluation like a shipped agent, with
+clear errors for a module that does not import, a missing attribute and a non-agent."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from saboteur_agents import make_agent
+
+EAST = textwrap.dedent(
+    '''
+    import numpy as np
+    from saboteur_agents.base import Agent
+
+    class FirstLegal(Agent):
+        """Always the lowest legal action index."""
+        def act(self, observation, action_mask, info=None):
+            return int(np.flatnonzero(action_mask)[0])
+
+    def nth(option="0"):
+        agent = FirstLegal()
+        agent.k = int(option)
+        return agent
+
+    def not_an_agent():
+        return 3
+    '''
+)
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "my_saboteur_agents.py").write_text(EAST)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_saboteur_agents"
+
+
+def test_a_module_path_spec_builds_the_users_agent(user_module):
+    a = make_agent(f"{user_module}.FirstLegal")
+    assert type(a).__name__ == "FirstLegal" and a.name == f"{user_module}.FirstLegal"
+    mask = np.zeros(10, dtype=np.int8)
+    mask[[4, 7]] = 1
+    assert a.act(np.zeros(3, dtype=np.float32), mask) == 4
+    b = make_agent(f"{user_module}.nth:5")  # a factory with an option, as registered ones
+    assert b.k == 5 and b.name == f"{user_module}.nth:5"
+
+
+def test_a_module_path_spec_that_does_not_fit_says_why(user_module):
+    with pytest.raises(ValueError, match=r"module 'no_such_module' does not import .*PYTHONPATH"):
+        make_agent("no_such_module.East")
+    with pytest.raises(ValueError, match=r"has no agent class or factory 'East'"):
+        make_agent(f"{user_module}.East")
+    with pytest.raises(ValueError, match=r"returned int, not an agent"):
+        make_agent(f"{user_module}.not_an_agent")
+    with pytest.raises(ValueError, match=r"unknown agent 'heuristik'; known agents: .*MODULE"):
+        make_agent("heuristik")
+
+
+@pytest.mark.filterwarnings("ignore::saboteur_experiments.tournament.OneSidedWarning")
+def test_the_tournament_and_the_evaluation_play_the_users_agent(user_module, tmp_path):
+    from saboteur_experiments.evaluation.protocols import role_probe
+    from saboteur_experiments.tournament import Options, tournament
+
+    spec = f"{user_module}.FirstLegal"
+    results, summary = tournament(
+        Options(
+            agents=[spec, "random"],
+            players=4,
+            deals=2,
+            rounds=1,
+            workers=1,
+            out=str(tmp_path / "t"),
+            bootstrap=10,
+            plots=False,
+            progress=False,
+        )
+    )
+    assert len(results) == 4 and spec in summary["agents"]
+    probe = role_probe(spec, "random", players=4, deals=2, workers=1)
+    assert probe["candidate"] == spec and set(probe["roles"]) == {"gold-digger", "saboteur"}
