@@ -8,7 +8,12 @@ its decision and its next one; the episode ends with the game.
 
 An illegal action is never silently replaced: it is counted in ``illegal_actions`` and the
 environment's :class:`~saboteur_env.engine.state.IllegalActionError` propagates (DESIGN 5), so an
-evaluator that drops the masks fails loudly instead of reporting a meaningless score.
+evaluator that drops the masks fails loudly instead of reporting a meaningless score.  The
+action space's mask-less ``sample()`` draws a legal action (as the PettingZoo env's does), so a
+generic loop that samples after each ``reset`` or ``step`` plays legal moves; Gymnasium's
+``check_env`` still fails, since its determinism check steps an action sampled before its
+``reset``, which a masked env refuses.  Deals come from the ``train`` split (``split="dev"`` for
+evaluation episodes; the test split is for published evaluations).
 
 Run: ``python -m saboteur_experiments.sb3_example --steps 10000`` (needs ``pip install
 sb3-contrib``). Training uses :class:`sb3_contrib.common.maskable.callbacks.MaskableEvalCallback`
@@ -29,7 +34,23 @@ from gymnasium import spaces
 import saboteur_env
 from saboteur_agents.base import Agent, make_agent
 from saboteur_env.engine.state import IllegalActionError
-from saboteur_experiments.evaluation.splits import draw_train_seed
+from saboteur_experiments.evaluation.splits import split_named
+
+
+class LegalSampleSpace(spaces.Discrete):
+    """``Discrete(n)`` whose mask-less ``sample()`` draws uniformly, with the space's own
+    generator, among the learner's legal actions (``env.action_masks()``; 0 once the game is
+    over); ``sample(mask)`` is Gymnasium's."""
+
+    def __init__(self, n: int, env: SingleAgentSaboteur) -> None:
+        super().__init__(n)
+        self._env = env
+
+    def sample(self, mask=None, probability=None):
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        legal = self._env.action_masks()
+        return super().sample(mask=legal.astype(np.int8)) if legal.any() else np.int64(0)
 
 
 class SingleAgentSaboteur(gymnasium.Env):
@@ -40,6 +61,8 @@ class SingleAgentSaboteur(gymnasium.Env):
             seats; every game builds each seat's own agent (an agent object is copied for
             each seat it plays, since an agent keeps its seat and beliefs).
         seat: the learner's seat, or ``None`` to draw it uniformly each game.
+        split: the deal split each game's deal is drawn from, uniformly (``"train"``, the
+            default; ``"dev"`` for evaluation episodes).
         config: :class:`~saboteur_env.engine.config.GameConfig` options (default 5 players, 1 round,
             ``reward="win"``).
     """
@@ -47,9 +70,14 @@ class SingleAgentSaboteur(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(
-        self, opponents: Sequence[str | Agent] = ("random",), seat: int | None = None, **config
+        self,
+        opponents: Sequence[str | Agent] = ("random",),
+        seat: int | None = None,
+        split: str = "train",
+        **config,
     ) -> None:
         super().__init__()
+        self.split = split_named(split)
         config = {"num_players": 5, "num_rounds": 1, "reward": "win", **config}
         self.env = saboteur_env.raw_env(**config)
         self.n = self.env.config.num_players
@@ -57,11 +85,11 @@ class SingleAgentSaboteur(gymnasium.Env):
         self.fixed_seat = seat
         space = self.env.observation_space("player_0")
         self.observation_space = space["observation"]
-        self.action_space = spaces.Discrete(self.env.codec.n)
+        self.action_space = LegalSampleSpace(self.env.codec.n, self)
         self.illegal_actions = 0
         self.seat = 0
         self._obs = None
-        self._mask = None
+        self._mask = np.zeros(self.env.codec.n, dtype=bool)
         self._opponents: dict[int, Agent] = {}
 
     def _opponent(self, k: int) -> Agent:
@@ -71,8 +99,9 @@ class SingleAgentSaboteur(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        # the deal: a train-split seed (the test split is for published evaluations only)
-        self.env.reset(seed=draw_train_seed(rng))
+        # the deal: a seed of the split (train by default: the test split is for published
+        # evaluations)
+        self.env.reset(seed=int(rng.integers(self.split.start, self.split.stop)))
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.n))
         others = [s for s in range(self.n) if s != self.seat]
         self._opponents = {s: self._opponent(k) for k, s in enumerate(others)}
@@ -126,9 +155,10 @@ def episode_rewards(
     act, opponents: Sequence[str | Agent], episodes: int, seed: int, **config
 ) -> list[float]:
     """The learner's total reward in each of ``episodes`` games seeded ``seed, seed + 1, ...``
-    (the same deals, seats and opponents for every ``act``), where ``act(obs, mask)`` chooses
-    the learner's action.  Used to put a reference (a random agent) beside the trained policy."""
-    env = SingleAgentSaboteur(opponents, **config)
+    (the same dev-split deals, seats and opponents for every ``act``), where ``act(obs, mask)``
+    chooses the learner's action.  Used to put a reference (a random agent) beside the
+    trained policy."""
+    env = SingleAgentSaboteur(opponents, split="dev", **config)
     totals = []
     for i in range(episodes):
         obs, _ = env.reset(seed=seed + i)
@@ -179,7 +209,8 @@ def main(argv=None) -> dict:
     import torch
 
     torch.set_num_threads(1)
-    base, eval_base = SingleAgentSaboteur(opponents), SingleAgentSaboteur(opponents)
+    base, eval_base = SingleAgentSaboteur(opponents), SingleAgentSaboteur(opponents, split="dev")
+    eval_base.reset(seed=args.seed + 1)  # the evaluation games are seeded: a rerun repeats them
     env, eval_env = Monitor(base), Monitor(eval_base)
     model = MaskablePPO(
         "MlpPolicy",
@@ -218,7 +249,8 @@ def main(argv=None) -> dict:
     }
     print(
         f"MaskablePPO after {args.steps} steps vs {opponents}: mean reward {mean:.3f} "
-        f"+- {std:.3f}; illegal actions: train {base.illegal_actions}, "
+        f"(sd {std:.3f}, {args.eval_episodes} dev-split games); illegal actions: train "
+        f"{base.illegal_actions}, "
         f"eval {eval_base.illegal_actions}\n"
         f"on the same {args.eval_episodes} seeded episodes: MaskablePPO "
         f"{res['same_episodes_mean_reward']:.3f}, random agent (reference) "
