@@ -1179,12 +1179,23 @@ def load_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> str:
         if meta.get("format") != CRITIC_FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, this code reads {CRITIC_FORMAT}")
         state = blob["state_dict"]
+        # every tensor checked before any is copied: load_state_dict copies the ones that fit
+        # before it raises, which would leave a half-loaded critic said to be fresh
+        mine = critic.state_dict()
+        if set(state) != set(mine):
+            raise ValueError(f"its weights are {sorted(state)}, this critic's {sorted(mine)}")
+        for k, v in mine.items():
+            if tuple(state[k].shape) != tuple(v.shape):
+                raise ValueError(
+                    f"{k} has shape {tuple(state[k].shape)}, this critic's {tuple(v.shape)} "
+                    "(another network size or game)"
+                )
         if not all(bool(torch.isfinite(v).all()) for v in state.values()):
             raise ValueError("NaN or infinite weights")
         critic.load_state_dict(state)
     except Exception as err:  # a file that does not fit: the run goes on with a new critic
-        why = str(err).splitlines()[0] if str(err) else type(err).__name__
-        return f"privileged critic: started fresh ({path} not loaded: {why[:200]})"
+        why = " ".join(str(err).split()) or type(err).__name__
+        return f"privileged critic: started fresh ({path} not loaded: {why[:300]})"
     return f"privileged critic: loaded from {path}"
 
 

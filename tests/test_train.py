@@ -1658,6 +1658,22 @@ def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_wit
     assert float(at_first_update[0]["net.2.weight"].abs().sum()) == 0
     assert not torch.equal(at_first_update[0]["net.0.weight"], saved["state_dict"]["net.0.weight"])
 
+    # a critic of another network size: refused before any weight is copied (the critic
+    # stays at its fresh start, its last layer exactly 0), and the line names the mismatch
+    from saboteur_experiments.train import load_critic
+
+    other = PrivilegedCritic(16, cfg.game_config())
+    torch.nn.init.normal_(other.net[2].weight)
+    tr.save_critic(lone, other)
+    target = PrivilegedCritic(32, cfg.game_config())
+    before = {k: v.clone() for k, v in target.state_dict().items()}
+    line = load_critic(lone, target)
+    assert line.startswith(f"privileged critic: started fresh ({critic_of(lone)} not loaded: ")
+    t = target.truth_size
+    assert f"net.0.weight has shape (16, {16 + t}), this critic's (32, {32 + t})" in line, line
+    for k, v in target.state_dict().items():
+        assert torch.equal(v, before[k]), k
+
     # a critic file that does not fit: started fresh, and why
     torch.save({"state_dict": {}, "meta": json.dumps({"format": "other"})}, critic_of(lone))
     train(replace(cfg, init=str(lone), iterations=1, out=str(tmp_path / "bad")))
