@@ -29,6 +29,7 @@ from saboteur_env.engine.cards import (
 )
 from saboteur_env.engine.events import EventType, RoundResult
 from saboteur_env.engine.ruleset import BASE
+from saboteur_env.engine.scoring import side_text
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
 from saboteur_experiments.play import default_agent_seeds
@@ -185,9 +186,8 @@ def round_result_text(
     game ends (RULES 5.3), so before the end (``game_over`` false) a seat sees only its own
     amount; the spectator, and everyone once the game is over, sees every amount.  ``roles``:
     the role names of the game's ruleset (``game.rules.roles``)."""
-    side = "gold-diggers" if res.gold_found else "saboteurs"
     lines = [
-        f"=== Round {res.round + 1} is over: the {side} win after {res.turns} turns"
+        f"=== Round {res.round + 1} is over: {side_text(res.winning_side)} after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + " ==="
     ]

@@ -9,6 +9,7 @@ import numpy as np
 import saboteur_env
 from saboteur_agents.base import Agent, attach_game
 from saboteur_env.engine.events import RoundResult
+from saboteur_env.engine.scoring import side_text
 from saboteur_env.render import render_ansi
 
 
@@ -104,14 +105,9 @@ def play_game(
     }
 
 
-#: how a winning side of the base game is told (Saboteur 2 sides are told as they are)
-_SIDE_TEXT = {"gold-digger": "gold-diggers", "saboteur": "saboteurs"}
-
-
 def _round_text(res: RoundResult, game) -> str:
     names = game.rules.roles
     roles = ", ".join(f"seat {s}: {names[r]}" for s, r in enumerate(res.roles))
-    side = _SIDE_TEXT.get(res.winning_side, res.winning_side)
     extra = ""
     if "thefts" in res.fields:  # a Saboteur 2 result (RULES 6.9)
         extra = (
@@ -119,7 +115,7 @@ def _round_text(res: RoundResult, game) -> str:
             f"  thefts (thief, victim): {res.thefts}"
         )
     return (
-        f"Round {res.round + 1}: the {side} win after {res.turns} turns"
+        f"Round {res.round + 1}: {side_text(res.winning_side)} after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + f"\n  roles: {roles}\n  gold received: {res.received}"
         + extra

@@ -78,6 +78,7 @@ from .engine.cards import (
 )
 from .engine.events import RoundResult
 from .engine.phases import Phase
+from .engine.scoring import side_text
 
 # --- colours (RGB) ----------------------------------------------------------------------
 BACKGROUND = (30, 28, 34)
@@ -138,21 +139,12 @@ def role_color(rules, role: int) -> tuple[int, int, int]:
     return GOLD if stake > 0 else SABOTEUR_RED if stake < 0 else ROLE_NEUTRAL
 
 
-def side_label(rules, side: str) -> str:
+def side_label(side: str) -> str:
     """``RoundResult.winning_side`` as the round-result panel writes it, e.g.
     ``GOLD-DIGGERS WIN`` (base game), ``SABOTEURS WIN``, ``BLUE DIGGERS WIN``,
-    ``BLUE+GREEN DIGGERS WIN``, ``BOSS WINS`` (Saboteur 2, RULES 6.9).  A side names a role
-    (singular or plural) or, joined by ``+``, the door colours of teams of diggers."""
-    parts = side.split("+")
-    if all(f"{p}-digger" in rules.roles for p in parts):
-        return f"{'+'.join(parts)} DIGGERS WIN".upper()
-    role = side if side in rules.roles else side[:-1] if side.endswith("s") else side
-    if role not in rules.roles:
-        return f"{side} WIN".upper()
-    deck = rules.fixed_role_deck
-    if deck is not None and deck.get(rules.roles.index(role)) == 1:  # the one boss
-        return f"{role} WINS".upper()
-    return f"{role}s WIN".upper()
+    ``BLUE+GREEN DIGGERS WIN``, ``BOSS WINS`` (Saboteur 2, RULES 6.9): the words of
+    :func:`~saboteur_env.engine.scoring.side_text`, in capitals."""
+    return side_text(side).removeprefix("the ").upper()
 
 
 def _states_winners(rules) -> bool:
@@ -629,7 +621,7 @@ def _panel_lines(game, seat, round_result, names):
             rows.append(("text", f"PHASE: {str(game.phase).upper()}", GOLD))
     else:
         rules = game.rules
-        rows.append(("text", f"ROUND OVER: {side_label(rules, round_result.winning_side)}", GOLD))
+        rows.append(("text", f"ROUND OVER: {side_label(round_result.winning_side)}", GOLD))
         if _states_winners(rules):
             won = " ".join(str(s) for s in round_result.winners) or "NONE"
             rows.append(("text", f"WINNERS: {won}", TEXT))

@@ -169,6 +169,41 @@ def test_round_result_shows_only_the_seat_own_gold_until_the_game_ends():
     assert all(f"+{g} gold" in over for g in res.received)
 
 
+@pytest.mark.parametrize(
+    ("side", "gold_found", "told"),
+    [
+        ("gold-digger", True, "the gold-diggers win"),
+        ("saboteur", False, "the saboteurs win"),
+        ("saboteurs", True, "the saboteurs win"),  # Saboteur 2: gold behind both doors
+        ("blue", True, "the blue diggers win"),
+        ("blue+green", True, "the blue+green diggers win"),
+        ("boss", True, "the boss wins"),
+    ],
+)
+def test_round_result_tells_the_winning_side_of_the_result(side, gold_found, told):
+    """The text says the result's winning side (RULES 5.2, 5.3, 6.9), in the human game, the
+    replay and the played game's log alike (scoring.side_text): it said 'the gold-diggers
+    win' whenever the gold was found, also for a Saboteur 2 round the saboteurs or one team
+    won."""
+    from saboteur_env.engine.scoring import side_text
+    from saboteur_experiments.human import round_result_text
+
+    res = RoundResult(
+        round=1,
+        gold_found=gold_found,
+        winning_side=side,
+        winners=[0],
+        connector=0 if gold_found else None,
+        roles=[0, 1],
+        received=[2, 0],
+        paid=[2, 0],
+        last_card_seat=0,
+        turns=12,
+    )
+    assert side_text(side) == told
+    assert round_result_text(res, None).startswith(f"=== Round 2 is over: {told} after 12 turns")
+
+
 def test_human_game_hides_other_seats_gold_before_the_end():
     out = io.StringIO()
     res = play_human(

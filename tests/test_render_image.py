@@ -601,7 +601,6 @@ def _s2_result(side, winners, roles=(0, 1, 2, 4, 5)):
 def test_round_result_panel_names_the_saboteur2_winning_side_and_winners():
     """RULES 6.9: the panel says which side won (a team, both teams, the boss or the
     saboteurs) and which seats won; a blue digger's result row is in blue."""
-    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
     from saboteur_env.render_image import DOOR_COLORS, SABOTEUR_RED, side_label
 
     g = _s2_state()
@@ -625,14 +624,14 @@ def test_round_result_panel_names_the_saboteur2_winning_side_and_winners():
         "boss": ("BOSS WINS", [2]),
     }
     for side, (label, winners) in cases.items():
-        assert side_label(SABOTEUR_2, side) == label
+        assert side_label(side) == label
         text = [r[1] for r in _panel_lines_of(g, 0, _s2_result(side, winners))]
         assert f"ROUND OVER: {label}" in text
         assert f"WINNERS: {' '.join(map(str, winners))}" in text
     assert "WINNERS: NONE" in [r[1] for r in _panel_lines_of(g, 0, _s2_result("boss", []))]
     # the base game's wording, and no winners line there (a seat's role tells it)
-    assert side_label(BASE, "gold-digger") == "GOLD-DIGGERS WIN"
-    assert side_label(BASE, "saboteur") == "SABOTEURS WIN"
+    assert side_label("gold-digger") == "GOLD-DIGGERS WIN"
+    assert side_label("saboteur") == "SABOTEURS WIN"
     base = _state()
     rr = RoundResult(
         round=0,
@@ -677,7 +676,7 @@ def test_seeded_saboteur2_results_show_their_side_and_winners():
     }
     assert {"blue", "green", "blue+green"} & {rr.winning_side for rr in g.round_results}
     for rr in g.round_results:
-        assert side_label(g.rules, rr.winning_side) == labels[rr.winning_side]
+        assert side_label(rr.winning_side) == labels[rr.winning_side]
         text = _panel_lines_of(g, 0, rr)
         assert f"ROUND OVER: {labels[rr.winning_side]}" in [r[1] for r in text]
         won = " ".join(map(str, rr.winners)) or "NONE"

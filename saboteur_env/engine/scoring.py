@@ -128,6 +128,26 @@ def payouts_s2(
     return out
 
 
+#: ``RoundResult.winning_side`` -> how it is told: the base game's sides (RULES 5.2, 5.3) and
+#: Saboteur 2's (RULES 6.9: a team, both teams, the boss, the saboteurs), with the verb's form
+SIDE_TEXT: dict[str, tuple[str, str]] = {
+    "gold-digger": ("the gold-diggers", "win"),
+    "saboteur": ("the saboteurs", "win"),
+    "saboteurs": ("the saboteurs", "win"),
+    "blue": ("the blue diggers", "win"),
+    "green": ("the green diggers", "win"),
+    "blue+green": ("the blue+green diggers", "win"),
+    "boss": ("the boss", "wins"),
+}
+
+
+def side_text(winning_side: str) -> str:
+    """The winning side of a round told in words, e.g. ``"the saboteurs win"``, ``"the boss
+    wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled)."""
+    who, verb = SIDE_TEXT.get(winning_side, (f"the {winning_side}", "win"))
+    return f"{who} {verb}"
+
+
 def seat_won(
     winners: Sequence[int], roles: Sequence[int], paid: Sequence[int], seat: int, rules: Ruleset
 ) -> bool:
