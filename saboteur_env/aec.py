@@ -278,10 +278,30 @@ class raw_env(AECEnv):
             self._followed, self._lead, self.backend = None, False, "engine"
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """``agent``'s observation space.
+
+        Raises:
+            KeyError: ``agent`` is not one of ``possible_agents`` (named with them).
+        """
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """``agent``'s action space.
+
+        Raises:
+            KeyError: ``agent`` is not one of ``possible_agents`` (named with them).
+        """
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: str) -> str:
+        """``agent``, if it is one of this env's agents.
+
+        Raises:
+            KeyError: it is not (the message names the env's agents).
+        """
+        if agent not in self.agent_name_mapping:
+            raise KeyError(f"{agent!r} is not an agent of this env: {self.possible_agents}")
+        return agent
 
     # --- lifecycle -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -413,9 +433,7 @@ class raw_env(AECEnv):
         """
         if self._game is None:
             raise RuntimeError("call reset() before observe()")
-        seat = self.agent_name_mapping.get(agent)
-        if seat is None:
-            raise KeyError(f"{agent!r} is not an agent of this env: {self.possible_agents}")
+        seat = self.agent_name_mapping[self._known(agent)]
         followed = self._followed
         if self._lead and followed is not None:
             if self._over:  # the kernels encode the ended game for any seat

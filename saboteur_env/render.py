@@ -111,7 +111,7 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         return "\n".join(lines) + "\n"
     names = game.rules.roles
     # whether a player holds gold is public only where Theft exists (RULES 5.3, 6.9)
-    gold_public = game.rules.offers("steal")
+    gold_public = game.rules.public_gold_holders
     for s in range(game.n):
         tools = ",".join(TOOLS[t] for t in range(3) if game.broken[s, t]) or "-"
         mark = ">" if s == game.current and not game.game_over else " "

@@ -614,5 +614,6 @@ def test_an_index_no_action_of_the_table_has_and_an_unknown_agent_are_named():
         f"player_0 may not play action {e.codec.n - 1}: action {e.codec.n - 1} targets "
         "relative seat 11, but only 5 players are in play"
     )
-    with pytest.raises(KeyError, match=r"'player_9' is not an agent of this env: \['player_0'"):
-        e.observe("player_9")
+    for ask in (e.observe, e.observation_space, e.action_space):
+        with pytest.raises(KeyError, match=r"'player_9' is not an agent of this env: \['player_0'"):
+            ask("player_9")

@@ -185,3 +185,7 @@ class GameConfig:
 _VARIANT_OPTIONS = frozenset().union(*(r.variant_options for r in RULESETS.values()))
 #: each option's default, as declared on :class:`GameConfig`
 _DEFAULTS = {f.name: f.default for f in fields(GameConfig)}
+if not _VARIANT_OPTIONS <= _DEFAULTS.keys():  # a misspelt name in a ruleset: fail at import
+    raise AssertionError(
+        f"Ruleset.variant_options: no such option {_VARIANT_OPTIONS - _DEFAULTS.keys()}"
+    )

@@ -70,11 +70,14 @@ FAMILIES = ("place", "rockfall", "map", "tool", "discard")
 
 def supports(config: GameConfig) -> bool:
     """Whether the array backend plays ``config``'s ruleset: the base game's action families
-    in that order, one phase (every decision a whole turn), a pass of one card, and the base
-    game's observation (no extra views or board channels, its recent types)."""
+    in that order, one phase (every decision a whole turn), a pass of one card, the base
+    game's observation (no extra views or board channels, its recent types), and the base
+    game's "win" reward (the kernels pay +1 to the winners set alone: no paid roles, whom
+    ``scoring.seat_won`` also counts)."""
     rules = config.ruleset
     return (
         rules.families == FAMILIES
+        and not rules.paid_roles
         and rules.phases == (Phase.TURN,)
         and rules.pass_cards == 1
         # the observation the kernels write: the base game's views, channels and types
@@ -141,11 +144,14 @@ _GAME_FIELDS = (
 #: read-only ``EventData``), so one object serves every game and step that logs the same
 #: record, and most records recur (a draw of a kind, a discard, a tool card on a seat)
 _EVENTS_MADE: dict[tuple[int, ...], Event] = {}
-_EVENTS_MADE_MAX = 100_000
+#: about 430 bytes an entry; base-game random play makes some 12k distinct records in 300k
+#: decisions
+_EVENTS_MADE_MAX = 20_000
 
 
 def events_of(records: np.ndarray) -> list[Event]:
-    """The engine's events of kernel log records (int32 ``(k, 7)``)."""
+    """The engine's events of kernel log records (int32 ``(k, 7)``): shared objects, the same
+    ``Event`` for every step that logged the same record (events are read-only)."""
     out = []
     for rec in records.tolist():
         key = tuple(rec)
