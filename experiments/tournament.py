@@ -75,7 +75,12 @@ from saboteur_experiments.cli_args import (
     check_deal_range,
     check_output_dir,
 )
-from saboteur_experiments.evaluation.failures import MissedWins, failure_report, game_failures
+from saboteur_experiments.evaluation.failures import (
+    COUNTER_LABELS,
+    MissedWins,
+    failure_report,
+    game_failures,
+)
 from saboteur_experiments.evaluation.outcomes import (
     result_ruleset,
     role_won,
@@ -497,16 +502,7 @@ def format_summary(summary: dict) -> str:
     fr = summary.get("failures")
     if fr:
         # one labelled column per statistic: a slash-separated line was hard to read
-        cols = (
-            ("rockfalls_discarded", "rockfall discarded (digger)"),
-            ("maps_repeated", "map of a goal it saw"),
-            ("maps_of_mapped", "map of a goal another saw"),
-            ("breaks", "breaks"),
-            ("breaks_on_blocked", "on a blocked player"),
-            ("friendly_breaks", "on own side"),
-            ("wins_missed", "winning placement missed"),
-            ("wins_available", "win available"),
-        )
+        cols = tuple(COUNTER_LABELS.items())
         lines.append(
             "failure statistics per 100 rounds played by a seat of the agent "
             "(saboteur_experiments.evaluation.failures; 'on ...': those of the breaks, also "

@@ -50,6 +50,20 @@ SEAT_COUNTERS = (
     "wins_available",
     "wins_missed",
 )
+#: each counter's column label in the tournament's table, in the table's order (the missed
+#: wins before the wins available, as "missed (of available)" reads)
+COUNTER_LABELS = {
+    "rockfalls_discarded": "rockfall discarded (digger)",
+    "maps_repeated": "map of a goal it saw",
+    "maps_of_mapped": "map of a goal another saw",
+    "breaks": "breaks",
+    "breaks_on_blocked": "on a blocked player",
+    "friendly_breaks": "on own side",
+    "wins_missed": "winning placement missed",
+    "wins_available": "win available",
+}
+if set(COUNTER_LABELS) != set(SEAT_COUNTERS):
+    raise AssertionError("COUNTER_LABELS must label every one of SEAT_COUNTERS")
 #: the counters of :class:`MissedWins` (decision time), the rest come from the event log
 WIN_COUNTERS = ("wins_available", "wins_missed")
 #: how close (Manhattan cells) a lost round's tunnel must come to the gold to count as near
