@@ -22,6 +22,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -399,6 +400,25 @@ def _stats(n_players: int, games: int, seed: int, rules: Ruleset = BASE) -> tupl
     return legal_total / decisions, overflow / decisions
 
 
+#: the run's size options when not given: a full run, and ``--quick``'s tiny one
+_FULL: dict[str, Any] = {
+    "players": [3, 5, 10],
+    "expansion_players": [2, 5, 12],
+    "games": 1,
+    "block": 0.1,
+    "repeats": 21,
+    "stats_games": 200,
+}
+_QUICK: dict[str, Any] = {
+    "players": [3],
+    "expansion_players": [2],
+    "games": 1,
+    "block": 0.02,
+    "repeats": 2,
+    "stats_games": 2,
+}
+
+
 def main(argv=None) -> list[dict]:
     """Run the benchmark and print its tables; returns the speed table (:func:`table`)."""
     p = argparse.ArgumentParser(
@@ -419,24 +439,42 @@ def main(argv=None) -> list[dict]:
         default=None,
         help="player counts of the Saboteur 2 rows (none: skip them; default: 2 5 12; --quick: 2)",
     )
-    p.add_argument("--games", type=at_least(1), default=1, help="fewest whole games in one block")
-    p.add_argument("--block", type=float, default=0.1, help="CPU-seconds of one contender's block")
+    # None: not given (--quick then uses its own small values; given ones are kept)
     p.add_argument(
-        "--repeats", type=at_least(1), default=21, help="rounds of blocks (median reported)"
+        "--games",
+        type=at_least(1),
+        default=None,
+        help=f"fewest whole games in one block (default: {_FULL['games']}; --quick: "
+        f"{_QUICK['games']})",
+    )
+    p.add_argument(
+        "--block",
+        type=float,
+        default=None,
+        help=f"CPU-seconds of one contender's block (default: {_FULL['block']}; --quick: "
+        f"{_QUICK['block']})",
+    )
+    p.add_argument(
+        "--repeats",
+        type=at_least(1),
+        default=None,
+        help=f"rounds of blocks, median reported (default: {_FULL['repeats']}; --quick: "
+        f"{_QUICK['repeats']})",
     )
     p.add_argument(
         "--stats-games",
         type=at_least(1),
-        default=200,
-        help="games for the legal-action and window-overflow statistics",
+        default=None,
+        help="games for the legal-action and window-overflow statistics (default: "
+        f"{_FULL['stats_games']}; --quick: {_QUICK['stats_games']})",
     )
     p.add_argument("--no-stats", action="store_true", help="skip those statistics")
     p.add_argument("--no-hanabi", action="store_true", help="leave OpenSpiel Hanabi out")
     p.add_argument(
         "--quick",
         action="store_true",
-        help="a tiny run (3 and 2 players unless given, 2 rounds of 0.02 s blocks, 2 statistics "
-        "games): checks that the bench works, its figures mean little",
+        help="a tiny run (3 and 2 players, 2 rounds of 0.02 s blocks, 2 statistics games, each "
+        "unless given): checks that the bench works, its figures mean little",
     )
     p.add_argument(
         "--profile",
@@ -454,14 +492,11 @@ def main(argv=None) -> list[dict]:
     )
     p.add_argument("--seed", type=at_least(0), default=0)
     args = p.parse_args(argv)
+    for name, value in (_QUICK if args.quick else _FULL).items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     if not math.isfinite(args.block) or args.block < 0:
         p.error(f"argument --block: must be a finite number >= 0, got {args.block}")
-    if args.players is None:
-        args.players = [3] if args.quick else [3, 5, 10]
-    if args.expansion_players is None:
-        args.expansion_players = [2] if args.quick else [2, 5, 12]
-    if args.quick:
-        args.repeats, args.block, args.games, args.stats_games = 2, 0.02, 1, 2
     for n in args.players:
         check_config(p, num_players=n)
     for n in args.expansion_players:

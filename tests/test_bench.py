@@ -57,12 +57,21 @@ def test_floor_env_passes_pettingzoo_api_test():
 
 
 def test_quick_bench_keeps_the_player_counts_given(capsys):
-    """``--quick`` shortens the run but plays the player counts given (it played 3 and 2
-    whatever was asked); an empty list still skips the rows."""
+    """``--quick`` shortens the run but plays the player counts and rounds given (it played 3
+    and 2 players and 2 rounds whatever was asked); an empty list still skips the rows."""
     rows = bench.main(
-        ["--quick", "--no-hanabi", "--no-stats", "--players", "4", "--expansion-players"]
+        [
+            "--quick",
+            "--no-hanabi",
+            "--no-stats",
+            "--players",
+            "4",
+            "--expansion-players",
+            "--repeats",
+            "3",
+        ]
     )
-    capsys.readouterr()
+    assert "3 interleaved rounds of 0.02 CPU-s blocks" in capsys.readouterr().out
     from saboteur_env.vector import kernels
 
     engine = ["base 4p raw_env[engine]"] if kernels.ENABLED else []
