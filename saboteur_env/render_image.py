@@ -120,10 +120,10 @@ def _role_name(game, role: int) -> str:
 
 
 def _team(rules, role: int) -> str | None:
-    """The door colour (``cards.DOOR_CODES``) of a role that is a team of diggers, read from
-    its name (Saboteur 2's ``green-digger`` and ``blue-digger``, RULES 6.2), else ``None``."""
-    colour, _, rest = rules.roles[role].partition("-")
-    return colour if rest == "digger" and colour in DOOR_COLORS else None
+    """The door colour (``cards.DOOR_CODES`` name) of a role's team (``Ruleset.role_doors``:
+    Saboteur 2's green and blue diggers, RULES 6.2, 6.9), else ``None``."""
+    door = rules.role_doors[role]
+    return DOOR_CODES[door] if door else None
 
 
 def role_color(rules, role: int) -> tuple[int, int, int]:

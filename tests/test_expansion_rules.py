@@ -913,3 +913,21 @@ def test_winners_set_rules():
     roles = [X_SABOTEUR, X_SABOTEUR, PROFITEER, BOSS]
     w, side = winners_s2(roles, False, None, False, False, [True, False, False, False])
     assert w == [1, 2]
+
+
+def test_the_rulesets_name_each_roles_door_colour():
+    """``Ruleset.role_doors`` (RULES 6.2, 6.9): Saboteur 2's green and blue diggers are the
+    teams a door of the other colour blocks; no other role, and no base-game role, has one."""
+    from saboteur_env.engine.cards import DOOR_CODES
+    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+
+    doors = {SABOTEUR_2.roles[r]: DOOR_CODES[d] for r, d in enumerate(SABOTEUR_2.role_doors)}
+    assert doors == {
+        "green-digger": "green",
+        "blue-digger": "blue",
+        "boss": "",
+        "profiteer": "",
+        "geologist": "",
+        "saboteur": "",
+    }
+    assert BASE.role_doors == (0, 0) and len(BASE.role_doors) == BASE.n_roles

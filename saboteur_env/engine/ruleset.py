@@ -19,11 +19,14 @@ import numpy.typing as npt
 
 from .cards import (
     BASE_ROLES,
+    BLUE_DIGGER,
     CARD_KINDS,
+    DOOR_CODES,
     EXPANSION_ROLES,
     GEOLOGIST,
     GOLD_CARDS,
     GOLD_DIGGER,
+    GREEN_DIGGER,
     HAND_SIZE,
     N_BASE_KINDS,
     N_EXPANSION_KINDS,
@@ -88,6 +91,9 @@ class Ruleset:
         role_card_order: the role ids in the order their dwarf cards lie before shuffling.
         end_round: the round end and scoring, ``end_round(game, gold_found, connector)``
             (:mod:`~saboteur_env.engine.scoring`, RULES 5, 6.9).
+        role_doors: role id -> the door colour of its team (``cards.DOOR_CODES`` index: 1
+            green, 2 blue; 0 for a role in no team): Saboteur 2's green and blue diggers,
+            whom a door of the other colour blocks (RULES 6.4, 6.9).
         variant_options: the ``GameConfig`` variant options (RULES 10) this ruleset's rules
             read; ``GameConfig`` refuses a value other than the default for any other one
             (it would change nothing).
@@ -118,6 +124,7 @@ class Ruleset:
     deal_steps: tuple[str, ...]
     role_card_order: tuple[int, ...]
     end_round: Callable[[Game, bool, int | None], None]
+    role_doors: tuple[int, ...]
     variant_options: frozenset[str]
 
     @property
@@ -252,6 +259,7 @@ BASE = Ruleset(
     deal_steps=("roles", "goals", "cards"),
     role_card_order=(SABOTEUR, GOLD_DIGGER),
     end_round=end_round_base,
+    role_doors=(0, 0),
     variant_options=frozenset({"role_table", "self_sabotage", "broken_tool_forfeit"}),
 )
 
@@ -284,6 +292,11 @@ SABOTEUR_2 = Ruleset(
     deal_steps=("cards", "roles", "goals"),
     role_card_order=tuple(range(len(EXPANSION_ROLES))),
     end_round=end_round_s2,
+    # the green and the blue team (RULES 6.2, 6.9)
+    role_doors=tuple(
+        {GREEN_DIGGER: DOOR_CODES.index("green"), BLUE_DIGGER: DOOR_CODES.index("blue")}.get(r, 0)
+        for r in range(len(EXPANSION_ROLES))
+    ),
     # the dwarf cards are fixed (RULES 6.2) and the payouts are RULES 6.9's: no role table,
     # no broken-tool forfeit
     variant_options=frozenset({"self_sabotage", "both_doors_rule", "remove_cards_each_round"}),
