@@ -71,6 +71,7 @@ from .engine.cards import (
     GOAL_GOLD,
     KIND_INDEX,
     START_CELL,
+    TOOLS,
     VARIANT_CRYSTALS,
     VARIANT_DOOR,
     VARIANT_LADDER,
@@ -156,7 +157,8 @@ def _states_winners(rules) -> bool:
 
 #: characters of a hand-card column in the panel (hand cards are written three to a row)
 LABEL_WIDTH = 8
-_TOOL_LETTERS = "PLC"
+#: a tool's letter: the first of its name (``cards.TOOLS``: P, L, C)
+_TOOL_LETTERS = "".join(t[0].upper() for t in TOOLS)
 #: shorter labels for action cards whose name is longer than :data:`LABEL_WIDTH` (by effect)
 _LABEL_ABBREVIATIONS = {
     "hands_off": "HANDSOFF",
@@ -589,7 +591,7 @@ def _card_short(k: int) -> str:
 
 
 def _tool_boxes(img, top, left, broken, size=16) -> int:
-    for t, letter in enumerate("PLC"):
+    for t, letter in enumerate(_TOOL_LETTERS):
         c0 = left + t * (size + 4)
         color = TOOL_BROKEN if broken[t] else TOOL_OK
         _fill(img, top, c0, top + size, c0 + size, color)
@@ -616,7 +618,8 @@ def _panel_lines(game, seat, round_result, names):
         rows.append(("gap",))
         for s in range(game.n):
             rows.append(("seat", s))
-        rows.append(("text", "P PICK  L LANTERN  C CART", TEXT_DIM, 1))
+        legend = "  ".join(f"{letter} {tool.upper()}" for letter, tool in zip(_TOOL_LETTERS, TOOLS))
+        rows.append(("text", legend, TEXT_DIM, 1))
         if game.phase is not Phase.TURN:  # a Saboteur 2 pass, removal or theft (RULES 6.7, 6.9)
             rows.append(("text", f"PHASE: {str(game.phase).upper()}", GOLD))
     else:
@@ -626,7 +629,7 @@ def _panel_lines(game, seat, round_result, names):
             won = " ".join(str(s) for s in round_result.winners) or "NONE"
             rows.append(("text", f"WINNERS: {won}", TEXT))
         rows.append(("gap",))
-        wide = max(11, max(len(r) for r in rules.roles))  # 11: the base game's gold-digger
+        wide = max(len(r) for r in rules.roles)
         for s, r in enumerate(round_result.roles):
             name = f" {names[s]}" if names else ""
             # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
