@@ -441,6 +441,7 @@ def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles,
     e.reset(seed=6)
     rng = np.random.default_rng(6)
     live, dead = 0, []
+    acted: dict[str, int] = {}
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         assert not term
@@ -450,6 +451,7 @@ def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles,
             continue
         e.step(random_action(obs, rng))
         live += 1
+        acted[agent] = acted.get(agent, 0) + 1
         if live < max_cycles * 5:
             assert not any(e.truncations.values())
         else:
@@ -457,6 +459,8 @@ def test_p12_max_cycles_truncates_everyone_in_the_same_step(wrapped, max_cycles,
     assert live == max_cycles * 5
     assert sorted(dead) == sorted(e.possible_agents) and e.agents == []
     assert not e.unwrapped.game.game_over
+    if max_cycles == 30:  # the base game: k decisions each; Saboteur 2: passes of several
+        assert (max(acted.values()) > max_cycles) == expansion, acted
 
 
 def test_p12_max_cycles_larger_than_the_game_never_truncates():
