@@ -139,6 +139,12 @@ def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
     try:
         mod = importlib.import_module(module)
     except ImportError as err:
+        missing = getattr(err, "name", None)
+        if missing is not None and not (module == missing or module.startswith(missing + ".")):
+            # the module is there, and an import inside it failed
+            raise ValueError(
+                f"agent spec {spec!r}: importing module {module!r} failed: {err}"
+            ) from None
         raise ValueError(
             f"unknown agent {spec!r} (known agents: {sorted(_REGISTRY)}); read as MODULE.ATTR, "
             f"an agent of your own: module {module!r} does not import ({err}); it must be on "
@@ -149,6 +155,8 @@ def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
         raise ValueError(
             f"agent spec {spec!r}: module {module!r} has no agent class or factory {attr!r}"
         )
+    if isinstance(factory, type) and issubclass(factory, Agent) and factory.act is Agent.act:
+        raise ValueError(f"agent spec {spec!r}: {attr} does not implement act()")
     return factory  # type: ignore[no-any-return]
 
 

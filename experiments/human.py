@@ -194,7 +194,7 @@ def round_result_text(
     public = me is None or game_over
     for s, r in enumerate(res.roles):
         you = "  <- you" if s == me else ""
-        gold = f" +{res.received[s]} gold" if public or s == me else ""
+        gold = f" {res.received[s]:+d} gold" if public or s == me else ""  # a theft: -1
         lines.append(f"  seat {s}: {roles[r]:<12}{gold}{you}".rstrip())
     if not public:
         lines.append("  (the others' gold stays secret until the game ends)")

@@ -252,7 +252,7 @@ def main(argv=None) -> dict:
         f"(sd {std:.3f}, {args.eval_episodes} dev-split games); illegal actions: train "
         f"{base.illegal_actions}, "
         f"eval {eval_base.illegal_actions}\n"
-        f"on the same {args.eval_episodes} seeded episodes: MaskablePPO "
+        f"on {args.eval_episodes} other seeded dev-split games, the same for both: MaskablePPO "
         f"{res['same_episodes_mean_reward']:.3f}, random agent (reference) "
         f"{res['random_mean_reward']:.3f}"
     )

@@ -1174,7 +1174,10 @@ def load_critic(checkpoint: str | Path, critic: PrivilegedCritic) -> str:
     if not path.is_file():
         return f"privileged critic: started fresh (no {path} beside --init)"
     try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
+        try:
+            blob = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception:  # torch's own text advises an unsafe load: not for this file
+            raise ValueError("not a file torch reads with weights_only=True") from None
         meta = json.loads(blob["meta"])
         if meta.get("format") != CRITIC_FORMAT:
             raise ValueError(f"format {meta.get('format')!r}, this code reads {CRITIC_FORMAT}")

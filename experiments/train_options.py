@@ -364,7 +364,9 @@ def parse_args(argv=None) -> TrainConfig:
     return cfg
 
 
-#: what a training run writes in its ``--out``: files, and folders whose files are the run's
+#: what a training run writes in its ``--out``: files, and files in its folders by pattern
+#: (``checkpoints/``: iteration, best and latest-evaluation checkpoints with their JSON and
+#: critic files; ``tb/``: TensorBoard's event files)
 RUN_FILES = (
     "config.json",
     "metrics.csv",
@@ -375,31 +377,41 @@ RUN_FILES = (
     "final.json",
     "final.critic.pt",
 )
-RUN_FOLDERS = ("checkpoints", "tb")
+RUN_FOLDER_FILES = {
+    "checkpoints": ("iter_*.pt", "iter_*.json", "best_dev.*", "eval_latest.*"),
+    "tb": ("events.out.tfevents.*",),
+}
+
+
+def _run_folder_files(out: Path) -> list[Path]:
+    """The files of :data:`RUN_FOLDER_FILES` lying in ``out``'s folders."""
+    found: list[Path] = []
+    for folder, patterns in RUN_FOLDER_FILES.items():
+        if (out / folder).is_dir():
+            for pattern in patterns:
+                found += [p for p in (out / folder).glob(pattern) if p.is_file()]
+    return found
 
 
 def run_outputs(out: str | Path) -> list[str]:
     """The outputs of an earlier training run in folder ``out``: the :data:`RUN_FILES` there,
-    and each of :data:`RUN_FOLDERS` (``"checkpoints/"``) that holds a file."""
+    and ``"checkpoints/"`` / ``"tb/"`` where they hold a run's files
+    (:data:`RUN_FOLDER_FILES`)."""
     out = Path(out)
     found = [f for f in RUN_FILES if (out / f).is_file()]
-    for d in RUN_FOLDERS:
-        if (out / d).is_dir() and any(p.is_file() for p in (out / d).iterdir()):
-            found.append(f"{d}/")
-    return found
+    folders = {p.parent.name for p in _run_folder_files(out)}
+    return found + [f"{d}/" for d in RUN_FOLDER_FILES if d in folders]
 
 
 def clear_run(out: str | Path) -> None:
-    """Remove an earlier training run's outputs from ``out`` (:func:`run_outputs`: the files,
-    and the files directly in its folders), so that a new run's are never mixed with them."""
+    """Remove an earlier training run's outputs from ``out`` (:func:`run_outputs`: its files,
+    and the run's files in its folders; any other file stays), so that a new run's are never
+    mixed with them."""
     out = Path(out)
     for f in RUN_FILES:
         (out / f).unlink(missing_ok=True)
-    for d in RUN_FOLDERS:
-        if (out / d).is_dir():
-            for p in (out / d).iterdir():
-                if p.is_file():
-                    p.unlink()
+    for p in _run_folder_files(out):
+        p.unlink()
 
 
 def evaluate_parser() -> argparse.ArgumentParser:

@@ -635,7 +635,7 @@ def _panel_lines(game, seat, round_result, names):
             # gold is secret until the game ends (RULES 5.3): a seat sees only its own amount
             own = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and s == seat
             public = seat == "spectator" or getattr(game, "game_over", False)
-            got = f"+{round_result.received[s]}" if public or own else ""
+            got = f"{round_result.received[s]:+d}" if public or own else ""  # a theft: -1
             rows.append(
                 (
                     "text",

@@ -263,3 +263,25 @@ def test_every_event_type_has_a_text_in_saboteur_2_games():
     assert event_text(theft, 0) == "Seat 2: steal 1 gold from you"
     with pytest.raises(ValueError, match="no text for event type"):
         event_text(Event("made_up", 0, {}), "spectator")
+
+
+def test_a_round_result_signs_the_gold_received():
+    """A Saboteur 2 theft can leave a seat with less gold than before the round (RULES 6.9):
+    it is told as -1, not +-1."""
+    from saboteur_experiments.human import round_result_text
+
+    res = RoundResult(
+        round=0,
+        gold_found=True,
+        winning_side="blue",
+        winners=[1],
+        connector=1,
+        roles=[0, 1],
+        received=[-1, 3],
+        paid=[0, 2],
+        last_card_seat=1,
+        turns=9,
+    )
+    text = round_result_text(res, None, roles=("green-digger", "blue-digger"))
+    assert re.search(r"seat 0: green-digger\s+-1 gold", text)
+    assert re.search(r"seat 1: blue-digger\s+\+3 gold", text) and "+-" not in text

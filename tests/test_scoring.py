@@ -410,8 +410,8 @@ def test_ended_round_names_the_result_of_the_round_a_decision_ended():
 def test_the_win_reward_counts_a_paid_geologist_as_a_winner():
     """``reward="win"`` gives +1 to the seats ``seat_won`` says won (RULES 6.9): the winners
     set, and a Saboteur 2 geologist paid more than 0 gold (never in that set, he had a
-    constant -1 before); a geologist paid nothing gets -1.  Hand-built: green digger 0 and the boss 2 won; geologists 1 (paid 2) and 3
-    (paid 0); saboteur 4 lost."""
+    constant -1 before); a geologist paid nothing gets -1.  Hand-built: green digger 0 and
+    the boss 2 won; geologists 1 (paid 2) and 3 (paid 0); saboteur 4 lost."""
     from saboteur_env.engine.cards import BOSS, GEOLOGIST, GREEN_DIGGER, X_SABOTEUR
     from saboteur_env.engine.events import RoundResult
     from saboteur_env.engine.ruleset import BASE, SABOTEUR_2

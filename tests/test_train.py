@@ -1799,6 +1799,8 @@ def test_a_run_removes_the_earlier_runs_outputs_first(tmp_path):
     first = sorted(p.name for p in (out / "checkpoints").iterdir())
     assert "iter_0002.pt" in first and "best_dev.pt" in first and (out / "eval.csv").exists()
     (out / "notes.txt").write_text("mine")
+    (out / "checkpoints" / "notes.md").write_text("mine too")
+    (out / "tb" / "mine").mkdir(parents=True, exist_ok=True)
     train(
         _tiny_run(
             tmp_path,
@@ -1812,11 +1814,12 @@ def test_a_run_removes_the_earlier_runs_outputs_first(tmp_path):
     assert sorted(p.name for p in (out / "checkpoints").iterdir()) == [
         "iter_0001.json",
         "iter_0001.pt",
+        "notes.md",  # the user's own file stays
     ]
     assert not (out / "eval.csv").exists()
-    assert (out / "notes.txt").read_text() == "mine"
+    assert (out / "notes.txt").read_text() == "mine" and (out / "tb" / "mine").is_dir()
     tb = out / "tb"
     if tb.exists():  # tensorboard installed (the train extra): the second run's events alone
-        assert len([p for p in tb.iterdir() if p.is_file()]) == 1
+        assert len(list(tb.glob("events.out.tfevents.*"))) == 1
     rows = list(csv.DictReader(open(out / "metrics.csv")))
     assert [r["iteration"] for r in rows] == ["1"]

@@ -30,6 +30,7 @@ EAST = textwrap.dedent(
         return 3
     '''
 )
+BROKEN = "import a_package_that_is_not_installed_anywhere\n"
 
 
 @pytest.fixture
@@ -58,6 +59,15 @@ def test_a_module_path_spec_that_does_not_fit_says_why(user_module):
         make_agent(f"{user_module}.not_an_agent")
     with pytest.raises(ValueError, match=r"unknown agent 'heuristik'; known agents: .*MODULE"):
         make_agent("heuristik")
+    with pytest.raises(ValueError, match=r"Agent does not implement act\(\)"):
+        make_agent(f"{user_module}.Agent")  # the base class, imported into the module
+
+
+def test_a_module_whose_own_import_fails_is_not_called_missing(tmp_path, monkeypatch):
+    (tmp_path / "broken_saboteur_agents.py").write_text(BROKEN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match=r"importing module 'broken_saboteur_agents' failed: No "):
+        make_agent("broken_saboteur_agents.East")
 
 
 @pytest.mark.filterwarnings("ignore::saboteur_experiments.tournament.OneSidedWarning")
