@@ -131,22 +131,26 @@ class CompileClock:
 
     def __init__(self) -> None:
         self._listener = None
+        self._registered = False
 
     def start(self) -> CompileClock:
         from saboteur_env.compiled import enabled
 
-        if enabled() and self._listener is None:
+        if enabled() and not self._registered:
             from numba.core import event
 
             self._listener = event.TimingListener()
             event.register("numba:compile", self._listener)
+            self._registered = True
         return self
 
     def stop(self) -> None:
-        if self._listener is not None:
+        """Stop counting (:meth:`seconds` keeps the count; a later :meth:`start` begins anew)."""
+        if self._listener is not None and self._registered:
             from numba.core import event
 
             event.unregister("numba:compile", self._listener)
+            self._registered = False
 
     def seconds(self) -> float:
         """Seconds compiled since :meth:`start` (compiles still running not yet counted)."""

@@ -1728,6 +1728,11 @@ def test_compile_s_is_the_time_numba_compiled_inside_an_iteration(tmp_path, monk
     clock.stop()
     compile_one()
     assert clock.seconds() == before  # stopped: not counted
+    clock.start()  # started again: counts anew
+    assert clock.seconds() == 0.0
+    again = compile_one()
+    assert clock.seconds() == pytest.approx(again, rel=0.05, abs=1e-3)
+    clock.stop()
 
     forced: list[float] = []
     real_collect = tr.Collector.collect
