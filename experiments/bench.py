@@ -424,22 +424,24 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(
         prog="saboteur bench", description=__doc__.split("\n\n")[0], formatter_class=DefaultsHelp
     )
-    # None: not given (--quick then plays its own small counts, given ones are kept)
+    # a size option's None: not given (_FULL's or, with --quick, _QUICK's value is taken; a
+    # value given is kept)
     p.add_argument(
         "--players",
         type=int,
         nargs="*",
         default=None,
-        help="player counts of the base-game rows (default: 3 5 10; --quick: 3)",
+        help=f"player counts of the base-game rows (default: {_FULL['players']}; --quick: "
+        f"{_QUICK['players']})",
     )
     p.add_argument(
         "--expansion-players",
         type=int,
         nargs="*",
         default=None,
-        help="player counts of the Saboteur 2 rows (none: skip them; default: 2 5 12; --quick: 2)",
+        help="player counts of the Saboteur 2 rows (none: skip them; default: "
+        f"{_FULL['expansion_players']}; --quick: {_QUICK['expansion_players']})",
     )
-    # None: not given (--quick then uses its own small values; given ones are kept)
     p.add_argument(
         "--games",
         type=at_least(1),
