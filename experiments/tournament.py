@@ -89,7 +89,12 @@ from saboteur_experiments.evaluation.outcomes import (
     saboteurs_won,
 )
 from saboteur_experiments.evaluation.splits import agent_seed, deal_seeds
-from saboteur_experiments.evaluation.stats import cluster_mean, error_bars, rate_dict
+from saboteur_experiments.evaluation.stats import (
+    cluster_mean,
+    cluster_rate,
+    error_bars,
+    rate_dict,
+)
 from saboteur_experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
@@ -344,11 +349,20 @@ def summarize(
     rounds_total = len(rd_found)
     warn = []
     if rounds_total:
-        for how, share in (("found", rd_found.mean()), ("not found", 1 - rd_found.mean())):
+        for how, outcome in (("found", rd_found), ("not found", 1 - rd_found)):
+            share = float(outcome.mean())
             if share > 0.99:
+                lower = cluster_rate(outcome, rd_deal).lo
                 warn.append(
-                    f"the gold was {how} in {share:.1%} of {int(rounds_total)}"
-                    " rounds (> 99%): check the rules engine and the agents"
+                    f"the gold was {how} in {share:.1%} of {int(rounds_total)} rounds (> 99%): "
+                    + (
+                        "check the rules engine and the agents"
+                        if lower > 0.99
+                        # few rounds: so one-sided a share may be chance, and says so
+                        else f"its 95% interval (clustered by deal) reaches down to {lower:.0%}, "
+                        "too few rounds to tell a one-sided game from chance; if it persists "
+                        "over more deals, check the rules engine and the agents"
+                    )
                 )
     online_t = online.table()
     agents_out = {}

@@ -339,6 +339,45 @@ def test_heuristic_diggers_vs_random_saboteurs():
     assert not missing, missing
 
 
+def _one_sided_results(deals: int) -> list[dict]:
+    """``deals`` one-round games of three seats, the gold found in every one."""
+    return [
+        {
+            "game_id": i,
+            "deal": i,
+            "deal_seed": i,
+            "offset": 0,
+            "lineup": ["x", "x", "x"],
+            "gold": [3, 3, 0],
+            "winners": [0, 1],
+            "rounds": [
+                {
+                    "round": 0,
+                    "gold_found": True,
+                    "winners": [0, 1],
+                    "roles": [0, 0, 1],
+                    "received": [3, 3, 0],
+                    "turns": 20,
+                    "connector": 0,
+                }
+            ],
+            "decisions": 20,
+        }
+        for i in range(deals)
+    ]
+
+
+@pytest.mark.parametrize(("deals", "firm"), [(3, False), (200, False), (800, True)])
+def test_the_one_sided_warning_weighs_its_sample(deals, firm):
+    """Case T9: the gold found in every round is reported, and only blamed on the engine or
+    the agents when the share's 95% interval (clustered by deal) lies above 99% (800 deals);
+    with few rounds the warning says they cannot tell such a share from chance."""
+    (msg,) = summarize(_one_sided_results(deals), ["x"], n_boot=5)["warnings"]
+    assert msg.startswith(f"the gold was found in 100.0% of {deals} rounds (> 99%): ")
+    assert msg.endswith("check the rules engine and the agents")
+    assert ("too few rounds to tell a one-sided game from chance" in msg) == (not firm)
+
+
 def test_one_sided_warning():
     res = [
         {
