@@ -271,6 +271,18 @@ def test_evaluate_writes_the_head_to_head_it_prints(tmp_path, capsys):
         assert f"{100 * r['diff']['value']:+.1f}" in text
 
 
+def test_evaluate_says_when_a_checkpoint_plays_at_another_player_count(capsys):
+    """The shipped checkpoint, trained at 5 players, evaluated at 4: the output says so (as
+    ``saboteur report`` does); at 5 it says nothing."""
+    pytest.importorskip("torch")
+    from saboteur_experiments.cli import main
+
+    main(["evaluate", "ppo", "--against", "random", "--players", "4", "--deals", "2"])
+    assert "note: ppo was trained at 5 players, played here at 4" in capsys.readouterr().out
+    main(["evaluate", "ppo", "--against", "random", "--players", "5", "--deals", "2"])
+    assert "trained at" not in capsys.readouterr().out
+
+
 def test_error_bars_are_the_distances_to_the_interval_never_negative():
     """A one-deal tournament's zero-width bootstrap interval missed its point by 5e-15, a
     negative bar, and matplotlib refused the plot (fix: the bar stops at the point)."""

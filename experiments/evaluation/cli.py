@@ -135,6 +135,10 @@ def main(argv=None) -> dict:
         except ValueError as err:  # too few deals hold a role; a checkpoint that does not fit
             p.error(str(err).splitlines()[0])
         text = protocols.format_head_to_head(res)
+        for spec in [a.candidate, *refs]:  # a checkpoint played at another player count
+            trained = protocols.trained_players(spec)
+            if trained is not None and trained != players:
+                text += f"\nnote: {spec} was trained at {trained} players, played here at {players}"
     res["seconds"] = time.perf_counter() - t0
     print(text)
     print(f"({res['seconds']:.0f} s)")
