@@ -426,50 +426,29 @@ def main(argv=None) -> list[dict]:
     )
     # a size option's None: not given (_FULL's or, with --quick, _QUICK's value is taken; a
     # value given is kept)
-    p.add_argument(
-        "--players",
-        type=int,
-        nargs="*",
-        default=None,
-        help=f"player counts of the base-game rows (default: {_FULL['players']}; --quick: "
-        f"{_QUICK['players']})",
+    sizes = (
+        ("players", {"type": int, "nargs": "*"}, "player counts of the base-game rows"),
+        (
+            "expansion_players",
+            {"type": int, "nargs": "*"},
+            "player counts of the Saboteur 2 rows (none: skip them)",
+        ),
+        ("games", {"type": at_least(1)}, "fewest whole games in one block"),
+        ("block", {"type": float}, "CPU-seconds of one contender's block"),
+        ("repeats", {"type": at_least(1)}, "rounds of blocks, median reported"),
+        (
+            "stats_games",
+            {"type": at_least(1)},
+            "games for the legal-action and window-overflow statistics",
+        ),
     )
-    p.add_argument(
-        "--expansion-players",
-        type=int,
-        nargs="*",
-        default=None,
-        help="player counts of the Saboteur 2 rows (none: skip them; default: "
-        f"{_FULL['expansion_players']}; --quick: {_QUICK['expansion_players']})",
-    )
-    p.add_argument(
-        "--games",
-        type=at_least(1),
-        default=None,
-        help=f"fewest whole games in one block (default: {_FULL['games']}; --quick: "
-        f"{_QUICK['games']})",
-    )
-    p.add_argument(
-        "--block",
-        type=float,
-        default=None,
-        help=f"CPU-seconds of one contender's block (default: {_FULL['block']}; --quick: "
-        f"{_QUICK['block']})",
-    )
-    p.add_argument(
-        "--repeats",
-        type=at_least(1),
-        default=None,
-        help=f"rounds of blocks, median reported (default: {_FULL['repeats']}; --quick: "
-        f"{_QUICK['repeats']})",
-    )
-    p.add_argument(
-        "--stats-games",
-        type=at_least(1),
-        default=None,
-        help="games for the legal-action and window-overflow statistics (default: "
-        f"{_FULL['stats_games']}; --quick: {_QUICK['stats_games']})",
-    )
+    for name, kind, what in sizes:
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            default=None,
+            help=f"{what} (default: {_FULL[name]}; --quick: {_QUICK[name]})",
+            **kind,
+        )
     p.add_argument("--no-stats", action="store_true", help="skip those statistics")
     p.add_argument("--no-hanabi", action="store_true", help="leave OpenSpiel Hanabi out")
     p.add_argument(

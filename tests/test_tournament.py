@@ -379,30 +379,7 @@ def test_the_one_sided_warning_weighs_its_sample(deals, firm):
 
 
 def test_one_sided_warning():
-    res = [
-        {
-            "game_id": i,
-            "deal": i,
-            "deal_seed": i,
-            "offset": 0,
-            "lineup": ["x", "x", "x"],
-            "gold": [3, 3, 0],
-            "winners": [0, 1],
-            "rounds": [
-                {
-                    "round": 0,
-                    "gold_found": True,
-                    "winners": [0, 1],
-                    "roles": [0, 0, 1],
-                    "received": [3, 3, 0],
-                    "turns": 20,
-                    "connector": 0,
-                }
-            ],
-            "decisions": 20,
-        }
-        for i in range(200)
-    ]
+    res = _one_sided_results(200)
     s = summarize(res, ["x"], n_boot=5)
     assert s["warnings"] and "99%" in s["warnings"][0]
     assert "WARNING" in format_summary(s)

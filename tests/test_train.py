@@ -1580,6 +1580,21 @@ def test_the_privileged_critics_targets_are_the_discounted_returns():
     ]
 
 
+def _two_iterations(tmp_path, **overrides) -> TrainConfig:
+    """:func:`_tiny_run` of two iterations on three games against the current policy and
+    random players, without evaluations."""
+    return _tiny_run(
+        tmp_path,
+        num_envs=3,
+        pool_current=0.5,
+        pool_snapshots=0,
+        pool_random=0.5,
+        iterations=2,
+        eval_every=0,
+        **overrides,
+    )
+
+
 def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_with_init(
     tmp_path, monkeypatch, capsys
 ):
@@ -1599,26 +1614,7 @@ def test_the_privileged_critic_is_saved_beside_the_checkpoints_and_continued_wit
         return real_update(net, opt, batch, cfg, rng, critic)
 
     monkeypatch.setattr(tr, "ppo_update", update)
-    cfg = TrainConfig(
-        num_envs=3,
-        pool_current=0.5,
-        pool_snapshots=0,
-        pool_heuristic=0.0,
-        pool_random=0.5,
-        steps_per_iter=60,
-        iterations=2,
-        epochs=1,
-        minibatch=32,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        bc_decisions=0,
-        eval_every=0,
-        checkpoint_every=1,
-        progress=False,
-        privileged_critic=True,
-        out=str(tmp_path / "run"),
-    )
+    cfg = _two_iterations(tmp_path, checkpoint_every=1, privileged_critic=True)
     res = train(cfg)
     run = tmp_path / "run"
     final = run / "final.pt"
@@ -1743,25 +1739,7 @@ def test_compile_s_is_the_time_numba_compiled_inside_an_iteration(tmp_path, monk
         return real_collect(self, *args, **kwargs)
 
     monkeypatch.setattr(tr.Collector, "collect", collect)
-    cfg = TrainConfig(
-        num_envs=3,
-        pool_current=0.5,
-        pool_snapshots=0,
-        pool_heuristic=0.0,
-        pool_random=0.5,
-        steps_per_iter=60,
-        iterations=2,
-        epochs=1,
-        minibatch=32,
-        channels=8,
-        hidden=32,
-        conv_layers=2,
-        bc_decisions=0,
-        eval_every=0,
-        checkpoint_every=0,
-        progress=False,
-        out=str(tmp_path / "run"),
-    )
+    cfg = _two_iterations(tmp_path, checkpoint_every=0)
     train(cfg)
     rows = list(csv.DictReader(open(tmp_path / "run" / "metrics.csv")))
     first = float(rows[0]["compile_s"])
