@@ -296,11 +296,13 @@ def _side(pattern, conn):
     return {"green": "green", "blue": "blue", "both": "boss"}[pattern]
 
 
-def _door_game(pattern_cells, conn_role, extra_board=(), rule="seed", boss=True, trapped=()):
+def _door_game(
+    pattern_cells, conn_role, extra_board=(), rule="seed", boss=True, trapped=(), profiteer=True
+):
     others = [GREEN_DIGGER, BLUE_DIGGER, GEOLOGIST, X_SABOTEUR]
     if boss and conn_role != BOSS:
         others.append(BOSS)
-    if conn_role != PROFITEER:
+    if profiteer and conn_role != PROFITEER:
         others.append(PROFITEER)
     roles = [conn_role] + others
     n = len(roles)
@@ -900,6 +902,78 @@ def test_illegal_actions_raise_and_leave_state():
     assert np.array_equal(g.hands, before) and g.current == 0
 
 
+def test_bga_both_doors_side_tells_who_won():
+    """RULES 6.9, 10 ``both_doors_rule="bga"``: gold behind doors of both colours on every
+    route: the Boss and the Profiteer win, the saboteurs only when the gold is not found.
+    With no Boss in play the winning side is the Profiteer's; with neither, nobody wins, and
+    the round's text says so (it used to say "the boss wins" over an empty winners set)."""
+    from saboteur_env.engine.scoring import side_text
+    from saboteur_env.render_image import side_label
+
+    # neither Boss nor Profiteer in play: nobody wins, nobody is paid (no crystals)
+    g, roles = _door_game(PATTERNS["both"], BLUE_DIGGER, rule="bga", boss=False, profiteer=False)
+    assert BOSS not in roles and PROFITEER not in roles
+    g.apply(PlacePath(K["B07"], 7, 0))
+    res = g.round_results[0]
+    assert (res.gold_found, res.pass_blue, res.pass_green) == (True, False, False)
+    assert (res.winners, res.winning_side) == ([], "none")
+    assert res.received == [0] * len(roles)
+    assert side_text(res.winning_side) == "nobody wins"
+    assert side_label(res.winning_side) == "NOBODY WINS"
+    # the Profiteer alone: he wins, 5 - 2 = 3 gold, and the text names him
+    g, roles = _door_game(PATTERNS["both"], BLUE_DIGGER, rule="bga", boss=False)
+    g.apply(PlacePath(K["B07"], 7, 0))
+    res = g.round_results[0]
+    prof = roles.index(PROFITEER)
+    assert (res.winners, res.winning_side) == ([prof], "profiteer")
+    assert res.received == [3 if s == prof else 0 for s in range(len(roles))]
+    assert side_text(res.winning_side) == "the profiteer wins"
+    # with a Boss in play the side stays the boss's
+    roles = [GREEN_DIGGER, BLUE_DIGGER, BOSS, X_SABOTEUR]
+    assert winners_s2(roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga") == (
+        [2],
+        "boss",
+    )
+    assert side_text("boss") == "the boss wins"
+    # a trapped Profiteer (no Boss): the profiteer's side, no winner left
+    roles = [GREEN_DIGGER, BLUE_DIGGER, PROFITEER]
+    assert winners_s2(roles, True, None, False, False, [False, False, True], "bga") == (
+        [],
+        "profiteer",
+    )
+
+
+def test_door_outcome_asks_the_rulesets_role_doors():
+    """RULES 6.9 door evaluation reads which role is in which team from
+    ``Ruleset.role_doors``: with the two teams' colours swapped, a green-digger connector
+    counts as the blue team; with no team roles, every connector is neutral."""
+    import dataclasses
+
+    from saboteur_env.engine.cards import DOOR_CODES
+    from saboteur_env.engine.ruleset import SABOTEUR_2
+
+    green, blue = DOOR_CODES.index("green"), DOOR_CODES.index("blue")
+    swapped_doors = list(SABOTEUR_2.role_doors)
+    swapped_doors[GREEN_DIGGER], swapped_doors[BLUE_DIGGER] = blue, green
+    swapped = dataclasses.replace(SABOTEUR_2, role_doors=tuple(swapped_doors))
+    teamless = dataclasses.replace(SABOTEUR_2, role_doors=(0,) * SABOTEUR_2.n_roles)
+    # both ways open, a green-digger connects: his team alone wins
+    assert door_outcome(True, GREEN_DIGGER, True, True, SABOTEUR_2) == (False, True)
+    assert door_outcome(True, GREEN_DIGGER, True, True, swapped) == (True, False)
+    assert door_outcome(True, BLUE_DIGGER, True, True, swapped) == (False, True)
+    assert door_outcome(True, GREEN_DIGGER, True, True, teamless) == (True, True)
+    # the connector's team blocked: the other team wins whoever the ruleset says he is
+    assert door_outcome(True, GREEN_DIGGER, False, True, swapped) == (False, True)
+    assert door_outcome(False, GREEN_DIGGER, True, True, swapped) == (False, False)
+    # the winners set takes the team's members from the same table
+    roles = [GREEN_DIGGER, BLUE_DIGGER, BOSS]
+    assert winners_s2(roles, True, GREEN_DIGGER, True, False, [False] * 3) == ([1, 2], "blue")
+    assert winners_s2(roles, True, GREEN_DIGGER, True, False, [False] * 3, rules=swapped) == (
+        [0, 2],
+        "blue",
+    )
+
+
 def test_winners_set_rules():
     """RULES 6.9: gold not found: saboteurs + Profiteer (the Profiteer alone, 3 gold, when no
     saboteur is in play); 'bga' both-doors case without a Boss: only the Profiteer; trapped
@@ -909,7 +983,7 @@ def test_winners_set_rules():
     assert (w, side) == ([2], "saboteurs")
     assert payouts_s2(roles, w, 0, [False] * 4) == [0, 0, 3, 0]
     w, side = winners_s2(roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga")
-    assert (w, side) == ([2], "boss")
+    assert (w, side) == ([2], "profiteer")
     roles = [X_SABOTEUR, X_SABOTEUR, PROFITEER, BOSS]
     w, side = winners_s2(roles, False, None, False, False, [True, False, False, False])
     assert w == [1, 2]

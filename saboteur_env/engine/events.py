@@ -153,7 +153,8 @@ class RoundResult:
         round: 0-based round index.
         gold_found: a placement connected the gold goal to a root.
         winning_side: base game ``"gold-digger"`` / ``"saboteur"``; Saboteur 2 ``"saboteurs"``,
-            ``"blue"``, ``"green"``, ``"blue+green"`` or ``"boss"``.
+            ``"blue"``, ``"green"``, ``"blue+green"``, ``"boss"``, or (``both_doors_rule="bga"``
+            with no Boss in play) ``"profiteer"`` / ``"none"`` (``scoring.winners_s2``).
         winners: seats that won the round (Saboteur 2: trapped players removed).
         connector: the seat whose placement reached the gold, or ``None``.
         roles: role id per seat at round end (revealed).

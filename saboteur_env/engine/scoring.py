@@ -22,11 +22,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .cards import (
-    BLUE_DIGGER,
     BOSS,
+    DOOR_CODES,
     GEOLOGIST,
     GOLD_DIGGER,
-    GREEN_DIGGER,
     PROFITEER,
     S2_PAYOUT,
     S2_PAYOUT_MANY,
@@ -43,21 +42,46 @@ if TYPE_CHECKING:
     from .state import Game
 
 
+def _door_rules(rules: Ruleset | None) -> Ruleset:
+    """``rules``, or Saboteur 2's ruleset (the one with doors) when ``None``."""
+    if rules is not None:
+        return rules
+    from .ruleset import SABOTEUR_2
+
+    return SABOTEUR_2
+
+
 def door_outcome(
-    found: bool, connector_role: int | None, pass_blue: bool, pass_green: bool
+    found: bool,
+    connector_role: int | None,
+    pass_blue: bool,
+    pass_green: bool,
+    rules: Ruleset | None = None,
 ) -> tuple[bool, bool]:
     """``(blue_wins, green_wins)`` by the door evaluation of RULES 6.9.
 
+    A team wins when the gold is found and a route avoids every door of the other colour,
+    unless a member of the other team connected and that team's way is open too.  Which role
+    is in which team is the ruleset's ``role_doors``.
+
     Args:
         found: the gold is connected to a root.
-        connector_role: the role (cards.GREEN_DIGGER ...) of the player whose placement
+        connector_role: the role id (``rules.roles``) of the player whose placement
             connected the gold, at round end; ``None`` when not found.
         pass_blue: a route from a root to the gold uses no GREEN door.
         pass_green: a route from a root to the gold uses no BLUE door.
+        rules: the ruleset whose ``role_doors`` name the teams; default Saboteur 2's.
     """
-    blue = found and pass_blue and (connector_role != GREEN_DIGGER or not pass_green)
-    green = found and pass_green and (connector_role != BLUE_DIGGER or not pass_blue)
-    return bool(blue), bool(green)
+    rules = _door_rules(rules)
+    # DOOR_CODES index of each team's colour -> a route avoids the other colour's doors
+    open_way = {DOOR_CODES.index("blue"): pass_blue, DOOR_CODES.index("green"): pass_green}
+    conn_team = rules.role_doors[connector_role] if connector_role is not None else 0
+
+    def wins(team: int) -> bool:
+        rival_connected = conn_team not in (0, team) and open_way.get(conn_team, False)
+        return bool(found and open_way[team] and not rival_connected)
+
+    return wins(DOOR_CODES.index("blue")), wins(DOOR_CODES.index("green"))
 
 
 def winners_s2(
@@ -68,17 +92,20 @@ def winners_s2(
     pass_green: bool,
     trapped: Sequence[bool],
     both_doors_rule: str = "seed",
+    rules: Ruleset | None = None,
 ) -> tuple[list[int], str]:
     """The winners set ``W`` of RULES 6.9 (trapped players removed) and the winning side.
 
     Sides: ``"saboteurs"`` (gold not found, or the SEED both-doors rule without a Boss),
-    ``"blue"``, ``"green"``, ``"blue+green"``, ``"boss"`` (gold found behind doors of both colours
-    on every route).  Geologists are never winners.
+    ``"blue"``, ``"green"``, ``"blue+green"``; gold found behind doors of both colours on
+    every route: ``"boss"``, or under ``"bga"`` with no Boss in play ``"profiteer"`` (the
+    Profiteer alone) or ``"none"`` (neither in play: nobody wins).  Geologists are never
+    winners.  ``rules``: the ruleset of :func:`door_outcome` (default Saboteur 2's).
 
     Both-doors case (``blue_wins`` and ``green_wins`` false although the gold was found):
     ``both_doors_rule="seed"``: the Boss alone wins; with no Boss in play the saboteurs win
     (and the Profiteer with them).  ``"bga"``: the Boss and the Profiteer win (whoever of them
-    is in play; with neither, nobody wins).
+    is in play; with neither, nobody wins: the saboteurs win only when the gold is not found).
     """
     n = len(roles)
     seats = range(n)
@@ -89,9 +116,11 @@ def winners_s2(
     if not found:
         w, side = of(X_SABOTEUR, PROFITEER), "saboteurs"
     else:
-        bw, gw = door_outcome(found, connector_role, pass_blue, pass_green)
+        rules = _door_rules(rules)
+        bw, gw = door_outcome(found, connector_role, pass_blue, pass_green, rules)
         if bw or gw:
-            teams = ([BLUE_DIGGER] if bw else []) + ([GREEN_DIGGER] if gw else [])
+            won = {door for door, wins in (("blue", bw), ("green", gw)) if wins}
+            teams = [r for r, d in enumerate(rules.role_doors) if DOOR_CODES[d] in won]
             w = of(*teams, BOSS, PROFITEER)
             side = "blue+green" if bw and gw else "blue" if bw else "green"
         elif both_doors_rule == "seed":
@@ -100,7 +129,8 @@ def winners_s2(
             else:
                 w, side = of(X_SABOTEUR, PROFITEER), "saboteurs"
         else:
-            w, side = of(BOSS, PROFITEER), "boss"
+            w = of(BOSS, PROFITEER)
+            side = "boss" if of(BOSS) else "profiteer" if of(PROFITEER) else "none"
     return [s for s in w if not trapped[s]], side
 
 
@@ -129,7 +159,8 @@ def payouts_s2(
 
 
 #: ``RoundResult.winning_side`` -> how it is told: the base game's sides (RULES 5.2, 5.3) and
-#: Saboteur 2's (RULES 6.9: a team, both teams, the boss, the saboteurs), with the verb's form
+#: Saboteur 2's (RULES 6.9: a team, both teams, the boss, the saboteurs; under
+#: ``both_doors_rule="bga"`` with no Boss in play the profiteer, or nobody), with the verb's form
 SIDE_TEXT: dict[str, tuple[str, str]] = {
     "gold-digger": ("the gold-diggers", "win"),
     "saboteur": ("the saboteurs", "win"),
@@ -138,12 +169,14 @@ SIDE_TEXT: dict[str, tuple[str, str]] = {
     "green": ("the green diggers", "win"),
     "blue+green": ("the blue+green diggers", "win"),
     "boss": ("the boss", "wins"),
+    "profiteer": ("the profiteer", "wins"),
+    "none": ("nobody", "wins"),
 }
 
 
 def side_text(winning_side: str) -> str:
     """The winning side of a round told in words, e.g. ``"the saboteurs win"``, ``"the boss
-    wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled)."""
+    wins"``, ``"nobody wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled)."""
     who, verb = SIDE_TEXT.get(winning_side, (f"the {winning_side}", "win"))
     return f"{who} {verb}"
 
@@ -328,7 +361,14 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     pass_green = gold_found and b.gold_reachable(2)  # no blue door on the route
     conn_role = roles[connector] if connector is not None else None
     winners, side = winners_s2(
-        roles, gold_found, conn_role, pass_blue, pass_green, trapped, game.config.both_doors_rule
+        roles,
+        gold_found,
+        conn_role,
+        pass_blue,
+        pass_green,
+        trapped,
+        game.config.both_doors_rule,
+        game.rules,
     )
     crystals = b.crystals()
     received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)

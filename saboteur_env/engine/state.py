@@ -25,7 +25,8 @@ leaves room:
 * thefts: the player who played a Theft most recently goes first, then the other thieves
   clockwise from him, trapped thieves skipped (RULES 6.9); victims are other players with at
   least 1 gold; a thief with no possible victim is skipped without a decision;
-* ``both_doors_rule="bga"`` without a Boss in play: the Profiteer alone (if in play) wins;
+* ``both_doors_rule="bga"`` without a Boss in play: the Profiteer alone (if in play) wins
+  (winning side ``"profiteer"``); with neither in play nobody wins (side ``"none"``);
 * geologists: ``g`` counts every geologist in play at round end, trapped or not;
 * ``remove_cards_each_round=False``: the 10 cards removed in the first round stay out of the
   game in every round;
