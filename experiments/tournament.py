@@ -23,7 +23,8 @@ number of observations and deals): team ratings per role
 (:mod:`saboteur_experiments.evaluation.team`: the winning side's seats against the losing side's,
 order-free, deal-bootstrap 95% intervals); per-agent round win rates by role; mean gold; per-seat
 win rates, gold and role frequencies (a seat-bias check); the side win rates, also by the number of
-saboteurs in play, with a warning when one side wins more than 99% of rounds.  Secondary, labelled
+saboteurs in play, with a warning when one side wins more than 99% of rounds (the command
+prints it once, on stderr; ``summary.json`` keeps it under ``"warnings"``).  Secondary, labelled
 as a free-for-all view of final gold: OpenSkill Plackett-Luce (online, game-id order;
 order-dependent), a batch Bradley-Terry fit with deal-bootstrap intervals
 (:mod:`saboteur_experiments.ratings`), the full pairwise matrix and any non-transitive cycle.
@@ -453,8 +454,10 @@ def _ci(r: dict) -> str:
     return f"{r['rate']:>6.1%} [{r['lo']:.1%},{r['hi']:.1%}]"
 
 
-def format_summary(summary: dict) -> str:
-    """The terminal table."""
+def format_summary(summary: dict, with_warnings: bool = True) -> str:
+    """The terminal table; with ``with_warnings``, ending in a ``WARNING:`` line per one-sided
+    warning (``summary["warnings"]``).  The command line prints those on stderr instead (once),
+    and ``summary.json`` keeps them."""
     lines = []
     rules = result_ruleset(summary)
     w = max([len(a) for a in summary["agents"]] + [5])
@@ -571,8 +574,8 @@ def format_summary(summary: dict) -> str:
                     else f"{role} - n=0"
                 )
             lines.append(f"{a:<{w}}  " + "; ".join(cells))
-    for msg in summary["warnings"]:
-        lines.append("WARNING: " + msg)
+    if with_warnings:
+        lines += ["WARNING: " + msg for msg in summary["warnings"]]
     return "\n".join(lines)
 
 
@@ -980,7 +983,7 @@ def main(argv=None) -> None:
     }
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(settings_text(meta))
-    print(format_summary(summary))
+    print(format_summary(summary, with_warnings=False))  # its warnings went to stderr above
     print(f"\n{len(results)} games in {elapsed:.1f} s; wrote " + ", ".join(paths))
 
 

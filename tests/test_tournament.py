@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections import Counter
@@ -591,6 +592,27 @@ def test_the_cli_prints_a_one_sided_warning_as_one_line(tmp_path, capsys):
     lines = [x for x in err.splitlines() if "warning" in x.lower()]
     assert lines and all(x.startswith("saboteur tournament: warning: ") for x in lines)
     assert "99%" in lines[0] and "tournament(opts)" not in err
+
+
+def test_the_cli_prints_the_one_sided_warning_once_on_stderr(tmp_path, capsys):
+    """Case T9: the one-sided warning is a warning: printed once, on stderr, and not again in
+    the summary on stdout; the saved summary (summary.json) keeps it."""
+    from saboteur_experiments.tournament import main
+
+    out = tmp_path / "t"
+    main(
+        [
+            *("--agents", "heuristic", "--players", "3", "--deals", "3", "--rounds", "1"),
+            *("--workers", "1", "--role-override", "all-digger", "--bootstrap", "5"),
+            *("--no-progress", "--no-plots", "--out", str(out)),
+        ]
+    )
+    cap = capsys.readouterr()
+    (msg,) = json.loads((out / "summary.json").read_text())["warnings"]
+    assert msg.startswith("the gold was found in 100.0% of 3 rounds (> 99%): ")
+    assert cap.err.splitlines().count(f"saboteur tournament: warning: {msg}") == 1
+    assert (cap.out + cap.err).count(msg) == 1
+    assert "WARNING" not in cap.out and "team rating" in cap.out
 
 
 def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
