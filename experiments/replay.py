@@ -7,11 +7,17 @@
   stdin is a terminal it waits for Enter after each state (``q`` stops); ``--no-pause`` prints
   everything at once.
 * As images: ``--out game.gif`` writes an animated GIF (needs Pillow), ``--out folder/`` (or
-  any path not ending in ``.gif``) one PNG per state, ``0000.png`` the deal.  A frame is added
-  after each round's last decision showing that round's final maze and result.
+  any path not ending in ``.gif``) one PNG per frame, ``0000.png`` the deal.  A frame is a
+  state (the deal, then the state after each decision), except that the decision that ends a
+  round shows that round's final maze and result, followed, when a next round is dealt, by
+  one extra frame of that deal.  So a finished game of ``D`` decisions and ``R`` rounds has
+  ``1 + D + (R - 1)`` frames (204 for 201 decisions in 3 rounds); the last round's result
+  stands in for the game-over state.
 * As a web page: ``--html out.html`` writes one self-contained HTML file (no server) that
   steps forward and back through the states from that view, with the belief of each agent
-  that has one (:mod:`saboteur_experiments.web.replay_html`).
+  that has one (:mod:`saboteur_experiments.web.replay_html`): ``1 + D`` states, the deal and
+  one per decision (a round's result is in the history of its last decision's state, which
+  already holds the next deal).
 """
 
 from __future__ import annotations
@@ -102,8 +108,10 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
 
 
 def replay_frames(record, viewer, *, cell: int = 40):
-    """Images of every state of ``record`` from ``viewer``'s view (one extent for all), plus a
-    frame per round end showing that round's final maze and result."""
+    """The frames of ``record`` from ``viewer``'s view (one extent for all): the deal, then one
+    per decision; a decision that ends a round is drawn as that round's final maze and result,
+    followed, unless the game is over, by a frame of the next round's deal.  A finished game
+    of ``D`` decisions in ``R`` rounds gives ``1 + D + (R - 1)`` frames."""
     from saboteur_env.render_image import board_extent, render_rgb
 
     rec = read_record(record) if not hasattr(record, "decisions") else record
@@ -205,7 +213,8 @@ def main(argv=None, *, inp=None, out=None) -> None:
         from saboteur_experiments.web.replay_html import write_html
 
         write_html(rec, viewer, args.html)
-        print(f"wrote {args.html} ({len(rec.decisions) + 1} states)", file=out)
+        d = len(rec.decisions)
+        print(f"wrote {args.html} ({d + 1} states: the deal and {d} decisions)", file=out)
         return
     if args.out:
         suffix = Path(args.out).suffix.lower()
@@ -223,7 +232,13 @@ def main(argv=None, *, inp=None, out=None) -> None:
         except ImportError as err:
             print(f"saboteur replay: {err}", file=sys.stderr)
             sys.exit(2)
-        print(f"wrote {n} images to {args.out}", file=out)
+        d = len(rec.decisions)
+        dealt = n - 1 - d  # the frames of a next round's deal after a round's result
+        print(
+            f"wrote {n} images to {args.out} (the deal, {d} decisions, and {dealt} "
+            f"{'deal' if dealt == 1 else 'deals'} of a next round after a round's result)",
+            file=out,
+        )
         return
     stdin = sys.stdin if inp is None else inp
     pause = not args.no_pause and inp is None and stdin.isatty()

@@ -10,10 +10,13 @@ An illegal action is never silently replaced: it is counted in ``illegal_actions
 environment's :class:`~saboteur_env.engine.state.IllegalActionError` propagates (DESIGN 5), so an
 evaluator that drops the masks fails loudly instead of reporting a meaningless score.  The
 action space's mask-less ``sample()`` draws a legal action (as the PettingZoo env's does), so a
-generic loop that samples after each ``reset`` or ``step`` plays legal moves; Gymnasium's
-``check_env`` still fails, since its determinism check steps an action sampled before its
-``reset``, which a masked env refuses.  Deals come from the ``train`` split (``split="dev"`` for
-evaluation episodes; the test split is for published evaluations).
+generic loop that samples after each ``reset`` or ``step`` plays legal moves.  Gymnasium's
+``check_env`` still fails, and only in its step-determinism check: that check samples its action
+before its seeded ``reset`` and steps it after, taking every action of the space to be valid in
+every state, which a masked env that refuses masked actions cannot meet; with that one draw made
+after the reset, every check passes (``tests/test_gym_wrapper.py``).  Deals come from the
+``train`` split (``split="dev"`` for evaluation episodes; the test split is for published
+evaluations).
 
 Run: ``python -m saboteur_experiments.sb3_example --steps 10000`` (needs ``pip install
 sb3-contrib``). Training uses :class:`sb3_contrib.common.maskable.callbacks.MaskableEvalCallback`

@@ -231,10 +231,22 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
 
     rec = read_record(record_path)
     folder = tmp_path / "frames"
-    replay_main([record_path, "--seat", "2", "--out", str(folder)], out=io.StringIO())
+    said = io.StringIO()
+    replay_main([record_path, "--seat", "2", "--out", str(folder)], out=said)
     files = sorted(os.listdir(folder))
     # the deal, every decision, and one extra frame per round end except the last
-    assert len(files) == 1 + len(rec.decisions) + len(rec.rounds) - 1
+    d = len(rec.decisions)
+    assert len(rec.rounds) == 2 and len(files) == 1 + d + 1
+    # the message says what the frames are (more images than decisions + 1 is by design)
+    assert said.getvalue() == (
+        f"wrote {d + 2} images to {folder} (the deal, {d} decisions, and 1 deal of a next "
+        "round after a round's result)\n"
+    )
+    said = io.StringIO()
+    replay_main([record_path, "--html", str(tmp_path / "r.html")], out=said)
+    assert said.getvalue() == (
+        f"wrote {tmp_path / 'r.html'} ({d + 1} states: the deal and {d} decisions)\n"
+    )
     assert files[0] == "0000.png"
     pytest.importorskip("PIL")
     gif = tmp_path / "game.gif"
