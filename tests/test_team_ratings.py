@@ -288,3 +288,55 @@ def test_fit_maximises_the_documented_likelihood():
             moved_alpha = dict(alpha)
             moved_alpha[cell] += sign * eps
             assert _objective(results, agents, theta, moved_alpha, lam) < best
+
+
+def _s2_result(game_id, deal, seats, roles, winners):
+    """A Saboteur 2 result dict, one round (RULES 6.9 winners given)."""
+    n = len(seats)
+    return {
+        "game_id": game_id,
+        "deal": deal,
+        "deal_seed": 1000 + deal,
+        "offset": 0,
+        "lineup": list(seats),
+        "gold": [0] * n,
+        "winners": list(winners),
+        "rounds": [
+            {
+                "round": 1,
+                "gold_found": False,
+                "winners": list(winners),
+                "roles": list(roles),
+                "received": [0] * n,
+                "turns": 30,
+                "connector": None,
+                "paid": [0] * n,
+            }
+        ],
+        "decisions": 30,
+        "ruleset": "saboteur_2",
+    }
+
+
+def test_saboteur_2_classes_stay_centred_with_unopposed_saboteurs():
+    """2-player Saboteur 2: a saboteur dealt beside the boss faces no digger (no opposing
+    seat).  A constant added to both digger ratings must still be absorbed by alpha, so two
+    agents give a mirror pair (x, -x) in each class (the legend's "relative within the
+    class").  Sharing one alpha cell with the opposed rows gave diggers +367 / +129 Elo here:
+    the saboteur beats the boss every time but a digger only half the time."""
+    from saboteur_env.engine.ruleset import SABOTEUR_2 as S2
+
+    green, boss, sab = S2.diggers[0], S2.roles.index("boss"), S2.saboteur
+    results = []
+    for d in range(12):
+        for seats in (("A", "B"), ("B", "A")):
+            # digger (seat 0) against saboteur: an A digger wins 3 deals of 4, a B digger 1 of 4
+            dig_wins = (d % 4 != 0) if seats[0] == "A" else (d % 4 == 0)
+            winners = [0] if dig_wins else [1]
+            results.append(_s2_result(len(results), d, seats, (green, sab), winners))
+            results.append(_s2_result(len(results), d, seats, (sab, boss), [0]))
+    f = fit_team_model(round_table(results, ["A", "B"]))
+    theta = f["theta"]
+    assert theta[0, 0] > 0 > theta[1, 0]  # A digs better
+    np.testing.assert_allclose(theta.sum(axis=0), 0.0, atol=1e-2)  # a mirror pair per class
+    assert ("saboteur", 1, "alone") in f["alpha"] and ("saboteur", 1) in f["alpha"]

@@ -18,7 +18,12 @@ ruleset, pooled) or ``"saboteur"``::
 * the seats opposing a digger are the round's saboteurs, those opposing a saboteur its
   digger-role seats; with no opposing seat (a round without saboteurs) the term is 0.
   Saboteur 2's boss, profiteer and geologist rows are left out of the fit and are nobody's
-  opponent (they win with either side or by their own pay).
+  opponent (they win with either side or by their own pay).  So in Saboteur 2 a saboteur may
+  face no digger at all (only a boss, profiteer or geologist beside it): such unopposed rows
+  get their own ``alpha`` cell, ``(class, k, "alone")``.  Sharing the cell of the opposed rows
+  would tie the digger class's level to the two kinds of rows' different win rates (role luck,
+  not skill), and the class would no longer be centred: two agents' digger ratings came out
+  e.g. +161 / -85 instead of a mirror pair.
 * there is **no seat effect** in the model: the tournament rotates every agent through every
   seat (:func:`saboteur_experiments.tournament.schedule`), and seat bias is reported separately by
   the tournament summary.
@@ -68,7 +73,8 @@ class _Design:
         X: float64 ``(m, p)`` over the ``m`` fitted rows; ``y``: float64 ``(m,)`` won;
         keep: int64 ``(m,)`` indices of the fitted rows into the table;
         cls: int64 ``(m,)`` role class (0 digger, 1 saboteur); agent: int64 ``(m,)``;
-        cells: the ``(class_name, k)`` of every alpha column (columns ``2 * n_agents`` on);
+        cells: the ``(class_name, k)`` of every alpha column (columns ``2 * n_agents`` on),
+            ``(class_name, k, "alone")`` for rows with saboteurs in play but no opposing seat;
         penalty: float64 ``(p,)`` ridge of every column.
     """
 
@@ -103,7 +109,12 @@ class _Design:
             ).reshape(n_rounds, n_agents)
             for c in (0, 1)
         ]
-        cell_ids = sorted({(int(c), int(kk)) for c, kk in zip(cls, k)})
+        # seats opposing each row; a saboteur row may have none with k > 0 (Saboteur 2: only a
+        # boss, profiteer or geologist opposite): its own alpha cell, or the level of the digger
+        # ratings would not be free (absorbed by alpha) and the class would not be centred
+        n_opp = np.where(cls == 0, count[1][rnd].sum(axis=1), count[0][rnd].sum(axis=1))
+        alone = (n_opp == 0).astype(np.int64)
+        cell_ids = sorted({(int(c), int(kk), int(a)) for c, kk, a in zip(cls, k, alone)})
         cell_col = {ck: i for i, ck in enumerate(cell_ids)}
         m, p = len(keep), 2 * n_agents + len(cell_ids)
         X = np.zeros((m, p))
@@ -117,12 +128,14 @@ class _Design:
             X[np.ix_(sel, opp * n_agents + np.arange(n_agents))] -= np.divide(
                 cnt, tot, out=np.zeros_like(cnt), where=tot > 0
             )
-        X[rows, 2 * n_agents + np.array([cell_col[(int(c), int(kk))] for c, kk in zip(cls, k)])] = (
-            1.0
-        )
+        X[
+            rows,
+            2 * n_agents
+            + np.array([cell_col[(int(c), int(kk), int(a))] for c, kk, a in zip(cls, k, alone)]),
+        ] = 1.0
         self.X, self.y, self.keep, self.cls, self.agent = X, table.won[keep], keep, cls, agent
         self.n_agents = n_agents
-        self.cells = [(CLASSES[c], kk) for c, kk in cell_ids]
+        self.cells = [(CLASSES[c], kk) + (("alone",) if a and kk else ()) for c, kk, a in cell_ids]
         self.penalty = np.concatenate(
             [np.full(2 * n_agents, max(lam, TINY)), np.full(len(cell_ids), TINY)]
         )
@@ -192,7 +205,8 @@ def fit_team_model(table: RoundTable, weights: np.ndarray | None = None, lam: fl
     Returns:
         ``{"theta": float64 (n_agents, 2) [gold-digger, saboteur] Elo-scale ratings,
         "overall": float64 (n_agents,) (NaN for an agent without rows),
-        "alpha": {(class_name, k): float logit}, "rows": int fitted rows,
+        "alpha": {(class_name, k) or (class_name, k, "alone"): float logit}, "rows": int
+        fitted rows,
         "beta": float64 (p,) raw coefficients}``.
 
     Raises:
