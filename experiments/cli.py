@@ -25,7 +25,13 @@ def _play(argv) -> None:
         prog="saboteur play", description="Play one full game with agents and print results."
     )
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--seed", type=at_least(0), default=1)
+    p.add_argument(
+        "--seed",
+        type=at_least(0),
+        default=None,
+        help="deal seed (default: 1; with --human a fresh one, printed, so a second game is "
+        "not a deal you have seen)",
+    )
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument(
         "--expansion", action="store_true", help="play Saboteur 2 (RULES 6), 2-12 players"
@@ -85,7 +91,7 @@ def _play(argv) -> None:
     agents = [make_agent(specs[i % len(specs)]) for i in range(args.players)]
     res = play_game(
         agents,
-        args.seed,
+        1 if args.seed is None else args.seed,
         render=None if args.render == "none" else args.render,
         out=sys.stdout,
         num_rounds=args.rounds,

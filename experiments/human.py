@@ -16,6 +16,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+import numpy as np
+
 import saboteur_env
 from saboteur_agents.base import attach_game
 from saboteur_env.engine.cards import (
@@ -291,12 +293,21 @@ def _ask(inp, out, n_moves: int) -> int | str:
         return k - 1
 
 
+def fresh_seed() -> int:
+    """A deal seed of the train split drawn from the operating system's entropy (a human game
+    given no ``--seed``: the same default deal every time would let a person who played it
+    once know where the gold is)."""
+    from saboteur_experiments.evaluation.splits import draw_train_seed
+
+    return draw_train_seed(np.random.default_rng())
+
+
 def play_human(
     human: int = 0,
     agents: Sequence[str] = ("random",),
     *,
     players: int = 5,
-    seed: int = 1,
+    seed: int | None = None,
     rounds: int = 3,
     inp=None,
     out=None,
@@ -308,7 +319,9 @@ def play_human(
     Args:
         human: the person's seat.
         agents: agent specs, cycled over the other seats (unknown ones fall back to random).
-        players / seed / rounds: number of players, deal seed, rounds in the game.
+        players / seed / rounds: number of players, deal seed, rounds in the game.  With no
+            seed a fresh one is drawn from the train split (:func:`fresh_seed`) and printed,
+            so a person playing again does not meet a deal whose gold they already found.
         inp / out: text streams for input and output (default stdin / stdout).
         record: optional path or stream for the game record (:mod:`saboteur_env.record`).
         config: other :class:`~saboteur_env.engine.config.GameConfig` options.
@@ -325,6 +338,9 @@ def play_human(
         raise ValueError(f"human play is base game only, not {env.config.ruleset.title}")
     bots = build_agents(list(agents), players, human, out)
     names = ["you" if b is None else b.name for b in bots]
+    if seed is None:
+        seed = fresh_seed()
+        print(f"deal seed {seed} (--seed {seed} deals this game again)", file=out)
     env.reset(seed=seed)
     game = env.game
     roles = game.rules.roles
@@ -468,7 +484,9 @@ def main(argv=None) -> None:
     )
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--seed", type=at_least(0), default=1)
+    p.add_argument(
+        "--seed", type=at_least(0), default=None, help="deal seed (default: a fresh one, printed)"
+    )
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--agents", default="random")
     p.add_argument("--record", default=None, metavar="PATH")

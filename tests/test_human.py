@@ -285,3 +285,23 @@ def test_a_round_result_signs_the_gold_received():
     text = round_result_text(res, None, roles=("green-digger", "blue-digger"))
     assert re.search(r"seat 0: green-digger\s+-1 gold", text)
     assert re.search(r"seat 1: blue-digger\s+\+3 gold", text) and "+-" not in text
+
+
+def test_human_game_without_a_seed_draws_a_fresh_train_deal(monkeypatch):
+    """No --seed: a fresh train-split deal, printed (the same default deal every time would
+    let a person who played it once know where the gold is)."""
+    from saboteur_experiments import human
+    from saboteur_experiments.evaluation.splits import split_of
+
+    seeds = iter([123_456_789, 987_654_321])
+    monkeypatch.setattr(human, "fresh_seed", lambda: next(seeds))
+    texts = []
+    for _ in range(2):
+        out = io.StringIO()
+        play_human(0, ["random"], players=3, rounds=1, inp=io.StringIO("q\n"), out=out)
+        texts.append(out.getvalue())
+    assert texts[0].startswith("deal seed 123456789 (--seed 123456789 deals this game again)")
+    assert texts[1].startswith("deal seed 987654321")
+    monkeypatch.undo()
+    assert split_of(human.fresh_seed()).name == "train"
+    assert human.fresh_seed() != human.fresh_seed()
