@@ -1,4 +1,4 @@
-"""Hidden information (DESIGN 4; RULES 2.2, 2.4, 3.5, 3.6, 5.3; cases P9).
+"""Hidden information (DESIGN 4; RULES 2.2, 2.4, 3.5, 3.6, 5.3, 6; cases P9).
 
 For a seat ``s``, two states that differ only in what ``s`` cannot know -- other players' hands,
 other players' roles, the set-aside dwarf card, the identities of goals ``s`` has not seen, the
@@ -451,3 +451,105 @@ def test_who_holds_gold_is_public_only_where_the_ruleset_says_so():
     assert not base.rules.public_gold_holders
     base.gold[:] = (0, 0, 4, 1)
     assert [s["has_gold"] for s in game_view(base, 1)["seats"]] == [None, False, None, None]
+
+
+# --- Saboteur 2 (RULES 6): random play, scrambled hidden parts ------------------------------
+def scramble_s2(g: Game, s: int, rng: np.random.Generator) -> Game:
+    """A copy of a Saboteur 2 game ``g`` with everything seat ``s`` cannot know re-randomised:
+    the other hands, their face-down discards and passes, the draw pile, the cards removed
+    unseen (RULES 6.6), the other roles with the dwarf cards aside and those Swap your hats
+    discarded (RULES 6.2, 6.5; the roles ``s`` inspected and its own discarded cards kept),
+    the other seats' inspection results and the payloads of their private events, the goals
+    ``s`` has not seen, the amounts of the others' gold (who holds gold is public, RULES 6.9),
+    the generator."""
+    h = g.copy()
+    n, nk = h.n, h.rules.n_kinds
+    others = [t for t in range(n) if t != s]
+    kinds = np.arange(nk)
+    sizes = [int(h.hands[t].sum()) for t in others]
+    secret = [int(h.secret_discards[t].sum()) for t in others]
+    n_removed = int(h.removed.sum())
+    before = h.secret_discards[others].sum(axis=0)
+    parts = [np.repeat(kinds, h.hands[t]) for t in others]
+    parts += [np.repeat(kinds, h.secret_discards[t]) for t in others]
+    parts += [np.repeat(kinds, h.removed), h.deck.astype(np.int64)]
+    pool = rng.permutation(np.concatenate(parts).astype(np.int64))
+    pos = 0
+    for t, k in zip(others, sizes):
+        h.hands[t] = np.bincount(pool[pos : pos + k], minlength=nk)
+        pos += k
+    for t, k in zip(others, secret):
+        h.secret_discards[t] = np.bincount(pool[pos : pos + k], minlength=nk)
+        pos += k
+    h.discards = h.discards - before + h.secret_discards[others].sum(axis=0)
+    h.removed = np.bincount(pool[pos : pos + n_removed], minlength=nk).astype(np.int64)
+    h.deck = pool[pos + n_removed :].astype(np.int16)
+    known = [t for t in others if h.inspected[s, t] >= 0]
+    free = [t for t in others if t not in known]
+    out = [i for i, t in enumerate(h.hats_discarded_from) if t != s and t not in known]
+    roles = [int(h.roles[t]) for t in free] + list(h.set_aside) + [h.hats_discarded[i] for i in out]
+    roles = rng.permutation(np.array(roles, dtype=np.int64)).tolist()
+    for t, r in zip(free, roles[: len(free)]):
+        h.roles[t] = r
+    rest = roles[len(free) :]
+    h.set_aside = rest[: len(h.set_aside)]
+    for i, r in zip(out, rest[len(h.set_aside) :]):
+        h.hats_discarded[i] = r
+    for t in others:
+        seen_row = h.inspected[t] >= 0
+        h.inspected[t, seen_row] = rng.integers(h.rules.n_roles, size=int(seen_row.sum()))
+    unknown = [sl for sl in range(3) if not h.known_goals[s, sl]]
+    h.board.goal_identity[unknown] = rng.permutation(h.board.goal_identity[unknown])
+    if not h.game_over:  # gold becomes public at the game's end
+        for t in others:
+            if h.gold[t] > 0:
+                h.gold[t] = int(rng.integers(1, 12))
+    if h.pending_result is not None:  # the roles are revealed by round_end, not before
+        object.__setattr__(h.pending_result, "roles", [int(r) for r in h.roles])
+    events = []
+    for e in h.events:
+        if e.visible_to is not None and e.visible_to != s:
+            data = {
+                k: int(rng.integers(3)) if k in ("kind", "role", "identity") else v
+                for k, v in e.data.items()
+            }
+            e = type(e)(e.type, e.seat, type(e.data)(data), e.visible_to)
+        events.append(e)
+    h.events = events
+    h.rng = np.random.default_rng(int(rng.integers(2**63)))
+    return h
+
+
+@pytest.mark.parametrize("n", [2, 5, 8, 12])
+def test_saboteur_2_scrambled_hidden_parts_are_invisible(n):
+    """Saboteur 2 states of random 2-round games (every phase: turns, passes, removals,
+    thefts), each seat in turn: the scramble above and ``Game.determinize`` change nothing the
+    seat perceives (observation, mask, ansi render, its events).  The scrambles do change
+    hidden state (checked)."""
+    cfg = GameConfig(num_players=n, expansion=True, num_rounds=2)
+    enc, codec = ObservationEncoder(cfg), Codec(cfg)
+    rng = np.random.default_rng(n)
+    checked = changed = 0
+    phases = set()
+    for seed in range(2):
+        g = Game(cfg, seed)
+        play = np.random.default_rng(seed + 1000)
+        step = 0
+        while True:
+            if step % 19 == 9 or g.game_over:
+                phases.add(g.phase.name)
+                for s in range(g.n):
+                    base = seen_by(g, s, enc, codec)
+                    for h in (scramble_s2(g, s, rng), g.determinize(s, rng)):
+                        assert seen_by(h, s, enc, codec) == base, (n, seed, g.round, g.turn, s)
+                        changed += not (
+                            np.array_equal(g.hands, h.hands) and np.array_equal(g.roles, h.roles)
+                        )
+                        checked += 1
+            if g.game_over:
+                break
+            legal = np.flatnonzero(codec.mask(g))
+            g.apply(codec.decode(int(play.choice(legal)), g.current, g.n))
+            step += 1
+    assert checked > 50 and changed > 0.8 * checked
+    assert {"TURN", "PASS"} <= phases
