@@ -149,6 +149,32 @@ def test_sample_actions_draws_the_same_legal_actions_on_both_backends():
         a.sample_actions(0)
 
 
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_a_game_played_on_in_place_is_refused_and_load_takes_it_back(backend):
+    """A ``Game`` read from the batch and played on in place no longer matches the batch's
+    mask (a move legal there may be illegal in it, and the array backend's kernels never see
+    the edit): the next step (engine) or read (array) refuses it, and no game moves; giving
+    the edited game back with ``load`` continues from it."""
+    vec = VectorGame(2, backend=backend, num_players=5)
+    vec.reset(3)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        vec.step(vec.sample_actions(rng))
+    g = vec.game(1)
+    g.apply(g.legal_actions(g.current)[0])
+    before = vec.observation.copy()
+    with pytest.raises(RuntimeError, match="game 1 was played on in place"):
+        vec.step(vec.sample_actions(rng))
+    with pytest.raises(RuntimeError, match=r"load\(1, game\)"):
+        vec.game(1)
+    assert vec.game(0).decisions == 5  # no game moved
+    vec.load(1, g)
+    assert vec.current_player[1] == g.current
+    assert not np.array_equal(vec.observation[1], before[1])
+    vec.step(vec.sample_actions(rng))
+    assert vec.game(1).decisions == 7
+
+
 @needs_numba
 def test_a_position_loaded_mid_round_continues_identically_on_both_backends():
     """``load`` of a game in the middle of a round (its public history, last card placed and

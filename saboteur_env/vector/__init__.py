@@ -127,7 +127,11 @@ class VectorGame:
     ``Game`` kept from an earlier read stays as it was then).  It deals every
     round of a game when the game is dealt or loaded (the engine's generator is drawn at deals
     only), so a caller must not draw a game's generator (``Game.rng``) itself: the next read
-    of that game then raises ``RuntimeError``.
+    of that game then raises ``RuntimeError``.  A ``Game`` read from the batch is its state,
+    not a copy to edit: a game played on in place (``game(i).apply(...)``) is refused with a
+    ``RuntimeError`` by the next :meth:`step` (before any game moves) or read of it (the
+    batch's mask, and the array backend's kernels, never saw the edit).  To continue from an
+    edited position, edit a copy and give it back with :meth:`load`.
 
     Raises:
         ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a
@@ -173,6 +177,9 @@ class VectorGame:
         self._games: list[Game | None] = []
         self._seeds: list[int] = []
         self._streams: list[np.random.Generator] = []
+        #: per game, its ``Game.decisions`` when the batch last wrote its arrays from it (or
+        #: brought it up to date): a ``Game`` played on in place since is refused
+        self._synced = [0] * b
         self._arrays = None
         if self.backend == "array":
             self._arrays = ArrayGames(
@@ -209,6 +216,8 @@ class VectorGame:
         self.__dict__.setdefault("_no_games", [None] * b)
         self.__dict__.setdefault("_row_starts", np.arange(b, dtype=np.int64) * self.num_actions)
         self.__dict__.setdefault("_seeds", [0] * b)
+        if "_synced" not in self.__dict__:
+            self._synced = [0 if g is None else g.decisions for g in self._games]
         if self._arrays is not None:
             self.__dict__.setdefault("_ended_seeds", {})
         self.observation = self._obs.view()
@@ -238,10 +247,29 @@ class VectorGame:
         g = self._games[i]
         if g is None:  # dealt by the kernels, not read since
             self._games[i] = g = Game(self.config, self._seeds[i])
+            self._synced[i] = g.decisions
+        self._check_synced(i, g)
         if self._arrays is not None and self._replayed[i] < self._arrays.ints[i, kernels.I_NACTS]:
             self._replayed[i], mark = self._arrays.catch_up(i, g, self._replayed[i])
             self._last_mark[i] = mark
+            self._synced[i] = g.decisions
         return g
+
+    def _check_synced(self, i: int, g: Game) -> None:
+        """Refuse game ``i`` if its ``Game`` was played on in place since the batch last
+        wrote or read it (its arrays, or the actions the kernels recorded, would no longer
+        be its state).
+
+        Raises:
+            RuntimeError: naming the game, and ``load`` as the way to continue from an edit.
+        """
+        if g.decisions != self._synced[i]:
+            raise RuntimeError(
+                f"game {i} was played on in place ({g.decisions} decisions, the batch has "
+                f"{self._synced[i]}): its observation and mask no longer describe it.  To "
+                f"continue from an edited position, edit a copy and give it back with "
+                f"load({i}, game)"
+            )
 
     def sample_actions(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action of every game, int64 ``(B,)``: with ``u`` drawn by
@@ -496,6 +524,10 @@ class VectorGame:
                 f"game {i}: action {acts[i]} is outside Discrete({self.num_actions})"
             )
         acts = acts.astype(np.int64)
+        synced = self._synced
+        for i, g in enumerate(self._games):  # none played on in place since it was read
+            if g is not None and g.decisions != synced[i]:
+                self._check_synced(i, g)
         # each game's entry of its own mask row, by flat index (cheaper than a 2-d gather)
         illegal = ~self._mask.reshape(-1).take(self._row_starts + acts)
         if illegal.any():
@@ -566,6 +598,7 @@ class VectorGame:
             seeds.append(seed)
             self._games[i] = None
             self._replayed[i] = 0
+            self._synced[i] = 0
         if over:
             arr.start(np.array(over, dtype=np.int64), seeds)
         self.current_player[:] = ints[:, K.I_CURRENT]
@@ -573,6 +606,7 @@ class VectorGame:
     def _load(self, i: int) -> None:
         """Write game ``i``'s seat to act, its observation and its mask into the arrays."""
         g = self._games[i]
+        self._synced[i] = g.decisions
         if self._arrays is not None:
             self._arrays.load(i, g)
             self._arrays.refresh(np.array([i], dtype=np.int64))
