@@ -15,9 +15,8 @@
   stands in for the game-over state.
 * As a web page: ``--html out.html`` writes one self-contained HTML file (no server) that
   steps forward and back through the states from that view, with the belief of each agent
-  that has one (:mod:`saboteur_experiments.web.replay_html`): ``1 + D`` states, the deal and
-  one per decision (a round's result is in the history of its last decision's state, which
-  already holds the next deal).
+  that has one (:mod:`saboteur_experiments.web.replay_html`): its states are the frames of
+  the images, ``1 + D + (R - 1)``.
 """
 
 from __future__ import annotations
@@ -212,9 +211,14 @@ def main(argv=None, *, inp=None, out=None) -> None:
         check_output_file(p, args.html, "--html")
         from saboteur_experiments.web.replay_html import write_html
 
-        write_html(rec, viewer, args.html)
+        n = write_html(rec, viewer, args.html)
         d = len(rec.decisions)
-        print(f"wrote {args.html} ({d + 1} states: the deal and {d} decisions)", file=out)
+        dealt = n - 1 - d  # the states of a next round's deal after a round's result
+        print(
+            f"wrote {args.html} ({n} states: the deal, {d} decisions, and {dealt} "
+            f"{'deal' if dealt == 1 else 'deals'} of a next round after a round's result)",
+            file=out,
+        )
         return
     if args.out:
         suffix = Path(args.out).suffix.lower()

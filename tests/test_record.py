@@ -245,8 +245,18 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
     said = io.StringIO()
     replay_main([record_path, "--html", str(tmp_path / "r.html")], out=said)
     assert said.getvalue() == (
-        f"wrote {tmp_path / 'r.html'} ({d + 1} states: the deal and {d} decisions)\n"
+        f"wrote {tmp_path / 'r.html'} ({d + 2} states: the deal, {d} decisions, and 1 deal of "
+        "a next round after a round's result)\n"
     )
+    # the page shows round 1's end before round 2's deal (the game already holds the deal)
+    from saboteur_experiments.web.replay_html import replay_data
+
+    steps = replay_data(rec, 2, beliefs=False)["steps"]
+    assert len(steps) == d + 2
+    end = next(i for i, st in enumerate(steps) if "round 1 is over" in st.get("caption", ""))
+    assert steps[end]["index"] == steps[end + 1]["index"]
+    assert steps[end + 1]["caption"].startswith("round 2 is dealt")
+    assert steps[end]["view"]["maze"] != steps[end + 1]["view"]["maze"]
     assert files[0] == "0000.png"
     pytest.importorskip("PIL")
     gif = tmp_path / "game.gif"

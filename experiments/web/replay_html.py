@@ -20,9 +20,10 @@ import numpy as np
 
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
+from saboteur_env.engine.scoring import side_text
 from saboteur_env.record import read_record, replay
 
-from .view import history, view
+from .view import history, maze, view
 
 STATIC = Path(__file__).with_name("static")
 
@@ -53,8 +54,12 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
 
     ``steps[i]``: ``{"index", "text"`` (the decision, as ``viewer`` may read it), ``"view"``,
     ``"belief"`` (``{seat: rows}`` of the agents with a belief that ``viewer`` may see:
-    its own seat's, or every seat's for the spectator)``}``; ``history``: ``[[step, line],
-    ...]``.
+    its own seat's, or every seat's for the spectator), ``"caption"`` (on the two steps
+    a round end adds)``}``: the deal, one step per decision, and where a decision ended a
+    round and the game goes on, that step shows the round's final maze and result and one
+    more shows the next round's deal, so ``1 + D + (R - 1)`` steps for ``D`` decisions in
+    ``R`` rounds (as the images of ``saboteur replay --out``); ``history``: ``[[step,
+    line], ...]``.
 
     Raises:
         RecordError: the record does not replay.  ValueError: a bad viewer.
@@ -88,17 +93,31 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
         hist = history(g, viewer, rec.agents, start=seen)
         seen = len(g.events)
         lines += [[step.index, t] for t in hist]
-        steps.append(
-            {
-                "index": step.index,
-                "text": decision_text(step, viewer, rec.agents).split("\n")[0].strip(),
-                "view": view(g, viewer, rec.agents, with_history=False, with_moves=False),
-                "belief": {
-                    str(s): np.round(np.asarray(a.belief(), float), 4).tolist()
-                    for s, a in agents.items()
-                },
-            }
-        )
+        text = decision_text(step, viewer, rec.agents).split("\n")[0].strip()
+        belief = {
+            str(s): np.round(np.asarray(a.belief(), float), 4).tolist() for s, a in agents.items()
+        }
+        state = view(g, viewer, rec.agents, with_history=False, with_moves=False)
+        res = step.round_result
+        if res is not None and not g.game_over:
+            # the round's final maze first (the game already holds the next round's deal)
+            end = dict(state, maze=maze(g, viewer, board=g.round_boards[res.round]))
+            over = f"round {res.round + 1} is over: {side_text(res.winning_side)}"
+            steps.append(
+                {
+                    "index": step.index,
+                    "text": text,
+                    "caption": f"decision {step.index}: {text}; {over}",
+                    "view": end,
+                    "belief": belief,
+                }
+            )
+            text = f"round {res.round + 2} is dealt"
+            state["caption"] = f"{text} (after decision {step.index})"
+        entry = {"index": step.index, "text": text, "view": state, "belief": belief}
+        if "caption" in state:
+            entry["caption"] = state.pop("caption")
+        steps.append(entry)
     return {
         "viewer": viewer,
         "agents": rec.agents,

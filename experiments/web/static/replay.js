@@ -12,7 +12,8 @@
     $("slider").value = i;
     $("step").textContent = `state ${i}/${last}`;
     $("status").textContent = Saboteur.status(v);
-    $("caption").textContent = st.index === 0 ? "the deal" : `decision ${st.index}: ${st.text}`;
+    $("caption").textContent =
+      st.caption || (st.index === 0 ? "the deal" : `decision ${st.index}: ${st.text}`);
     Saboteur.drawMaze($("maze"), v.maze, null, null);
     Saboteur.drawSeats($("seats"), v);
     Saboteur.drawYou($("you"), v, null, null, null);
