@@ -155,6 +155,16 @@ def write_images(record, viewer, dest, *, cell: int = 40, duration_ms: int = 700
     return len(frames)
 
 
+def _frames_note(n: int, d: int) -> str:
+    """What ``n`` frames (or page states) of a game of ``d`` decisions are: the deal, one per
+    decision, and a next round's deal after each round's result but the last."""
+    dealt = n - 1 - d
+    return (
+        f"the deal, {d} decisions, and {dealt} {'deal' if dealt == 1 else 'deals'} of a next "
+        "round after a round's result"
+    )
+
+
 def main(argv=None, *, inp=None, out=None) -> None:
     p = argparse.ArgumentParser(
         prog="saboteur replay",
@@ -212,13 +222,7 @@ def main(argv=None, *, inp=None, out=None) -> None:
         from saboteur_experiments.web.replay_html import write_html
 
         n = write_html(rec, viewer, args.html)
-        d = len(rec.decisions)
-        dealt = n - 1 - d  # the states of a next round's deal after a round's result
-        print(
-            f"wrote {args.html} ({n} states: the deal, {d} decisions, and {dealt} "
-            f"{'deal' if dealt == 1 else 'deals'} of a next round after a round's result)",
-            file=out,
-        )
+        print(f"wrote {args.html} ({n} states: {_frames_note(n, len(rec.decisions))})", file=out)
         return
     if args.out:
         suffix = Path(args.out).suffix.lower()
@@ -236,13 +240,7 @@ def main(argv=None, *, inp=None, out=None) -> None:
         except ImportError as err:
             print(f"saboteur replay: {err}", file=sys.stderr)
             sys.exit(2)
-        d = len(rec.decisions)
-        dealt = n - 1 - d  # the frames of a next round's deal after a round's result
-        print(
-            f"wrote {n} images to {args.out} (the deal, {d} decisions, and {dealt} "
-            f"{'deal' if dealt == 1 else 'deals'} of a next round after a round's result)",
-            file=out,
-        )
+        print(f"wrote {n} images to {args.out} ({_frames_note(n, len(rec.decisions))})", file=out)
         return
     stdin = sys.stdin if inp is None else inp
     pause = not args.no_pause and inp is None and stdin.isatty()

@@ -257,6 +257,14 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
     assert steps[end]["index"] == steps[end + 1]["index"]
     assert steps[end + 1]["caption"].startswith("round 2 is dealt")
     assert steps[end]["view"]["maze"] != steps[end + 1]["view"]["maze"]
+    over = steps[end]["view"]
+    assert over["round"] == 1 and over["round_over"] and over["to_act"] is None
+    assert over["winners"] == rec.rounds[0]["winners"]
+    assert [s["role"] for s in over["seats"]] == [
+        rec.config.ruleset.roles[r] for r in rec.rounds[0]["roles"]
+    ]  # every role revealed at the round's end (RULES 5.1)
+    assert over["you"] is None  # the viewer's hand there would be round 2's
+    assert steps[end + 1]["view"]["round"] == 2
     assert files[0] == "0000.png"
     pytest.importorskip("PIL")
     gif = tmp_path / "game.gif"

@@ -100,8 +100,8 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
         state = view(g, viewer, rec.agents, with_history=False, with_moves=False)
         res = step.round_result
         if res is not None and not g.game_over:
-            # the round's final maze first (the game already holds the next round's deal)
-            end = dict(state, maze=maze(g, viewer, board=g.round_boards[res.round]))
+            # the round's end first (the game already holds the next round's deal)
+            end = _round_end_view(state, g, viewer, res)
             over = f"round {res.round + 1} is over: {side_text(res.winning_side)}"
             steps.append(
                 {
@@ -128,6 +128,26 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
     }
 
 
+def _round_end_view(state: dict, game, viewer, res) -> dict:
+    """The view of round ``res``'s end, made from ``state``, the view after the decision that
+    ended it (already the next round's deal): that round's number and final maze, every role
+    revealed (RULES 5.1), its winners, nobody to act, ``round_over`` set; the viewer's hand
+    and the spectator's block belong to the next deal and are left out."""
+    roles = game.rules.roles
+    end = dict(
+        state,
+        maze=maze(game, viewer, board=game.round_boards[res.round]),
+        round=res.round + 1,
+        to_act=None,
+        round_over=True,
+        winners=list(res.winners),
+        you=None,
+        seats=[dict(s, role=roles[int(res.roles[s["seat"]])]) for s in state["seats"]],
+    )
+    end.pop("spectator", None)
+    return end
+
+
 def _script_json(obj) -> str:
     """JSON safe inside ``<script>``: no ``</`` (a closing tag) and no ``<!--``."""
     return json.dumps(obj, separators=(",", ":")).replace("<", "\\u003c")
@@ -136,7 +156,11 @@ def _script_json(obj) -> str:
 def replay_html(record, viewer, *, beliefs: bool = True) -> str:
     """The self-contained replay page (one HTML string) of ``record`` from ``viewer``'s view
     (:func:`replay_data`)."""
-    data = replay_data(record, viewer, beliefs=beliefs)
+    return _page(replay_data(record, viewer, beliefs=beliefs), viewer)
+
+
+def _page(data: dict, viewer) -> str:
+    """The HTML of a replay page holding ``data`` (:func:`replay_data`)."""
     css = (STATIC / "saboteur.css").read_text(encoding="utf-8")
     js = (STATIC / "saboteur.js").read_text(encoding="utf-8")
     page = (STATIC / "replay.js").read_text(encoding="utf-8")
@@ -176,6 +200,6 @@ def replay_html(record, viewer, *, beliefs: bool = True) -> str:
 
 def write_html(record, viewer, dest, *, beliefs: bool = True) -> int:
     """Write :func:`replay_html` to ``dest``; returns the number of states in the page."""
-    text = replay_html(record, viewer, beliefs=beliefs)
-    Path(dest).write_text(text, encoding="utf-8")
-    return text.count('"index":')
+    data = replay_data(record, viewer, beliefs=beliefs)
+    Path(dest).write_text(_page(data, viewer), encoding="utf-8")
+    return len(data["steps"])

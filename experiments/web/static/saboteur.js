@@ -90,6 +90,7 @@ const Saboteur = (function () {
   }
   function status(v) {
     let s = `${v.ruleset}, ${v.players} players - round ${v.round}/${v.rounds}`;
+    if (v.round_over) return s + ` over - winners: ${v.winners.join(", ") || "none"}`;
     s += v.game_over ? " - game over" : ` - turn ${v.turn} - seat ${v.to_act} to act`;
     s += ` - draw pile ${v.deck} - discards ${v.discards}`;
     if (v.phase !== "turn") s += ` - phase ${v.phase}`;
