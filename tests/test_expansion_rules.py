@@ -27,6 +27,7 @@ from saboteur_env.engine.cards import (
     deck_counts,
 )
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.ruleset import SABOTEUR_2
 from saboteur_env.engine.scoring import door_outcome, payouts_s2, theft_order, winners_s2
 from saboteur_env.engine.state import (
     Discard,
@@ -43,6 +44,9 @@ from saboteur_env.engine.state import (
 
 K = KIND_INDEX
 GOLD, STONE_A, STONE_B = 0, 1, 2
+
+#: Saboteur 2's teams by role (RULES 6.2, 6.9)
+S2_DOORS = SABOTEUR_2.role_doors
 
 
 def cfg(n, **kw):
@@ -356,14 +360,14 @@ def test_door_evaluation_every_row(pattern, conn):
 def test_door_outcome_formula_rows():
     """RULES 6.9: the formula itself for every (connector, pass_blue, pass_green)."""
     for conn in (None, GREEN_DIGGER, BLUE_DIGGER, BOSS, PROFITEER, GEOLOGIST, X_SABOTEUR):
-        assert door_outcome(True, conn, False, False) == (False, False)
-        assert door_outcome(True, conn, True, False) == (True, False)
-        assert door_outcome(True, conn, False, True) == (False, True)
-        assert door_outcome(False, conn, True, True) == (False, False)
-    assert door_outcome(True, GREEN_DIGGER, True, True) == (False, True)
-    assert door_outcome(True, BLUE_DIGGER, True, True) == (True, False)
+        assert door_outcome(True, conn, False, False, S2_DOORS) == (False, False)
+        assert door_outcome(True, conn, True, False, S2_DOORS) == (True, False)
+        assert door_outcome(True, conn, False, True, S2_DOORS) == (False, True)
+        assert door_outcome(False, conn, True, True, S2_DOORS) == (False, False)
+    assert door_outcome(True, GREEN_DIGGER, True, True, S2_DOORS) == (False, True)
+    assert door_outcome(True, BLUE_DIGGER, True, True, S2_DOORS) == (True, False)
     for conn in (BOSS, PROFITEER, GEOLOGIST, X_SABOTEUR, None):
-        assert door_outcome(True, conn, True, True) == (True, True)
+        assert door_outcome(True, conn, True, True, S2_DOORS) == (True, True)
 
 
 def _second_route(doors=()):
@@ -930,14 +934,18 @@ def test_bga_both_doors_side_tells_who_won():
     assert side_text(res.winning_side) == "the profiteer wins"
     # with a Boss in play the side stays the boss's
     roles = [GREEN_DIGGER, BLUE_DIGGER, BOSS, X_SABOTEUR]
-    assert winners_s2(roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga") == (
+    assert winners_s2(
+        roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga", role_doors=S2_DOORS
+    ) == (
         [2],
         "boss",
     )
     assert side_text("boss") == "the boss wins"
     # a trapped Profiteer (no Boss): the profiteer's side, no winner left
     roles = [GREEN_DIGGER, BLUE_DIGGER, PROFITEER]
-    assert winners_s2(roles, True, None, False, False, [False, False, True], "bga") == (
+    assert winners_s2(
+        roles, True, None, False, False, [False, False, True], "bga", role_doors=S2_DOORS
+    ) == (
         [],
         "profiteer",
     )
@@ -950,7 +958,6 @@ def test_door_outcome_asks_the_rulesets_role_doors():
     import dataclasses
 
     from saboteur_env.engine.cards import DOOR_CODES
-    from saboteur_env.engine.ruleset import SABOTEUR_2
 
     green, blue = DOOR_CODES.index("green"), DOOR_CODES.index("blue")
     swapped_doors = list(SABOTEUR_2.role_doors)
@@ -958,17 +965,22 @@ def test_door_outcome_asks_the_rulesets_role_doors():
     swapped = dataclasses.replace(SABOTEUR_2, role_doors=tuple(swapped_doors))
     teamless = dataclasses.replace(SABOTEUR_2, role_doors=(0,) * SABOTEUR_2.n_roles)
     # both ways open, a green-digger connects: his team alone wins
-    assert door_outcome(True, GREEN_DIGGER, True, True, SABOTEUR_2) == (False, True)
-    assert door_outcome(True, GREEN_DIGGER, True, True, swapped) == (True, False)
-    assert door_outcome(True, BLUE_DIGGER, True, True, swapped) == (False, True)
-    assert door_outcome(True, GREEN_DIGGER, True, True, teamless) == (True, True)
+    assert door_outcome(True, GREEN_DIGGER, True, True, SABOTEUR_2.role_doors) == (False, True)
+    assert door_outcome(True, GREEN_DIGGER, True, True, swapped.role_doors) == (True, False)
+    assert door_outcome(True, BLUE_DIGGER, True, True, swapped.role_doors) == (False, True)
+    assert door_outcome(True, GREEN_DIGGER, True, True, teamless.role_doors) == (True, True)
     # the connector's team blocked: the other team wins whoever the ruleset says he is
-    assert door_outcome(True, GREEN_DIGGER, False, True, swapped) == (False, True)
-    assert door_outcome(False, GREEN_DIGGER, True, True, swapped) == (False, False)
+    assert door_outcome(True, GREEN_DIGGER, False, True, swapped.role_doors) == (False, True)
+    assert door_outcome(False, GREEN_DIGGER, True, True, swapped.role_doors) == (False, False)
     # the winners set takes the team's members from the same table
     roles = [GREEN_DIGGER, BLUE_DIGGER, BOSS]
-    assert winners_s2(roles, True, GREEN_DIGGER, True, False, [False] * 3) == ([1, 2], "blue")
-    assert winners_s2(roles, True, GREEN_DIGGER, True, False, [False] * 3, rules=swapped) == (
+    assert winners_s2(roles, True, GREEN_DIGGER, True, False, [False] * 3, role_doors=S2_DOORS) == (
+        [1, 2],
+        "blue",
+    )
+    assert winners_s2(
+        roles, True, GREEN_DIGGER, True, False, [False] * 3, role_doors=swapped.role_doors
+    ) == (
         [0, 2],
         "blue",
     )
@@ -979,13 +991,17 @@ def test_winners_set_rules():
     saboteur is in play); 'bga' both-doors case without a Boss: only the Profiteer; trapped
     players are removed from W."""
     roles = [GREEN_DIGGER, BLUE_DIGGER, PROFITEER, GEOLOGIST]
-    w, side = winners_s2(roles, False, None, False, False, [False] * 4)
+    w, side = winners_s2(roles, False, None, False, False, [False] * 4, role_doors=S2_DOORS)
     assert (w, side) == ([2], "saboteurs")
     assert payouts_s2(roles, w, 0, [False] * 4) == [0, 0, 3, 0]
-    w, side = winners_s2(roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga")
+    w, side = winners_s2(
+        roles, True, BLUE_DIGGER, False, False, [False] * 4, "bga", role_doors=S2_DOORS
+    )
     assert (w, side) == ([2], "profiteer")
     roles = [X_SABOTEUR, X_SABOTEUR, PROFITEER, BOSS]
-    w, side = winners_s2(roles, False, None, False, False, [True, False, False, False])
+    w, side = winners_s2(
+        roles, False, None, False, False, [True, False, False, False], role_doors=S2_DOORS
+    )
     assert w == [1, 2]
 
 

@@ -97,7 +97,9 @@ def main(argv=None) -> dict:
         default=0.5,
         help="P(saboteur) above which a target counts as accused (default: 0.5)",
     )
-    p.add_argument("--stride", type=at_least(1), default=1, help="score every k-th decision (default: 1)")
+    p.add_argument(
+        "--stride", type=at_least(1), default=1, help="score every k-th decision (default: 1)"
+    )
     p.add_argument("--out", default=None, help=f"{base.out} (expansion: {s2.out})")
     p.add_argument("--no-plots", action="store_true")
     p.add_argument(

@@ -42,13 +42,8 @@ if TYPE_CHECKING:
     from .state import Game
 
 
-def _door_rules(rules: Ruleset | None) -> Ruleset:
-    """``rules``, or Saboteur 2's ruleset (the one with doors) when ``None``."""
-    if rules is not None:
-        return rules
-    from .ruleset import SABOTEUR_2
-
-    return SABOTEUR_2
+#: door colour codes (``cards.DOOR_CODES``) of the two gold-digger teams, and of no team
+_BLUE, _GREEN, _NO_TEAM = DOOR_CODES.index("blue"), DOOR_CODES.index("green"), DOOR_CODES.index("")
 
 
 def door_outcome(
@@ -56,32 +51,30 @@ def door_outcome(
     connector_role: int | None,
     pass_blue: bool,
     pass_green: bool,
-    rules: Ruleset | None = None,
+    role_doors: Sequence[int],
 ) -> tuple[bool, bool]:
     """``(blue_wins, green_wins)`` by the door evaluation of RULES 6.9.
 
     A team wins when the gold is found and a route avoids every door of the other colour,
-    unless a member of the other team connected and that team's way is open too.  Which role
-    is in which team is the ruleset's ``role_doors``.
+    unless a member of the other team connected and that team's way is open too.
 
     Args:
         found: the gold is connected to a root.
-        connector_role: the role id (``rules.roles``) of the player whose placement
-            connected the gold, at round end; ``None`` when not found.
+        connector_role: the role id of the player whose placement connected the gold, at
+            round end; ``None`` when not found.
         pass_blue: a route from a root to the gold uses no GREEN door.
         pass_green: a route from a root to the gold uses no BLUE door.
-        rules: the ruleset whose ``role_doors`` name the teams; default Saboteur 2's.
+        role_doors: per role id, the door colour code of its team (``Ruleset.role_doors``;
+            ``cards.DOOR_CODES``, 0 for no team).
     """
-    rules = _door_rules(rules)
-    # DOOR_CODES index of each team's colour -> a route avoids the other colour's doors
-    open_way = {DOOR_CODES.index("blue"): pass_blue, DOOR_CODES.index("green"): pass_green}
-    conn_team = rules.role_doors[connector_role] if connector_role is not None else 0
+    open_way = {_BLUE: pass_blue, _GREEN: pass_green}
+    conn_team = role_doors[connector_role] if connector_role is not None else _NO_TEAM
 
     def wins(team: int) -> bool:
-        rival_connected = conn_team not in (0, team) and open_way.get(conn_team, False)
+        rival_connected = conn_team not in (_NO_TEAM, team) and open_way.get(conn_team, False)
         return bool(found and open_way[team] and not rival_connected)
 
-    return wins(DOOR_CODES.index("blue")), wins(DOOR_CODES.index("green"))
+    return wins(_BLUE), wins(_GREEN)
 
 
 def winners_s2(
@@ -92,7 +85,8 @@ def winners_s2(
     pass_green: bool,
     trapped: Sequence[bool],
     both_doors_rule: str = "seed",
-    rules: Ruleset | None = None,
+    *,
+    role_doors: Sequence[int],
 ) -> tuple[list[int], str]:
     """The winners set ``W`` of RULES 6.9 (trapped players removed) and the winning side.
 
@@ -100,7 +94,7 @@ def winners_s2(
     ``"blue"``, ``"green"``, ``"blue+green"``; gold found behind doors of both colours on
     every route: ``"boss"``, or under ``"bga"`` with no Boss in play ``"profiteer"`` (the
     Profiteer alone) or ``"none"`` (neither in play: nobody wins).  Geologists are never
-    winners.  ``rules``: the ruleset of :func:`door_outcome` (default Saboteur 2's).
+    winners.  ``role_doors``: each role's team, as :func:`door_outcome` reads it.
 
     Both-doors case (``blue_wins`` and ``green_wins`` false although the gold was found):
     ``both_doors_rule="seed"``: the Boss alone wins; with no Boss in play the saboteurs win
@@ -116,11 +110,10 @@ def winners_s2(
     if not found:
         w, side = of(X_SABOTEUR, PROFITEER), "saboteurs"
     else:
-        rules = _door_rules(rules)
-        bw, gw = door_outcome(found, connector_role, pass_blue, pass_green, rules)
+        bw, gw = door_outcome(found, connector_role, pass_blue, pass_green, role_doors)
         if bw or gw:
-            won = {door for door, wins in (("blue", bw), ("green", gw)) if wins}
-            teams = [r for r, d in enumerate(rules.role_doors) if DOOR_CODES[d] in won]
+            won = {door for door, wins in ((_BLUE, bw), (_GREEN, gw)) if wins}
+            teams = [r for r, d in enumerate(role_doors) if d in won]
             w = of(*teams, BOSS, PROFITEER)
             side = "blue+green" if bw and gw else "blue" if bw else "green"
         elif both_doors_rule == "seed":
@@ -357,8 +350,8 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     b, n = game.board, game.n
     trapped = game.xfront[:, 0].tolist()
     roles = game.roles.tolist()
-    pass_blue = gold_found and b.gold_reachable(1)  # no green door on the route
-    pass_green = gold_found and b.gold_reachable(2)  # no blue door on the route
+    pass_blue = gold_found and b.gold_reachable(_GREEN)  # no green door on the route
+    pass_green = gold_found and b.gold_reachable(_BLUE)  # no blue door on the route
     conn_role = roles[connector] if connector is not None else None
     winners, side = winners_s2(
         roles,
@@ -368,7 +361,7 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
         pass_green,
         trapped,
         game.config.both_doors_rule,
-        game.rules,
+        role_doors=game.rules.role_doors,
     )
     crystals = b.crystals()
     received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
