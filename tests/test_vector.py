@@ -173,6 +173,24 @@ def test_a_game_played_on_in_place_is_refused_and_load_takes_it_back(backend):
     assert not np.array_equal(vec.observation[1], before[1])
     vec.step(vec.sample_actions(rng))
     assert vec.game(1).decisions == 7
+    with pytest.raises(TypeError):
+        vec.games[1] = g  # games is read-only: a game is replaced through load()
+
+
+@needs_numba
+def test_an_ended_game_played_on_in_place_is_refused_on_the_array_backend():
+    """The array backend replays an ended game's last actions onto its ``Game`` when read: a
+    ``Game`` read before it ended and played on in place since is refused, not corrupted."""
+    vec = VectorGame(1, backend="array", num_players=3, num_rounds=1)
+    vec.reset(1)
+    rng = np.random.default_rng(1)
+    g = vec.game(0)  # read now: it lags the kernels until read again
+    vec.step(vec.sample_actions(rng))
+    while not vec.terminated[0]:
+        vec.step(vec.sample_actions(rng))
+    g.apply(g.legal_actions(g.current)[0])
+    with pytest.raises(RuntimeError, match="slot 0 was played on in place"):
+        vec.ended_games[0]
 
 
 @needs_numba

@@ -203,6 +203,8 @@ class VectorGame:
             self._ended_marks: dict[int, int] = {}
             #: per game that ended in the last step and was never read: its seed
             self._ended_seeds: dict[int, int] = {}
+            #: per game that ended in the last step and was read before: its ``_synced``
+            self._ended_synced: dict[int, int] = {}
 
     # --- games and events (the array backend builds them when read) ------------------------
     def __getstate__(self) -> dict:
@@ -220,6 +222,7 @@ class VectorGame:
             self._synced = [0 if g is None else g.decisions for g in self._games]
         if self._arrays is not None:
             self.__dict__.setdefault("_ended_seeds", {})
+            self.__dict__.setdefault("_ended_synced", {})
         self.observation = self._obs.view()
         self.observation.flags.writeable = False
         self.legal_action_mask = self._mask.view()
@@ -227,10 +230,12 @@ class VectorGame:
 
     @property
     def games(self) -> Sequence[Game]:
-        """The ``B`` games (see the class docstring); on the array backend a sequence whose
-        ``games[i]`` is :meth:`game` ``(i)``."""
-        if self._arrays is None or not self._games:
+        """The ``B`` games (see the class docstring): a read-only sequence whose ``games[i]``
+        is :meth:`game` ``(i)``."""
+        if not self._games:
             return self._games
+        # a read-only sequence on both backends: a game is replaced through load(), which
+        # rewrites its arrays, never by assigning into a list
         return PerGame(self.num_envs, self.game)
 
     def game(self, i: int) -> Game:
@@ -346,6 +351,7 @@ class VectorGame:
         self._ended = list(value)
         if self._arrays is not None:
             self._ended_pending, self._ended_marks, self._ended_seeds = {}, {}, {}
+            self._ended_synced = {}
 
     def _ended_game(self, i: int) -> Game | None:
         """``ended_games[i]``, brought up to date first (array backend)."""
@@ -353,6 +359,12 @@ class VectorGame:
         if i in self._ended_seeds:  # dealt by the kernels and never read: made now
             self._ended[i] = Game(self.config, self._ended_seeds.pop(i))
         g = self._ended[i]
+        synced = self._ended_synced.pop(i, None)
+        if pending is not None and synced is not None and g is not None and g.decisions != synced:
+            raise RuntimeError(
+                f"the game that ended in slot {i} was played on in place ({g.decisions} "
+                f"decisions, the batch had {synced}) before its last actions were replayed"
+            )
         if pending is not None:
             assert g is not None and self._arrays is not None
             mark = self._arrays.replay(g, pending)
@@ -582,6 +594,7 @@ class VectorGame:
             late = (ints[:, K.I_DECISIONS] >= max_decisions) & (status != K.GAME_OVER)
             over += np.flatnonzero(late).tolist()
         self._ended_pending, self._ended_marks, self._ended_seeds = {}, {}, {}
+        self._ended_synced = {}
         seeds = []
         for i in over:
             self.terminated[i] = status[i] == K.GAME_OVER
@@ -591,6 +604,8 @@ class VectorGame:
             self._ended[i] = self._games[i]
             if self._games[i] is None:
                 self._ended_seeds[i] = self._seeds[i]
+            else:  # an ended Game read before: its edits are refused as a live one's are
+                self._ended_synced[i] = self._synced[i]
             # the actions the ended game has not yet been brought up to date with
             total = int(ints[i, K.I_NACTS])
             self._ended_pending[i] = arr.actions[i, self._replayed[i] : total].copy()
