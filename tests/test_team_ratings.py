@@ -20,9 +20,11 @@ from saboteur_experiments.tournament import lineup, run, schedule
 DIG, SAB = 0, 1  # base-game role ids
 
 
-def _result(game_id, deal, offset, seats, roles, diggers_win):
-    """A result dict shaped like ``saboteur_experiments.tournament.play``'s, one base-game round."""
-    winners = [s for s, r in enumerate(roles) if (r == DIG) == diggers_win]
+def _result(game_id, deal, offset, seats, roles, diggers_win, winners=None, ruleset="base"):
+    """A result dict shaped like ``saboteur_experiments.tournament.play``'s, one round: of the
+    base game (the winners from ``diggers_win``) or of ``ruleset`` with ``winners`` given."""
+    if winners is None:
+        winners = [s for s, r in enumerate(roles) if (r == DIG) == diggers_win]
     n = len(seats)
     return {
         "game_id": game_id,
@@ -45,7 +47,7 @@ def _result(game_id, deal, offset, seats, roles, diggers_win):
             }
         ],
         "decisions": 30,
-        "ruleset": "base",
+        "ruleset": ruleset,
     }
 
 
@@ -290,34 +292,6 @@ def test_fit_maximises_the_documented_likelihood():
             assert _objective(results, agents, theta, moved_alpha, lam) < best
 
 
-def _s2_result(game_id, deal, seats, roles, winners):
-    """A Saboteur 2 result dict, one round (RULES 6.9 winners given)."""
-    n = len(seats)
-    return {
-        "game_id": game_id,
-        "deal": deal,
-        "deal_seed": 1000 + deal,
-        "offset": 0,
-        "lineup": list(seats),
-        "gold": [0] * n,
-        "winners": list(winners),
-        "rounds": [
-            {
-                "round": 1,
-                "gold_found": False,
-                "winners": list(winners),
-                "roles": list(roles),
-                "received": [0] * n,
-                "turns": 30,
-                "connector": None,
-                "paid": [0] * n,
-            }
-        ],
-        "decisions": 30,
-        "ruleset": "saboteur_2",
-    }
-
-
 def test_saboteur_2_classes_stay_centred_with_unopposed_saboteurs():
     """2-player Saboteur 2: a saboteur dealt beside the boss faces no digger (no opposing
     seat).  A constant added to both digger ratings must still be absorbed by alpha, so two
@@ -333,8 +307,10 @@ def test_saboteur_2_classes_stay_centred_with_unopposed_saboteurs():
             # digger (seat 0) against saboteur: an A digger wins 3 deals of 4, a B digger 1 of 4
             dig_wins = (d % 4 != 0) if seats[0] == "A" else (d % 4 == 0)
             winners = [0] if dig_wins else [1]
-            results.append(_s2_result(len(results), d, seats, (green, sab), winners))
-            results.append(_s2_result(len(results), d, seats, (sab, boss), [0]))
+            for roles, won in (((green, sab), winners), ((sab, boss), [0])):
+                results.append(
+                    _result(len(results), d, 0, seats, roles, dig_wins, won, "saboteur_2")
+                )
     f = fit_team_model(round_table(results, ["A", "B"]))
     theta = f["theta"]
     assert theta[0, 0] > 0 > theta[1, 0]  # A digs better

@@ -439,7 +439,9 @@ def _map(fn, tasks, jobs: int, backend: str = "local", address: str | None = Non
 
 @contextlib.contextmanager
 def _one_thread_here():
-    """This process with one BLAS thread and one torch thread while inside (restored after),
+    """This process with one BLAS thread and one torch thread while inside (restored after;
+    around :func:`_map`'s generator, so the caller's loop body between items runs with one
+    thread too, until the generator is exhausted or closed),
     as :func:`_one_thread` makes each worker: a multi-threaded BLAS sums in another order, so
     ``--workers 1`` moved fitted parameters by about 1e-8 and AUROCs in the fourth decimal
     against ``--workers 2`` (docs/bluff.md: the results do not depend on the workers)."""

@@ -11,7 +11,8 @@ The model is a weighted logistic regression on the rows of
 ``s``, agent ``a``, role class ``c``), where ``c`` is ``"gold-digger"`` (any digger role of the
 ruleset, pooled) or ``"saboteur"``::
 
-    logit P(s won r) = alpha[c, k] + theta[a, c] - mean_{t opposing s} theta[agent_t, class_t]
+    logit P(s won r) = alpha[c, k(, alone)] + theta[a, c]
+                       - mean_{t opposing s} theta[agent_t, class_t]
 
 * ``k`` is the number of saboteurs in play in round ``r``: ``alpha`` is the role-luck / balance
   effect of the round (one parameter per (class, k) cell seen in the data).
@@ -59,7 +60,7 @@ ELO = 400.0 / math.log(10.0)
 #: ridge on ``alpha`` and floor of ``lam``
 TINY = 1e-6
 MODEL = (
-    "logit P(win) = alpha[role class, saboteurs in play] + theta[agent, role class] "
+    "logit P(win) = alpha[role class, saboteurs in play(, unopposed)] + theta[agent, role class] "
     "- mean theta of the opposing seats (diggers vs saboteurs; RULES 5.3, 6.9); "
     "ridge lam={lam:g} on theta; no seat effect; Elo scale 400/ln10*theta; "
     "95% deal-bootstrap intervals"
