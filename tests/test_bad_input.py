@@ -415,7 +415,9 @@ def test_a_variant_option_of_the_other_game_is_refused(options, match):
 def test_good_configs_are_accepted(options):
     e = saboteur_env.env(**options)
     e.reset(seed=0)
-    assert e.agents
+    c = e.unwrapped.config
+    assert {k: getattr(c, k) for k in options} == options  # taken, not defaulted
+    assert len(e.agents) == c.num_players
 
 
 # --- the engine: illegal structured actions ----------------------------------------------

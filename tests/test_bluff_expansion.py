@@ -11,7 +11,6 @@ from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.state import Event, EventData
 from saboteur_experiments.bluff import BoundDetector, run, score_record
 from saboteur_experiments.bluff.detectors import (
-    LogisticDetector,
     PriorDetector,
     UniformDetector,
     exact_prior,
@@ -201,31 +200,37 @@ def test_mimic_saboteur_plays_as_the_boss():
 
 
 def test_expansion_labels_follow_hat_swaps(tmp_path):
-    """The label is the target's role at that moment: after a Swap your hats it changes."""
+    """The label is the target's role at that moment: after a Swap your hats it changes, and
+    not before (rows before the swap carry the role dealt, rows after it the new one)."""
     from saboteur_env.record import read_record, replay
     from saboteur_experiments.bluff import record_set
 
     paths = record_set(tmp_path, "random", 5, 6, expansion=True)
-    found = False
-    for gi, p in enumerate(paths):
+    checked = 0
+    for p in paths:
         rec = read_record(p)
-        swaps = [
-            (st.index, e.seat, e.data["role"])
-            for st in replay(rec, copy=False)
-            for e in st.events
-            if e.type == "role_dealt" and e.data.get("swapped")
-        ]
-        if not swaps:
+        dealt: dict[int, list[int]] = {}
+        swaps = []
+        for st in replay(rec, copy=False):
+            dealt.setdefault(st.game.round, st.game.roles.tolist())
+            swaps += [
+                (st.game.round, e.seat, e.data["role"])
+                for e in st.events
+                if e.type == "role_dealt" and e.data.get("swapped")
+            ]
+        once = [w for w in swaps if sum(x[:2] == w[:2] for x in swaps) == 1]
+        once = [(r, seat, role) for r, seat, role in once if dealt[r][seat] != role]
+        if not once:
             continue
         sink: dict = {}
-        score_record(rec, gi, {"spectator": [("prior", PriorDetector)]}, sink)
+        score_record(rec, 0, {"spectator": [("prior", PriorDetector)]}, sink)  # rounds 0, 1, 2
         a = sink[("spectator", "prior")].arrays()
-        for _, seat, role in swaps:
-            assert (a["y"][a["target"] == seat] == role).any()
-        found = True
-        break
-    assert found, "no Swap your hats in six random games"
-    assert LogisticDetector is not None
+        for r, seat, role in once:
+            ys = a["y"][(a["target"] == seat) & (a["round"] == r)]
+            assert ys[0] == dealt[r][seat] and ys[-1] == role, (r, seat)
+            assert int((np.diff(ys) != 0).sum()) == 1  # it changes once, at the swap
+            checked += 1
+    assert checked > 0, "no Swap your hats in six random games"
 
 
 def test_every_population_plays_the_same_deals_from_the_project_splits():

@@ -99,7 +99,10 @@ def test_prior_and_uniform_detectors_follow_rounds():
     assert np.allclose(u.belief(), 0.5)
 
 
-def test_bayes_detector_updates_on_a_broken_tool_and_stays_feasible():
+def test_bayes_detector_updates_on_a_dead_end_and_stays_feasible():
+    """By hand: a 5-player prior of 1/3 per seat for the saboteur, a dead end's likelihood
+    ratio 7.5 for seat 1: 2.5 / (2.5 + 2/3) = 15/19 for seat 1; the exact posterior over
+    the role deal gives every other seat 23/95."""
     cfg = GameConfig(num_players=5)
     d = BayesDetector()
     d.reset(None, cfg, None)
@@ -112,9 +115,9 @@ def test_bayes_detector_updates_on_a_broken_tool_and_stays_feasible():
         )
     )
     b = d.belief()
-    assert b[1, SABOTEUR] > prior[1, SABOTEUR]
+    assert prior[:, SABOTEUR] == pytest.approx([1 / 3] * 5)
+    assert b[:, SABOTEUR] == pytest.approx([23 / 95, 15 / 19, 23 / 95, 23 / 95, 23 / 95])
     assert np.allclose(b.sum(axis=1), 1)
-    assert b[:, SABOTEUR].sum() == pytest.approx(prior[:, SABOTEUR].sum(), abs=0.5)
     lo, hi = feasible_count_bounds(cfg)
     assert lo[1] - 1e-9 <= b[:, SABOTEUR].sum() <= hi[1] + 1e-9
     # private events are ignored by the event model

@@ -84,6 +84,23 @@ def test_same_seed_same_actions():
     assert run() == run()
 
 
+def test_the_seed_is_used():
+    """Same seed, same action (above) is not enough: an agent that ignored its seed would
+    pass it.  Seeds 0-5 at one state: more than one action (its determinizations differ)."""
+    from saboteur_env.engine.state import Game
+
+    cfg = GameConfig(num_players=3)
+    codec, enc = Codec(cfg), ObservationEncoder(cfg)
+    acts = set()
+    for seed in range(6):
+        g = Game(cfg, 3)
+        agent = make_agent("ismcts:iters=4+top=2")
+        agent.reset(g.current, cfg, seed=seed)
+        agent.attach(g)
+        acts.add(agent.act(enc.encode(g, g.current), codec.mask(g, g.current), None))
+    assert len(acts) > 1, acts
+
+
 def _pair():
     """Two base-game states equal from seat 0's view: other hands swapped, other roles and
     the unmapped goals' identities changed; the same public maze and own hand."""

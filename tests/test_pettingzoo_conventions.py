@@ -234,6 +234,13 @@ def test_bad_render_seat_is_refused_at_construction(seat):
 
 @pytest.mark.parametrize("seat", [None, 0, 4, np.int64(2), "spectator"])
 def test_good_render_seats_render(seat):
+    """Each accepted render_seat draws that seat's view (None: the seat to act)."""
+    from saboteur_env.render import render_ansi
+
     e = saboteur_env.env(num_players=5, render_mode="ansi", render_seat=seat)
     e.reset(seed=1)
-    assert isinstance(e.render(), str)
+    game = e.unwrapped.game
+    want = game.current if seat is None else seat if seat == "spectator" else int(seat)
+    assert e.render() == render_ansi(game, want)
+    others = {s for s in (0, 2, 4, "spectator") if s != want}
+    assert all(e.render() != render_ansi(game, s) for s in others)  # the seat matters

@@ -25,7 +25,6 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 import pytest
 from rules_helpers import (
     ALL_SHAPES,
@@ -313,6 +312,4 @@ def test_positions_loading_paths_reported():
         cells = {(c["x"], c["y"]) for c in ld.rec["position"]["cells"]}
         on_board = {(x, y) for x, y, _ in ld.game.board.cards()}
         assert cells == on_board, ld.rec["id"]
-    assert len(surplus) < 100 and len(enlarged) < 100
-    print(f"surplus-card positions: {surplus}; enlarged windows: {enlarged}")
-    assert np.all([ld.game.board.variant_at(0, 0) >= 0 for ld in loaded])
+    assert (len(surplus), len(enlarged)) == (87, 2), (surplus, enlarged)

@@ -477,14 +477,6 @@ def test_gold_reached_through_a_stone_goal():
     assert g.round_results[0].gold_found
 
 
-def test_one_placement_gold_and_stone():
-    """RULES 4.2 [RULING]: NSW at (8,-1) reaches the top stone and the middle gold at once:
-    both revealed, gold found."""
-    g = make(row_m1(), hands=[["NSW"], ["map"], ["map"]], goals=(GOAL_STONE_A, GOAL_GOLD, 2))
-    g.apply(place("NSW", 8, -1))
-    assert g.round_results[0].gold_found
-
-
 # --- RULES 3.1.1 / 3.2: broken tools block placement ----------------------------------------
 @pytest.mark.parametrize("tool", ["pick", "lantern", "cart"])
 def test_broken_tool_blocks_every_placement(tool):
