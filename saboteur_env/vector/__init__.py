@@ -354,17 +354,23 @@ class VectorGame:
             self._ended_synced = {}
 
     def _ended_game(self, i: int) -> Game | None:
-        """``ended_games[i]``, brought up to date first (array backend)."""
-        pending = self._ended_pending.pop(i, None)
-        if i in self._ended_seeds:  # dealt by the kernels and never read: made now
-            self._ended[i] = Game(self.config, self._ended_seeds.pop(i))
-        g = self._ended[i]
-        synced = self._ended_synced.pop(i, None)
-        if pending is not None and synced is not None and g is not None and g.decisions != synced:
+        """``ended_games[i]``, brought up to date first (array backend).
+
+        Raises:
+            RuntimeError: its ``Game``, read before it ended, was played on in place since
+                (every later read raises too: its last actions cannot be replayed onto it).
+        """
+        g, synced = self._ended[i], self._ended_synced.get(i)
+        if i in self._ended_pending and g is not None and synced not in (None, g.decisions):
             raise RuntimeError(
                 f"the game that ended in slot {i} was played on in place ({g.decisions} "
                 f"decisions, the batch had {synced}) before its last actions were replayed"
             )
+        pending = self._ended_pending.pop(i, None)
+        self._ended_synced.pop(i, None)
+        if i in self._ended_seeds:  # dealt by the kernels and never read: made now
+            self._ended[i] = Game(self.config, self._ended_seeds.pop(i))
+        g = self._ended[i]
         if pending is not None:
             assert g is not None and self._arrays is not None
             mark = self._arrays.replay(g, pending)
