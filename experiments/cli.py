@@ -29,8 +29,8 @@ def _play(argv) -> None:
         "--seed",
         type=at_least(0),
         default=None,
-        help="deal seed (default: 1; with --human a fresh one, printed, so a second game is "
-        "not a deal you have seen)",
+        help="deal seed (default: 1; with --human a fresh one, printed after the game, so a "
+        "second game is not a deal you have seen)",
     )
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument(

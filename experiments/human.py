@@ -320,8 +320,9 @@ def play_human(
         human: the person's seat.
         agents: agent specs, cycled over the other seats (unknown ones fall back to random).
         players / seed / rounds: number of players, deal seed, rounds in the game.  With no
-            seed a fresh one is drawn from the train split (:func:`fresh_seed`) and printed,
-            so a person playing again does not meet a deal whose gold they already found.
+            seed a fresh one is drawn from the train split (:func:`fresh_seed`), so a person
+            playing again does not meet a deal whose gold they already found; it is printed
+            when the game ends or is stopped (it gives the whole deal away).
         inp / out: text streams for input and output (default stdin / stdout).
         record: optional path or stream for the game record (:mod:`saboteur_env.record`).
         config: other :class:`~saboteur_env.engine.config.GameConfig` options.
@@ -338,9 +339,9 @@ def play_human(
         raise ValueError(f"human play is base game only, not {env.config.ruleset.title}")
     bots = build_agents(list(agents), players, human, out)
     names = ["you" if b is None else b.name for b in bots]
-    if seed is None:
-        seed = fresh_seed()
-        print(f"deal seed {seed} (--seed {seed} deals this game again)", file=out)
+    drawn = seed is None
+    if drawn:
+        seed = fresh_seed()  # told only when the game is over: it gives the whole deal away
     env.reset(seed=seed)
     game = env.game
     roles = game.rules.roles
@@ -408,6 +409,8 @@ def play_human(
             "the others' gold stays secret.",
             file=out,
         )
+    if drawn:
+        print(f"deal seed {seed} (--seed {seed} deals this game again)", file=out)
     return {
         "gold": game.gold.tolist(),
         "winners": winners,
@@ -485,7 +488,10 @@ def main(argv=None) -> None:
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
     p.add_argument("--players", type=int, default=5)
     p.add_argument(
-        "--seed", type=at_least(0), default=None, help="deal seed (default: a fresh one, printed)"
+        "--seed",
+        type=at_least(0),
+        default=None,
+        help="deal seed (default: a fresh one, printed after the game)",
     )
     p.add_argument("--rounds", type=at_least(1), default=3)
     p.add_argument("--agents", default="random")

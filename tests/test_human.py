@@ -300,8 +300,10 @@ def test_human_game_without_a_seed_draws_a_fresh_train_deal(monkeypatch):
         out = io.StringIO()
         play_human(0, ["random"], players=3, rounds=1, inp=io.StringIO("q\n"), out=out)
         texts.append(out.getvalue())
-    assert texts[0].startswith("deal seed 123456789 (--seed 123456789 deals this game again)")
-    assert texts[1].startswith("deal seed 987654321")
+    # told after the game (here: stopped at once), never before: it gives the deal away
+    assert texts[0].endswith("deal seed 123456789 (--seed 123456789 deals this game again)\n")
+    assert texts[1].endswith("deal seed 987654321 (--seed 987654321 deals this game again)\n")
+    assert all(t.count("deal seed") == 1 for t in texts)
     monkeypatch.undo()
     assert split_of(human.fresh_seed()).name == "train"
     assert human.fresh_seed() != human.fresh_seed()

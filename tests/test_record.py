@@ -264,6 +264,23 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
         rec.config.ruleset.roles[r] for r in rec.rounds[0]["roles"]
     ]  # every role revealed at the round's end (RULES 5.1)
     assert over["you"] is None  # the viewer's hand there would be round 2's
+    # piles, tools and turn as before the round's last decision, not round 2's fresh deal
+    for key in ("turn", "deck", "discards"):
+        assert over[key] == steps[end - 1]["view"][key], key
+
+    def seen_goals(v):
+        return {
+            (c["x"], c["y"]): c["card"]["seen"]
+            for c in v["maze"]["cells"]
+            if c["card"] and c["card"]["goal"] not in (None,) and c["card"]["id"] == "goal"
+        }
+
+    # a viewer's maps of the round still show on its final maze (seat 0 mapped the bottom
+    # goal in round 1 of this deal; the round's known_goals were already reset for round 2)
+    steps0 = replay_data(rec, 0, beliefs=False)["steps"]
+    end0 = next(i for i, st in enumerate(steps0) if "round 1 is over" in st.get("caption", ""))
+    before, after = seen_goals(steps0[end0 - 1]["view"]), seen_goals(steps0[end0]["view"])
+    assert before[(8, 2)] and after == before
     assert steps[end + 1]["view"]["round"] == 2
     assert files[0] == "0000.png"
     pytest.importorskip("PIL")

@@ -78,6 +78,8 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
     pending: dict[int, list] = {s: [] for s in agents}
     steps, lines = [], []
     seen = 0
+    prev: dict = {}  # the view before this step's decision, and the viewer's maps then
+    prev_known = None
     for step in replay(rec, copy=False):
         g = step.game
         for e in step.events:
@@ -98,10 +100,11 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
             str(s): np.round(np.asarray(a.belief(), float), 4).tolist() for s, a in agents.items()
         }
         state = view(g, viewer, rec.agents, with_history=False, with_moves=False)
+        entry = {"index": step.index, "text": text, "view": state, "belief": belief}
         res = step.round_result
         if res is not None and not g.game_over:
             # the round's end first (the game already holds the next round's deal)
-            end = _round_end_view(state, g, viewer, res)
+            end = _round_end_view(prev, prev_known, g, viewer, res)
             over = f"round {res.round + 1} is over: {side_text(res.winning_side)}"
             steps.append(
                 {
@@ -112,12 +115,11 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
                     "belief": belief,
                 }
             )
-            text = f"round {res.round + 2} is dealt"
-            state["caption"] = f"{text} (after decision {step.index})"
-        entry = {"index": step.index, "text": text, "view": state, "belief": belief}
-        if "caption" in state:
-            entry["caption"] = state.pop("caption")
+            entry["text"] = dealt = f"round {res.round + 2} is dealt"
+            entry["caption"] = f"{dealt} (after decision {step.index})"
         steps.append(entry)
+        prev = state
+        prev_known = g.known_goals[viewer].copy() if isinstance(viewer, int) else None
     return {
         "viewer": viewer,
         "agents": rec.agents,
@@ -128,21 +130,22 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
     }
 
 
-def _round_end_view(state: dict, game, viewer, res) -> dict:
-    """The view of round ``res``'s end, made from ``state``, the view after the decision that
-    ended it (already the next round's deal): that round's number and final maze, every role
-    revealed (RULES 5.1), its winners, nobody to act, ``round_over`` set; the viewer's hand
-    and the spectator's block belong to the next deal and are left out."""
+def _round_end_view(before: dict, known, game, viewer, res) -> dict:
+    """The view of round ``res``'s end, made from ``before``, the view before the decision
+    that ended it (the game after it already holds the next round's deal): that round's
+    final maze (with what the viewer had mapped, ``known``), every role revealed (RULES 5.1),
+    its winners, nobody to act, ``round_over`` set; the rest (piles, tools, hand sizes) as
+    before that last decision, and no hand of the viewer's or spectator's block."""
     roles = game.rules.roles
     end = dict(
-        state,
-        maze=maze(game, viewer, board=game.round_boards[res.round]),
+        before,
+        maze=maze(game, viewer, board=game.round_boards[res.round], known=known),
         round=res.round + 1,
         to_act=None,
         round_over=True,
         winners=list(res.winners),
         you=None,
-        seats=[dict(s, role=roles[int(res.roles[s["seat"]])]) for s in state["seats"]],
+        seats=[dict(s, role=roles[int(res.roles[s["seat"]])]) for s in before["seats"]],
     )
     end.pop("spectator", None)
     return end

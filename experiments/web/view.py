@@ -53,7 +53,7 @@ def card_info(k: int) -> dict:
     return {"kind": int(k), "id": c.id, "name": c.name, "category": c.category}
 
 
-def maze(game: Game, viewer, board=None) -> dict:
+def maze(game: Game, viewer, board=None, known=None) -> dict:
     """The maze as ``{"window": [x0, x1, y0, y1], "cells": [...]}`` from ``viewer``'s view.
 
     ``window``: the drawn extent (the cards laid, the start and the goals, one cell of margin,
@@ -62,7 +62,9 @@ def maze(game: Game, viewer, board=None) -> dict:
     ``"segments"`` (``[[side bits, stub], ...]``), ``"symbol"`` (the text render's centre
     letter), ``"rotated"``, ``"start"``, ``"goal"`` (``None`` or ``"hidden"``, ``"gold"``,
     ``"stone"``), ``"seen"`` (a face-down goal whose identity the viewer knows: its own map
-    result this round, RULES 3.5, or the spectator)``}``.
+    result this round, RULES 3.5, or the spectator)``}``.  ``known``: the viewer's map
+    knowledge per goal slot for a ``board`` of a finished round (what it knew when that round
+    ended; by default none is shown there: ``known_goals`` already belong to the next round).
     """
     b = game.board if board is None else board
     current = b is game.board
@@ -78,8 +80,12 @@ def maze(game: Game, viewer, board=None) -> dict:
             card = None
             if v == HIDDEN_GOAL:
                 slot = GOAL_CELLS.index((x, y))
+                if current:
+                    known_row = game.known_goals[viewer] if isinstance(viewer, int) else None
+                else:
+                    known_row = known
                 knows = viewer == "spectator" or (
-                    isinstance(viewer, int) and current and bool(game.known_goals[viewer, slot])
+                    isinstance(viewer, int) and known_row is not None and bool(known_row[slot])
                 )
                 goal = "hidden"
                 if knows:
