@@ -130,8 +130,10 @@ class VectorGame:
     of that game then raises ``RuntimeError``.  A ``Game`` read from the batch is its state,
     not a copy to edit: a game played on in place (``game(i).apply(...)``) is refused with a
     ``RuntimeError`` by the next :meth:`step` (before any game moves) or read of it (the
-    batch's mask, and the array backend's kernels, never saw the edit).  To continue from an
-    edited position, edit a copy and give it back with :meth:`load`.
+    batch's mask, and the array backend's kernels, never saw the edit).  The check counts the
+    decisions played, so any other edit in place (cards moved between hands, a role changed)
+    goes unseen and leaves the batch's arrays describing another state: to continue from an
+    edited position, always edit a copy and give it back with :meth:`load`.
 
     Raises:
         ValueError: ``num_envs`` < 1; an unknown ``backend``; ``backend="array"`` for a
@@ -233,7 +235,7 @@ class VectorGame:
         """The ``B`` games (see the class docstring): a read-only sequence whose ``games[i]``
         is :meth:`game` ``(i)``."""
         if not self._games:
-            return self._games
+            return ()
         # a read-only sequence on both backends: a game is replaced through load(), which
         # rewrites its arrays, never by assigning into a list
         return PerGame(self.num_envs, self.game)
