@@ -45,9 +45,16 @@ def _caption(step, viewer, names) -> str:
     return f"{step.index}: {text}" if text else ""
 
 
-def _print_round_end(g, res, viewer, out) -> None:
-    """Round ``res``'s final maze and result (and the final gold once the game is over)."""
-    maze = render_ansi(g, viewer, board=g.round_boards[res.round])
+def _known(g, viewer):
+    """``viewer``'s map results now (bool ``(3,)``), kept for the round's final maze: the
+    round's last decision deals the next round, which forgets them (``None``: not a seat)."""
+    return g.known_goals[viewer].copy() if isinstance(viewer, int) else None
+
+
+def _print_round_end(g, res, viewer, out, known=None) -> None:
+    """Round ``res``'s final maze (with ``viewer``'s map results then, ``known``) and result
+    (and the final gold once the game is over)."""
+    maze = render_ansi(g, viewer, board=g.round_boards[res.round], known=known)
     print(f"The maze at the end of round {res.round + 1}:", file=out)
     print(maze.split("\n", 1)[1], end="", file=out)
     print(
@@ -76,6 +83,7 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
         file=out,
     )
     shown = 0
+    known = None
     for step in replay(rec, copy=False):
         g = step.game
         head = f"--- decision {step.index}/{total}"
@@ -87,15 +95,16 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
         pending = step.round_result
         for e in step.events:
             if e.type is EventType.ROUND_START and pending is not None:
-                _print_round_end(g, pending, viewer, out)
+                _print_round_end(g, pending, viewer, out, known)
                 pending = None
             text = event_text(e, viewer, names, g.rules.roles)
             if text:
                 print(text, file=out)
         if pending is not None:
-            _print_round_end(g, pending, viewer, out)
+            _print_round_end(g, pending, viewer, out, known)
         if not g.game_over:
             print(render_ansi(g, viewer), end="", file=out)
+        known = _known(g, viewer)
         shown += 1
         if pause:
             print("[Enter: next, q: quit] ", end="", file=out)
@@ -119,6 +128,7 @@ def replay_frames(record, viewer, *, cell: int = 40):
         boards.append(step.game.board.copy())
     extent = board_extent(*boards)
     names = rec.agents
+    known = None
     for step in replay(rec, copy=False):
         g = step.game
         cap = _caption(step, viewer, names)
@@ -133,11 +143,13 @@ def replay_frames(record, viewer, *, cell: int = 40):
                 caption=cap,
                 round_result=res,
                 names=names,
+                known=known,
             )
             if g.game_over:
                 continue
             cap = f"{step.index}: round {res.round + 2} is dealt"
         yield render_rgb(g, viewer, extent=extent, cell=cell, caption=cap, names=names)
+        known = _known(g, viewer)
 
 
 def write_images(record, viewer, dest, *, cell: int = 40, duration_ms: int = 700) -> int:

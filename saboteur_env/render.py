@@ -24,7 +24,7 @@ from .engine.phases import Phase
 from .engine.state import Game
 
 
-def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
+def _cell_art(game: Game, b, x: int, y: int, seat, known=None) -> tuple[str, str, str]:
     v = b.variant_at(x, y)
     if v == EMPTY:
         return ("   ", " . ", "   ")
@@ -32,8 +32,10 @@ def _cell_art(game: Game, b, x: int, y: int, seat) -> tuple[str, str, str]:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
         # a seat's map results belong to the current round: never apply them to a past maze
+        # (what the seat knew when that round ended comes as ``known``)
+        row = game.known_goals[seat] if isinstance(seat, int) and b is game.board else known
         knows = seat == "spectator" or (
-            isinstance(seat, int) and b is game.board and game.known_goals[seat, slot]
+            isinstance(seat, int) and row is not None and bool(row[slot])
         )
         c = ("g" if ident == GOAL_GOLD else "o") if knows else "?"
         return ("   ", f"[{c}]", "   ")
@@ -66,7 +68,7 @@ def _centre(var) -> str:
     return "x" if all(var.stub) else "+"
 
 
-def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
+def render_ansi(game: Game, seat: int | str | None, board=None, known=None) -> str:
     """The maze and public state as text, from ``seat``'s view.
 
     The header reads ``round R/N  turn T  draw pile ...  to act: seat S``: ``R`` and ``T``
@@ -78,6 +80,9 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         seat: an absolute seat (its own hand, role and map results are shown), ``None``
             (public information only) or ``"spectator"`` (everything revealed: debugging only).
         board: draw this maze instead of the current one (e.g. ``game.round_boards[i]``).
+        known: with ``board`` a past round's maze, ``seat``'s map results when that round
+            ended (bool ``(3,)`` per goal slot; default: none shown, as ``game.known_goals``
+            belong to the current round).
     """
     b = game.board if board is None else board
     cells = [(x, y) for x, y, _ in b.cards()]
@@ -103,7 +108,7 @@ def render_ansi(game: Game, seat: int | str | None, board=None) -> str:
         )
     lines.append("     " + "".join(f"{x:^3d}" for x in range(x0, x1 + 1)))
     for y in range(y0, y1 + 1):
-        arts = [_cell_art(game, b, x, y, seat) for x in range(x0, x1 + 1)]
+        arts = [_cell_art(game, b, x, y, seat, known) for x in range(x0, x1 + 1)]
         for k in range(3):
             label = f"{y:>4d} " if k == 1 else "     "
             lines.append(label + "".join(a[k] for a in arts))

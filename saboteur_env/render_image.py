@@ -526,7 +526,7 @@ def _draw_goal_back(img, cy, cx, cell, known: int | None) -> None:
     draw_text(img, label, r0 + cell - th - max(cell // 12, 2) - 2, cx - tw // 2, color, 1)
 
 
-def _draw_cell(img, lay: Layout, game, b, x, y, seat) -> None:
+def _draw_cell(img, lay: Layout, game, b, x, y, seat, known=None) -> None:
     cy, cx = lay.cell_center(x, y)
     cell = lay.cell
     v = b.variant_at(x, y)
@@ -535,12 +535,9 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat) -> None:
     if v == HIDDEN_GOAL:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
-        knows = seat == "spectator" or (
-            isinstance(seat, (int, np.integer))
-            and not isinstance(seat, bool)
-            and board_is_current(game, b)
-            and bool(game.known_goals[seat, slot])
-        )
+        is_seat = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+        row = game.known_goals[seat] if is_seat and board_is_current(game, b) else known
+        knows = seat == "spectator" or (is_seat and row is not None and bool(row[slot]))
         _draw_goal_back(img, cy, cx, cell, ident if knows else None)
         return
     r, c = b.rc(x, y)
@@ -738,6 +735,7 @@ def render_rgb(
     caption: str | None = None,
     round_result: RoundResult | None = None,
     names=None,
+    known=None,
 ) -> np.ndarray:
     """The maze and the public state as an RGB image, from ``seat``'s view.
 
@@ -747,7 +745,8 @@ def render_rgb(
             (public information only) or ``"spectator"`` (everything revealed; debugging and
             replays only).
         board: draw this maze instead of the current one (e.g. ``game.round_boards[i]``); map
-            results are then not shown, as they belong to the current round.
+            results are then not shown, as they belong to the current round, unless given
+            as ``known``.
         extent: ``(x0, x1, y0, y1)`` cells to draw (default :func:`board_extent`).
         cell: cell size in pixels (>= 24).
         caption: a line of text drawn under the maze (e.g. the last decision).
@@ -755,6 +754,8 @@ def render_rgb(
             :class:`~saboteur_env.engine.events.RoundResult`): the panel shows it instead of
             the seats.
         names: optional agent names per seat, shown in the panel.
+        known: with ``board`` a past round's maze, ``seat``'s map results when that round
+            ended (bool ``(3,)`` per goal slot).
 
     Returns:
         ``numpy.uint8`` array of shape ``(H, W, 3)``.
@@ -793,7 +794,7 @@ def render_rgb(
     img[lay.top : lay.top + mh + 1 : cell, lay.left : lay.left + mw + 1] = GRID
     for x, y, _ in b.cards():
         if lay.x0 <= x <= lay.x1 and lay.y0 <= y <= lay.y1:
-            _draw_cell(img, lay, game if board is None else None, b, x, y, seat)
+            _draw_cell(img, lay, game if board is None else None, b, x, y, seat, known)
     # panel
     pl = lay.left + mw + MARGIN
     _fill(img, 0, pl, height - cap_h, width, PANEL)

@@ -443,3 +443,33 @@ def test_replay_out_with_a_file_suffix_that_is_not_gif_is_a_usage_error(
     assert exc.value.code == 2
     assert "a .gif file or a folder for PNG frames, not a .txt file" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_rounds_final_maze_keeps_the_viewers_maps_of_that_round(record_path):
+    """The round's last decision deals the next round, which forgets the seats' map results
+    (they belong to a round); the replay's round-end maze still shows what the viewer had
+    mapped in it, in text, in the image and on the page (seat 0 mapped the bottom goal, a
+    stone, in round 1 of this deal; seat 2 mapped nothing)."""
+    from saboteur_env.render import render_ansi
+    from saboteur_experiments.replay import replay_text
+
+    out = io.StringIO()
+    replay_text(record_path, 0, out=out)
+    text = out.getvalue()
+    end = text[text.index("The maze at the end of round 1") :].split("Round 2", 1)[0]
+    rows = [line for line in end.splitlines() if "[" in line]
+    assert [r.split()[0] for r in rows] == ["-2", "0", "2"]
+    assert "[o]" in rows[2] and "[?]" in rows[0] and "[?]" in rows[1]
+    # the renderers take the knowledge explicitly; by default a past maze shows none
+    rec = read_record(record_path)
+    from saboteur_env.record import replay
+
+    g = list(replay(rec))[-1].game
+    past = g.round_boards[0]
+    assert "[o]" not in render_ansi(g, 0, board=past)
+    assert "[o]" in render_ansi(g, 0, board=past, known=[False, False, True])
+    from saboteur_env.render_image import render_rgb
+
+    plain = render_rgb(g, 0, board=past, cell=24)
+    assert not np.array_equal(plain, render_rgb(g, 0, board=past, cell=24, known=[0, 0, 1]))
+    assert np.array_equal(plain, render_rgb(g, 0, board=past, cell=24, known=[0, 0, 0]))

@@ -64,7 +64,7 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
     Raises:
         RecordError: the record does not replay.  ValueError: a bad viewer.
     """
-    from saboteur_experiments.replay import decision_text
+    from saboteur_experiments.replay import _known, decision_text
 
     rec = read_record(record) if not hasattr(record, "decisions") else record
     n = rec.config.num_players
@@ -118,8 +118,7 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
             entry["text"] = dealt = f"round {res.round + 2} is dealt"
             entry["caption"] = f"{dealt} (after decision {step.index})"
         steps.append(entry)
-        prev = state
-        prev_known = g.known_goals[viewer].copy() if isinstance(viewer, int) else None
+        prev, prev_known = state, _known(g, viewer)
     return {
         "viewer": viewer,
         "agents": rec.agents,
