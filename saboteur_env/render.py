@@ -11,6 +11,8 @@ observer may not know is shown unless ``seat="spectator"`` is asked for explicit
 
 from __future__ import annotations
 
+import numpy as np
+
 from .engine.board import EMPTY, HIDDEN_GOAL
 from .engine.cards import (
     ALL_KINDS,
@@ -24,6 +26,33 @@ from .engine.phases import Phase
 from .engine.state import Game
 
 
+def goal_seen(game: Game, b, seat, slot: int, known=None) -> bool:
+    """Whether ``seat`` sees the identity of face-down goal ``slot`` on maze ``b`` (every
+    render asks this): the spectator always; a seat through its own map results (RULES 3.5),
+    which belong to the current round, so on a past round's maze only through ``known`` (its
+    map results when that round ended, bool ``(3,)``; none by default).  ``game`` may be
+    ``None`` for a past maze."""
+    if seat == "spectator":
+        return True
+    if not isinstance(seat, (int, np.integer)) or isinstance(seat, bool):
+        return False
+    row = game.known_goals[seat] if game is not None and b is game.board else known
+    return row is not None and bool(row[slot])
+
+
+def check_known(known) -> None:
+    """Refuse a ``known`` argument of the renders that is not one flag per goal slot.
+
+    Raises:
+        ValueError: ``known`` is neither ``None`` nor 3 bools (0/1).
+    """
+    if known is None:
+        return
+    arr = np.asarray(known)
+    if arr.shape != (3,) or not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"known={known!r}: one bool per goal slot, 3 in all (or None)")
+
+
 def _cell_art(game: Game, b, x: int, y: int, seat, known=None) -> tuple[str, str, str]:
     v = b.variant_at(x, y)
     if v == EMPTY:
@@ -31,13 +60,7 @@ def _cell_art(game: Game, b, x: int, y: int, seat, known=None) -> tuple[str, str
     if v == HIDDEN_GOAL:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
-        # a seat's map results belong to the current round: never apply them to a past maze
-        # (what the seat knew when that round ended comes as ``known``)
-        row = game.known_goals[seat] if isinstance(seat, int) and b is game.board else known
-        knows = seat == "spectator" or (
-            isinstance(seat, int) and row is not None and bool(row[slot])
-        )
-        c = ("g" if ident == GOAL_GOLD else "o") if knows else "?"
+        c = ("g" if ident == GOAL_GOLD else "o") if goal_seen(game, b, seat, slot, known) else "?"
         return ("   ", f"[{c}]", "   ")
     var = VARIANTS[v]
     o = var.openings
@@ -83,7 +106,11 @@ def render_ansi(game: Game, seat: int | str | None, board=None, known=None) -> s
         known: with ``board`` a past round's maze, ``seat``'s map results when that round
             ended (bool ``(3,)`` per goal slot; default: none shown, as ``game.known_goals``
             belong to the current round).
+
+    Raises:
+        ValueError: ``known`` is not 3 flags (:func:`check_known`).
     """
+    check_known(known)
     b = game.board if board is None else board
     cells = [(x, y) for x, y, _ in b.cards()]
     xs = [x for x, _ in cells] + [START_CELL[0], GOAL_CELLS[0][0]]

@@ -80,6 +80,7 @@ from .engine.cards import (
 from .engine.events import RoundResult
 from .engine.phases import Phase
 from .engine.scoring import side_text
+from .render import check_known, goal_seen
 
 # --- colours (RGB) ----------------------------------------------------------------------
 BACKGROUND = (30, 28, 34)
@@ -535,9 +536,7 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat, known=None) -> None:
     if v == HIDDEN_GOAL:
         slot = GOAL_CELLS.index((x, y))
         ident = int(b.goal_identity[slot])
-        is_seat = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
-        row = game.known_goals[seat] if is_seat and board_is_current(game, b) else known
-        knows = seat == "spectator" or (is_seat and row is not None and bool(row[slot]))
+        knows = goal_seen(game, b, seat, slot, known)
         _draw_goal_back(img, cy, cx, cell, ident if knows else None)
         return
     r, c = b.rc(x, y)
@@ -574,11 +573,6 @@ def _draw_cell(img, lay: Layout, game, b, x, y, seat, known=None) -> None:
         _disc(img, cy, cx, cell // 5, STONE)
     else:
         _draw_variant(img, cy, cx, cell, v, reached, ROCK)
-
-
-def board_is_current(game, b) -> bool:
-    """Whether ``b`` is the game's current maze (map results belong to the current round)."""
-    return game is not None and b is game.board
 
 
 # --- the panel --------------------------------------------------------------------------
@@ -762,6 +756,7 @@ def render_rgb(
     """
     if cell < 24:
         raise ValueError(f"cell={cell}: at least 24 pixels are needed to draw a card")
+    check_known(known)
     if isinstance(seat, str) and seat != "spectator":
         raise ValueError(f"seat={seat!r}: use an int seat, None or 'spectator'")
     if (

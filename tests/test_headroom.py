@@ -22,11 +22,17 @@ def _first_decision(agent, seed: int = 3):
     return env.game, seat
 
 
+def _true_roles(game) -> np.ndarray:
+    """float64 ``(5, 2)``: the game's roles one-hot."""
+    want = np.zeros((5, 2))
+    want[np.arange(5), game.roles[:5]] = 1.0
+    return want
+
+
 def test_oracle_roles_believe_the_true_roles():
     agent = OracleRoles()
     game, _ = _first_decision(agent)
-    want = np.zeros((5, 2))
-    want[np.arange(5), game.roles[:5]] = 1.0
+    want = _true_roles(game)
     assert np.array_equal(agent.belief(), want)
     assert np.array_equal(agent._q(), want[:, game.rules.saboteur])
     assert (agent.known == -1).all()  # the goals stay unknown
@@ -48,7 +54,5 @@ def test_oracle_goals_know_the_gold_and_nothing_of_the_roles():
 def test_oracle_does_both():
     agent = Oracle()
     game, _ = _first_decision(agent)
-    want = np.zeros((5, 2))
-    want[np.arange(5), game.roles[:5]] = 1.0
-    assert np.array_equal(agent.belief(), want)
+    assert np.array_equal(agent.belief(), _true_roles(game))
     assert (agent.known >= 0).all()

@@ -473,3 +473,19 @@ def test_a_rounds_final_maze_keeps_the_viewers_maps_of_that_round(record_path):
     plain = render_rgb(g, 0, board=past, cell=24)
     assert not np.array_equal(plain, render_rgb(g, 0, board=past, cell=24, known=[0, 0, 1]))
     assert np.array_equal(plain, render_rgb(g, 0, board=past, cell=24, known=[0, 0, 0]))
+
+
+def test_renders_refuse_a_known_that_is_not_three_flags(record_path):
+    """``known`` (the viewer's map results on a past maze) is one flag per goal slot; the
+    text render, the image and the web view name a bad one alike."""
+    from saboteur_env.record import replay
+    from saboteur_env.render import render_ansi
+    from saboteur_env.render_image import render_rgb
+    from saboteur_experiments.web.view import maze
+
+    g = list(replay(read_record(record_path)))[-1].game
+    past = g.round_boards[0]
+    for bad in ([True, False], [0, 2, 1], "abc"):
+        for draw in (render_ansi, render_rgb, maze):
+            with pytest.raises(ValueError, match="one bool per goal slot"):
+                draw(g, 0, board=past, known=bad)

@@ -31,7 +31,7 @@ from saboteur_env.engine.cards import (
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.phases import Phase
 from saboteur_env.engine.state import Game
-from saboteur_env.render import _centre
+from saboteur_env.render import _centre, check_known, goal_seen
 from saboteur_experiments.human import event_text, round_result_text
 
 #: what the ``kind`` of a legal move is: the codec's block name (``place``, ``rockfall``,
@@ -64,10 +64,14 @@ def maze(game: Game, viewer, board=None, known=None) -> dict:
     ``"stone"``), ``"seen"`` (a face-down goal whose identity the viewer knows: its own map
     result this round, RULES 3.5, or the spectator)``}``.  ``known``: the viewer's map
     knowledge per goal slot for a ``board`` of a finished round (what it knew when that round
-    ended; by default none is shown there: ``known_goals`` already belong to the next round).
+    ended; by default none is shown there: ``known_goals`` already belong to the next round;
+    :func:`~saboteur_env.render.goal_seen`).
+
+    Raises:
+        ValueError: ``known`` is not 3 flags.
     """
+    check_known(known)
     b = game.board if board is None else board
-    current = b is game.board
     laid = [(x, y) for x, y, _ in b.cards()]
     xs = [x for x, _ in laid] + [START_CELL[0], GOAL_CELLS[0][0]]
     ys = [y for _, y in laid] + [GOAL_CELLS[0][1], GOAL_CELLS[2][1]]
@@ -80,13 +84,7 @@ def maze(game: Game, viewer, board=None, known=None) -> dict:
             card = None
             if v == HIDDEN_GOAL:
                 slot = GOAL_CELLS.index((x, y))
-                if current:
-                    known_row = game.known_goals[viewer] if isinstance(viewer, int) else None
-                else:
-                    known_row = known
-                knows = viewer == "spectator" or (
-                    isinstance(viewer, int) and known_row is not None and bool(known_row[slot])
-                )
+                knows = goal_seen(game, b, viewer, slot, known)
                 goal = "hidden"
                 if knows:
                     goal = "gold" if int(b.goal_identity[slot]) == GOAL_GOLD else "stone"
