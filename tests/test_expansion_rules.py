@@ -1021,3 +1021,82 @@ def test_the_rulesets_name_each_roles_door_colour():
         "saboteur": "",
     }
     assert BASE.role_doors == (0, 0) and len(BASE.role_doors) == BASE.n_roles
+
+
+# --- setup at every player count, the RULES 10 defaults (RULES 6.1, 6.6, 10) -------------------
+@pytest.mark.parametrize("n", range(2, 13))
+def test_setup_every_player_count_every_round(n):
+    """RULES 6.1, 6.2, 6.6: 2 to 12 players; in every round 6 cards each, 10 removed unseen,
+    the draw pile 118 - 10 - 6n (2p: 96 ... 12p: 36), one dwarf card each from all 15 (the
+    15 - n others aside for Swap your hats), the start and three face-down goals."""
+    from saboteur_env.engine.setup import draw_round
+
+    g = Game(cfg(n, num_rounds=3), seed=100 + n)
+    deals = [(g.hands, g.deck, g.removed, g.roles, g.set_aside)]
+    for r in (1, 2):
+        d = draw_round(g.config, g.rng, r, g.removed)
+        deals.append((d.hands, d.deck, d.removed, d.roles, d.set_aside))
+    for hands, deck, removed, roles, aside in deals:
+        assert hands.sum(axis=1).tolist() == [6] * n
+        assert int(removed.sum()) == 10
+        assert len(deck) == 118 - 10 - 6 * n
+        assert int(hands.sum() + len(deck) + removed.sum()) == 118
+        assert len(roles) == n and len(aside) == 15 - n
+        all_roles = np.bincount(np.concatenate([roles, aside]).astype(int), minlength=6)
+        assert all_roles.tolist() == [4, 4, 1, 1, 2, 3]
+    assert len(g.board.cards()) == 4 and not g.board.goal_revealed.any()
+    assert g.cards_accounted() == 118
+    for bad in (1, 13):
+        with pytest.raises(ValueError, match="2 to 12"):
+            GameConfig(num_players=bad, expansion=True)
+
+
+def test_rules_10_defaults():
+    """RULES 10: every option and its default: the base game, 5 players, 3 rounds, the
+    published role table, self-sabotage allowed, no broken-tool forfeit, the seed's both-doors
+    rule, 10 cards removed every round, seat 0 first."""
+    c = GameConfig()
+    assert (c.expansion, c.num_players, c.num_rounds) == (False, 5, 3)
+    assert (c.role_table, c.self_sabotage, c.broken_tool_forfeit) == ("published", True, False)
+    assert (c.both_doors_rule, c.remove_cards_each_round, c.first_player) == ("seed", True, 0)
+    x = GameConfig(expansion=True)
+    assert (x.num_players, x.both_doors_rule, x.remove_cards_each_round) == (5, "seed", True)
+    assert x.ruleset is SABOTEUR_2 and x.ruleset.player_range == (2, 12)
+
+
+def test_ladder_beside_the_start_only():
+    """RULES 6.4, 7.25: a ladder must touch a card already in the maze, the start card
+    included, and edges must still match: on a fresh maze X04 turned (S + ladder) fits at
+    (0, -1) above the start's N opening, X04 upright (N + ladder) does not (its closed S meets
+    the start's open N), and X05 fits at (-1, 0) only upright (its E meets the start's W;
+    turned, it opens W and shows a closed E to the start's W)."""
+    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["X04", "X05"], [], []])
+    assert legal_place(g, "X04", 0, -1, rotated=True)
+    assert not legal_place(g, "X04", 0, -1)
+    assert legal_place(g, "X05", -1, 0)  # E meets the start's W
+    assert not legal_place(g, "X05", -1, 0, rotated=True)  # closed E against the start's W
+    assert not legal_place(g, "X05", -2, 0)  # touches nothing
+    g.apply(PlacePath(K["X04"], 0, -1, True))
+    assert g.board.connected_openings(0, -1) == S
+
+
+def test_next_round_starts_left_of_the_last_card_not_the_thief():
+    """RULES 6.6, 5.4: round 2 is started by the left neighbour of the player who played the
+    last card of round 1; the round-end Theft (RULES 6.9) is no card played.  Seat 1 discards
+    the last card (pile empty): the saboteur (seat 1) alone wins 5; thief seat 0 robs him
+    (1, 4, 0); round 2 begins with seat 2 and 6 cards each."""
+    g = build_state(
+        cfg(3, num_rounds=2),
+        roles=["green-digger", "saboteur", "blue-digger"],
+        hands=[[], ["B02"], []],
+        deck=[],
+        theft=[0],
+        current=1,
+    )
+    g.apply(Discard(K["B02"]))
+    assert g.phase == "theft" and g.current == 0
+    g.apply(Steal(1))
+    assert g.gold.tolist() == [1, 4, 0]
+    assert g.round == 1 and g.current == 2 and g.first_player == 2
+    assert g.hands.sum(axis=1).tolist() == [6, 6, 6]
+    assert not g.xfront.any()
