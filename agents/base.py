@@ -129,13 +129,20 @@ def make_agent(spec: str) -> Agent:
     return agent
 
 
-def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
-    """``ATTR`` of module ``MODULE`` for a user's agent spec ``MODULE.ATTR`` (:func:`make_agent`).
+def import_callable(spec: str, path: str, what: str, unknown: str = "") -> Callable[..., Any]:
+    """The callable ``ATTR`` (a class or a factory) of the importable module ``MODULE`` for
+    ``path`` ``"MODULE.ATTR"``: how a user's own agent (:func:`make_agent`) or bluff detector
+    (``saboteur bluff --detectors``) is named.  ``spec`` is what the user wrote and ``what``
+    what it names, e.g. ``"agent"`` (for the messages); ``unknown`` follows the spec in the
+    message when the module is not there (e.g. the registered names).
 
     Raises:
-        ValueError: the module does not import, or has no ``ATTR``, or it is not callable.
+        ValueError: ``path`` is not ``MODULE.ATTR``, the module does not import, or has no
+            callable ``ATTR``.
     """
-    module, _, attr = name.rpartition(".")
+    module, _, attr = path.rpartition(".")
+    if not module or not attr:
+        raise ValueError(f"{what} spec {spec!r}: not MODULE.ATTR{unknown}")
     try:
         mod = importlib.import_module(module)
     except ImportError as err:
@@ -143,20 +150,30 @@ def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
         if missing is not None and not (module == missing or module.startswith(missing + ".")):
             # the module is there, and an import inside it failed
             raise ValueError(
-                f"agent spec {spec!r}: importing module {module!r} failed: {err}"
+                f"{what} spec {spec!r}: importing module {module!r} failed: {err}"
             ) from None
         raise ValueError(
-            f"unknown agent {spec!r} (known agents: {sorted(_REGISTRY)}); read as MODULE.ATTR, "
-            f"an agent of your own: module {module!r} does not import ({err}); it must be on "
-            f"the import path (e.g. PYTHONPATH=. for ./{module.replace('.', '/')}.py)"
+            f"unknown {what} {spec!r}{unknown}; read as MODULE.ATTR, one of your own: module "
+            f"{module!r} does not import ({err}); it must be on the import path (e.g. "
+            f"PYTHONPATH=. for ./{module.replace('.', '/')}.py)"
         ) from None
-    factory = getattr(mod, attr, None)
-    if not callable(factory):
+    found = getattr(mod, attr, None)
+    if not callable(found):
         raise ValueError(
-            f"agent spec {spec!r}: module {module!r} has no agent class or factory {attr!r}"
+            f"{what} spec {spec!r}: module {module!r} has no {what} class or factory {attr!r}"
         )
+    return found  # type: ignore[no-any-return]
+
+
+def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
+    """``ATTR`` of module ``MODULE`` for a user's agent spec ``MODULE.ATTR`` (:func:`make_agent`).
+
+    Raises:
+        ValueError: the module does not import, or has no ``ATTR``, or it is not callable.
+    """
+    factory = import_callable(spec, name, "agent", f" (known agents: {sorted(_REGISTRY)})")
     if isinstance(factory, type) and issubclass(factory, Agent) and factory.act is Agent.act:
-        raise ValueError(f"agent spec {spec!r}: {attr} does not implement act()")
+        raise ValueError(f"agent spec {spec!r}: {name.rpartition('.')[2]} does not implement act()")
     return factory  # type: ignore[no-any-return]
 
 

@@ -110,6 +110,13 @@ def main(argv=None) -> dict:
         "a population; never used for fitting",
     )
     p.add_argument(
+        "--detectors",
+        default=None,
+        metavar="SPECS",
+        help="comma-separated detectors of your own, each MODULE.ATTR (a Detector subclass or a "
+        "factory of one, importable: e.g. PYTHONPATH=.), scored beside the benchmark's own",
+    )
+    p.add_argument(
         "--ppo",
         default=None,
         help="PPO checkpoint for the ppo populations (default: the one the README's figures "
@@ -170,6 +177,22 @@ def main(argv=None) -> dict:
                     f"--populations: {pop!r} is neither a population ({', '.join(table)}) "
                     f"nor an agent spec that can be built ({err})"
                 )
+    detectors: list[str] = []
+    if a.detectors is not None:
+        from .detectors import load_detector
+
+        detectors = [v.strip() for v in a.detectors.split(",")]
+        if "" in detectors or len(set(detectors)) != len(detectors):
+            p.error(f"--detectors {a.detectors!r}: empty or repeated detector")
+        names = []
+        for spec in detectors:
+            try:
+                names.append(load_detector(spec)[0])
+            except ValueError as err:
+                p.error(f"--detectors: {err}")
+        for name in names:
+            if names.count(name) > 1:
+                p.error(f"--detectors {a.detectors}: two detectors are named {name!r}")
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or game.out
@@ -209,4 +232,5 @@ def main(argv=None) -> dict:
         workers=workers,
         backend=a.backend,
         address=a.address,
+        detectors=detectors,
     )

@@ -20,6 +20,7 @@ from .detectors import (
     PriorDetector,
     UniformDetector,
     ceiling_problem,
+    load_detector,
     population_models,
 )
 from .harness import (
@@ -75,6 +76,7 @@ def run(
     workers: int = 1,
     backend: str = "local",
     address: str | None = None,
+    detectors: Sequence[str] = (),
 ) -> dict:
     """Run the whole benchmark (see :mod:`saboteur_experiments.bluff`); returns the summary dict.
 
@@ -112,7 +114,16 @@ def run(
     ``backend="ray"`` (``address``: a cluster's) runs those tasks as Ray tasks instead
     (:func:`saboteur_experiments.backends.map_tasks`; ``workers <= 0``: every CPU of the Ray).
     The records are written where this process runs: on a cluster ``out`` must be a folder every
-    node sees."""
+    node sees.
+
+    ``detectors``: specs of the user's own detectors, ``"MODULE.ATTR"`` each
+    (:func:`.detectors.load_detector`), scored beside the benchmark's own on the tracks they
+    declare, on every population, under their names; they are not fitted (build what they need
+    when constructed).
+
+    Raises:
+        ValueError: ``games`` or ``fit_games`` out of range, a bad backend, a detector spec that
+            does not load, or two detectors with one name."""
     from tqdm import tqdm
 
     from saboteur_env.record import read_record
@@ -123,6 +134,11 @@ def run(
             raise ValueError(
                 f"{what}={k}: {MIN_GAMES} to {MAX_GAMES} games per population and split"
             )
+    detectors = tuple(detectors)
+    names = [load_detector(spec)[0] for spec in detectors]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"detectors {list(detectors)}: two are named {name!r}")
     v = variant(expansion)
     rules = v.ruleset
     players = list(players or v.players)
@@ -258,6 +274,7 @@ def run(
             stride,
             policies(specs[k[0]]),
             v.policy_samples,
+            detectors,
         )
         for k in keys
         for a in range(0, len(test_paths[k]), CHUNK)
@@ -272,7 +289,9 @@ def run(
         cells_of(pop, n, sinks[(pop, n)])
     if extra is not None:  # records already read (a --records folder): in this process
         rpop, by_n = extra
-        facs = {t: _factories(t, fit_for(fit_pops[rpop]), heuristic_ok) for t in TRACKS}
+        facs = {
+            t: _factories(t, fit_for(fit_pops[rpop]), heuristic_ok, user=detectors) for t in TRACKS
+        }
         for n, rlist in by_n.items():
             recs[(rpop, n)] = rlist
             sink: dict = {}
@@ -288,6 +307,7 @@ def run(
         c.pop("_game_sums", None)
     summary = {
         "players": list(players),
+        "user_detectors": list(detectors),
         "games": games,
         "fit_games": fit_games,
         "deals": {
@@ -508,7 +528,7 @@ def _score_chunk(arg) -> dict:
     """Worker: score the test records ``paths`` (game indices from ``first``)."""
     from saboteur_env.record import read_record
 
-    paths, first, fitted, heuristic_ok, stride, pair, samples = arg
+    paths, first, fitted, heuristic_ok, stride, pair, samples, user = arg
     sink: dict = {}
     facs = None
     for i, p in enumerate(paths):
@@ -518,7 +538,7 @@ def _score_chunk(arg) -> dict:
             # the same models serve the sampled form when they are stateless
             sampled = samples and exact and not ceiling_problem(pair, rec.config, sampled=True)
             models = (exact, exact if sampled else None)
-            facs = {t: _factories(t, fitted, heuristic_ok, models, samples) for t in TRACKS}
+            facs = {t: _factories(t, fitted, heuristic_ok, models, samples, user) for t in TRACKS}
         score_record(rec, first + i, facs, sink, stride=stride)
     return sink
 
@@ -539,13 +559,15 @@ def _factories(
     heuristic_ok: bool,
     models: tuple = (None, None),
     samples: int = 0,
+    user: Sequence[str] = (),
 ) -> list:
     """The detectors scored on ``track``: the baselines, the fitted ones (``fitted``, this
     population's leave-one-out fit; none: left out), in-seat the heuristic's belief, and on the
     spectator track, when the population's policies give action probabilities, the Bayes
     ceiling and the sampled spectator ``policy-bayes`` with ``samples`` states per decision
     (``models``: their model factories, :func:`.detectors.population_models`, ``None`` where
-    they cannot run)."""
+    they cannot run); then the user's own detectors ``user`` (specs,
+    :func:`.detectors.load_detector`) that declare ``track``."""
     fs = [
         ("uniform", UniformDetector),
         ("prior", PriorDetector),
@@ -579,6 +601,10 @@ def _factories(
                 ),
             )
         )
+    for spec in user:
+        name, factory, tracks = load_detector(spec)
+        if track in tracks:
+            fs.append((name, factory))
     return fs
 
 

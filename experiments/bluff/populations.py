@@ -216,11 +216,22 @@ def policies(spec: str) -> dict[str, str]:
 
 def fingerprint(spec: str, expansion: bool = False) -> str:
     """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the one shipped for
-    the game ``expansion`` selects)."""
+    the game ``expansion`` selects), or of the source file of a user's own agent
+    (``MODULE.ATTR``: the module's file; a change to the agent's code then gets new records,
+    :func:`.records.record_set`; modules it imports in turn are not followed)."""
     name, _, opt = spec.partition(":")
     if name == "rolesplit":
         digger, _, saboteur = opt.partition("/")
         return f"rolesplit:{fingerprint(digger, expansion)}/{fingerprint(saboteur, expansion)}"
+    if "." in name:  # a user's agent (registered names have no dot)
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(name.rpartition(".")[0])
+            origin = found.origin if found is not None else None
+            return spec if origin is None else f"{spec}#{zlib.crc32(Path(origin).read_bytes()):08x}"
+        except (ImportError, ValueError, OSError):
+            return spec
     if name != "ppo":
         return spec
     from saboteur_agents.ppo import SHIPPED, parse_option

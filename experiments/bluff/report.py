@@ -15,6 +15,7 @@ from saboteur_env.engine.ruleset import BASE
 from saboteur_experiments.evaluation.stats import error_bars
 
 from . import metrics as M
+from .detectors.base import BUILTIN_NAMES
 from .harness import TRACKS
 from .populations import BLATANT, FRONTIER, MIMIC, variant
 
@@ -600,7 +601,7 @@ def format_tables(summary: dict) -> str:
         lines.append(head)
         keys = sorted(
             {(c["detector"], c["population"]) for c in cells},
-            key=lambda k: (_DET_ORDER.get(k[0], 9), k[1]),
+            key=lambda k: (_DET_ORDER.get(k[0], len(_DET_ORDER)), k[0], k[1]),
         )
         for det, pop in keys:
             row = f"{det:<17}{pop:<21}"
@@ -704,13 +705,5 @@ def format_tables(summary: dict) -> str:
     return "\n".join(lines)
 
 
-_DET_ORDER = {
-    "uniform": 0,
-    "prior": 1,
-    "bayes": 2,
-    "bayes-fit": 3,
-    "logistic": 4,
-    "heuristic-belief": 5,
-    "policy-bayes": 6,
-    "ceiling": 7,
-}
+#: the order of the benchmark's own detectors in the tables (a user's come after them)
+_DET_ORDER = {name: i for i, name in enumerate(BUILTIN_NAMES)}

@@ -50,7 +50,14 @@ Bayes ceiling: :class:`PolicyBayesDetector`, the :class:`ActionModel` of each po
 
 from .agent import AgentBeliefDetector
 from .assignments import DealtAssignments, RoleAssignments
-from .base import Detector, OracleDetector, PriorDetector, UniformDetector
+from .base import (
+    BUILTIN_NAMES,
+    Detector,
+    OracleDetector,
+    PriorDetector,
+    UniformDetector,
+    load_detector,
+)
 from .bayes import (
     DEFAULT_CATEGORY_PROBS,
     DEFAULT_EVENT_MODELS,
@@ -104,6 +111,8 @@ from .priors import (
 )
 
 __all__ = [
+    "BUILTIN_NAMES",
+    "load_detector",
     "ActionModel",
     "PolicyBayesDetector",
     "ceiling_problem",

@@ -3,7 +3,7 @@ prior and the oracle."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -134,3 +134,62 @@ class OracleDetector(Detector):
             self.cur if self.cur is not None else self.roles_by_round[max(self.round, 0)]
         )
         return np.eye(self.n_roles)[r]
+
+
+#: the names of the benchmark's own detectors (``saboteur bluff`` scores them by these names;
+#: a user's detector may not take one)
+BUILTIN_NAMES = (
+    "uniform",
+    "prior",
+    "bayes",
+    "bayes-fit",
+    "logistic",
+    "heuristic-belief",
+    "policy-bayes",
+    "ceiling",
+)
+
+
+def load_detector(spec: str) -> tuple[str, Callable[[], Detector], tuple[str, ...]]:
+    """A user's own detector for ``saboteur bluff --detectors``: ``spec`` is ``"MODULE.ATTR"``,
+    ``ATTR`` of the importable module ``MODULE`` (e.g. ``mydetectors.HarmCounter`` with
+    ``PYTHONPATH=.``), a :class:`Detector` subclass or a factory taking no argument that
+    returns a fresh detector.  Every process that scores imports the module by name.
+
+    Returns:
+        ``(name, factory, tracks)``: the detector's :attr:`Detector.name` (``spec`` where it
+        keeps the default ``"detector"``), the factory called once per game and observer, and
+        the tracks it runs on (:attr:`Detector.tracks`).
+
+    Raises:
+        ValueError: the module does not import, lacks ``ATTR``, ``ATTR`` fails or does not
+            return a :class:`Detector`, its name is one of :data:`BUILTIN_NAMES`, or its tracks
+            are not among ``"spectator"`` and ``"in-seat"``.
+    """
+    from saboteur_agents.base import import_callable
+
+    factory = import_callable(spec, spec, "detector")
+    try:
+        det = factory()
+    except Exception as err:
+        raise ValueError(
+            f"detector spec {spec!r}: {spec}() failed ({type(err).__name__}: {err}); it must "
+            "build a detector with no argument"
+        ) from err
+    if not isinstance(det, Detector):
+        raise ValueError(
+            f"detector spec {spec!r}: {spec}() returned {type(det).__name__}, not a "
+            "saboteur_experiments.bluff.detectors.Detector"
+        )
+    name = spec if det.name == Detector.name else str(det.name)
+    if name in BUILTIN_NAMES:
+        raise ValueError(
+            f"detector spec {spec!r}: its name {name!r} is one of the benchmark's own "
+            f"({', '.join(BUILTIN_NAMES)}); give the class another name"
+        )
+    tracks = tuple(det.tracks)
+    if not tracks or not set(tracks) <= {"spectator", "in-seat"}:
+        raise ValueError(
+            f"detector spec {spec!r}: tracks {tracks!r}, some of 'spectator' and 'in-seat'"
+        )
+    return name, factory, tracks

@@ -1,0 +1,143 @@
+"""A user's own detector in the bluff benchmark (``saboteur bluff --detectors MODULE.ATTR``,
+``bluff.detectors.load_detector``) and a user's own agent as a population (its records
+fingerprinted by its source file, ``bluff.populations.fingerprint``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from saboteur_experiments.bluff import run
+from saboteur_experiments.bluff.cli import main as bluff_main
+from saboteur_experiments.bluff.detectors import UniformDetector, load_detector
+from saboteur_experiments.bluff.harness import TRACKS, score_record
+from saboteur_experiments.bluff.populations import fingerprint
+
+DETECTORS = textwrap.dedent(
+    '''
+    import numpy as np
+    from saboteur_experiments.bluff.detectors import Detector
+
+    class Tilted(Detector):
+        """P(saboteur) 0.4 for every player, on both tracks."""
+        name = "tilted"
+        def belief(self):
+            b = np.empty((self.n, self.n_roles))
+            b[:, 0], b[:, 1] = 0.6, 0.4
+            return b
+
+    class Unnamed(Tilted):
+        name = Detector.name
+        tracks = ("spectator",)
+
+    class Prior(Tilted):
+        name = "prior"
+
+    class NoTracks(Tilted):
+        name = "no-tracks"
+        tracks = ("everywhere",)
+
+    def not_a_detector():
+        return 3
+
+    def fails():
+        raise RuntimeError("no data file")
+    '''
+)
+AGENT = textwrap.dedent(
+    """
+    import numpy as np
+    from saboteur_agents.base import Agent
+
+    class FirstLegal(Agent):
+        def act(self, observation, action_mask, info=None):
+            return int(np.flatnonzero(action_mask)[0])
+    """
+)
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "my_bluff_detectors.py").write_text(DETECTORS)
+    (tmp_path / "my_bluff_agents.py").write_text(AGENT)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_bluff_detectors"
+
+
+def test_load_detector_names_tracks_and_errors(user_module):
+    name, factory, tracks = load_detector(f"{user_module}.Tilted")
+    assert (name, tracks) == ("tilted", ("spectator", "in-seat"))
+    assert type(factory()).__name__ == "Tilted"
+    # the default name is the spec; its own tracks are kept
+    assert load_detector(f"{user_module}.Unnamed")[::2] == (
+        f"{user_module}.Unnamed",
+        ("spectator",),
+    )
+    for attr, message in (
+        ("Prior", r"its name 'prior' is one of the benchmark's own"),
+        ("NoTracks", r"tracks \('everywhere',\)"),
+        ("not_a_detector", r"returned int, not a saboteur_experiments.bluff.detectors.Detector"),
+        ("fails", r"fails\(\) failed \(RuntimeError: no data file\)"),
+        ("Missing", r"has no detector class or factory 'Missing'"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            load_detector(f"{user_module}.{attr}")
+    with pytest.raises(ValueError, match=r"module 'no_such_detectors' does not import"):
+        load_detector("no_such_detectors.Tilted")
+
+
+def test_a_users_detector_is_scored_beside_the_benchmarks_own(user_module, tmp_path):
+    out = tmp_path / "out"
+    kw = dict(players=[3], games=3, fit_games=2, pops=["random"], bootstrap=50, plots=False)
+    s = run(
+        out=out, quiet=True, detectors=[f"{user_module}.Tilted", f"{user_module}.Unnamed"], **kw
+    )
+    cells = {(c["track"], c["detector"]): c for c in s["cells"]}
+    assert ("spectator", "tilted") in cells and ("in-seat", "tilted") in cells
+    assert ("spectator", f"{user_module}.Unnamed") in cells  # spectator only: its tracks
+    assert ("in-seat", f"{user_module}.Unnamed") not in cells
+    assert s["user_detectors"] == [f"{user_module}.Tilted", f"{user_module}.Unnamed"]
+    # the figures of a constant belief, computed here from the same test records
+    from saboteur_env.record import read_record
+    from saboteur_experiments.bluff.records import record_seeds
+
+    folder = out / "records" / "paired" / "random_n3"
+    sink: dict = {}
+    facs = {t: [("tilted", load_detector(f"{user_module}.Tilted")[1])] for t in TRACKS}
+    for i, seed in enumerate(record_seeds(0, 3, "test", 3)):
+        score_record(read_record(folder / f"game_{seed}.jsonl"), i, facs, sink)
+    y = sink[("spectator", "tilted")].arrays()["y"]
+    expected = -np.mean(np.where(y == 1, np.log(0.4), np.log(0.6)))
+    assert cells[("spectator", "tilted")]["log_loss"][0] == pytest.approx(expected, rel=1e-6)
+    # the benchmark's own detectors are not changed by a user's
+    plain = run(out=out, quiet=True, **kw)
+    before = {(c["track"], c["detector"]): c["ll_skill"] for c in plain["cells"]}
+    assert before == {k: c["ll_skill"] for k, c in cells.items() if k in before}
+    assert set(before) == {k for k in cells if k[1] not in ("tilted", f"{user_module}.Unnamed")}
+
+
+def test_bluff_cli_refuses_a_bad_detector_before_playing(user_module, tmp_path, capsys):
+    for value, message in (
+        (f"{user_module}.not_a_detector", "returned int"),
+        (f"{user_module}.Tilted,{user_module}.Tilted", "empty or repeated detector"),
+        (f"{user_module}.Tilted,", "empty or repeated detector"),
+        ("no_such_detectors.X", "does not import"),
+    ):
+        with pytest.raises(SystemExit) as e:
+            bluff_main(["--detectors", value, "--out", str(tmp_path / "o"), "--games", "2"])
+        assert e.value.code == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_users_agent_population_is_fingerprinted_by_its_source(user_module, tmp_path):
+    spec = "my_bluff_agents.FirstLegal"
+    first = fingerprint(spec)
+    assert first.startswith(spec + "#") and first != spec
+    assert fingerprint(spec) == first  # the same file, the same records
+    path = tmp_path / "my_bluff_agents.py"
+    path.write_text(AGENT + "\n# edited\n")
+    assert fingerprint(spec) != first  # an edit plays new games
+    assert fingerprint("heuristic") == "heuristic" and UniformDetector.name == "uniform"
