@@ -180,7 +180,7 @@ def _quiet_broken_pipe() -> None:
 
 
 def main(argv=None) -> None:
-    from saboteur_agents.base import MissingExtraError, require_extra
+    from saboteur_agents.base import AgentError, MissingExtraError, require_extra
 
     argv = sys.argv[1:] if argv is None else argv
     commands = {"play": _play}
@@ -295,6 +295,9 @@ def main(argv=None) -> None:
     except MissingExtraError as err:  # an optional dependency group is not installed
         print(f"saboteur {argv[0]}: error: {err}", file=sys.stderr)
         sys.exit(2)
+    except AgentError as err:  # an agent failed in a game: say which, where, and why
+        print(f"saboteur {argv[0]}: error: {err}", file=sys.stderr)
+        sys.exit(1)
     except BrokenPipeError:  # piped into `head`: the reader left, stop quietly
         _quiet_broken_pipe()
     except ValueError as err:  # a bad option is the user's input, not a crash

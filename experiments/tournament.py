@@ -194,7 +194,7 @@ def play(task: Task) -> dict:
     """Play one scheduled game through the PettingZoo AEC loop; returns a plain dict."""
     import saboteur_env
     from saboteur_agents import make_agent
-    from saboteur_agents.base import attach_game
+    from saboteur_agents.base import attach_game, blame_agent
 
     n = len(task.lineup)
     # the engine backend: --role-override edits the game's roles in place each round, which
@@ -224,9 +224,11 @@ def play(task: Task) -> dict:
             env.step(None)
             continue
         seat = env.agent_name_mapping[name]
-        action = agents[seat].act(obs["observation"], obs["action_mask"], info)
-        watch.before(seat, action)
-        env.step(action)
+        where = f"game {task.game_id}, deal seed {task.deal_seed}, decision {decisions}"
+        with blame_agent(agents[seat], seat, where):
+            action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+            watch.before(seat, action)
+            env.step(action)
         decisions += 1
     if task.record_dir and not override:  # overridden roles cannot be replayed by the rules
         from saboteur_env.record import write_record

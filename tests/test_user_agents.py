@@ -28,6 +28,15 @@ EAST = textwrap.dedent(
 
     def not_an_agent():
         return 3
+
+    class Raises(Agent):
+        def act(self, observation, action_mask, info=None):
+            raise KeyError("boom")
+
+    class Illegal(Agent):
+        """Always the lowest illegal action index."""
+        def act(self, observation, action_mask, info=None):
+            return int(np.flatnonzero(action_mask == 0)[0])
     '''
 )
 BROKEN = "import a_package_that_is_not_installed_anywhere\n"
@@ -92,3 +101,45 @@ def test_the_tournament_and_the_evaluation_play_the_users_agent(user_module, tmp
     assert len(results) == 4 and spec in summary["agents"]
     probe = role_probe(spec, "random", players=4, deals=2, workers=1)
     assert probe["candidate"] == spec and set(probe["roles"]) == {"gold-digger", "saboteur"}
+
+
+def test_an_agent_that_fails_in_a_game_is_named_with_its_seat_and_deal(
+    user_module, tmp_path, capsys
+):
+    from saboteur_agents.base import AgentError
+    from saboteur_experiments.cli import main
+    from saboteur_experiments.play import play_game
+
+    raises, illegal = f"{user_module}.Raises", f"{user_module}.Illegal"
+    with pytest.raises(
+        AgentError,
+        match=rf"agent '{raises}' at seat 1 \(deal seed 7, decision \d+\): KeyError: 'boom'",
+    ):
+        play_game([make_agent("random"), make_agent(raises), make_agent("random")], 7)
+    with pytest.raises(
+        AgentError,
+        match=rf"agent '{illegal}' at seat 0 \(deal seed 3, decision \d+\): IllegalActionError: "
+        "player_0 may not play",
+    ):
+        play_game([make_agent(illegal), make_agent("random"), make_agent("random")], 3)
+    # the command line: one line naming the agent, the game and the deal; exit status 1
+    out = tmp_path / "t"
+    with pytest.raises(SystemExit) as e:
+        main(
+            [
+                "tournament",
+                "--agents",
+                f"{raises},random",
+                "--deals",
+                "1",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+    assert e.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"saboteur tournament: error: agent '{raises}' at seat ")
+    assert "(game " in err and "deal seed " in err and err.endswith("KeyError: 'boom'")
