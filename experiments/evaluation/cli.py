@@ -60,6 +60,9 @@ def main(argv=None) -> dict:
     )
     add_backend(p)
     p.add_argument("--json", default=None, help="also write the result to this file")
+    p.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (games played, on stderr)"
+    )
     a = p.parse_args(argv)
     check_backend_args(p, a)
     if a.workers is None:
@@ -102,6 +105,7 @@ def main(argv=None) -> dict:
                 workers=a.workers,
                 backend=a.backend,
                 address=a.address,
+                progress=not a.no_progress,
             )
         except ValueError as err:  # e.g. too few deals of the split hold a saboteur
             p.error(str(err))
@@ -131,6 +135,7 @@ def main(argv=None) -> dict:
                 workers=a.workers,
                 backend=a.backend,
                 address=a.address,
+                progress=not a.no_progress,
             )
         except ValueError as err:  # too few deals hold a role; a checkpoint that does not fit
             p.error(str(err).splitlines()[0])
