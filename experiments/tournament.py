@@ -922,6 +922,12 @@ def main(argv=None) -> None:
     if not specs:
         p.error("--agents: at least one agent spec is needed")
     check_agents(p, specs)
+    if len(set(specs)) == 1:  # every seat the same agent: its ratings are +0 by construction
+        print(
+            f"saboteur tournament: note: every seat plays {specs[0]!r}; its ratings say nothing "
+            "(give two or more agents to compare them); the games' statistics still do",
+            file=sys.stderr,
+        )
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_agents_fit(p, specs, a.players, a.expansion)
     check_output_dir(p, a.out, "--out")

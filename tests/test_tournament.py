@@ -709,3 +709,43 @@ def test_the_failure_statistics_print_as_a_labelled_table(tmp_path):
     ends = [lines[head + 1].index(lab) + len(lab) for lab in labels[1:]]
     row = lines[head + 2]
     assert [row.index(c, e - len(c)) + len(c) for c, e in zip(row.split()[1:], ends)] == ends
+
+
+def test_a_tournament_of_one_agent_says_its_ratings_say_nothing(tmp_path, capsys):
+    from saboteur_experiments.tournament import main
+
+    main(
+        [
+            "--agents",
+            "random",
+            "--deals",
+            "1",
+            "--players",
+            "3",
+            "--rounds",
+            "1",
+            "--no-progress",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "one"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert "note: every seat plays 'random'; its ratings say nothing" in err
+    main(
+        [
+            "--agents",
+            "random,heuristic",
+            "--deals",
+            "1",
+            "--players",
+            "3",
+            "--rounds",
+            "1",
+            "--no-progress",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "two"),
+        ]
+    )
+    assert "ratings say nothing" not in capsys.readouterr().err
