@@ -141,3 +141,11 @@ def test_a_users_agent_population_is_fingerprinted_by_its_source(user_module, tm
     path.write_text(AGENT + "\n# edited\n")
     assert fingerprint(spec) != first  # an edit plays new games
     assert fingerprint("heuristic") == "heuristic" and UniformDetector.name == "uniform"
+
+
+def test_record_folders_of_specs_are_single_folder_names(tmp_path):
+    from saboteur_experiments.bluff.records import record_set
+
+    paths = record_set(tmp_path, "rolesplit:random/random", 3, 2, rounds=1)
+    assert [p.parent.name for p in paths] == ["rolesplit~random+random_n3"] * 2
+    assert paths[0].parent.parent == tmp_path / "records" / "paired"

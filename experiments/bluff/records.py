@@ -69,9 +69,10 @@ def record_set(
     Records live in ``<out>/records/paired/<tag>_<folder><N>/`` (``folder``: the ruleset's
     ``Variant.folder``, ``n`` for the base game, ``x`` for Saboteur 2).  ``spec``: the agent
     spec (default: ``pop``'s in the ruleset's populations, :data:`.populations.VARIANTS`); a
-    non-default spec, or one that loads a PPO checkpoint, gets its own folder
-    (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`), so a new checkpoint never
-    reuses old records.  A game already on disk is never replayed or rewritten (its seed is in
+    non-default spec, or one that loads a PPO checkpoint or is a user's own agent, gets its own
+    folder (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`; ``:`` written ``~`` and ``/``
+    ``+``),
+    so a new checkpoint or an edited agent never reuses old records.  A game already on disk is never replayed or rewritten (its seed is in
     its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for games of other
     than 3 rounds); one whose header does not match the game asked for (player count, rounds,
     expansion, seed, population spec) raises :class:`ValueError`.  ``first``: only games
@@ -87,6 +88,8 @@ def record_set(
     spec = spec or default
     fp = fingerprint(spec, expansion)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
+    # a spec's separators are no characters of one folder's name (``/``), or not on Windows
+    tag = tag.replace(":", "~").replace("/", "+")
     d = out / "records" / SCHEME / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths, missing = [], []
