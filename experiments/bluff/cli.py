@@ -179,20 +179,15 @@ def main(argv=None) -> dict:
                 )
     detectors: list[str] = []
     if a.detectors is not None:
-        from .detectors import load_detector
+        from .detectors import load_detectors
 
         detectors = [v.strip() for v in a.detectors.split(",")]
         if "" in detectors or len(set(detectors)) != len(detectors):
             p.error(f"--detectors {a.detectors!r}: empty or repeated detector")
-        names = []
-        for spec in detectors:
-            try:
-                names.append(load_detector(spec)[0])
-            except ValueError as err:
-                p.error(f"--detectors: {err}")
-        for name in names:
-            if names.count(name) > 1:
-                p.error(f"--detectors {a.detectors}: two detectors are named {name!r}")
+        try:
+            load_detectors(detectors)
+        except ValueError as err:
+            p.error(f"--detectors: {err}")
     if a.ppo is not None and not Path(a.ppo).is_file():
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or game.out

@@ -21,6 +21,7 @@ from .detectors import (
     UniformDetector,
     ceiling_problem,
     load_detector,
+    load_detectors,
     population_models,
 )
 from .harness import (
@@ -135,10 +136,7 @@ def run(
                 f"{what}={k}: {MIN_GAMES} to {MAX_GAMES} games per population and split"
             )
     detectors = tuple(detectors)
-    names = [load_detector(spec)[0] for spec in detectors]
-    for name in names:
-        if names.count(name) > 1:
-            raise ValueError(f"detectors {list(detectors)}: two are named {name!r}")
+    load_detectors(detectors)  # every spec loads, no two share a name: before any game
     v = variant(expansion)
     rules = v.ruleset
     players = list(players or v.players)

@@ -70,13 +70,14 @@ def record_set(
     ``Variant.folder``, ``n`` for the base game, ``x`` for Saboteur 2).  ``spec``: the agent
     spec (default: ``pop``'s in the ruleset's populations, :data:`.populations.VARIANTS`); a
     non-default spec, or one that loads a PPO checkpoint or is a user's own agent, gets its own
-    folder (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`; ``:`` written ``~`` and ``/``
-    ``+``),
-    so a new checkpoint or an edited agent never reuses old records.  A game already on disk is never replayed or rewritten (its seed is in
-    its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for games of other
-    than 3 rounds); one whose header does not match the game asked for (player count, rounds,
-    expansion, seed, population spec) raises :class:`ValueError`.  ``first``: only games
-    ``first .. n_games - 1`` (a share of the work of one process, :func:`.pipeline.run`).
+    folder (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`), so a new checkpoint or
+    an edited agent never reuses old records (``:`` and ``/`` of a spec are written ``~`` and
+    ``+`` in the folder's name).  A game already on disk is never replayed or rewritten (its
+    seed is in its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for
+    games of other than 3 rounds); one whose header does not match the game asked for (player
+    count, rounds, expansion, seed, population spec) raises :class:`ValueError`.  ``first``:
+    only games ``first .. n_games - 1`` (a share of the work of one process,
+    :func:`.pipeline.run`).
     ``workers``/``backend``/``address``: where the missing games are played
     (:func:`saboteur_experiments.backends.map_tasks`; a game's record depends on its seed
     alone, so every backend writes the same files, here, from the text the worker sends; the

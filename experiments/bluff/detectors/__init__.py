@@ -57,6 +57,7 @@ from .base import (
     PriorDetector,
     UniformDetector,
     load_detector,
+    load_detectors,
 )
 from .bayes import (
     DEFAULT_CATEGORY_PROBS,
@@ -113,6 +114,7 @@ from .priors import (
 __all__ = [
     "BUILTIN_NAMES",
     "load_detector",
+    "load_detectors",
     "ActionModel",
     "PolicyBayesDetector",
     "ceiling_problem",

@@ -193,3 +193,17 @@ def load_detector(spec: str) -> tuple[str, Callable[[], Detector], tuple[str, ..
             f"detector spec {spec!r}: tracks {tracks!r}, some of 'spectator' and 'in-seat'"
         )
     return name, factory, tracks
+
+
+def load_detectors(specs: Sequence[str]) -> list[str]:
+    """The names of the user's detectors ``specs`` (:func:`load_detector` each), checked
+    before a run.
+
+    Raises:
+        ValueError: a spec that does not load, or two detectors with one name.
+    """
+    names = [load_detector(spec)[0] for spec in specs]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"detectors {list(specs)}: two are named {name!r}")
+    return names
