@@ -7,6 +7,11 @@ evaluation and of the payout table can be tested alone; the functions over a gam
 (:func:`end_round`, :func:`steal`, :func:`close_round`) carry the result into the state.  Which
 round end applies is the ruleset's ``end_round``.
 
+The base game's payouts are one function over plain values, :func:`base_payout` (the supply's
+card values, the round's roles, connector and last card's seat), which :func:`end_round_base`
+applies to the game and ``determinize`` replays on sampled supply orders (RULES 5.3: the gold
+cards are secret).
+
 The base game's payouts and rewards (``end_round_base``, ``round_rewards``) are restated by the
 batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
 ``tests/test_vector.py`` checks against this module over whole games, and the events of
@@ -225,14 +230,20 @@ def end_round(game: Game, gold_found: bool, connector: int | None) -> None:
 
 def end_round_base(game: Game, gold_found: bool, connector: int | None) -> None:
     """Base game: the gold-diggers share gold-nugget cards if the gold was reached, else the
-    saboteurs are paid (RULES 5.2, 5.3)."""
+    saboteurs are paid (RULES 5.2, 5.3; :func:`base_payout` over the game's supply)."""
     n = game.n
     received = np.zeros(n, dtype=np.int64)
-    if gold_found:
-        assert connector is not None
-        _pay_diggers(game, connector, received)
-    else:
-        _pay_saboteurs(game, received)
+    supply = game.nuggets.tolist()
+    forfeit: Sequence[bool] = ()
+    if game.config.broken_tool_forfeit:
+        forfeit = [bool(b.any()) for b in game.broken]
+    paid = base_payout(
+        supply, gold_found, connector, game.roles.tolist(), game.last_card_seat, forfeit
+    )
+    game.nuggets = np.array(supply, dtype=np.int8)
+    for s, v in paid:
+        received[s] += v
+        game.gold_cards[s, v - 1] += 1
     game.gold += received
     result = base_result(
         game.round,
@@ -280,53 +291,82 @@ def most_gold(gold: Sequence[int]) -> list[int]:
     return [s for s, g in enumerate(gold) if g == best]
 
 
-def _take_nugget(game: Game, i: int) -> int:
-    v = int(game.nuggets[i])
-    game.nuggets = np.delete(game.nuggets, i)
-    return v
-
-
 def nugget_cards_drawn(num_players: int) -> int:
     """Gold-nugget cards drawn when the gold is reached: one per player, 9 at 10 players
     (RULES 5.2)."""
     return 9 if num_players == 10 else num_players
 
 
-def _pay_diggers(game: Game, connector: int, received: np.ndarray) -> None:
-    """RULES 5.2: N cards (9 at 10 players) picked counter-clockwise by the diggers,
-    starting with the connector (or the first digger counter-clockwise from a saboteur
-    connector).  Each picker automatically keeps the highest card left (RULES 10.1)."""
-    n = game.n
-    take = min(nugget_cards_drawn(n), len(game.nuggets))
-    eligible = [
-        game.roles[s] == GOLD_DIGGER
-        and not (game.config.broken_tool_forfeit and game.broken[s].any())
-        for s in range(n)
-    ]
+def base_payout(
+    supply: list[int],
+    gold_found: bool,
+    connector: int | None,
+    roles: Sequence[int],
+    last_card_seat: int,
+    forfeit: Sequence[bool] = (),
+) -> list[tuple[int, int]]:
+    """The gold-nugget cards one base-game round pays (RULES 5.2, 5.3), on plain values: the
+    one statement of the payout rules, for :func:`end_round_base` and for replaying past
+    rounds on a sampled supply (``determinize``).
+
+    Args:
+        supply: the values (1-3) of the gold-nugget cards in the supply, top first; the cards
+            paid are taken out of it (the list is changed).
+        gold_found / connector: the gold was reached, by that seat (RULES 5.2).
+        roles: the role id of each seat at round end.
+        last_card_seat: the seat of the round's last card-consuming turn (RULES 5.3, 5.4).
+        forfeit: per seat, a broken tool in front of it forfeits its share
+            (``GameConfig.broken_tool_forfeit``, RULES 5.2); empty: no seat forfeits.
+
+    Returns:
+        ``(seat, value)`` of every card paid, in the order taken.
+    """
+    if gold_found:
+        assert connector is not None
+        eligible = [
+            roles[s] == GOLD_DIGGER and not (forfeit and forfeit[s]) for s in range(len(roles))
+        ]
+        return pay_diggers(supply, connector, eligible)
+    return pay_saboteurs(supply, roles, last_card_seat)
+
+
+def pay_diggers(
+    supply: list[int], connector: int, eligible: Sequence[bool]
+) -> list[tuple[int, int]]:
+    """RULES 5.2: N cards (9 at 10 players) taken from the top of ``supply`` (the list is
+    changed) and picked counter-clockwise by the ``eligible`` seats (one flag per seat),
+    starting with the connector (or the first eligible digger counter-clockwise from a
+    saboteur connector).  Each picker automatically keeps the highest card left (RULES 10.1).
+    Nothing is drawn when no seat is eligible.  Returns ``(seat, value)`` per card."""
+    n = len(eligible)
+    take = min(nugget_cards_drawn(n), len(supply))
     if not any(eligible) or take == 0:
-        return
-    cards = sorted(game.nuggets[:take].tolist(), reverse=True)
-    game.nuggets = game.nuggets[take:]
+        return []
+    cards = sorted(supply[:take], reverse=True)
+    del supply[:take]
     order = [(connector - i) % n for i in range(n)]  # counter-clockwise from connector
     pickers = [s for s in order if eligible[s]]
-    for i, v in enumerate(cards):
-        s = pickers[i % len(pickers)]
-        received[s] += v
-        game.gold_cards[s, v - 1] += 1
+    k = len(pickers)
+    return [(pickers[i % k], v) for i, v in enumerate(cards)]
 
 
-def _pay_saboteurs(game: Game, received: np.ndarray) -> None:
-    """RULES 5.3: 4/3/3/2 nuggets each for 1/2/3/4 saboteurs; the change ruling: in turn
+def pay_saboteurs(
+    supply: list[int], roles: Sequence[int], last_card_seat: int
+) -> list[tuple[int, int]]:
+    """RULES 5.3: 4/3/3/2 nuggets each for 1/2/3/4 saboteurs, taken out of ``supply`` (the
+    list is changed; of each value, the card nearest the top); the change ruling: in turn
     order from the player after the last player, each takes an exact-sum combination with
-    the largest values first, else the largest total not above the entitlement."""
-    n = game.n
-    sabs = [(game.last_card_seat + 1 + i) % n for i in range(n)]
-    sabs = [s for s in sabs if game.roles[s] == SABOTEUR]
+    the largest values first, else the largest total not above the entitlement.  Returns
+    ``(seat, value)`` per card."""
+    n = len(roles)
+    sabs = [(last_card_seat + 1 + i) % n for i in range(n)]
+    sabs = [s for s in sabs if roles[s] == SABOTEUR]
     if not sabs:
-        return
+        return []
     due = SABOTEUR_PAYOUT[min(len(sabs), 4)]
+    out: list[tuple[int, int]] = []
     for s in sabs:
-        avail = [int((game.nuggets == v).sum()) for v in (1, 2, 3)]
+        avail = [supply.count(v) for v in (1, 2, 3)]
         best: tuple[tuple[int, int, int], tuple[int, int, int]] | None = None
         for n3 in range(min(avail[2], due // 3), -1, -1):
             for n2 in range(min(avail[1], (due - 3 * n3) // 2), -1, -1):
@@ -338,10 +378,9 @@ def _pay_saboteurs(game: Game, received: np.ndarray) -> None:
         n1, n2, n3 = best[1]
         for v, cnt in ((3, n3), (2, n2), (1, n1)):
             for _ in range(cnt):
-                i = int(np.nonzero(game.nuggets == v)[0][0])
-                _take_nugget(game, i)
-                received[s] += v
-                game.gold_cards[s, v - 1] += 1
+                supply.remove(v)
+                out.append((s, v))
+    return out
 
 
 def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
