@@ -1,6 +1,9 @@
 """Game.determinize (DESIGN 2): a sampled full state consistent with one seat's knowledge."""
 
+import importlib
+
 import numpy as np
+import pytest
 
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
@@ -148,3 +151,226 @@ def test_spectator_determinize_resamples_everything_private_and_keeps_the_public
     np.testing.assert_array_equal(a.roles, b.roles)
     np.testing.assert_array_equal(a.deck, b.deck)
     np.testing.assert_array_equal(a.board.goal_identity, b.board.goal_identity)
+
+
+# --- the base game's secret gold (RULES 5.2, 5.3) -------------------------------------------
+def _heuristic_game(n, seed, until=(2, 3), **config):
+    """A base game of heuristic agents played to ``(round, turn)`` (or its end): the state (a
+    copy), the supply's order at the deal, and each past round's last decision (the state
+    before it, the action)."""
+    import saboteur_env
+    from saboteur_agents import make_agent
+
+    env = saboteur_env.raw_env(num_players=n, backend="engine", **config)
+    env.reset(seed=seed)
+    supply = env.game.nuggets.tolist()
+    agents = [make_agent("heuristic") for _ in range(n)]
+    for s, a in enumerate(agents):
+        a.reset(s, env.config, seed=1000 * seed + s)
+    ends = []
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        g = env.game
+        if (g.round, g.turn) == until:
+            return g.copy(), supply, ends
+        s = env.agent_name_mapping[name]
+        a = agents[s].act(obs["observation"], obs["action_mask"], info)
+        pre, done = g.copy(), len(g.round_results)
+        env.step(a)
+        if len(env.game.round_results) > done:
+            ends.append((pre, env.codec.decode(a, s, n)))
+    return env.game, supply, ends
+
+
+#: (players, deal seed) of heuristic games whose first two rounds were won by: the saboteurs
+#: then the diggers, the diggers then the saboteurs, the diggers twice (4 and 5 players)
+GOLD_GAMES = [(5, 3), (5, 2), (4, 0), (5, 1)]
+ALL_CARDS = [16, 8, 4]  # gold-nugget cards of value 1, 2, 3 (RULES 1.4)
+
+
+def _gold_consistent(d, game):
+    """Every gold card held or in the supply, each seat's gold its cards' value and the sum
+    of what the round results say it received, the supply as long as it is."""
+    held = d.gold_cards.sum(axis=0) + np.bincount(d.nuggets, minlength=4)[1:]
+    assert held.tolist() == ALL_CARDS
+    assert d.gold.tolist() == (d.gold_cards @ [1, 2, 3]).tolist()
+    assert d.gold.tolist() == np.sum([r.received for r in d.round_results], axis=0).tolist()
+    assert len(d.nuggets) == len(game.nuggets)
+    for r, t in zip(d.round_results, game.round_results):
+        assert r.paid == r.received
+        assert r.public_data() == t.public_data() and r.last_card_seat == t.last_card_seat
+
+
+def test_determinize_resamples_the_other_players_gold():
+    """RULES 5.3: gold-nugget cards are secret, so a seat's sample keeps its own cards and
+    per-round amounts exactly and resamples the others' (all 28 cards accounted for, each
+    seat's gold the value of its cards and the sum of its round results); a spectator's
+    keeps only the public.  Fix: every seat's true gold was kept (a search agent read it)."""
+    moved = total = 0
+    for n, seed in GOLD_GAMES:
+        game, _, _ = _heuristic_game(n, seed)
+        assert any(r.gold_found for r in game.round_results)
+        for seat in [*range(n), None]:
+            others = [s for s in range(n) if s != seat]
+            rng = np.random.default_rng(seed)
+            for _ in range(25):
+                d = game.determinize(seat, rng)
+                _gold_consistent(d, game)
+                if seat is not None:
+                    assert d.gold[seat] == game.gold[seat]
+                    assert d.gold_cards[seat].tolist() == game.gold_cards[seat].tolist()
+                    assert [r.received[seat] for r in d.round_results] == [
+                        r.received[seat] for r in game.round_results
+                    ]
+                moved += d.gold[others].tolist() != game.gold[others].tolist()
+                total += 1
+    assert moved > 0.5 * total
+
+
+def test_determinize_gold_is_the_engines_posterior():
+    """The sampled gold follows the posterior given what the seat knows, computed with the
+    engine itself: random supply orders put into each past round's state before its last
+    decision, that decision applied, kept when the seat is paid what it was and ends with
+    its cards.  Each other seat's gold and the supply's top card have the same distribution
+    (total variation below 0.08 over 3,000 tries against 1,500 samples)."""
+    from collections import Counter
+
+    from saboteur_env.engine.ruleset import NUGGET_SUPPLY
+
+    def tv(a, b):
+        ca, cb = Counter(a), Counter(b)
+        return 0.5 * sum(abs(ca[v] / len(a) - cb[v] / len(b)) for v in set(ca) | set(cb))
+
+    checked = 0
+    for (n, seed), seat in (((5, 3), 4), ((4, 0), 2), ((5, 1), 2), ((5, 2), None)):
+        game, _, ends = _heuristic_game(n, seed)
+        rng = np.random.default_rng(7)
+        oracle = []
+        for _ in range(3000):
+            supply = rng.permutation(NUGGET_SUPPLY)
+            gold, cards = np.zeros(n, np.int64), np.zeros((n, 3), np.int64)
+            for r, (pre, action) in enumerate(ends):
+                h = pre.copy()
+                h.nuggets, h.gold, h.gold_cards = supply, gold, cards
+                h.apply(action)
+                mine = h.round_results[-1].received
+                if seat is not None and mine[seat] != game.round_results[r].received[seat]:
+                    break
+                supply, gold, cards = h.nuggets, h.gold, h.gold_cards
+            else:
+                if len(supply) == len(game.nuggets) and (
+                    seat is None or cards[seat].tolist() == game.gold_cards[seat].tolist()
+                ):
+                    oracle.append((gold.tolist(), int(supply[0])))
+        assert len(oracle) > 300
+        samples = [game.determinize(seat, rng) for _ in range(1500)]
+        sampled = [(d.gold.tolist(), int(d.nuggets[0])) for d in samples]
+        for s in range(n):
+            if s != seat:
+                assert tv([o[0][s] for o in oracle], [x[0][s] for x in sampled]) < 0.08
+                checked += 1
+        assert tv([o[1] for o in oracle], [x[1] for x in sampled]) < 0.08
+    assert checked == 16
+
+
+@pytest.mark.parametrize("forfeit", [False, True])
+def test_replaying_the_true_supply_order_gives_the_engines_payouts(forfeit):
+    """The public data ``determinize`` replays the payouts with (the round results' roles,
+    connector, gold found and last card's seat; under ``broken_tool_forfeit`` the broken
+    tools at round end from the public events, RULES 5.2) are what the engine paid from: the
+    true order of the supply gives every round's payouts, every seat's cards and what is left
+    of the supply, in order.  With the forfeit, a broken digger's share changed something."""
+    from saboteur_env.engine.scoring import base_payout
+
+    det = importlib.import_module("saboteur_env.engine.determinize")
+    mattered = False
+    for n, seed in ((4, 1), (5, 9), (6, 2)):
+        game, supply, _ = _heuristic_game(n, seed, until=(9, 9), broken_tool_forfeit=forfeit)
+        assert game.game_over
+        at_end = det._broken_at_round_ends(game.events, n) if forfeit else {}
+        cards = np.zeros((n, 3), np.int64)
+        for r in game.round_results:
+            args = (r.gold_found, r.connector, r.roles, r.last_card_seat)
+            paid = base_payout(supply, *args, at_end.get(r.round, ()))
+            if forfeit:
+                mattered |= paid != base_payout(list(supply), *args)
+            got = [0] * n
+            for s, v in paid:
+                got[s] += v
+                cards[s, v - 1] += 1
+            assert got == r.received
+        assert cards.tolist() == game.gold_cards.tolist()
+        assert supply == game.nuggets.tolist()
+    assert mattered == forfeit
+
+
+def test_determinize_gold_depends_only_on_what_the_seat_knows():
+    """Two states that differ only in the other seats' gold give the same sample for the same
+    generator (fix: each kept its own true gold)."""
+    from dataclasses import replace
+
+    game, _, _ = _heuristic_game(5, 1)
+    seat, a, b = 2, 1, 3
+    assert game.gold[a] != game.gold[b]
+    other = game.copy()  # seats a and b's gold swapped, in the round results too
+    for arr in (other.gold, other.gold_cards):
+        arr[[a, b]] = arr[[b, a]]
+    swapped = []
+    for r in other.round_results:
+        got = list(r.received)
+        got[a], got[b] = got[b], got[a]
+        swapped.append(replace(r, received=got, paid=list(got)))
+    other.round_results = swapped
+    for k in range(5):
+        x = game.determinize(seat, np.random.default_rng(k))
+        y = other.determinize(seat, np.random.default_rng(k))
+        assert x.gold_cards.tolist() == y.gold_cards.tolist()
+        assert x.nuggets.tolist() == y.nuggets.tolist()
+        assert [r.received for r in x.round_results] == [r.received for r in y.round_results]
+
+
+def test_determinize_after_the_game_keeps_the_public_totals():
+    """After the game the totals are public (``game_end``): every sample keeps them; the cards
+    and the supply still vary."""
+    game, _, _ = _heuristic_game(5, 1, until=(9, 9))
+    assert game.game_over
+    rng = np.random.default_rng(0)
+    samples = [game.determinize(s, rng) for s in [0, 3, None] for _ in range(10)]
+    for d in samples:
+        assert d.gold.tolist() == game.gold.tolist()
+        _gold_consistent(d, game)
+    assert len({tuple(d.gold_cards.ravel()) for d in samples}) > 1
+
+
+def test_determinize_keeps_the_gold_of_a_hand_built_state():
+    """A state built by hand with gold (no payout of a recorded round made it) keeps every
+    seat's gold; only its supply is reshuffled."""
+    from saboteur_env.engine import build_state
+
+    g = build_state(
+        GameConfig(num_players=3),
+        roles=["gold-digger", "saboteur", "gold-digger"],
+        hands=[["B02"], ["B05"], ["B09"]],
+        gold=[3, 5, 0],
+        round=1,
+    )
+    d = g.determinize(0, np.random.default_rng(0))
+    assert d.gold.tolist() == [3, 5, 0]
+    assert sorted(d.nuggets.tolist()) == sorted(g.nuggets.tolist())
+
+
+def test_determinize_raises_when_no_supply_order_pays_the_seat(monkeypatch):
+    """The rejection loop is bounded: a seat said to have received what no supply order pays
+    it raises DeterminizeError (rather than handing back the true gold)."""
+    from dataclasses import replace
+
+    det = importlib.import_module("saboteur_env.engine.determinize")
+    monkeypatch.setattr(det, "MAX_SUPPLY_ORDERS", 500)
+    game, _, _ = _heuristic_game(5, 1)
+    game.round_results = [replace(r, received=[44] * 5) for r in game.round_results]
+    with pytest.raises(det.DeterminizeError, match="500 tries"):
+        game.determinize(0, np.random.default_rng(0))
+    game.determinize(None, np.random.default_rng(0))  # a spectator conditions on no amount

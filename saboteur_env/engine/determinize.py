@@ -2,26 +2,54 @@
 (DESIGN 2).
 
 What a seat knows: the public state and history, its own hand, role, face-down discards, map
-results and inspection results (RULES 3.5, 3.6, 6.5).  The hidden cards, roles and goals are
-resampled; the other players' gold is kept as it is (in the base game it is secret, RULES 5.3,
-but how much each side won is public, so a resample would need the round history).
+results, inspection results and gold (RULES 3.5, 3.6, 5.3, 6.5).  The hidden cards, roles and
+goals are resampled.  In the base game the gold-nugget cards are secret (RULES 5.3): the other
+players' gold and the order of the supply are resampled by replaying the past rounds' payouts
+(:func:`~.scoring.base_payout`, from their public results) on a random order of the whole
+supply, kept only when it pays the seat exactly what it was paid (:func:`determinize`).  In
+Saboteur 2 gold is a count that the public round results and thefts decide (RULES 6.9): it is
+kept.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .actions.family import is_int
+from .cards import GOLD_CARDS
+from .events import Event, EventType, RoundResult
+from .ruleset import NUGGET_SUPPLY
+from .scoring import base_payout
 
 if TYPE_CHECKING:
     from .state import Game
 
+#: most random supply orders tried for one sample before :class:`DeterminizeError` (in the
+#: heuristic games of 3 to 10 players measured, at least 1 order in 60 was kept for every
+#: seat at the third round's fifth turn, and at least 1 in 2,500 for a spectator after the
+#: game, when every total is public)
+MAX_SUPPLY_ORDERS = 200_000
+#: supply orders drawn at once: first (most states accept one of the first few), at most
+_FIRST_BATCH, _LAST_BATCH = 4, 1024
+
+
+#: a past round's public data for :func:`~.scoring.base_payout`: gold found, connector, roles,
+#: the last card's seat, the seats whose broken tool forfeits their share
+_Round = tuple[bool, "int | None", list[int], int, Sequence[bool]]
+
+
+class DeterminizeError(RuntimeError):
+    """No sample found within :data:`MAX_SUPPLY_ORDERS` supply orders (a state whose gold is
+    very unlikely under the payout rules; the true state is consistent, so a sample exists)."""
+
 
 def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
-    """A copy of ``game`` with every card, role and goal that ``seat`` cannot see resampled
-    (``seat=None``: a spectator, who sees only what is public).
+    """A copy of ``game`` with every card, role, goal and gold card that ``seat`` cannot see
+    resampled (``seat=None``: a spectator, who sees only what is public).
 
     Reshuffled together, keeping every count that is public: the other players' hands (their
     sizes kept), their face-down discards (how many each discarded kept, RULES 3.6), the draw
@@ -29,20 +57,38 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     reshuffled with the dwarf cards aside and those discarded by Swap your hats, except the
     roles ``seat`` has inspected with no Swap your hats on that player since (RULES 6.5) and the
     seat's own cards that Swap your hats discarded (an inspector's knowledge of a discarded
-    card is not used); the
-    identities of the goals ``seat`` has not seen are permuted (who mapped which goal is public,
-    so those players keep knowing the goal, now the resampled one); the gold supply is
-    reshuffled.  Other seats' private events are dropped from the copy's history and their
-    inspection results forgotten (they were drawn from the old hidden state).  The copy's own
-    generator is replaced by one drawn from ``rng``.  (What ``seat`` knows of a hand it gave
-    away with Swap your hand is not used.)  Each hidden pool is sorted before it is shuffled,
-    so two states that ``seat`` cannot tell apart give the same sample for the same ``rng``
-    state (what an information-set search needs: ``saboteur_agents.ismcts``).
+    card is not used).
+    The identities of the goals ``seat`` has not seen are permuted (who mapped which goal is
+    public, so those players keep knowing the goal, now the resampled one).  Other seats'
+    private events are dropped from the copy's history and their inspection results forgotten
+    (they were drawn from the old hidden state).  The copy's own generator is replaced by one
+    drawn from ``rng``.  (What ``seat`` knows of a hand it gave away with Swap your hand is not
+    used.)  Each hidden pool is sorted before it is shuffled, so two states that ``seat``
+    cannot tell apart give the same sample for the same ``rng`` state (what an
+    information-set search needs: ``saboteur_agents.ismcts``).
 
-    A spectator (``seat=None``) knows no hand, role, face-down discard or map result: every
-    hand is resampled (sizes kept), every role, and every goal not revealed on the board; only
-    public events stay in the copy's history.  As for a seat, every player's gold is kept as it
-    is (secret in the base game, RULES 5.3, though the round results show what each side won).
+    A spectator (``seat=None``) knows no hand, role, face-down discard, map result or gold
+    amount: every hand is resampled (sizes kept), every role, and every goal not
+    revealed on the board; only public events stay in the copy's history.
+
+    Gold, where it is won as gold-nugget cards from a shuffled supply (``Ruleset.nugget_cards``:
+    the base game, whose gold is secret, RULES 5.3): a random order of the whole supply
+    (``ruleset.NUGGET_SUPPLY``) is drawn and the past rounds' payouts are replayed on it
+    (:func:`~.scoring.base_payout`) with their public data: the revealed roles, whether the
+    gold was found and by whom, the seat of the last card (every turn is seen) and, under
+    ``broken_tool_forfeit``, the broken tools at round end (from the public ``tool_broken`` /
+    ``tool_repaired`` events).  An order is kept only when the replay pays ``seat`` the gold
+    it received in each round (its ``gold_received`` events) and leaves it holding its gold
+    cards, leaves as many cards in the supply as there are (a public count), and, once the
+    game is over, gives every player the total the ``game_end`` event shows; a spectator
+    conditions on nothing private.  The kept order's payouts set the other players' ``gold``
+    and ``gold_cards`` and the copy's round results (``received``, ``paid``), and what is left
+    of it is the copy's supply, top first: an exact sample of the posterior given what the
+    engine records of the seat's gold (its per-round amounts and the cards it holds, not which
+    cards came in which round).  A state whose gold did not come from its recorded rounds'
+    payouts (built by hand with ``build_state``, whose history does not start with the first
+    deal) keeps every player's gold, and only its supply is reshuffled.  Where gold is a count
+    that the public round results and thefts decide (Saboteur 2, RULES 6.9), it is kept.
 
     Args:
         game: the state; not changed.
@@ -54,7 +100,10 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
 
     Raises:
         ValueError: ``seat`` is neither ``None`` nor a seat in play.  TypeError: ``rng`` is not
-            a Generator.
+            a Generator.  DeterminizeError: no supply order in :data:`MAX_SUPPLY_ORDERS` tries
+            paid the seat what it was paid (a state very unlikely under the payout rules; how
+            often that happens depends only on what ``seat`` knows, so it tells nothing
+            hidden, where keeping the true gold would).
     """
     if seat is not None and (not is_int(seat) or not 0 <= seat < game.n):
         raise ValueError(f"seat={seat!r}: a seat 0..{game.n - 1}, or None for a spectator")
@@ -121,8 +170,120 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     unknown = [sl for sl in range(3) if not seen[sl]]
     if unknown:
         g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
-    g.nuggets = rng.permutation(np.sort(g.nuggets))
+    if g.rules.nugget_cards:
+        if _replayable(game):
+            _sample_gold(g, game, None if seat is None else int(seat), rng)
+        else:
+            g.nuggets = rng.permutation(np.sort(g.nuggets))
     viewer = None if seat is None else int(seat)
     g.events = [e for e in g.events if e.seen_by(viewer)]
     g.rng = np.random.default_rng(int(rng.integers(2**63)))
     return g
+
+
+def _replayable(game: Game) -> bool:
+    """Whether ``game``'s gold came from the payouts of its recorded rounds: its history
+    starts with the first deal, its rounds are recorded from the first, every gold card is
+    in the supply or held, and each player's gold is its cards' value (not so for a state
+    built by hand, ``build_state``, e.g. with ``gold=``)."""
+    ev, rounds = game.events, game.round_results
+    if not ev or ev[0].type is not EventType.ROUND_START or ev[0].data["round"] != 0:
+        return False
+    if [r.round for r in rounds] != list(range(len(rounds))):
+        return False
+    cards = game.gold_cards
+    held = cards.sum(axis=0) + np.bincount(game.nuggets.astype(np.intp), minlength=4)[1:4]
+    if held.tolist() != [GOLD_CARDS[v] for v in (1, 2, 3)]:
+        return False
+    return bool((cards @ np.arange(1, 4) == game.gold).all())
+
+
+def _broken_at_round_ends(events: list[Event], n: int) -> dict[int, list[bool]]:
+    """Round -> per seat, a broken tool in front of it when the round ended, from the public
+    ``tool_broken`` / ``tool_repaired`` events (RULES 3.2, 3.3)."""
+    out: dict[int, list[bool]] = {}
+    broken = [[False] * 3 for _ in range(n)]
+    for e in events:
+        t = e.type
+        if t is EventType.ROUND_START:
+            broken = [[False] * 3 for _ in range(n)]
+        elif t is EventType.TOOL_BROKEN:
+            broken[e.data["target"]][e.data["tool"]] = True
+        elif t is EventType.TOOL_REPAIRED:
+            broken[e.data["target"]][e.data["tool"]] = False
+        elif t is EventType.ROUND_END:
+            out[e.data["round"]] = [any(b) for b in broken]
+    return out
+
+
+def _sample_gold(g: Game, game: Game, seat: int | None, rng: np.random.Generator) -> None:
+    """Resample the other players' gold cards and the supply of ``g`` (a copy of ``game``)
+    by rejection: random orders of the whole supply, the past rounds' payouts replayed on
+    each (:func:`determinize`)."""
+    n, rounds = game.n, game.round_results
+    if game.config.broken_tool_forfeit:
+        at_end = _broken_at_round_ends(game.events, n)
+        forfeits: list[Sequence[bool]] = [at_end[r.round] for r in rounds]
+    else:
+        forfeits = [()] * len(rounds)
+    plays: list[_Round] = [
+        (r.gold_found, r.connector, r.roles, r.last_card_seat, f) for r, f in zip(rounds, forfeits)
+    ]
+    own = None if seat is None else [int(r.received[seat]) for r in rounds]
+    own_cards = None if seat is None else game.gold_cards[seat].tolist()
+    left = len(game.nuggets)
+    totals = game.gold.tolist() if game.game_over else None
+    tried, batch = 0, _FIRST_BATCH
+    while tried < MAX_SUPPLY_ORDERS:
+        batch = min(batch, MAX_SUPPLY_ORDERS - tried)
+        tried += batch
+        supply = np.broadcast_to(NUGGET_SUPPLY, (batch, len(NUGGET_SUPPLY)))
+        for order in rng.permuted(supply, axis=1).tolist():
+            paid = _replay(order, plays, seat, own)
+            if paid is None or len(order) != left:
+                continue
+            cards = [[0, 0, 0] for _ in range(n)]
+            for round_paid in paid:
+                for s, v in round_paid:
+                    cards[s][v - 1] += 1
+            if seat is not None and cards[seat] != own_cards:
+                continue
+            gold = [c[0] + 2 * c[1] + 3 * c[2] for c in cards]
+            if totals is not None and gold != totals:
+                continue
+            g.gold_cards = np.array(cards, dtype=np.int64).reshape(n, 3)
+            g.gold = np.array(gold, dtype=np.int64)
+            g.nuggets = np.array(order, dtype=np.int8)
+            g.round_results = [_with_payout(r, p, n) for r, p in zip(rounds, paid)]
+            return
+        batch = min(2 * batch, _LAST_BATCH)
+    who = "a spectator" if seat is None else f"seat {seat}"
+    raise DeterminizeError(
+        f"no order of the gold supply in {MAX_SUPPLY_ORDERS} tries pays {who} what it was "
+        f"paid in rounds 1-{len(rounds)} (RULES 5.2, 5.3)"
+    )
+
+
+def _replay(
+    order: list[int],
+    plays: list[_Round],
+    seat: int | None,
+    own: list[int] | None,
+) -> list[list[tuple[int, int]]] | None:
+    """The cards each past round pays from the supply ``order`` (changed: what is left), or
+    ``None`` as soon as a round pays ``seat`` other than ``own[round]``."""
+    out = []
+    for r, (found, connector, roles, last, forfeit) in enumerate(plays):
+        paid = base_payout(order, found, connector, roles, last, forfeit)
+        if own is not None and sum(v for s, v in paid if s == seat) != own[r]:
+            return None
+        out.append(paid)
+    return out
+
+
+def _with_payout(result: RoundResult, paid: list[tuple[int, int]], n: int) -> RoundResult:
+    """``result`` with the gold each seat received (``received``, ``paid``) from ``paid``."""
+    got = [0] * n
+    for s, v in paid:
+        got[s] += v
+    return replace(result, received=got, paid=list(got))
