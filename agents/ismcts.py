@@ -377,12 +377,15 @@ class ISMCTSAgent(Agent):
         ``exp(sum of evidence[s, role of s])`` over those seats times its uniform chance, the
         posterior of :class:`saboteur_agents.heuristic.belief.AssignmentBelief`, by rejection
         sampling from uniform permutations (after ``_ROLE_TRIES`` rejections the heaviest deal
-        seen).
+        seen).  Once the roles are revealed (``Game.roles_revealed``: Saboteur 2's thefts,
+        RULES 5.1, 6.9) nothing is redealt.
 
         Args:
             det: a determinization (``Game.determinize``); changed in place.
             evidence: float64 ``(n, n_roles)``, the prior's per-seat log-likelihoods.
         """
+        if det.roles_revealed:  # the round is over (Saboteur 2's thefts): every role is face up
+            return
         seat = self.seat
         free = [
             s

@@ -154,6 +154,12 @@ def event_text(
         return f"  {who} receive{'' if e.seat == me else 's'} {d['gold']} gold."
     if t in (EventType.ROUND_END, EventType.GAME_END):
         return None  # printed with the round result
+    if t is EventType.ROUND_SCORED:  # Saboteur 2: the roles are turned up before the thefts
+        revealed = ", ".join(f"seat {s}: {roles[r]}" for s, r in enumerate(d["roles"]))
+        return (
+            f"--- Round {d['round'] + 1} is over: {side_text(d['winning_side'])}; "
+            f"roles revealed ({revealed}); the thefts follow ---"
+        )
     # Saboteur 2 (RULES 6.5-6.9)
     if t is EventType.ACTION_PLAYED:
         card = ALL_KINDS[d["kind"]].name

@@ -75,6 +75,29 @@ def test_hat_swap_reconditions_prior_without_forgetting_the_round():
     assert u.belief().shape == (5, 6)
 
 
+def test_the_thefts_are_not_scored():
+    """RULES 5.1, 6.9: every role is face up during the Saboteur 2 thefts (the
+    ``round_scored`` event tells them), so no belief is scored at a theft decision: one row
+    per seat at every other decision (fix: the thieves' decisions were scored too)."""
+    import io
+
+    from saboteur_env import Codec, Game
+    from saboteur_env.record import read_record, write_record
+
+    c = GameConfig(num_players=5, expansion=True, num_rounds=1)
+    g, codec = Game(c, 21), Codec(c)
+    rng = np.random.default_rng(21)
+    while not g.game_over:
+        g.apply(codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n))
+    thefts = sum(e.type == "theft" for e in g.events)
+    assert thefts > 0
+    buf = io.StringIO()
+    write_record(buf, g, 21, events=True)
+    sink: dict = {}
+    score_record(read_record(buf.getvalue()), 0, {"spectator": [("u", UniformDetector)]}, sink)
+    assert len(sink[("spectator", "u")].arrays()["y"]) == 5 * (g.decisions - thefts)
+
+
 def test_tiny_expansion_run_end_to_end(tmp_path):
     """A small Saboteur 2 run with every detector, the Bayes ones included, fitted
     leave-one-population-out, and the frontier (mimic and blatant references)."""

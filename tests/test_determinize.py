@@ -333,14 +333,15 @@ def test_determinize_gold_depends_only_on_what_the_seat_knows():
 
 
 def test_determinize_after_the_game_keeps_the_public_totals():
-    """After the game the totals are public (``game_end``): every sample keeps them; the cards
-    and the supply still vary."""
+    """After the game the totals are public (``game_end``): every sample keeps them, and the
+    roles of the last round (revealed, RULES 5.1); the cards and the supply still vary."""
     game, _, _ = _heuristic_game(5, 1, until=(9, 9))
     assert game.game_over
     rng = np.random.default_rng(0)
     samples = [game.determinize(s, rng) for s in [0, 3, None] for _ in range(10)]
     for d in samples:
         assert d.gold.tolist() == game.gold.tolist()
+        assert d.roles.tolist() == game.roles.tolist()
         _gold_consistent(d, game)
     assert len({tuple(d.gold_cards.ravel()) for d in samples}) > 1
 
@@ -374,3 +375,32 @@ def test_determinize_raises_when_no_supply_order_pays_the_seat(monkeypatch):
     with pytest.raises(det.DeterminizeError, match="500 tries"):
         game.determinize(0, np.random.default_rng(0))
     game.determinize(None, np.random.default_rng(0))  # a spectator conditions on no amount
+
+
+# --- Saboteur 2: the roles are face up during the thefts (RULES 5.1, 6.9) ---------------------
+def _theft_phase(n, seed):
+    """A Saboteur 2 state in the theft phase, reached by random play."""
+    from saboteur_env.engine.phases import Phase
+
+    cfg = GameConfig(num_players=n, expansion=True, num_rounds=1)
+    g, codec = Game(cfg, seed), Codec(cfg)
+    rng = np.random.default_rng(seed)
+    while g.phase is not Phase.THEFT:
+        g.apply(codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n))
+    return g
+
+
+@pytest.mark.parametrize("n, seed", [(5, 17), (5, 21), (6, 0)])
+def test_determinize_keeps_every_role_during_the_thefts(n, seed):
+    """The dwarf cards are revealed at round end, before the thefts (RULES 5.1, 6.9): a
+    sample keeps every role, consistent with the round's pending result (fix: the roles were
+    resampled while ``pending_result.roles`` kept the true ones)."""
+    g = _theft_phase(n, seed)
+    assert g.roles_revealed and g.pending_result.roles == g.roles.tolist()
+    rng = np.random.default_rng(seed)
+    for seat in [*range(n), None]:
+        for _ in range(10):
+            d = g.determinize(seat, rng)
+            assert d.roles.tolist() == g.roles.tolist()
+            assert d.pending_result.roles == d.roles.tolist()
+            assert sorted(d.set_aside + d.hats_discarded) == sorted(g.set_aside + g.hats_discarded)

@@ -657,6 +657,39 @@ def test_theft_without_victim_is_skipped():
     assert [e.seat for e in ev if e.type == "theft_skipped"] == [0]
 
 
+def test_the_roles_are_revealed_before_the_thefts():
+    """RULES 5.1, 6.9: the dwarf cards are turned up at round end and the thefts follow the
+    payouts, so a public ``round_scored`` event (every field of the coming ``round_end`` but
+    the thefts) opens the theft phase, before any theft; ``round_end`` follows the thefts.
+    No Theft card in front: no theft phase, no such event (fix: the roles reached the seats
+    only with ``round_end``, after the thieves had chosen)."""
+    roles = ["green-digger", "green-digger", "blue-digger", "blue-digger", "geologist"]
+    g = build_state(
+        cfg(5),
+        roles=roles,
+        hands=[["B02"], [], [], [], []],
+        deck=[],
+        theft=[3, 4, 2],
+        trapped=[2],
+        gold=[2, 2, 2, 2, 2],
+    )
+    ev = g.apply(Discard(K["B02"]))
+    assert [e.type for e in ev][-1] == "round_scored" and g.phase == "theft"
+    scored = ev[-1]
+    assert scored.visible_to is None and g.roles_revealed
+    assert scored.data["roles"] == g.roles.tolist() == [SABOTEUR_2.role_id(r) for r in roles]
+    g.apply(Steal(0))
+    ev = g.apply(Steal(0))
+    end = next(e for e in ev if e.type == "round_end")
+    assert [e.type for e in g.events].index("round_scored") < [e.type for e in g.events].index(
+        "theft"
+    )
+    assert {**scored.data, "thefts": [(3, 0), (4, 0)]} == end.data
+    g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["B02"], [], []], deck=[])
+    g.apply(Discard(K["B02"]))
+    assert g.game_over and "round_scored" not in [e.type for e in g.events]
+
+
 def test_theft_and_trapped_targets_and_limit():
     """RULES 6.5: Theft only on yourself and one at most; Trapped! only on another player,
     one at most; Free at last! / Hands off! need the matching card; Trapped! blocks path

@@ -133,7 +133,7 @@ def test_scrambled_hidden_parts_of_random_play_states_are_invisible():
                 assert seen_by(h, s, enc, codec) == base, (g.n, g.round, g.turn, s)
                 changed += any(
                     not np.array_equal(getattr(g, k), getattr(h, k))
-                    for k in ("hands", "roles", "deck")
+                    for k in ("hands", "roles", "deck", "nuggets", "gold_cards")
                 )
                 checked += 1
     assert checked > 300 and changed > 0.9 * checked
@@ -458,7 +458,8 @@ def scramble_s2(g: Game, s: int, rng: np.random.Generator) -> Game:
     """A copy of a Saboteur 2 game ``g`` with everything seat ``s`` cannot know re-randomised:
     the other hands, their face-down discards and passes, the draw pile, the cards removed
     unseen (RULES 6.6), the other roles with the dwarf cards aside and those Swap your hats
-    discarded (RULES 6.2, 6.5; the roles ``s`` inspected and its own discarded cards kept),
+    discarded (RULES 6.2, 6.5; the roles ``s`` inspected and its own discarded cards kept; every
+    role kept during the thefts, when they are face up, RULES 5.1, 6.9),
     the other seats' inspection results and the payloads of their private events, the goals
     ``s`` has not seen, the amounts of the others' gold (who holds gold is public, RULES 6.9),
     the generator."""
@@ -484,7 +485,10 @@ def scramble_s2(g: Game, s: int, rng: np.random.Generator) -> Game:
     h.discards = h.discards - before + h.secret_discards[others].sum(axis=0)
     h.removed = np.bincount(pool[pos : pos + n_removed], minlength=nk).astype(np.int64)
     h.deck = pool[pos + n_removed :].astype(np.int16)
-    known = [t for t in others if h.inspected[s, t] >= 0]
+    if h.roles_revealed:  # the thefts: every dwarf card is face up (RULES 5.1, 6.9)
+        known = others
+    else:
+        known = [t for t in others if h.inspected[s, t] >= 0]
     free = [t for t in others if t not in known]
     out = [i for i, t in enumerate(h.hats_discarded_from) if t != s and t not in known]
     roles = [int(h.roles[t]) for t in free] + list(h.set_aside) + [h.hats_discarded[i] for i in out]
@@ -504,8 +508,6 @@ def scramble_s2(g: Game, s: int, rng: np.random.Generator) -> Game:
         for t in others:
             if h.gold[t] > 0:
                 h.gold[t] = int(rng.integers(1, 12))
-    if h.pending_result is not None:  # the roles are revealed by round_end, not before
-        object.__setattr__(h.pending_result, "roles", [int(r) for r in h.roles])
     events = []
     for e in h.events:
         if e.visible_to is not None and e.visible_to != s:

@@ -261,6 +261,13 @@ def test_every_event_type_has_a_text_in_saboteur_2_games():
 
     theft = Event(EventType.THEFT, 2, {"target": 0})
     assert event_text(theft, 0) == "Seat 2: steal 1 gold from you"
+    scored = Event(
+        EventType.ROUND_SCORED, None, {"round": 0, "winning_side": "blue", "roles": [1, 5]}
+    )
+    assert event_text(scored, 1, roles=cfg.ruleset.roles) == (
+        "--- Round 1 is over: the blue diggers win; roles revealed (seat 0: blue-digger, "
+        "seat 1: saboteur); the thefts follow ---"
+    )
     with pytest.raises(ValueError, match="no text for event type"):
         event_text(Event("made_up", 0, {}), "spectator")
 

@@ -265,6 +265,31 @@ def test_belief_roles_follow_the_evidence():
     assert 25 < counts["uniform"][sus] < 80
 
 
+def test_belief_roles_are_not_redealt_during_the_thefts():
+    """Saboteur 2's thefts come after every role is revealed (RULES 5.1, 6.9): roles=belief
+    leaves the determinization's roles (the true ones) as they are (fix: they were redealt,
+    unlike the round's pending result)."""
+    from saboteur_env.engine import Game
+    from saboteur_env.engine.phases import Phase
+
+    cfg = GameConfig(num_players=5, expansion=True, num_rounds=1)
+    g, codec = Game(cfg, 21), Codec(cfg)
+    rng = np.random.default_rng(21)
+    while g.phase is not Phase.THEFT:
+        g.apply(codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n))
+    seat = g.current
+    agent = make_agent("ismcts")
+    agent.reset(seat, cfg, seed=0)
+    agent.attach(g)
+    ev = np.zeros((5, g.rules.n_roles))
+    ev[(seat + 1) % 5, g.rules.saboteur] = 5.0
+    ev[(seat + 2) % 5, g.rules.saboteur] = -5.0
+    for _ in range(20):
+        det = g.determinize(seat, rng)
+        agent._deal_roles(det, ev)
+        assert det.roles.tolist() == g.roles.tolist() == det.pending_result.roles
+
+
 def test_screen_spends_the_rest_on_two_candidates():
     """screen=2 with 4 candidates and 16 rollouts: 2 blocks of 4, then 4 blocks of 2 (the
     prior's best and the best other); the other two candidates stop after the screen."""

@@ -367,6 +367,36 @@ def test_expansion_records_with_events_replay_exactly(players):
     assert replay_game(io.StringIO(buf.getvalue())).gold.tolist() == g.gold.tolist()
 
 
+def test_records_from_before_the_round_scored_event_still_replay():
+    """Saboteur 2's ``round_scored`` event (roles revealed before the thefts, RULES 5.1, 6.9)
+    is recorded and checked like any event; a version 2 record written before it existed
+    (none in it) still replays, compared without it; an edited one does not replay."""
+    import numpy as np
+
+    from saboteur_env import Codec
+    from saboteur_env.engine.config import GameConfig
+    from saboteur_env.engine.state import Game
+
+    cfg = GameConfig(num_players=5, expansion=True, num_rounds=1)
+    g, codec = Game(cfg, 21), Codec(cfg)
+    rng = np.random.default_rng(21)
+    while not g.game_over:
+        g.apply(codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n))
+    buf = io.StringIO()
+    write_record(buf, g, 21, events=True)
+    lines = buf.getvalue().splitlines()
+    scored = [i for i, x in enumerate(lines) if json.loads(x).get("event") == "round_scored"]
+    assert len(scored) == 1
+    assert replay_game(buf.getvalue()).gold.tolist() == g.gold.tolist()
+    old = "\n".join(x for i, x in enumerate(lines) if i not in scored) + "\n"
+    assert replay_game(old).gold.tolist() == g.gold.tolist()
+    obj = json.loads(lines[scored[0]])
+    obj["data"]["roles"] = obj["data"]["roles"][::-1]
+    edited = lines[: scored[0]] + [json.dumps(obj)] + lines[scored[0] + 1 :]
+    with pytest.raises(RecordError, match="replayed events differ"):
+        replay_game("\n".join(edited) + "\n")
+
+
 def _edited(lines, kind, edit):
     """``lines`` with the first line of type ``kind`` changed by ``edit(obj)``."""
     i = next(i for i, x in enumerate(lines) if json.loads(x)["type"] == kind)

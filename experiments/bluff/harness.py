@@ -168,7 +168,9 @@ def score_record(
     sink: dict[tuple[str, str], Scored],
     stride: int = 1,
 ) -> dict:
-    """Replay one record and score every detector before every ``stride``-th decision.
+    """Replay one record and score every detector before every ``stride``-th decision of
+    the rounds' play (not the Saboteur 2 thefts, which come after the roles are revealed,
+    RULES 5.1, 6.9).
 
     Besides the events its track allows, a detector may ask for more at every decision:
     ``needs_turns`` (in-seat, :class:`.detectors.AgentBeliefDetector`): its own seat's
@@ -257,7 +259,7 @@ def score_record(
                     b.det.before_decision_sampled(O[: b.det.samples], Ms[: b.det.samples], cur)
             counter.append(cur)
             pending[cur] = []
-        if t % stride:
+        if t % stride or game.roles_revealed:  # Saboteur 2's thefts: every role is face up
             return
         roles = game.roles.astype(np.int64)
         for track, name, b in bound:

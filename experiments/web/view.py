@@ -225,9 +225,13 @@ def view(
     roles = game.rules.roles
     names = list(names) if names is not None else [f"seat {s}" for s in range(game.n)]
     spectator = viewer == "spectator"
-    # roles are public once the round is over (RULES 5.1): between rounds and at the game end
-    revealed = game.round_over or game.game_over
-    last = game.round_results[-1].roles if game.round_results and revealed else None
+    # roles are public once the round is over (RULES 5.1): during Saboteur 2's thefts, between
+    # rounds and at the game end
+    last = None
+    if game.pending_result is not None:
+        last = game.pending_result.roles
+    elif game.roles_revealed and game.round_results:
+        last = game.round_results[-1].roles
     gold_public = game.rules.public_gold_holders  # RULES 6.9
     seats = []
     for s in range(game.n):

@@ -57,7 +57,8 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     reshuffled with the dwarf cards aside and those discarded by Swap your hats, except the
     roles ``seat`` has inspected with no Swap your hats on that player since (RULES 6.5) and the
     seat's own cards that Swap your hats discarded (an inspector's knowledge of a discarded
-    card is not used).
+    card is not used); once the roles are revealed (:attr:`Game.roles_revealed`: the round is
+    over, e.g. Saboteur 2's thefts, RULES 5.1, 6.9, or the game) every player's role is kept.
     The identities of the goals ``seat`` has not seen are permuted (who mapped which goal is
     public, so those players keep knowing the goal, now the resampled one).  Other seats'
     private events are dropped from the copy's history and their inspection results forgotten
@@ -68,7 +69,7 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     information-set search needs: ``saboteur_agents.ismcts``).
 
     A spectator (``seat=None``) knows no hand, role, face-down discard, map result or gold
-    amount: every hand is resampled (sizes kept), every role, and every goal not
+    amount: every hand is resampled (sizes kept), every role not revealed, and every goal not
     revealed on the board; only public events stay in the copy's history.
 
     Gold, where it is won as gold-nugget cards from a shuffled supply (``Ruleset.nugget_cards``:
@@ -136,15 +137,16 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     g.deck = pool[pos : len(pool) - n_removed]
     g.removed = np.bincount(pool[len(pool) - n_removed :], minlength=nk).astype(np.int64)
 
-    known = (
-        []
-        if seat is None
-        else [
+    if g.roles_revealed:  # every dwarf card is face up (RULES 5.1, 6.9)
+        known = others
+    elif seat is None:
+        known = []
+    else:
+        known = [
             s
             for s in others
             if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
         ]
-    )
     free = [s for s in others if s not in known]
     # the dwarf cards Swap your hats took from the seat itself are known to it: they stay
     mine_out = [i for i, s in enumerate(g.hats_discarded_from) if s == seat]

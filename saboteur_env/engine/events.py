@@ -49,6 +49,11 @@ class EventType(str, Enum):
     #: public; the round's :class:`RoundResult` fields that are public, roles revealed
     #: (``RoundResult.public``, RULES 5.1, 6.9).
     ROUND_END = "round_end"
+    #: public, Saboteur 2: the round is scored and its thefts follow (emitted as the theft
+    #: phase starts, only when a Theft card works, RULES 6.9): every field of the coming
+    #: ``round_end`` but ``thefts``, the roles revealed (RULES 5.1: the dwarf cards are
+    #: turned up at round end, before the thefts).  ``round_end`` follows the thefts.
+    ROUND_SCORED = "round_scored"
     #: private to ``seat``: ``round``, ``gold`` received that round (RULES 5.3: gold is secret).
     GOLD_RECEIVED = "gold_received"
     #: public; ``gold`` per seat, ``winners`` (RULES 5.5).

@@ -385,7 +385,9 @@ def pay_saboteurs(
 
 def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     """Saboteur 2: the door evaluation and payouts, then the thefts as decisions of the
-    thieves (:attr:`Phase.THEFT`); the round closes after the last theft (RULES 6.9)."""
+    thieves (:attr:`Phase.THEFT`); the round closes after the last theft (RULES 6.9).  When
+    a Theft card works, the public ``round_scored`` event (the result so far, every role
+    revealed, RULES 5.1) opens the theft phase."""
     b, n = game.board, game.n
     trapped = game.xfront[:, 0].tolist()
     roles = game.roles.tolist()
@@ -405,7 +407,7 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     crystals = b.crystals()
     received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
     game.gold += received
-    game.pending_result = RoundResult(
+    result = game.pending_result = RoundResult(
         round=game.round,
         gold_found=gold_found,
         winning_side=side,
@@ -426,6 +428,12 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     )
     game.phase = Phase.THEFT
     game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(), trapped)
+    if game.theft_queue:
+        # the dwarf cards are turned up and the payouts made before the thefts (RULES 5.1,
+        # 6.9): the thieves choose knowing them
+        scored = result.public_data()
+        del scored["thefts"]  # the list the thefts append to; round_end tells them
+        game.emit(EventType.ROUND_SCORED, None, scored)
     _next_thief(game)
 
 

@@ -329,6 +329,13 @@ class Game:
             return int(self.broken_kind[seat, slot])
         return KIND_INDEX["trapped" if slot == FRONT_TRAPPED else "theft"]
 
+    @property
+    def roles_revealed(self) -> bool:
+        """Whether every player's dwarf card is face up: from the end of a round (RULES 5.1;
+        in Saboteur 2 the thefts, :attr:`~.phases.Phase.THEFT`, come after it, RULES 6.9)
+        until the next deal, and once the game is over."""
+        return self.pending_result is not None or self.round_over
+
     def winners(self) -> list[int]:
         """Seats with the most gold once the game is over (ties share, RULES 5.5)."""
         if not self.game_over:
