@@ -162,6 +162,12 @@ def test_harness_rejects_non_distributions_and_records_infeasible():
     assert not ok  # 5 expected saboteurs, but at most 4 can be in play
     _, ok = BoundDetector(PriorDetector(), "in-seat", 3, cfg, 1).belief()
     assert ok
+    from saboteur_experiments.bluff.harness import check_belief
+
+    with pytest.raises(BeliefError, match=r"returned None, not a float array of shape \(3, 2\)"):
+        check_belief(None, 3, 2)
+    with pytest.raises(BeliefError, match=r"returned str 'abc', not a float array"):
+        check_belief("abc", 3, 2)
 
 
 def test_oracle_scores_skill_one_and_prior_zero(records):

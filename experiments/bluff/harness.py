@@ -41,7 +41,15 @@ class BeliefError(ValueError):
 def check_belief(b, n: int, n_roles: int) -> np.ndarray:
     """``b`` as float64 ``(n, n_roles)`` if it is a distribution per row, else
     :class:`BeliefError`."""
-    b = np.asarray(b, dtype=float)
+    if b is None:
+        raise BeliefError(f"belief() returned None, not a float array of shape {(n, n_roles)}")
+    try:
+        b = np.asarray(b, dtype=float)
+    except (TypeError, ValueError):
+        raise BeliefError(
+            f"belief() returned {type(b).__name__} {b!r:.60}, not a float array of shape "
+            f"{(n, n_roles)}"
+        ) from None
     if b.shape != (n, n_roles):
         raise BeliefError(f"belief shape {b.shape}, expected {(n, n_roles)}")
     if not np.isfinite(b).all() or (b < -1e-9).any():
