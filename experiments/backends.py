@@ -78,8 +78,16 @@ def map_tasks(
             done(out[-1])
         return out
     import multiprocessing as mp
+    import sys
 
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    methods = mp.get_all_start_methods()
+    # fork copies this process's threads' locks but not the threads: once torch has started
+    # its thread pool here (an agent of the user's built to check its spec), a forked worker
+    # that runs torch waits forever; then the workers start from a clean server process
+    if "torch" in sys.modules and "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+    else:
+        ctx = mp.get_context("fork" if "fork" in methods else "spawn")
     chunk = max(1, min(8, len(items) // (workers * 8)))
     indexed = list(enumerate(items))
     out = [None] * len(items)
