@@ -39,6 +39,10 @@ DETECTORS = textwrap.dedent(
         name = "no-tracks"
         tracks = ("everywhere",)
 
+    class Peeker(Tilted):
+        name = "peeker"
+        needs_decisions = True
+
     def not_a_detector():
         return 3
 
@@ -78,6 +82,7 @@ def test_load_detector_names_tracks_and_errors(user_module):
     for attr, message in (
         ("Prior", r"its name 'prior' is one of the benchmark's own"),
         ("NoTracks", r"tracks \('everywhere',\)"),
+        ("Peeker", r"needs_decisions without samples asks for every actor's private view"),
         ("not_a_detector", r"returned int, not a saboteur_experiments.bluff.detectors.Detector"),
         ("fails", r"fails\(\) failed \(RuntimeError: no data file\)"),
         ("Missing", r"has no detector class or factory 'Missing'"),
@@ -149,3 +154,25 @@ def test_record_folders_of_specs_are_single_folder_names(tmp_path):
     paths = record_set(tmp_path, "rolesplit:random/random", 3, 2, rounds=1)
     assert [p.parent.name for p in paths] == ["rolesplit~random+random_n3"] * 2
     assert paths[0].parent.parent == tmp_path / "records" / "paired"
+
+
+def test_the_benchmarks_own_detector_names_are_the_declared_ones():
+    from saboteur_experiments.bluff.detectors import BUILTIN_NAMES
+    from saboteur_experiments.bluff.pipeline import _factories
+
+    fitted = {"bayes-fit": None, "logistic": {t: None for t in TRACKS}}
+    models = (object(), object())  # every factory listed (none is called)
+    names = {n for t in TRACKS for n, _ in _factories(t, fitted, True, models, 8)}
+    assert names == set(BUILTIN_NAMES)
+
+
+def test_search_populations_are_fingerprinted_by_the_determinization_revision():
+    from saboteur_env.engine.determinize import REVISION
+    from saboteur_experiments.bluff.populations import POPULATIONS
+
+    tag = f"#determinize{REVISION}"
+    ismcts, evasive = POPULATIONS["heuristic-ismctssab"], POPULATIONS["heuristic-evasivesab"]
+    assert fingerprint(ismcts) == ismcts + tag
+    assert fingerprint(evasive) == evasive + tag
+    assert fingerprint("ismcts") == "ismcts" + tag
+    assert fingerprint("rolesplit:heuristic/random") == "rolesplit:heuristic/random"

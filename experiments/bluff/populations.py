@@ -214,15 +214,34 @@ def policies(spec: str) -> dict[str, str]:
     return {"saboteur": spec, "digger": spec}
 
 
+def _searches(spec: str) -> bool:
+    """Whether the agent of ``spec`` is a search agent (``Agent.needs_game``: it reads the game
+    through ``Game.determinize``); a spec that does not build is not."""
+    from saboteur_agents import make_agent
+
+    from . import actors  # noqa: F401  (registers rolesplit and the evasive saboteur)
+
+    try:
+        return bool(getattr(make_agent(spec), "needs_game", False))
+    except Exception:
+        return False
+
+
 def fingerprint(spec: str, expansion: bool = False) -> str:
-    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the one shipped for
-    the game ``expansion`` selects), or of the source file of a user's own agent
+    """``spec``, plus the revision of ``Game.determinize`` for a search agent (its games change
+    with it: ``determinize.REVISION``), the CRC-32 of every PPO checkpoint it loads (``ppo`` =
+    the one shipped for the game ``expansion`` selects), or of the source file of a user's own
+    agent
     (``MODULE.ATTR``: the module's file; a change to the agent's code then gets new records,
     :func:`.records.record_set`; modules it imports in turn are not followed)."""
     name, _, opt = spec.partition(":")
     if name == "rolesplit":
         digger, _, saboteur = opt.partition("/")
         return f"rolesplit:{fingerprint(digger, expansion)}/{fingerprint(saboteur, expansion)}"
+    if _searches(spec):  # its games follow the engine's determinization
+        from saboteur_env.engine.determinize import REVISION
+
+        return f"{spec}#determinize{REVISION}"
     if "." in name:  # a user's agent (registered names have no dot)
         import importlib.util
 

@@ -28,6 +28,12 @@ from .scoring import base_payout
 if TYPE_CHECKING:
     from .state import Game
 
+#: the revision of what :func:`determinize` draws: raised whenever a change makes it draw
+#: other samples from the same generator, so that stored games of the search agents that read
+#: it (the bluff benchmark's record sets, ``saboteur_experiments.bluff.populations.fingerprint``)
+#: are played anew (2: the base game's gold is resampled, and Saboteur 2 roles kept during the
+#: thefts)
+REVISION = 2
 #: most random supply orders tried for one sample before :class:`DeterminizeError` (in the
 #: heuristic games of 3 to 10 players measured, at least 1 order in 60 was kept for every
 #: seat at the third round's fifth turn, and at least 1 in 2,500 for a spectator after the

@@ -163,8 +163,9 @@ def load_detector(spec: str) -> tuple[str, Callable[[], Detector], tuple[str, ..
 
     Raises:
         ValueError: the module does not import, lacks ``ATTR``, ``ATTR`` fails or does not
-            return a :class:`Detector`, its name is one of :data:`BUILTIN_NAMES`, or its tracks
-            are not among ``"spectator"`` and ``"in-seat"``.
+            return a :class:`Detector`, its name is one of :data:`BUILTIN_NAMES`, its tracks
+            are not among ``"spectator"`` and ``"in-seat"``, or it asks for the actors'
+            private views (``needs_decisions`` without ``samples``).
     """
     from saboteur_agents.base import import_callable
 
@@ -187,11 +188,19 @@ def load_detector(spec: str) -> tuple[str, Callable[[], Detector], tuple[str, ..
             f"detector spec {spec!r}: its name {name!r} is one of the benchmark's own "
             f"({', '.join(BUILTIN_NAMES)}); give the class another name"
         )
-    tracks = tuple(det.tracks)
-    if not tracks or not set(tracks) <= {"spectator", "in-seat"}:
+    if getattr(det, "needs_decisions", False) and not getattr(det, "samples", 0):
+        # the harness shows such a detector every actor's own view (the Bayes ceiling's
+        # privilege): a user's detector gets only what its track may see
         raise ValueError(
-            f"detector spec {spec!r}: tracks {tracks!r}, some of 'spectator' and 'in-seat'"
+            f"detector spec {spec!r}: needs_decisions without samples asks for every actor's "
+            "private view (the privileged Bayes ceiling's); a detector of your own sees only "
+            "its track's events (or give samples=K: K spectator samples per decision)"
         )
+    from ..harness import TRACKS
+
+    tracks = tuple(det.tracks)
+    if not tracks or not set(tracks) <= set(TRACKS):
+        raise ValueError(f"detector spec {spec!r}: tracks {tracks!r}, some of {TRACKS}")
     return name, factory, tracks
 
 
