@@ -62,12 +62,21 @@ class AgentError(RuntimeError):
     game; the original exception is its ``__cause__`` (in this process)."""
 
 
+#: what the ``step`` of an agent's action raises when the action is the agent's fault (not
+#: legal, or not an action at all); anything else a step raises is the engine's
+REFUSED_ACTION: tuple[type[Exception], ...] = (ValueError, TypeError)
+
+
 @contextlib.contextmanager
-def blame_agent(agent: Any, seat: int, where: str) -> Iterator[None]:
-    """Inside, an exception (but :class:`AgentError`) becomes an :class:`AgentError` naming
-    the agent (its ``name``, the spec it was made from), ``seat`` and ``where`` (e.g. ``"deal
-    seed 12, decision 40"``): around an agent's ``act`` and the ``step`` of its action, so
-    that a tournament of many agents says which one failed and on which deal.
+def blame_agent(
+    agent: Any, seat: int, where: str, only: tuple[type[Exception], ...] = (Exception,)
+) -> Iterator[None]:
+    """Inside, an exception of the types ``only`` (but :class:`AgentError`) becomes an
+    :class:`AgentError` naming the agent (its ``name``, the spec it was made from), ``seat``
+    and ``where`` (e.g. ``"deal seed 12, decision 40"``): around an agent's ``act`` (every
+    exception), and the ``step`` of its action with ``only=REFUSED_ACTION`` (an illegal action,
+    ``IllegalActionError``, is a ``ValueError``), so that a tournament of many agents says which
+    one failed and on which deal, and an engine error stays the engine's.
 
     Raises:
         AgentError: what was raised inside, named.
@@ -76,7 +85,7 @@ def blame_agent(agent: Any, seat: int, where: str) -> Iterator[None]:
         yield
     except AgentError:
         raise
-    except Exception as err:
+    except only as err:
         name = getattr(agent, "name", None) or type(agent).__name__
         raise AgentError(
             f"agent {name!r} at seat {seat} ({where}): {type(err).__name__}: {err}"

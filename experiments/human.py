@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import saboteur_env
-from saboteur_agents.base import attach_game
+from saboteur_agents.base import REFUSED_ACTION, attach_game, blame_agent
 from saboteur_env.engine.cards import (
     ALL_KINDS,
     FRONT_SLOTS,
@@ -391,10 +391,14 @@ def play_human(
             flush_events()
             seat = env.agent_name_mapping[name]
             if seat != human:
-                action = bots[seat].act(obs["observation"], obs["action_mask"], info)
+                where = f"decision {game.decisions}"  # not the seed: it tells the deal
+                with blame_agent(bots[seat], seat, where):
+                    action = bots[seat].act(obs["observation"], obs["action_mask"], info)
+                with blame_agent(bots[seat], seat, where, only=REFUSED_ACTION):
+                    env.step(action)
             else:
                 action = _human_turn(env, game, human, obs["action_mask"], inp, out)
-            env.step(action)
+                env.step(action)
             decisions += 1
         flush_events()
     except _Quit:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import saboteur_env
-from saboteur_agents.base import Agent, attach_game, blame_agent
+from saboteur_agents.base import REFUSED_ACTION, Agent, attach_game, blame_agent
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.scoring import side_text
 from saboteur_env.render import render_ansi
@@ -76,8 +76,10 @@ def play_game(
             env.step(None)
             continue
         seat = env.agent_name_mapping[name]
-        with blame_agent(agents[seat], seat, f"deal seed {seed}, decision {decisions}"):
+        where = f"deal seed {seed}, decision {decisions}"
+        with blame_agent(agents[seat], seat, where):
             action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+        with blame_agent(agents[seat], seat, where, only=REFUSED_ACTION):
             env.step(action)
         decisions += 1
         if out is not None and len(game.round_results) > shown:

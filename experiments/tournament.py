@@ -194,7 +194,7 @@ def play(task: Task) -> dict:
     """Play one scheduled game through the PettingZoo AEC loop; returns a plain dict."""
     import saboteur_env
     from saboteur_agents import make_agent
-    from saboteur_agents.base import attach_game, blame_agent
+    from saboteur_agents.base import REFUSED_ACTION, attach_game, blame_agent
 
     n = len(task.lineup)
     # the engine backend: --role-override edits the game's roles in place each round, which
@@ -227,6 +227,7 @@ def play(task: Task) -> dict:
         where = f"game {task.game_id}, deal seed {task.deal_seed}, decision {decisions}"
         with blame_agent(agents[seat], seat, where):
             action = agents[seat].act(obs["observation"], obs["action_mask"], info)
+        with blame_agent(agents[seat], seat, where, only=REFUSED_ACTION):
             watch.before(seat, action)
             env.step(action)
         decisions += 1

@@ -143,3 +143,18 @@ def test_an_agent_that_fails_in_a_game_is_named_with_its_seat_and_deal(
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith(f"saboteur tournament: error: agent '{raises}' at seat ")
     assert "(game " in err and "deal seed " in err and err.endswith("KeyError: 'boom'")
+
+
+def test_blame_agent_names_the_agent_for_its_errors_only():
+    from saboteur_agents.base import REFUSED_ACTION, AgentError, blame_agent
+
+    agent = make_agent("random")
+    with pytest.raises(AgentError, match=r"agent 'random' at seat 2 \(here\): KeyError: 'x'"):
+        with blame_agent(agent, 2, "here"):
+            raise KeyError("x")  # anything act() raises is the agent's
+    with pytest.raises(AgentError, match=r"ValueError: illegal"):
+        with blame_agent(agent, 2, "here", only=REFUSED_ACTION):
+            raise ValueError("illegal")  # a refused action is the agent's too
+    with pytest.raises(RuntimeError, match="engine"):
+        with blame_agent(agent, 2, "here", only=REFUSED_ACTION):
+            raise RuntimeError("engine")  # what else a step raises is the engine's

@@ -27,7 +27,7 @@ from .actions import (
     layout_of,
 )
 from .config import ConfigError, GameConfig
-from .determinize import determinize
+from .determinize import DeterminizeError, determinize
 from .events import Event, EventData, EventType, RoundResult
 from .phases import Phase
 from .ruleset import BASE, RULESETS, SABOTEUR_2, Ruleset
@@ -63,6 +63,7 @@ __all__ = [
     "actions_from_events",
     "build_state",
     "describe",
+    "DeterminizeError",
     "determinize",
     "family_of",
     "layout_of",
