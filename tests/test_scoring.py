@@ -433,3 +433,24 @@ def test_the_win_reward_counts_a_paid_geologist_as_a_winner():
     assert round_rewards(result, "gold", SABOTEUR_2) == [4, 2, 3, 0, 0]
     # the base game has no paid roles: the winners set alone
     assert round_rewards(result, "win", BASE) == [1, -1, 1, -1, -1]
+
+
+def test_base_payout_by_hand_and_its_bad_input():
+    from saboteur_env.engine.scoring import base_payout
+
+    # 4 players, seat 1 the saboteur; seat 2 reaches the gold: 4 cards from the top, sorted,
+    # picked counter-clockwise from 2 by the diggers 2, 0, 3 (RULES 5.2)
+    supply = [1, 3, 2, 1, 3]
+    assert base_payout(supply, True, 2, [0, 1, 0, 0], 2) == [(2, 3), (0, 2), (3, 1), (2, 1)]
+    assert supply == [3]
+    # seat 0's broken tool forfeits its share (the variant of RULES 5.2)
+    paid = base_payout([1, 3, 2, 1], True, 2, [0, 1, 0, 0], 2, [True, False, False, False])
+    assert paid == [(2, 3), (3, 2), (2, 1), (3, 1)]
+    # the gold not found: the lone saboteur takes 4 in exact change, largest values first
+    supply = [1, 1, 2, 3, 1]
+    assert base_payout(supply, False, None, [0, 1, 0, 0], 3) == [(1, 3), (1, 1)]
+    assert supply == [1, 2, 1]
+    with pytest.raises(ValueError, match="gold_found with no connector"):
+        base_payout([1, 2], True, None, [0, 1, 0], 0)
+    with pytest.raises(ValueError, match=r"forfeit: one flag per seat \(3\), got 2"):
+        base_payout([1, 2], True, 0, [0, 1, 0], 0, [False, True])

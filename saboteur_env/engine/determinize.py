@@ -7,8 +7,8 @@ goals are resampled.  In the base game the gold-nugget cards are secret (RULES 5
 players' gold and the order of the supply are resampled by replaying the past rounds' payouts
 (:func:`~.scoring.base_payout`, from their public results) on a random order of the whole
 supply, kept only when it pays the seat exactly what it was paid (:func:`determinize`).  In
-Saboteur 2 gold is a count that the public round results and thefts decide (RULES 6.9): it is
-kept.
+Saboteur 2 gold is a count: its totals are secret, but they follow from the public round
+results and thefts (RULES 6.9), so it is kept.
 """
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     cards came in which round).  A state whose gold did not come from its recorded rounds'
     payouts (built by hand with ``build_state``, whose history does not start with the first
     deal) keeps every player's gold, and only its supply is reshuffled.  Where gold is a count
-    that the public round results and thefts decide (Saboteur 2, RULES 6.9), it is kept.
+    whose totals, though secret, follow from the public round results and thefts (Saboteur 2,
+    RULES 6.9), it is kept.
 
     Args:
         game: the state; not changed.

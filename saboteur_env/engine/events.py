@@ -50,7 +50,8 @@ class EventType(str, Enum):
     #: (``RoundResult.public``, RULES 5.1, 6.9).
     ROUND_END = "round_end"
     #: public, Saboteur 2: the round is scored and its thefts follow (emitted as the theft
-    #: phase starts, only when a Theft card works, RULES 6.9): every field of the coming
+    #: phase starts, whenever an untrapped player has a Theft card in front, even if no theft
+    #: then finds a victim and ``theft_skipped`` follows, RULES 6.9): every field of the coming
     #: ``round_end`` but ``thefts``, the roles revealed (RULES 5.1: the dwarf cards are
     #: turned up at round end, before the thefts).  ``round_end`` follows the thefts.
     ROUND_SCORED = "round_scored"

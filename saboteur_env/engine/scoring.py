@@ -320,9 +320,16 @@ def base_payout(
 
     Returns:
         ``(seat, value)`` of every card paid, in the order taken.
+
+    Raises:
+        ValueError: the gold was found with no ``connector``, or ``forfeit`` is given with
+            another length than ``roles``.
     """
+    if forfeit and len(forfeit) != len(roles):
+        raise ValueError(f"forfeit: one flag per seat ({len(roles)}), got {len(forfeit)}")
     if gold_found:
-        assert connector is not None
+        if connector is None:
+            raise ValueError("gold_found with no connector: the seat that reached the gold")
         eligible = [
             roles[s] == GOLD_DIGGER and not (forfeit and forfeit[s]) for s in range(len(roles))
         ]
@@ -386,8 +393,8 @@ def pay_saboteurs(
 def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     """Saboteur 2: the door evaluation and payouts, then the thefts as decisions of the
     thieves (:attr:`Phase.THEFT`); the round closes after the last theft (RULES 6.9).  When
-    a Theft card works, the public ``round_scored`` event (the result so far, every role
-    revealed, RULES 5.1) opens the theft phase."""
+    an untrapped player has a Theft card in front, the public ``round_scored`` event (the
+    result so far, every role revealed, RULES 5.1) opens the theft phase."""
     b, n = game.board, game.n
     trapped = game.xfront[:, 0].tolist()
     roles = game.roles.tolist()
@@ -429,8 +436,8 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     game.phase = Phase.THEFT
     game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(), trapped)
     if game.theft_queue:
-        # the dwarf cards are turned up and the payouts made before the thefts (RULES 5.1,
-        # 6.9): the thieves choose knowing them
+        # the dwarf cards are turned up and the round scored before the thefts (RULES 5.1,
+        # 6.9): the thieves choose knowing the roles and the winners
         scored = result.public_data()
         del scored["thefts"]  # the list the thefts append to; round_end tells them
         game.emit(EventType.ROUND_SCORED, None, scored)
