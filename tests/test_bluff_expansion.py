@@ -8,6 +8,7 @@ import pytest
 
 from saboteur_env.engine.cards import BOSS, GEOLOGIST, X_SABOTEUR
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
 from saboteur_env.engine.state import Event, EventData
 from saboteur_experiments.bluff import BoundDetector, run, score_record
 from saboteur_experiments.bluff.detectors import (
@@ -89,7 +90,7 @@ def test_the_thefts_are_not_scored():
     rng = np.random.default_rng(21)
     while not g.game_over:
         g.apply(codec.decode(int(rng.choice(np.flatnonzero(codec.mask(g)))), g.current, g.n))
-    thefts = sum(e.type == "theft" for e in g.events)
+    thefts = sum(e.type == EventType.THEFT for e in g.events)
     assert thefts > 0
     buf = io.StringIO()
     write_record(buf, g, 21, events=True)

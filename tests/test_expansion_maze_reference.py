@@ -29,6 +29,7 @@ from saboteur_env.encoding.codec import Codec
 from saboteur_env.engine.board import HIDDEN_GOAL
 from saboteur_env.engine.cards import ALL_KINDS, CARD_KINDS, KIND_INDEX, VARIANTS
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
 from saboteur_env.engine.state import Game, PlacePath
 
 DELTA = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
@@ -355,8 +356,9 @@ def test_engine_equals_reference(n, seed, rule, positions):
             # trapped at round end: as in front of the players before the last decision,
             # unless that decision itself laid or lifted a Trapped! card
             was = [s for s in range(n) if before.xfront[s, 0]]
-            last = [e for e in g.events if e.type == "action_played"]
-            if not last or last[-1].data["card"] not in ("trapped", "free_at_last"):
+            # the action cards played by the decision that ended the round (not earlier ones)
+            last = [e for e in g.events[len(before.events) :] if e.type == EventType.ACTION_PLAYED]
+            if not any(e.data["card"] in ("trapped", "free_at_last") for e in last):
                 assert sorted(res.trapped) == was
             face_up, _ = read_table(None, board)
             seen["found" if res.gold_found else "not found"] += 1

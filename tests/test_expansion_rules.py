@@ -27,6 +27,8 @@ from saboteur_env.engine.cards import (
     deck_counts,
 )
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
+from saboteur_env.engine.phases import Phase
 from saboteur_env.engine.ruleset import SABOTEUR_2
 from saboteur_env.engine.scoring import door_outcome, payouts_s2, theft_order, winners_s2
 from saboteur_env.engine.state import (
@@ -674,20 +676,19 @@ def test_the_roles_are_revealed_before_the_thefts():
         gold=[2, 2, 2, 2, 2],
     )
     ev = g.apply(Discard(K["B02"]))
-    assert [e.type for e in ev][-1] == "round_scored" and g.phase == "theft"
+    assert [e.type for e in ev][-1] == EventType.ROUND_SCORED and g.phase == Phase.THEFT
     scored = ev[-1]
     assert scored.visible_to is None and g.roles_revealed
     assert scored.data["roles"] == g.roles.tolist() == [SABOTEUR_2.role_id(r) for r in roles]
     g.apply(Steal(0))
     ev = g.apply(Steal(0))
-    end = next(e for e in ev if e.type == "round_end")
-    assert [e.type for e in g.events].index("round_scored") < [e.type for e in g.events].index(
-        "theft"
-    )
+    end = next(e for e in ev if e.type == EventType.ROUND_END)
+    types = [e.type for e in g.events]
+    assert types.index(EventType.ROUND_SCORED) < types.index(EventType.THEFT)
     assert {**scored.data, "thefts": [(3, 0), (4, 0)]} == end.data
     g = build_state(cfg(3), roles=["green-digger"] * 3, hands=[["B02"], [], []], deck=[])
     g.apply(Discard(K["B02"]))
-    assert g.game_over and "round_scored" not in [e.type for e in g.events]
+    assert g.game_over and EventType.ROUND_SCORED not in [e.type for e in g.events]
 
 
 def test_theft_and_trapped_targets_and_limit():
