@@ -304,6 +304,11 @@ def main(argv=None) -> dict:
     p.add_argument("--no-average", action="store_true", help="skip the seed-averaged policy")
     p.add_argument("--out", default="runs/report")
     p.add_argument("--overwrite", action="store_true", help="replace an earlier report in --out")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bars (default: shown when stderr is a terminal)",
+    )
     a = p.parse_args(argv)
     check_output_dir(p, a.out, "--out")
     if (Path(a.out) / "report.json").exists() and not a.overwrite:
@@ -319,7 +324,7 @@ def main(argv=None) -> dict:
             a.workers,
             a.seed,
             average=not a.no_average,
-            progress=sys.stderr.isatty(),
+            progress=sys.stderr.isatty() and not a.no_progress,
         )
     except (FileNotFoundError, ValueError) as err:
         p.error(str(err))

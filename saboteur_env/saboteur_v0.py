@@ -41,9 +41,20 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
 
     def step(self, actions):
         """Play the acting agent's action (PettingZoo's view); after ``max_cycles`` steps every
-        live agent is truncated.  After the end: empty dicts."""
+        live agent is truncated.  After the end: empty dicts.
+
+        Raises:
+            ValueError: ``actions`` has no entry for the acting agent (nothing is played).
+        """
         if not self.agents:
             return {}, {}, {}, {}, {}
+        acting = self.aec_env.agent_selection
+        if not hasattr(actions, "get") or acting not in actions:
+            # PettingZoo's view would raise a bare KeyError; the state is untouched here
+            raise ValueError(
+                f"actions must hold the acting agent's action: {acting!r} is to act (a parallel "
+                f"step plays one decision; the others' actions are ignored), got {actions!r:.80}"
+            )
         observations, rewards, terminations, truncations, infos = super().step(actions)
         self._steps += 1
         if self.max_cycles is not None and self._steps >= self.max_cycles and self.agents:

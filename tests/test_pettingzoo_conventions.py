@@ -96,6 +96,19 @@ def test_parallel_view_checks_max_cycles():
         saboteur_v0.parallel_env(max_cycles=0)
 
 
+def test_parallel_step_without_the_acting_agents_action_is_refused_untouched():
+    p = saboteur_v0.parallel_env(num_players=3)
+    obs, _ = p.reset(seed=1)
+    acting = p.aec_env.agent_selection
+    before = p.aec_env.unwrapped.game.decisions
+    for bad in ({}, {a: 0 for a in p.agents if a != acting}, [0, 0, 0]):
+        with pytest.raises(ValueError, match=rf"'{acting}' is to act"):
+            p.step(bad)
+    assert p.aec_env.unwrapped.game.decisions == before and p.aec_env.agent_selection == acting
+    p.step({acting: int(np.flatnonzero(obs[acting]["action_mask"])[0])})
+    assert p.aec_env.unwrapped.game.decisions == before + 1
+
+
 def test_unmasked_sample_is_a_legal_action_of_the_agent_to_act():
     e = saboteur_v0.env(num_players=5)
     e.reset(seed=3)
