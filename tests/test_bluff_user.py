@@ -154,6 +154,9 @@ def test_record_folders_of_specs_are_single_folder_names(tmp_path):
     paths = record_set(tmp_path, "rolesplit:random/random", 3, 2, rounds=1)
     assert [p.parent.name for p in paths] == ["rolesplit~random+random_n3"] * 2
     assert paths[0].parent.parent == tmp_path / "records" / "paired"
+    from saboteur_experiments.bluff.records import _FOLDER_SAFE
+
+    assert 'a:b/c\\d*e?f"g<h>i|j'.translate(_FOLDER_SAFE) == "a~b+c+d_e_f_g_h_i_j"
 
 
 def test_the_benchmarks_own_detector_names_are_the_declared_ones():

@@ -30,6 +30,8 @@ MAX_GAMES = 1000
 #: most ``--seed`` values: the deals of seed ``s`` at ``N`` players start at deal
 #: ``(s * 16 + N) * MAX_GAMES`` of each split, inside the test split's million deals
 MAX_SEED = 61
+#: characters of an agent spec that no folder name may hold (on Windows) -> their stand-ins
+_FOLDER_SAFE = str.maketrans({":": "~", "/": "+", "\\": "+", **dict.fromkeys('*?"<>|', "_")})
 #: the record folder of this deal scheme (a new scheme gets a new folder, so record sets
 #: written under an older one, with other deals, are never reused)
 SCHEME = "paired"
@@ -69,15 +71,15 @@ def record_set(
     Records live in ``<out>/records/paired/<tag>_<folder><N>/`` (``folder``: the ruleset's
     ``Variant.folder``, ``n`` for the base game, ``x`` for Saboteur 2).  ``spec``: the agent
     spec (default: ``pop``'s in the ruleset's populations, :data:`.populations.VARIANTS`); a
-    non-default spec, or one that loads a PPO checkpoint or is a user's own agent, gets its own
-    folder (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`), so a new checkpoint or
-    an edited agent never reuses old records (``:`` and ``/`` of a spec are written ``~`` and
-    ``+`` in the folder's name).  A game already on disk is never replayed or rewritten (its
-    seed is in its file name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for
-    games of other than 3 rounds); one whose header does not match the game asked for (player
-    count, rounds, expansion, seed, population spec) raises :class:`ValueError`.  ``first``:
-    only games ``first .. n_games - 1`` (a share of the work of one process,
-    :func:`.pipeline.run`).
+    non-default spec, or one that loads a PPO checkpoint, plays a search agent or is a user's
+    own agent, gets its own folder (``<pop>@<hash of its fingerprint>``, :func:`fingerprint`),
+    so a new checkpoint, determinization or edited agent never reuses old records (in the
+    folder's name a spec's ``:`` is written ``~``, ``/`` and ``\\`` ``+``, and ``*?"<>|``
+    ``_``).  A game already on disk is never replayed or rewritten (its seed is in its file
+    name, ``game_<seed>.jsonl``, or ``game_<seed>_r<rounds>.jsonl`` for games of other than 3
+    rounds); one whose header does not match the game asked for (player count, rounds,
+    expansion, seed, population spec) raises :class:`ValueError`.  ``first``: only games
+    ``first .. n_games - 1`` (a share of the work of one process, :func:`.pipeline.run`).
     ``workers``/``backend``/``address``: where the missing games are played
     (:func:`saboteur_experiments.backends.map_tasks`; a game's record depends on its seed
     alone, so every backend writes the same files, here, from the text the worker sends; the
@@ -90,7 +92,7 @@ def record_set(
     fp = fingerprint(spec, expansion)
     tag = pop if spec == default and fp == spec else f"{pop}@{zlib.crc32(fp.encode()):08x}"
     # a spec's separators are no characters of one folder's name (``/``), or not on Windows
-    tag = tag.replace(":", "~").replace("/", "+")
+    tag = tag.translate(_FOLDER_SAFE)
     d = out / "records" / SCHEME / f"{tag}_{v.folder}{n_players}"
     d.mkdir(parents=True, exist_ok=True)
     paths, missing = [], []
