@@ -384,17 +384,8 @@ class ISMCTSAgent(Agent):
             det: a determinization (``Game.determinize``); changed in place.
             evidence: float64 ``(n, n_roles)``, the prior's per-seat log-likelihoods.
         """
-        if det.roles_revealed:  # the round is over (Saboteur 2's thefts): every role is face up
-            return
-        seat = self.seat
-        free = [
-            s
-            for s in range(det.n)
-            if s != seat
-            and not (
-                det.inspected[seat, s] >= 0 and det.inspected_swaps[seat, s] == det.hat_swaps[s]
-            )
-        ]
+        known = det.roles_known_to(self.seat)  # all once face up (Saboteur 2's thefts)
+        free = [s for s in range(det.n) if not known[s]]
         if not free or not evidence[free].any():
             return
         pool = np.array([det.roles[s] for s in free] + list(det.set_aside), dtype=np.int64)

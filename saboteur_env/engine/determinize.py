@@ -144,17 +144,8 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     g.deck = pool[pos : len(pool) - n_removed]
     g.removed = np.bincount(pool[len(pool) - n_removed :], minlength=nk).astype(np.int64)
 
-    if g.roles_revealed:  # every dwarf card is face up (RULES 5.1, 6.9)
-        known = others
-    elif seat is None:
-        known = []
-    else:
-        known = [
-            s
-            for s in others
-            if g.inspected[seat, s] >= 0 and g.inspected_swaps[seat, s] == g.hat_swaps[s]
-        ]
-    free = [s for s in others if s not in known]
+    known = g.roles_known_to(None if seat is None else int(seat))  # face up, or inspected
+    free = [s for s in others if not known[s]]
     # the dwarf cards Swap your hats took from the seat itself are known to it: they stay
     mine_out = [i for i, s in enumerate(g.hats_discarded_from) if s == seat]
     out_free = [i for i in range(len(g.hats_discarded)) if i not in mine_out]

@@ -336,6 +336,22 @@ class Game:
         until the next deal, and once the game is over."""
         return self.pending_result is not None or self.round_over
 
+    def roles_known_to(self, seat: int | None) -> list[bool]:
+        """Per seat, whether ``seat`` (``None``: a spectator) knows that seat's current role:
+        its own; every role once they are face up (:attr:`roles_revealed`, RULES 5.1); and one
+        it saw with an Inspection with no Swap your hats on that player since (RULES 6.5).  What
+        a search may not resample (``determinize``, ``saboteur_agents.ismcts``)."""
+        n = self.n
+        if self.roles_revealed:
+            return [True] * n
+        if seat is None:
+            return [False] * n
+        seen, swaps = self.inspected[seat], self.inspected_swaps[seat]
+        return [
+            s == seat or (int(seen[s]) >= 0 and int(swaps[s]) == int(self.hat_swaps[s]))
+            for s in range(n)
+        ]
+
     def winners(self) -> list[int]:
         """Seats with the most gold once the game is over (ties share, RULES 5.5)."""
         if not self.game_over:
