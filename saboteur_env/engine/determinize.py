@@ -5,7 +5,7 @@ What a seat knows: the public state and history, its own hand, role, face-down d
 results, inspection results and gold (RULES 3.5, 3.6, 5.3, 6.5).  The hidden cards, roles and
 goals are resampled.  In the base game the gold-nugget cards are secret (RULES 5.3): the other
 players' gold and the order of the supply are resampled by replaying the past rounds' payouts
-(:func:`~.scoring.base_payout`, from their public results) on a random order of the whole
+(the ruleset's ``card_payout``, from their public results) on a random order of the whole
 supply, kept only when it pays the seat exactly what it was paid (:func:`determinize`).  In
 Saboteur 2 gold is a count: its totals are secret, but they follow from the public round
 results and thefts (RULES 6.9), so it is kept.
@@ -13,17 +13,15 @@ results and thefts (RULES 6.9), so it is kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .actions.family import is_int
-from .cards import GOLD_CARDS
 from .events import Event, EventType, RoundResult
 from .ruleset import NUGGET_SUPPLY
-from .scoring import base_payout
 
 if TYPE_CHECKING:
     from .state import Game
@@ -43,8 +41,9 @@ MAX_SUPPLY_ORDERS = 200_000
 _FIRST_BATCH, _LAST_BATCH = 4, 1024
 
 
-#: a past round's public data for :func:`~.scoring.base_payout`: gold found, connector, roles,
-#: the last card's seat, the seats whose broken tool forfeits their share
+#: a past round's public data for ``Ruleset.card_payout`` (:func:`~.scoring.base_payout`):
+#: gold found, connector, roles, the last card's seat, the seats whose broken tool forfeits
+#: their share
 _Round = tuple[bool, "int | None", list[int], int, Sequence[bool]]
 
 
@@ -78,21 +77,21 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     amount: every hand is resampled (sizes kept), every role not revealed, and every goal not
     revealed on the board; only public events stay in the copy's history.
 
-    Gold, where it is won as gold-nugget cards from a shuffled supply (``Ruleset.nugget_cards``:
+    Gold, where it is won as gold-nugget cards from a shuffled supply (``Ruleset.card_payout``:
     the base game, whose gold is secret, RULES 5.3): a random order of the whole supply
-    (``ruleset.NUGGET_SUPPLY``) is drawn and the past rounds' payouts are replayed on it
-    (:func:`~.scoring.base_payout`) with their public data: the revealed roles, whether the
-    gold was found and by whom, the seat of the last card (every turn is seen) and, under
-    ``broken_tool_forfeit``, the broken tools at round end (from the public ``tool_broken`` /
-    ``tool_repaired`` events).  An order is kept only when the replay pays ``seat`` the gold
-    it received in each round (its ``gold_received`` events) and leaves it holding its gold
-    cards, leaves as many cards in the supply as there are (a public count), and, once the
-    game is over, gives every player the total the ``game_end`` event shows; a spectator
-    conditions on nothing private.  The kept order's payouts set the other players' ``gold``
-    and ``gold_cards`` and the copy's round results (``received``, ``paid``), and what is left
-    of it is the copy's supply, top first: an exact sample of the posterior given what the
-    engine records of the seat's gold (its per-round amounts and the cards it holds, not which
-    cards came in which round).  A state whose gold did not come from its recorded rounds'
+    (``ruleset.NUGGET_SUPPLY``) is drawn and the past rounds' payouts are replayed on it (the
+    ruleset's ``card_payout``, :func:`~.scoring.base_payout`) with their public data: the
+    revealed roles, whether the gold was found and by whom, the seat of the last card (every
+    turn is seen) and, under ``broken_tool_forfeit``, the broken tools at round end (from the
+    public ``tool_broken`` / ``tool_repaired`` events).  An order is kept only when the replay
+    pays ``seat`` the gold it received in each round (its ``gold_received`` events) and leaves
+    it holding its gold cards, leaves as many cards in the supply as there are (a public count),
+    and, once the game is over, gives every player the total the ``game_end`` event shows; a
+    spectator conditions on nothing private.  The kept order's payouts set the other players'
+    ``gold`` and ``gold_cards`` and the copy's round results (``received``, ``paid``), and what
+    is left of it is the copy's supply, top first: an exact sample of the posterior given what
+    the engine records of the seat's gold (its per-round amounts and the cards it holds, not
+    which cards came in which round).  A state whose gold did not come from its recorded rounds'
     payouts (built by hand with ``build_state``, whose history does not start with the first
     deal) keeps every player's gold, and only its supply is reshuffled.  Where gold is a count
     whose totals, though secret, follow from the public round results and thefts (Saboteur 2,
@@ -170,7 +169,7 @@ def determinize(game: Game, seat: int | None, rng: np.random.Generator) -> Game:
     unknown = [sl for sl in range(3) if not seen[sl]]
     if unknown:
         g.board.goal_identity[unknown] = rng.permutation(np.sort(g.board.goal_identity[unknown]))
-    if g.rules.nugget_cards:
+    if g.rules.card_payout is not None:
         if _replayable(game):
             _sample_gold(g, game, None if seat is None else int(seat), rng)
         else:
@@ -193,7 +192,7 @@ def _replayable(game: Game) -> bool:
         return False
     cards = game.gold_cards
     held = cards.sum(axis=0) + np.bincount(game.nuggets.astype(np.intp), minlength=4)[1:4]
-    if held.tolist() != [GOLD_CARDS[v] for v in (1, 2, 3)]:
+    if held.tolist() != np.bincount(NUGGET_SUPPLY.astype(np.intp), minlength=4)[1:4].tolist():
         return False
     return bool((cards @ np.arange(1, 4) == game.gold).all())
 
@@ -221,6 +220,8 @@ def _sample_gold(g: Game, game: Game, seat: int | None, rng: np.random.Generator
     by rejection: random orders of the whole supply, the past rounds' payouts replayed on
     each (:func:`determinize`)."""
     n, rounds = game.n, game.round_results
+    payout = game.rules.card_payout
+    assert payout is not None  # the caller asked the ruleset
     if game.config.broken_tool_forfeit:
         at_end = _broken_at_round_ends(game.events, n)
         forfeits: list[Sequence[bool]] = [at_end[r.round] for r in rounds]
@@ -239,7 +240,7 @@ def _sample_gold(g: Game, game: Game, seat: int | None, rng: np.random.Generator
         tried += batch
         supply = np.broadcast_to(NUGGET_SUPPLY, (batch, len(NUGGET_SUPPLY)))
         for order in rng.permuted(supply, axis=1).tolist():
-            paid = _replay(order, plays, seat, own)
+            paid = _replay(payout, order, plays, seat, own)
             if paid is None or len(order) != left:
                 continue
             cards = [[0, 0, 0] for _ in range(n)]
@@ -265,16 +266,18 @@ def _sample_gold(g: Game, game: Game, seat: int | None, rng: np.random.Generator
 
 
 def _replay(
+    payout: Callable[..., list[tuple[int, int]]],
     order: list[int],
     plays: list[_Round],
     seat: int | None,
     own: list[int] | None,
 ) -> list[list[tuple[int, int]]] | None:
-    """The cards each past round pays from the supply ``order`` (changed: what is left), or
-    ``None`` as soon as a round pays ``seat`` other than ``own[round]``."""
+    """The cards each past round pays (``payout``: the ruleset's ``card_payout``) from the
+    supply ``order`` (changed: what is left), or ``None`` as soon as a round pays ``seat``
+    other than ``own[round]``."""
     out = []
     for r, (found, connector, roles, last, forfeit) in enumerate(plays):
-        paid = base_payout(order, found, connector, roles, last, forfeit)
+        paid = payout(order, found, connector, roles, last, forfeit)
         if own is not None and sum(v for s, v in paid if s == seat) != own[r]:
             return None
         out.append(paid)

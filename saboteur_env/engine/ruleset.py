@@ -41,7 +41,7 @@ from .cards import (
     placeable_variants,
 )
 from .phases import Phase
-from .scoring import end_round_base, end_round_s2
+from .scoring import base_payout, end_round_base, end_round_s2
 
 if TYPE_CHECKING:
     from .state import Game
@@ -66,8 +66,11 @@ class Ruleset:
         fixed_role_deck: role id -> dwarf cards, when the role deck does not depend on the
             player count (Saboteur 2's 15 cards, RULES 6.2); ``None`` for the base game's
             role tables (RULES 2.2, 10 ``role_table``).
-        nugget_cards: ``True``: gold is won as gold-nugget cards from a shuffled supply
-            (RULES 1.4, 5.2, 5.3); ``False``: gold is an integer count (RULES 6.6).
+        card_payout: where gold is won as gold-nugget cards from a shuffled supply (RULES
+            1.4, 5.2, 5.3), the cards one round pays, on plain values
+            (:func:`~.scoring.base_payout`: ``card_payout(supply, gold_found, connector, roles,
+            last_card_seat, forfeit)``; what ``determinize`` replays to resample the others'
+            secret gold); ``None`` where gold is an integer count (RULES 6.6).
         families: the action families offered, in the codec's block order (DESIGN 3).
         phases: the phases a decision can be in.
         default_window: the default board window (x_min, x_max, y_min, y_max), chosen so that
@@ -111,7 +114,7 @@ class Ruleset:
     deck: np.ndarray
     removed_per_round: int
     fixed_role_deck: Mapping[int, int] | None
-    nugget_cards: bool
+    card_payout: Callable[..., list[tuple[int, int]]] | None
     families: tuple[str, ...]
     phases: tuple[Phase, ...]
     default_window: tuple[int, int, int, int]
@@ -131,6 +134,12 @@ class Ruleset:
     def max_players(self) -> int:
         """The largest player count: padding of every seat-indexed array and action block."""
         return self.player_range[1]
+
+    @property
+    def nugget_cards(self) -> bool:
+        """Gold is won as gold-nugget cards from a shuffled supply (:attr:`card_payout`; RULES
+        1.4, 5.2, 5.3), not kept as an integer count (RULES 6.6)."""
+        return self.card_payout is not None
 
     @property
     def n_roles(self) -> int:
@@ -246,7 +255,7 @@ BASE = Ruleset(
     deck=_deck(False),
     removed_per_round=0,
     fixed_role_deck=None,
-    nugget_cards=True,
+    card_payout=base_payout,
     families=("place", "rockfall", "map", "tool", "discard"),
     phases=(Phase.TURN,),
     default_window=(-6, 14, -8, 8),
@@ -277,7 +286,7 @@ SABOTEUR_2 = Ruleset(
     deck=_deck(True),
     removed_per_round=S2_REMOVED,
     fixed_role_deck=_frozen(ROLES_S2),
-    nugget_cards=False,
+    card_payout=None,
     families=("place", "rockfall", "map", "tool", "discard", "xaction", "remove", "done", "steal"),
     phases=(Phase.TURN, Phase.PASS, Phase.REMOVE, Phase.THEFT),
     # ladders start new tunnels, so the expansion's mazes spread further
