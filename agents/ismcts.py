@@ -33,10 +33,12 @@ candidate pruning, not a full information-set tree.  At each normal turn:
    rank candidates a few points apart, and the prior is a strong player: the guard keeps its
    choice unless the search has evidence against it.
 
-Measured (dev split, role-probe against ``heuristic`` at 5 players, 80 deals per role, points
-of win rate, deal-clustered 95% intervals): the old default ``iters=16+top=4+rollout=heuristic``
-gold-digger +5.0 [-4.6, +14.4], saboteur -3.7 [-12.3, +4.9]; ``roles=belief+z=1`` with it
-+6.3 [-3.7, +15.9], -8.7 [-18.3, +1.1]; the default +5.0 [-5.2, +15.0], +0.0 [-7.6, +7.6].
+Measured (dev split, role-probe against ``heuristic`` at 5 players, 80 deals per role, points of
+win rate, deal-clustered 95% intervals; with ``determinize`` revision 1, before it resampled the
+base game's gold, which changes every sample drawn since, and not re-run): the old default
+``iters=16+top=4+rollout=heuristic`` gold-digger +5.0 [-4.6, +14.4], saboteur -3.7 [-12.3,
++4.9]; ``roles=belief+z=1`` with it +6.3 [-3.7, +15.9], -8.7 [-18.3, +1.1]; the default +5.0
+[-5.2, +15.0], +0.0 [-7.6, +7.6].
 
 Why not a tree (SO-ISMCTS): with a few dozen rollouts per decision (a heuristic rollout of a
 5-player round costs ~15-30 ms in pure Python, ~50 ms fed the events), a tree below the root
