@@ -170,6 +170,41 @@ def test_sampled_spectator_is_reproducible_and_sees_no_role(tmp_path):
     assert any((m.min(axis=0) != m.max(axis=0)).any() for _, m in seen)
 
 
+def test_a_spectator_is_told_a_face_down_discard_as_any_discard(tmp_path):
+    """RULES 3.6: which card a discard is is private; a sampled (spectator) detector is
+    handed every action it cannot tell apart from the one taken (``Codec.public_actions``),
+    and weighs them together."""
+    from saboteur_env.encoding.codec import Codec
+
+    path = tmp_path / "g.jsonl"
+    play_recorded([make_agent("random") for _ in range(5)], 21, path, num_rounds=1)
+    rec = read_record(path)
+    codec = Codec(rec.config)
+    off, size = codec.blocks["discard"]
+    told = []
+
+    class Probe(PolicyBayesDetector):
+        def after_decision(self, seat, action, inspections=()):
+            told.append(np.asarray(action).tolist())
+            super().after_decision(seat, action, inspections)
+
+    sink: dict = {}
+    score_record(
+        rec,
+        0,
+        {"spectator": [("pb", lambda: Probe({0: UniformModel, 1: UniformModel}, samples=2))]},
+        sink,
+    )
+    taken = [int(d["action"]) for d in rec.decisions]
+    assert len(told) == len(taken)
+    discards = [i for i, a in enumerate(taken) if off <= a < off + size]
+    assert discards  # the game has face-down discards
+    for a, t in zip(taken, told):
+        assert t == (list(range(off, off + size)) if off <= a < off + size else [a])
+    assert codec.public_actions(off + 3).tolist() == list(range(off, off + size))
+    assert codec.public_actions(0).tolist() == [0]
+
+
 def test_which_policies_give_a_ceiling():
     assert gives_probabilities("random") and gives_probabilities("softmax:t=0.2")
     assert gives_probabilities("ppo:v1") and not gives_probabilities("ppo:greedy")

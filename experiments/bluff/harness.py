@@ -296,8 +296,10 @@ def score_record(
             ]
         for b in privileged:
             b.det.after_decision(step.seat, step.action, seen_roles)
+        if sampled:  # a spectator: a face-down discard is any discard (RULES 3.6)
+            public = codec.public_actions(step.action)
         for b in sampled:
-            b.det.after_decision(step.seat, step.action)
+            b.det.after_decision(step.seat, public)
         feed(step.events)
         if step.round_result is not None:
             round_turns[step.round_result.round] = step.round_result.turns

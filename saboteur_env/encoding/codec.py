@@ -150,6 +150,20 @@ class Codec:
         index = family.index(self.layout, action, actor, n_players)
         return self.blocks[family.name][0] + int(index)
 
+    def public_actions(self, index: int) -> np.ndarray:
+        """int64 ``(k,)``: the flat actions the other players cannot tell apart from action
+        ``index`` once it is taken: its whole block where its family is face down (a discard:
+        which card is private, RULES 3.6), else ``index`` alone.
+
+        Raises:
+            ValueError: ``index`` is outside ``0..n-1``.
+        """
+        name, _ = self.block_of(index)
+        if FAMILIES[name].face_down:
+            off, size = self.blocks[name]
+            return np.arange(off, off + size, dtype=np.int64)
+        return np.array([index], dtype=np.int64)
+
     def block_of(self, index: int) -> tuple[str, int]:
         """``(block name, index within the block)`` of a flat index.
 

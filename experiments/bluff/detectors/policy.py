@@ -450,15 +450,21 @@ class PolicyBayesDetector(Detector):
         self._pending = (seat, P)
 
     def after_decision(
-        self, seat: int, action: int, inspections: Sequence[tuple[int, int]] = ()
+        self, seat: int, action, inspections: Sequence[tuple[int, int]] = ()
     ) -> None:
         """Seat ``seat`` took flat action ``action``: every assignment is weighted by the
-        probability its role for ``seat`` gives that action.  ``inspections``: the ceiling
-        only, the ``(target, role)`` an Inspection showed the actor (Saboteur 2, RULES 6.5):
-        its policy reads it from then on, so the assignments are conditioned on it."""
+        probability its role for ``seat`` gives that action.  With ``samples`` (a spectator)
+        ``action`` is int64 ``(k,)``, the actions it cannot tell apart from the one taken
+        (``Codec.public_actions``: any discard, RULES 3.6), whose probabilities are summed.
+        ``inspections``: the ceiling only, the ``(target, role)`` an Inspection showed the
+        actor (Saboteur 2, RULES 6.5): its policy reads it from then on, so the assignments
+        are conditioned on it."""
         if self._pending is None or self._pending[0] != seat:
             raise RuntimeError(f"after_decision({seat}) without before_decision for that seat")
         P = self._pending[1]
+        if self.samples:  # the probability of the public action: the sum over what it may be
+            P = P[:, np.atleast_1d(np.asarray(action, dtype=np.int64))].sum(axis=1, keepdims=True)
+            action = 0
         if self.samples and not P[:, action].any():
             self._pending = None
             self.unexplained += 1  # no sampled hand could play it: no evidence either way

@@ -56,6 +56,7 @@ class DiscardFamily(ActionFamily):
 
     name = "discard"
     types = (Discard,)
+    face_down = True  # which card is private (RULES 3.6)
 
     def shape(self, lay: Layout) -> tuple[int, ...]:
         return (lay.n_kinds,)

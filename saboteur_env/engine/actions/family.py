@@ -153,10 +153,13 @@ class ActionFamily:
     Attributes:
         name: the family's name, also its block name in the flat action space.
         types: the action classes the family owns.
+        face_down: the other players see only that the family's action was taken, not which
+            one (a discard, RULES 3.6); ``Codec.public_actions``.
     """
 
     name: ClassVar[str]
     types: ClassVar[tuple[type, ...]]
+    face_down: ClassVar[bool] = False
 
     # --- the block of the flat action space ----------------------------------------------
     def shape(self, lay: Layout) -> tuple[int, ...]:
