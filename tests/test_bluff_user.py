@@ -58,6 +58,9 @@ AGENT = textwrap.dedent(
     class FirstLegal(Agent):
         def act(self, observation, action_mask, info=None):
             return int(np.flatnonzero(action_mask)[0])
+
+    class Searcher(FirstLegal):
+        needs_game = True
     """
 )
 
@@ -143,8 +146,14 @@ def test_a_users_agent_population_is_fingerprinted_by_its_source(user_module, tm
     assert first.startswith(spec + "#") and first != spec
     assert fingerprint(spec) == first  # the same file, the same records
     path = tmp_path / "my_bluff_agents.py"
+    searcher = fingerprint("my_bluff_agents.Searcher")
     path.write_text(AGENT + "\n# edited\n")
     assert fingerprint(spec) != first  # an edit plays new games
+    # a search agent of the user's: both its source and the determinization name its games
+    from saboteur_env.engine.determinize import REVISION
+
+    assert searcher.endswith(f"#determinize{REVISION}") and searcher.count("#") == 2
+    assert fingerprint("my_bluff_agents.Searcher") != searcher
     assert fingerprint("heuristic") == "heuristic" and UniformDetector.name == "uniform"
 
 

@@ -228,35 +228,46 @@ def _searches(spec: str) -> bool:
 
 
 def fingerprint(spec: str, expansion: bool = False) -> str:
-    """``spec``, plus the revision of ``Game.determinize`` for a search agent (its games change
-    with it: ``determinize.REVISION``), the CRC-32 of every PPO checkpoint it loads (``ppo`` =
-    the one shipped for the game ``expansion`` selects), or of the source file of a user's own
-    agent
-    (``MODULE.ATTR``: the module's file; a change to the agent's code then gets new records,
-    :func:`.records.record_set`; modules it imports in turn are not followed)."""
+    """``spec``, plus the CRC-32 of every PPO checkpoint it loads (``ppo`` = the one shipped for
+    the game ``expansion`` selects) or of the source file of a user's own agent (``MODULE.ATTR``:
+    the module's file; modules it imports in turn are not followed), and for a search agent the
+    revision of ``Game.determinize`` (its games change with it: ``determinize.REVISION``): what
+    a record set is named by (:func:`.records.record_set`), so that a new checkpoint, an edit of
+    the agent or a new determinization gets new records."""
     name, _, opt = spec.partition(":")
     if name == "rolesplit":
         digger, _, saboteur = opt.partition("/")
         return f"rolesplit:{fingerprint(digger, expansion)}/{fingerprint(saboteur, expansion)}"
+    out = spec
+    if "." in name:  # a user's agent (registered names have no dot)
+        out += _crc_of(_module_file(name.rpartition(".")[0]))
+    elif name == "ppo":
+        from saboteur_agents.ppo import SHIPPED, parse_option
+
+        out += _crc_of(parse_option(opt)[0] or SHIPPED[ruleset_of(expansion).name])
     if _searches(spec):  # its games follow the engine's determinization
         from saboteur_env.engine.determinize import REVISION
 
-        return f"{spec}#determinize{REVISION}"
-    if "." in name:  # a user's agent (registered names have no dot)
-        import importlib.util
+        out += f"#determinize{REVISION}"
+    return out
 
-        try:
-            found = importlib.util.find_spec(name.rpartition(".")[0])
-            origin = found.origin if found is not None else None
-            return spec if origin is None else f"{spec}#{zlib.crc32(Path(origin).read_bytes()):08x}"
-        except (ImportError, ValueError, OSError):
-            return spec
-    if name != "ppo":
-        return spec
-    from saboteur_agents.ppo import SHIPPED, parse_option
 
-    path = parse_option(opt)[0] or SHIPPED[ruleset_of(expansion).name]
+def _module_file(module: str) -> str | None:
+    """The source file of the importable ``module`` (``None``: not found)."""
+    import importlib.util
+
     try:
-        return f"{spec}#{zlib.crc32(Path(path).read_bytes()):08x}"
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    return None if found is None else found.origin
+
+
+def _crc_of(path: str | None) -> str:
+    """``"#<CRC-32 of the file>"``, or ``""`` when there is no such file."""
+    if path is None:
+        return ""
+    try:
+        return f"#{zlib.crc32(Path(path).read_bytes()):08x}"
     except OSError:
-        return spec
+        return ""
