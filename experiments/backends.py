@@ -88,24 +88,23 @@ def map_tasks(
         ctx = mp.get_context("forkserver")
     else:
         ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     chunk = max(1, min(8, len(items) // (workers * 8)))
-    indexed = list(enumerate(items))
+    starts = range(0, len(items), chunk)
     out = [None] * len(items)
-    with ctx.Pool(workers) as pool:
-        for i, r in pool.imap_unordered(_Indexed(fn), indexed, chunksize=chunk):
-            out[i] = r
-            done(r)
+    # an executor, not a Pool: a worker that dies (killed for memory, an agent's sys.exit)
+    # fails the call with BrokenProcessPool, where a Pool waited for its task forever
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        pending = {pool.submit(_play_chunk, fn, list(items[a : a + chunk])): a for a in starts}
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                a = pending.pop(future)
+                for k, r in enumerate(future.result()):
+                    out[a + k] = r
+                    done(r)
     return out
-
-
-class _Indexed:
-    """``(i, x) -> (i, fn(x))`` (picklable, for ``imap_unordered``)."""
-
-    def __init__(self, fn: Callable[[Any], Any]) -> None:
-        self.fn = fn
-
-    def __call__(self, ix: tuple[int, Any]) -> tuple[int, Any]:
-        return ix[0], self.fn(ix[1])
 
 
 def _chunk_size(n: int, workers: int) -> int:
