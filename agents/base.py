@@ -69,14 +69,18 @@ REFUSED_ACTION: tuple[type[Exception], ...] = (ValueError, TypeError)
 
 @contextlib.contextmanager
 def blame_agent(
-    agent: Any, seat: int, where: str, only: tuple[type[Exception], ...] = (Exception,)
+    agent: Any,
+    seat: int,
+    where: str,
+    only: tuple[type[BaseException], ...] = (Exception, SystemExit),
 ) -> Iterator[None]:
     """Inside, an exception of the types ``only`` (but :class:`AgentError`) becomes an
-    :class:`AgentError` naming the agent (its ``name``, the spec it was made from), ``seat``
-    and ``where`` (e.g. ``"deal seed 12, decision 40"``): around an agent's ``act`` (every
-    exception), and the ``step`` of its action with ``only=REFUSED_ACTION`` (an illegal action,
-    ``IllegalActionError``, is a ``ValueError``), so that a tournament of many agents says which
-    one failed and on which deal, and an engine error stays the engine's.
+    :class:`AgentError` naming the agent (its ``name``, the spec it was made from), ``seat`` and
+    ``where`` (e.g. ``"deal seed 12, decision 40"``): around an agent's ``act`` (every
+    exception, and a ``sys.exit`` it calls: an agent does not end the harness), and the ``step``
+    of its action with ``only=REFUSED_ACTION`` (an illegal action, ``IllegalActionError``, is a
+    ``ValueError``), so that a tournament of many agents says which one failed and on which
+    deal, and an engine error stays the engine's.
 
     Raises:
         AgentError: what was raised inside, named.

@@ -155,6 +155,9 @@ def test_blame_agent_names_the_agent_for_its_errors_only():
     with pytest.raises(AgentError, match=r"ValueError: illegal"):
         with blame_agent(agent, 2, "here", only=REFUSED_ACTION):
             raise ValueError("illegal")  # a refused action is the agent's too
+    with pytest.raises(AgentError, match=r"SystemExit: 3"):
+        with blame_agent(agent, 2, "here"):
+            raise SystemExit(3)  # an agent does not end the harness
     with pytest.raises(RuntimeError, match="engine"):
         with blame_agent(agent, 2, "here", only=REFUSED_ACTION):
             raise RuntimeError("engine")  # what else a step raises is the engine's
