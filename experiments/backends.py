@@ -55,11 +55,13 @@ def map_tasks(
 ) -> list:
     """``[fn(x) for x in items]``, in ``items`` order, computed by ``backend``.
 
-    ``local``: in this process when ``workers <= 1``, else a pool of ``workers`` processes
-    (fork where the platform has it).  ``ray``: Ray tasks over chunks of items on the Ray at
-    ``address`` (none: a local Ray with ``workers`` CPUs is started, or the one already
-    initialised is used); ``workers`` bounds the chunks in flight, so ``workers=1`` plays one
-    chunk at a time (``workers <= 0``: every CPU of the Ray, e.g. a whole cluster's).
+    ``local``: in this process when ``workers <= 1``, else a ``ProcessPoolExecutor`` of
+    ``workers`` processes (fork where the platform has it, or a fork server once this process
+    has imported torch), over chunks of items; a worker that dies raises
+    ``concurrent.futures.process.BrokenProcessPool``.  ``ray``: Ray tasks over chunks of items
+    on the Ray at ``address`` (none: a local Ray with ``workers`` CPUs is started, or the one
+    already initialised is used); ``workers`` bounds the chunks in flight, so ``workers=1``
+    plays one chunk at a time (``workers <= 0``: every CPU of the Ray, e.g. a whole cluster's).
     ``fn`` must be a module-level function (it is pickled).  ``on_result`` is called once per
     finished item, in completion order (the progress bar)."""
     check_backend(backend, address)
