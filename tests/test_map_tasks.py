@@ -45,35 +45,34 @@ MAIN = textwrap.dedent(
 )
 
 
-def test_workers_of_a_process_running_torch_finish(tmp_path):
+def _run(tmp_path, script: str) -> subprocess.CompletedProcess:
+    """``script`` in a fresh interpreter with the ``torch_tasks`` module importable (by the
+    workers too), within a timeout: a hang fails the test."""
     (tmp_path / "torch_tasks.py").write_text(TASKS)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
-    # forked from a process whose torch threads had started, the workers waited forever
-    out = subprocess.run(
-        [sys.executable, "-c", MAIN], env=env, capture_output=True, text=True, timeout=120
+    return subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
     )
+
+
+def _map(fn: str, items: list[int]) -> str:
+    """A script printing ``map_tasks(torch_tasks.<fn>, items, workers=2)``."""
+    return (
+        "import torch_tasks\n"
+        "from saboteur_experiments.backends import map_tasks\n"
+        f"print(map_tasks(torch_tasks.{fn}, {items!r}, workers=2))\n"
+    )
+
+
+def test_workers_of_a_process_running_torch_finish(tmp_path):
+    # forked from a process whose torch threads had started, the workers waited forever
+    out = _run(tmp_path, MAIN)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[64.0, 65.0, 66.0, 67.0]"
 
 
 def test_a_worker_that_dies_fails_the_call_instead_of_hanging(tmp_path):
-    (tmp_path / "torch_tasks.py").write_text(TASKS)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
-    main = (
-        "import torch_tasks\n"
-        "from saboteur_experiments.backends import map_tasks\n"
-        "print(map_tasks(torch_tasks.dies, list(range(40)), workers=2))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", main], env=env, capture_output=True, text=True, timeout=120
-    )
+    out = _run(tmp_path, _map("dies", list(range(40))))
     assert out.returncode != 0 and "BrokenProcessPool" in out.stderr, out.stderr[-500:]
-    ok = (
-        "import torch_tasks\n"
-        "from saboteur_experiments.backends import map_tasks\n"
-        "print(map_tasks(torch_tasks.dies, [0, 1, 2, 3, 4, 6, 7], workers=2))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", ok], env=env, capture_output=True, text=True, timeout=120
-    )
+    out = _run(tmp_path, _map("dies", [0, 1, 2, 3, 4, 6, 7]))
     assert out.stdout.strip() == "[0, 1, 2, 3, 4, 6, 7]", out.stderr[-500:]
