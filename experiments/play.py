@@ -121,6 +121,10 @@ def _round_text(res: RoundResult, game) -> str:
         f"Round {res.round + 1}: {side_text(res.winning_side)} after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + f"\n  roles: {roles}\n  gold received: {res.received}"
+        + (
+            # after thefts (RULES 6.9) a robbed seat's net can be -1: say so beside the pay
+            f" (paid {res.paid}, then the thefts)" if res.paid != res.received else ""
+        )
         + extra
     )
 

@@ -434,3 +434,36 @@ def test_module_scripts_give_usage_errors(module, argv, words, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_play_round_text_shows_the_pay_beside_a_net_after_thefts():
+    """RULES 6.9: a theft takes 1 gold from its victim after the pay, so a robbed seat paid
+    nothing received -1 this round; ``saboteur play`` prints the pay beside the net."""
+    from types import SimpleNamespace
+
+    from saboteur_env.engine.events import RoundResult
+    from saboteur_env.engine.ruleset import SABOTEUR_2
+    from saboteur_experiments.play import _round_text
+
+    res = RoundResult(
+        round=0,
+        gold_found=False,
+        winning_side="saboteurs",
+        winners=[2],
+        connector=None,
+        roles=[0, 1, 5, 0, 1],
+        received=[-1, 0, 4, 0, 0],
+        paid=[0, 0, 3, 0, 0],
+        last_card_seat=4,
+        turns=30,
+        thefts=[(2, 0)],
+        fields=("thefts",),
+    )
+    text = _round_text(res, SimpleNamespace(rules=SABOTEUR_2))
+    assert "gold received: [-1, 0, 4, 0, 0] (paid [0, 0, 3, 0, 0], then the thefts)" in text
+    assert "thefts (thief, victim): [(2, 0)]" in text
+    unrobbed = _round_text(
+        RoundResult(**{**res.__dict__, "received": [0, 0, 3, 0, 0], "thefts": []}),
+        SimpleNamespace(rules=SABOTEUR_2),
+    )
+    assert "gold received: [0, 0, 3, 0, 0]\n" in unrobbed and "paid" not in unrobbed
