@@ -205,10 +205,21 @@ def test_ladder_placement_rule():
         for kind in ("X05", "X04"):
             for rot in (False, True):
                 a = PlacePath(K[kind], x, y, rot)
-                assert g.check(a) is not None
-                assert m[codec.encode(a, 0, 3)] == 0
+                why = g.check(a)
+                assert why is not None and m[codec.encode(a, 0, 3)] == 0
+                # the reason names the rule that refuses it, never 3.1.5 (ladders are exempt)
+                if (x, y) == (7, -3):
+                    assert "touch the maze and match" in why and "RULES 3.1.2, 3.1.4;" in why
+                else:
+                    assert "may not touch a goal card orthogonally (RULES 6.4)" in why
+                assert "3.1.5" not in why
     assert legal_place(g, "X04", 6, 0, rotated=True)  # S,L: touches (6,-1), edges match
     assert not legal_place(g, "X04", 6, 0)  # its N would face (6,-1)'s closed S
+    assert "match every face-up neighbour's edges" in g.check(PlacePath(K["X04"], 6, 0))
+    # an ordinary path card refused for want of a connection still cites 3.1.5
+    assert "connect to the start (RULES 3.1.2, 3.1.4, 3.1.5)" in build_state(
+        cfg(3), roles=["green-digger"] * 3, hands=[["B02"], [], []], board=[(3, 3, "B02", False)]
+    ).check(PlacePath(K["B02"], 2, 3))
     # a ladder touching only an unconnected island is legal (no connection needed)
     g2 = build_state(
         cfg(3), roles=["green-digger"] * 3, hands=[["X05"], [], []], board=[(3, 3, "B02", False)]

@@ -129,9 +129,20 @@ class PlaceFamily(ActionFamily):
             )
         if game.board.variant_at(action.x, action.y) != EMPTY:
             return f"cell ({action.x}, {action.y}) is not empty (RULES 3.1.2)"
+        label, x, y = kind_label(action.kind, action.rotated), action.x, action.y
+        if CARD_KINDS[action.kind].is_ladder:  # RULES 6.4: exempt from 3.1.5, kept off goals
+            if any(abs(gx - x) + abs(gy - y) == 1 for gx, gy in GOAL_CELLS):
+                return (
+                    f"{label} may not go at ({x}, {y}): a ladder may not touch a goal card "
+                    "orthogonally (RULES 6.4)"
+                )
+            return (
+                f"{label} does not fit at ({x}, {y}): it must touch the maze and match every "
+                "face-up neighbour's edges (RULES 3.1.2, 3.1.4; a ladder needs no connection "
+                "to the start, RULES 6.4)"
+            )
         return (
-            f"{kind_label(action.kind, action.rotated)} does not fit at "
-            f"({action.x}, {action.y}): it must touch the maze, match every "
+            f"{label} does not fit at ({x}, {y}): it must touch the maze, match every "
             "face-up neighbour's edges and connect to the start "
             "(RULES 3.1.2, 3.1.4, 3.1.5)"
         )
