@@ -45,7 +45,7 @@ import numpy as np
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 from saboteur_experiments.cli_args import add_backend, at_least, check_backend_args
 from saboteur_experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
-from saboteur_experiments.evaluation.stats import Estimate, rate_dict
+from saboteur_experiments.evaluation.stats import Estimate, json_ready, rate_dict
 from saboteur_experiments.tournament import Task, run, schedule
 
 
@@ -356,7 +356,7 @@ def main(argv=None) -> dict:
 
     def save():
         with open(jpath, "w") as f:
-            json.dump(report, f, indent=2)
+            json.dump(json_ready(report), f, indent=2, allow_nan=False)
 
     t0 = time.perf_counter()
     for key, players, rules in (

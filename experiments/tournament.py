@@ -94,6 +94,7 @@ from saboteur_experiments.evaluation.stats import (
     cluster_mean,
     cluster_rate,
     error_bars,
+    json_ready,
     rate_dict,
 )
 from saboteur_experiments.ratings import (
@@ -454,6 +455,10 @@ def _int(x: float) -> int:
 
 
 def _ci(r: dict) -> str:
+    """A rate and its interval, or ``-`` where no round of that kind was played (``n = 0``:
+    no rate, as in the per-role table)."""
+    if not r["n"]:
+        return f"{'-':>6} {'(n=0)':<13}"
     return f"{r['rate']:>6.1%} [{r['lo']:.1%},{r['hi']:.1%}]"
 
 
@@ -700,7 +705,9 @@ def write_outputs(
     paths.append(p)
     p = os.path.join(out, "summary.json")
     with open(p, "w") as f:
-        json.dump({"meta": meta, **summary}, f, indent=2, default=float)
+        json.dump(
+            json_ready({"meta": meta, **summary}), f, indent=2, default=float, allow_nan=False
+        )
     paths.append(p)
     if plots:
         paths += _plots(summary, out, settings_text(meta))

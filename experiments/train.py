@@ -101,7 +101,7 @@ from saboteur_env.engine.scoring import seat_won
 from saboteur_env.engine.state import Game
 from saboteur_env.vector import VectorGame
 from saboteur_experiments.evaluation.splits import draw_train_seed
-from saboteur_experiments.evaluation.stats import error_bars
+from saboteur_experiments.evaluation.stats import error_bars, json_ready
 from saboteur_experiments.train_options import (  # re-exported: the options live there
     TrainConfig,
     clear_run,
@@ -1663,7 +1663,7 @@ def main(argv=None) -> None:
             p.error(f"--evaluate {a.evaluate!r}: {err}")
         _print_evaluation(res)
         if a.json:
-            Path(a.json).write_text(json.dumps(res, indent=1) + "\n")
+            Path(a.json).write_text(json.dumps(json_ready(res), indent=1, allow_nan=False) + "\n")
         return
     cfg = parse_args(argv)
     # `kill PID` (SIGTERM) stops a run as Ctrl-C does, final.pt included: a job started in the

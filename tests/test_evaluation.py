@@ -3,6 +3,7 @@ schedule, the balance by saboteurs in play."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -320,3 +321,23 @@ def test_role_probe_ratio_is_none_when_the_reference_never_wins():
     ratios = [r["ratio"] for r in a["roles"].values()]
     assert None in ratios  # random gold-diggers never win these deals
     assert all(q is None or q["value"] == q["value"] for q in ratios)
+
+
+def test_json_ready_writes_no_value_as_null_and_numpy_as_python():
+    """NaN (an estimate with no data) and infinities become null, so the summaries are strict
+    JSON; numpy scalars and arrays become Python numbers and lists; the rest is unchanged."""
+    from saboteur_experiments.evaluation.stats import json_ready
+
+    obj = {
+        "rate": float("nan"),
+        "n": np.int64(0),
+        "lo": np.float32(0.25),
+        "rows": np.array([1.0, np.nan, np.inf]),
+        "pair": (np.float64(-np.inf), "x", None, True),
+    }
+    got = json_ready(obj)
+    want = {"rate": None, "n": 0, "lo": 0.25, "rows": [1.0, None, None]}
+    assert got == {**want, "pair": [None, "x", None, True]}
+    assert type(got["n"]) is int and type(got["lo"]) is float
+    assert json.loads(json.dumps(got, allow_nan=False)) == got
+    assert cluster_rate(np.zeros(0), np.zeros(0)).pct() == "-"

@@ -614,6 +614,16 @@ def test_the_cli_prints_the_one_sided_warning_once_on_stderr(tmp_path, capsys):
     assert (cap.out + cap.err).count(msg) == 1
     assert "WARNING" not in cap.out and "team rating" in cap.out
 
+    # no one was a saboteur: that rate has no value, written as null (strict JSON: a bare NaN
+    # is refused by JSON.parse and jq) and shown as "-", never "nan%"
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    strict = json.loads((out / "summary.json").read_text(), parse_constant=refuse)
+    sab = strict["agents"]["heuristic"]["roles"]["saboteur"]
+    assert sab["n"] == 0 and sab["rate"] is None and sab["wins"] == 0
+    assert "nan" not in cap.out.lower() and "- (n=0)" in cap.out
+
 
 def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
     """One line per distinct checkpoint file the ppo specs load (the shipped one of the game

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE
-from saboteur_experiments.evaluation.stats import error_bars
+from saboteur_experiments.evaluation.stats import error_bars, json_ready
 
 from . import metrics as M
 from .detectors.base import BUILTIN_NAMES
@@ -577,8 +577,11 @@ def write_csv(summary: dict, out: Path) -> None:
 
 
 def write_json(summary: dict, out: Path) -> None:
-    """``<out>/summary.json``: the whole summary (numpy values as JSON numbers and lists)."""
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, default=_json_default))
+    """``<out>/summary.json``: the whole summary (numpy values as JSON numbers and lists; a
+    value with no data, NaN, as ``null``: ``evaluation.stats.json_ready``)."""
+    (out / "summary.json").write_text(
+        json.dumps(json_ready(summary), indent=1, default=_json_default, allow_nan=False)
+    )
 
 
 def format_tables(summary: dict) -> str:

@@ -28,6 +28,7 @@ from saboteur_experiments.cli_args import (
     check_deal_range,
     check_output_file,
 )
+from saboteur_experiments.evaluation.stats import json_ready
 
 
 def main(argv=None) -> dict:
@@ -149,6 +150,6 @@ def main(argv=None) -> dict:
     print(f"({res['seconds']:.0f} s)")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(res, f, indent=1)
+            json.dump(json_ready(res), f, indent=1, allow_nan=False)
             f.write("\n")
     return res
