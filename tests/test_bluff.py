@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import numpy as np
 import pytest
@@ -367,30 +368,39 @@ def test_in_seat_only_detectors_are_refused_on_the_spectator_track():
     assert b.belief()[0].shape == (5, 2)
 
 
-def test_bluff_cli_one_population_leaves_the_fitted_detectors_out(tmp_path):
+def test_bluff_cli_one_population_leaves_the_fitted_detectors_out(tmp_path, capsys):
     """One population: nothing to fit on without seeing it, so the fitted detectors are left
     out (with the reason) rather than scored on their own training population."""
     from saboteur_experiments.bluff import main
 
-    s = main(
-        [
-            "--players",
-            "3",
-            "--games",
-            "3",
-            "--fit-games",
-            "2",
-            "--populations",
-            "random",
-            "--rounds",
-            "1",
-            "--bootstrap",
-            "20",
-            "--no-plots",
-            "--out",
-            str(tmp_path),
-        ]
-    )
+    argv = [
+        "--players",
+        "3",
+        "--games",
+        "3",
+        "--fit-games",
+        "2",
+        "--populations",
+        "random",
+        "--rounds",
+        "1",
+        "--bootstrap",
+        "20",
+        "--no-plots",
+        "--out",
+        str(tmp_path),
+    ]
+    s = main(argv)
     assert s["fit_populations"] == {"random": []} and s["games"] == 3
     assert set(s["skipped_detectors"]) == {"bayes-fit", "logistic"}
     assert {c["detector"] for c in s["cells"]} & {"bayes-fit", "logistic"} == set()
+
+    # summary.json is strict JSON: a metric with no value (no saboteur seen) is null, not NaN
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+
+    text = (tmp_path / "summary.json").read_text()
+    assert json.loads(text, parse_constant=refuse)["games"] == 3 and "NaN" not in text
+    assert "holds an earlier run" not in capsys.readouterr().err
+    main(argv)  # again in the same --out: the records are reused, the summary replaced, told
+    assert f"--out {tmp_path} holds an earlier run" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from .pipeline import FIT_GAMES, GAMES, run
@@ -192,6 +193,12 @@ def main(argv=None) -> dict:
         p.error(f"--ppo {a.ppo}: no such checkpoint file")
     out = a.out or game.out
     check_output_dir(p, out, "--out")
+    if (Path(out) / "summary.json").is_file():  # by design (the records are reused): say so
+        print(
+            f"saboteur bluff: --out {out} holds an earlier run: its summary and plots are "
+            "replaced, its game records reused where they match (docs/bluff.md)",
+            file=sys.stderr,
+        )
     try:
         usable_populations(pops, players, x, a.ppo)
     except ValueError as err:
