@@ -157,7 +157,8 @@ def event_text(
     if t is EventType.ROUND_SCORED:  # Saboteur 2: the roles are turned up before the thefts
         revealed = ", ".join(f"seat {s}: {roles[r]}" for s, r in enumerate(d["roles"]))
         return (
-            f"--- Round {d['round'] + 1} is over: {side_text(d['winning_side'])}; "
+            f"--- Round {d['round'] + 1} is over: "
+            f"{side_text(d['winning_side'], [roles[r] for r in d['roles']])}; "
             f"roles revealed ({revealed}); the thefts follow ---"
         )
     # Saboteur 2 (RULES 6.5-6.9)
@@ -195,7 +196,8 @@ def round_result_text(
     amount; the spectator, and everyone once the game is over, sees every amount.  ``roles``:
     the role names of the game's ruleset (``game.rules.roles``)."""
     lines = [
-        f"=== Round {res.round + 1} is over: {side_text(res.winning_side)} after {res.turns} turns"
+        f"=== Round {res.round + 1} is over: "
+        + f"{side_text(res.winning_side, [roles[r] for r in res.roles])} after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + " ==="
     ]

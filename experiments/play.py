@@ -118,7 +118,8 @@ def _round_text(res: RoundResult, game) -> str:
             f"  thefts (thief, victim): {res.thefts}"
         )
     return (
-        f"Round {res.round + 1}: {side_text(res.winning_side)} after {res.turns} turns"
+        f"Round {res.round + 1}: {side_text(res.winning_side, [names[r] for r in res.roles])}"
+        + f" after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + f"\n  roles: {roles}\n  gold received: {res.received}"
         + (

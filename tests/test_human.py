@@ -204,6 +204,30 @@ def test_round_result_tells_the_winning_side_of_the_result(side, gold_found, tol
     assert round_result_text(res, None).startswith(f"=== Round 2 is over: {told} after 12 turns")
 
 
+def test_a_saboteur_win_with_no_saboteur_in_play_says_so(capsys):
+    """RULES 2.2, 6.9: with 3-4 players, or in Saboteur 2, a round can be a saboteur win with
+    no saboteur dealt (in Saboteur 2 the Profiteer may be its only winner); the text says the
+    saboteurs' side won and that no saboteur was in play, not 'the saboteurs win'."""
+    from saboteur_env.engine.ruleset import SABOTEUR_2
+    from saboteur_env.engine.scoring import side_text
+    from saboteur_experiments.cli import main
+
+    told = "the saboteurs' side wins (no saboteur in play)"
+    assert side_text("saboteur", ["gold-digger"] * 3) == told
+    assert side_text("saboteurs", ["blue-digger", "profiteer", "geologist"]) == told
+    assert side_text("saboteurs", ["blue-digger", "saboteur"]) == "the saboteurs win"
+    assert side_text("blue", ["blue-digger"]) == "the blue diggers win"
+    # the game the new-user trial met: round 2 dealt no saboteur and the gold was not found
+    argv = ["play", "--expansion", "--players", "5", "--seed", "3", "--render", "none"]
+    main([*argv, "--agents", "heuristic,random"])
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("Round 2:"))
+    roles_line = out.splitlines()[out.splitlines().index(line) + 1]
+    assert line.startswith(f"Round 2: {told} after ")
+    assert roles_line.startswith("  roles: ") and "saboteur" not in roles_line
+    assert all(name in SABOTEUR_2.roles for name in re.findall(r"seat \d: ([a-z-]+)", roles_line))
+
+
 def test_human_game_hides_other_seats_gold_before_the_end():
     out = io.StringIO()
     res = play_human(

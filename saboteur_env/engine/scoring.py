@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .cards import (
+    BASE_ROLES,
     BOSS,
     DOOR_CODES,
     GEOLOGIST,
@@ -172,10 +173,18 @@ SIDE_TEXT: dict[str, tuple[str, str]] = {
 }
 
 
-def side_text(winning_side: str) -> str:
+def side_text(winning_side: str, in_play: Sequence[str] | None = None) -> str:
     """The winning side of a round told in words, e.g. ``"the saboteurs win"``, ``"the boss
-    wins"``, ``"nobody wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled)."""
+    wins"``, ``"nobody wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled).
+
+    ``in_play``: the role names of the round's seats (``rules.roles[r]`` per seat), when
+    known: a saboteur win with no saboteur in play (3-4 players, RULES 2.2; in Saboteur 2 the
+    Profiteer may then be its only winner, RULES 6.9) is told as ``"the saboteurs' side wins
+    (no saboteur in play)"``."""
     who, verb = SIDE_TEXT.get(winning_side, (f"the {winning_side}", "win"))
+    if winning_side in ("saboteur", "saboteurs") and in_play is not None:
+        if BASE_ROLES[SABOTEUR] not in in_play:  # the same name in both role decks
+            return "the saboteurs' side wins (no saboteur in play)"
     return f"{who} {verb}"
 
 
