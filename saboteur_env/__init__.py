@@ -47,6 +47,7 @@ __all__ = [
     "Ruleset",
     "build_state",
     "env",
+    "parallel_env",
     "raw_env",
     "saboteur_v0",
     "__version__",
@@ -54,15 +55,18 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """``env``, ``raw_env`` and ``saboteur_v0`` import PettingZoo: loaded on first use, so that
+    """``env``, ``raw_env``, ``parallel_env`` and ``saboteur_v0`` import PettingZoo: loaded on
+    first use (``parallel_env`` is ``saboteur_v0.parallel_env``), so that
     ``import saboteur_env.engine`` (the rules engine) needs numpy only (DESIGN 1).  The adapter
     lives in :mod:`saboteur_env.aec` (not ``env.py``: a submodule called ``env`` would take the
     place of the ``env()`` function once imported)."""
-    if name in ("env", "raw_env", "saboteur_v0"):
+    if name in ("env", "raw_env", "parallel_env", "saboteur_v0"):
         import importlib
 
         adapter = importlib.import_module(".aec", __name__)
         v0 = importlib.import_module(".saboteur_v0", __name__)
-        globals().update(env=adapter.env, raw_env=adapter.raw_env, saboteur_v0=v0)
+        globals().update(
+            env=adapter.env, raw_env=adapter.raw_env, parallel_env=v0.parallel_env, saboteur_v0=v0
+        )
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -257,3 +257,17 @@ def test_good_render_seats_render(seat):
     assert e.render() == render_ansi(game, want)
     others = {s for s in (0, 2, 4, "spectator") if s != want}
     assert all(e.render() != render_ansi(game, s) for s in others)  # the seat matters
+
+
+def test_the_package_names_every_entry_point_of_saboteur_v0():
+    """``saboteur_env.env``, ``raw_env`` and ``parallel_env`` are ``saboteur_v0``'s, as in
+    PettingZoo's own packages (a new user tried ``saboteur_env.parallel_env`` and met an
+    AttributeError)."""
+    import saboteur_env
+
+    assert saboteur_env.parallel_env is saboteur_v0.parallel_env
+    assert saboteur_env.env is saboteur_v0.env and saboteur_env.raw_env is saboteur_v0.raw_env
+    assert {"env", "raw_env", "parallel_env", "saboteur_v0"} <= set(saboteur_env.__all__)
+    p = saboteur_env.parallel_env(num_players=3)
+    obs, _ = p.reset(seed=1)
+    assert set(obs) == {"player_0", "player_1", "player_2"}
