@@ -1640,10 +1640,19 @@ def main(argv=None) -> None:
 
         p = evaluate_parser()
         a = p.parse_args(argv)
-        if a.evaluate == "ppo":  # the shipped checkpoint, wherever the package is installed
-            from saboteur_agents.ppo import DEFAULT_CHECKPOINT
+        if a.evaluate == "ppo" or a.evaluate.startswith("ppo:"):
+            # a shipped checkpoint, wherever the package is installed (the agents' own names)
+            from saboteur_agents.ppo import SHIPPED, parse_option
+            from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
 
-            a.evaluate = str(DEFAULT_CHECKPOINT)
+            path, greedy = parse_option(a.evaluate[len("ppo:") :] if ":" in a.evaluate else "")
+            if greedy or path.startswith("avg="):
+                p.error(f"--evaluate {a.evaluate!r}: one checkpoint, evaluated as it samples")
+            if path and a.expansion:
+                p.error(f"--expansion: only with --evaluate ppo ({a.evaluate!r} names its game)")
+            a.evaluate = path or str(SHIPPED[(SABOTEUR_2 if a.expansion else BASE).name])
+        elif a.expansion:
+            p.error("--expansion: only with --evaluate ppo (a checkpoint file names its game)")
         if not Path(a.evaluate).is_file():
             p.error(f"--evaluate {a.evaluate!r}: no such checkpoint file")
         check_deal_range(p, a)

@@ -430,7 +430,14 @@ def evaluate_parser() -> argparse.ArgumentParser:
         "--evaluate",
         required=True,
         metavar="CHECKPOINT",
-        help="a checkpoint file, or 'ppo' for the one shipped with the package",
+        help="a checkpoint file (evaluated in the game it was trained for), or 'ppo' for the "
+        "one shipped with the package (the base game's; with --expansion Saboteur 2's), or an "
+        "earlier shipped one by name ('ppo:v1', 'ppo:sab2-v1')",
+    )
+    p.add_argument(
+        "--expansion",
+        action="store_true",
+        help="with --evaluate ppo: the shipped Saboteur 2 checkpoint",
     )
     p.add_argument("--deals", type=at_least(1), default=500, help="deals per role")
     add_deal_range(p)

@@ -1806,3 +1806,29 @@ def test_a_run_removes_the_earlier_runs_outputs_first(tmp_path):
         assert len(list(tb.glob("events.out.tfevents.*"))) == 1
     rows = list(csv.DictReader(open(out / "metrics.csv")))
     assert [r["iteration"] for r in rows] == ["1"]
+
+
+def test_evaluate_names_the_shipped_checkpoints(monkeypatch, capsys):
+    """``--evaluate ppo`` is the base game's shipped checkpoint, ``--evaluate ppo
+    --expansion`` Saboteur 2's, ``ppo:NAME`` an earlier shipped one (the agents' own names): a
+    new user could not name the Saboteur 2 checkpoint but by its path in site-packages."""
+    import saboteur_experiments.train as tr
+    from saboteur_agents.ppo import PREVIOUS, SHIPPED
+    from saboteur_experiments.cli import main
+
+    seen = []
+    monkeypatch.setattr(tr, "evaluate_checkpoint", lambda path, *a, **k: seen.append(path) or {})
+    monkeypatch.setattr(tr, "_print_evaluation", lambda res: None)
+    for argv in (["ppo"], ["ppo", "--expansion"], ["ppo:sab2-v1"], ["ppo:v1"]):
+        main(["train", "--evaluate", *argv, "--deals", "1"])
+    assert seen == [
+        str(SHIPPED["base"]),
+        str(SHIPPED["saboteur_2"]),
+        str(PREVIOUS["sab2-v1"]),
+        str(PREVIOUS["v1"]),
+    ]
+    assert "names its game" in _usage_error(
+        capsys, ["train", "--evaluate", "ppo:v1", "--expansion"]
+    )
+    assert "no such checkpoint file" in _usage_error(capsys, ["train", "--evaluate", "ppo:nope"])
+    assert "one checkpoint" in _usage_error(capsys, ["train", "--evaluate", "ppo:greedy"])
