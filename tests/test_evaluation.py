@@ -341,3 +341,33 @@ def test_json_ready_writes_no_value_as_null_and_numpy_as_python():
     assert type(got["n"]) is int and type(got["lo"]) is float
     assert json.loads(json.dumps(got, allow_nan=False)) == got
     assert cluster_rate(np.zeros(0), np.zeros(0)).pct() == "-"
+
+
+def test_the_head_to_head_table_counts_the_pairs_whose_role_changed():
+    """Saboteur 2's Swap your hats can change the probe seat's role: a profiteer row of 0%
+    against 100% looked impossible, with the reason only in the JSON; the table now counts
+    those pairs in a last column (absent when none changed)."""
+    from saboteur_experiments.evaluation.protocols import format_head_to_head
+
+    def est(v):
+        return {"value": v, "lo": 0.0, "hi": 1.0, "n": 2, "clusters": 2, "method": "wilson"}
+
+    def h2h(changed):
+        row = {"deals": 2, "role_changed": changed, "candidate": est(0.0), "reference": est(1.0)}
+        row["diff"] = est(-1.0)
+        head = {"candidate": "ppo", "players": 5, "expansion": True, "split": "test"}
+        return {
+            **head,
+            "first": 0,
+            "deals": 2,
+            "seed": 0,
+            "against": {"heuristic": {"roles": {"profiteer": row}}},
+        }
+
+    text = format_head_to_head(h2h(2))
+    header, row = text.splitlines()[1:3]
+    assert header.endswith("role changed") and row.split()[-1] == "2"
+    assert "judged by the role it ended with" in text
+    plain = format_head_to_head(h2h(0))
+    assert "role changed" not in plain
+    assert plain.splitlines()[2].endswith("-100.0 [+0.0, +100.0]")

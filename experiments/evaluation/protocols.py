@@ -332,15 +332,21 @@ def head_to_head(
 
 
 def format_head_to_head(h2h: dict) -> str:
-    """The head-to-head table: one line per reference and role."""
+    """The head-to-head table: one line per reference and role.  Where the probe seat's role
+    changed during the round in some pairs (Saboteur 2's Swap your hats), a last column counts
+    them, with a note: such a pair scores the role the seat ended with."""
     game = ruleset_of(h2h["expansion"]).title
+    changed = any(
+        r.get("role_changed") for res in h2h["against"].values() for r in res["roles"].values()
+    )
     lines = [
         f"role-probe: {h2h['candidate']} in one seat, every other seat the reference; "
         f"{game}, {h2h['players']} players, round 1 of {h2h.get('num_rounds', 1)}-round "
         f"games, {h2h['split']} deals from "
         f"{h2h['first']} ({h2h['deals']} per role), seed {h2h['seed']}; deal-clustered 95%",
         f"{'reference':<18} {'role':<12} {'deals':>5}  {'candidate win':>20}  "
-        f"{'reference win':>20}  {'difference (points)':>22}",
+        f"{'reference win':>20}  {'difference (points)':>22}"
+        + (f"  {'role changed':>12}" if changed else ""),
     ]
     for ref, res in h2h["against"].items():
         for role, r in res["roles"].items():
@@ -348,7 +354,13 @@ def format_head_to_head(h2h: dict) -> str:
             lines.append(
                 f"{ref:<18} {role:<12} {r['deals']:>5}  {c.pct():>20}  {b.pct():>20}  "
                 f"{d.pct(signed=True):>22}"
+                + (f"  {r.get('role_changed', 0):>12}" if changed else "")
             )
+    if changed:
+        lines.append(
+            "role changed: pairs in which the probe seat ended the round with another role in "
+            "either game (Swap your hats, RULES 6.5); its win is judged by the role it ended with"
+        )
     return "\n".join(lines)
 
 
