@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from saboteur_env.encoding.codec import legal_actions
+
 from .base import Agent, register_agent
 
 
@@ -20,8 +22,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng()
 
     def act(self, observation, action_mask, info=None) -> int:
-        # a bool view makes flatnonzero ~8x faster than on int8 (25k-entry masks)
-        legal = np.flatnonzero(np.asarray(action_mask, dtype=np.int8).view(bool))
+        legal = legal_actions(action_mask)
         if len(legal) == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action")
         return int(legal[self.rng.integers(len(legal))])

@@ -30,6 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import saboteur_env
+from saboteur_env.encoding.codec import legal_actions
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 from saboteur_env.vector.arrays import resolve_backend
@@ -129,7 +130,7 @@ def aec_player(make: Callable[..., AECEnv], seed: int, **kwargs) -> Callable[[in
             if term or trunc:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"].view(bool))  # bool: 8x faster
+            legal = legal_actions(obs["action_mask"])
             env.step(int(legal[rng.integers(len(legal))]))
             decisions += 1
         return decisions

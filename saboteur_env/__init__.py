@@ -14,7 +14,7 @@ Quick start::
         env.step(action)
 """
 
-from .encoding.codec import Codec
+from .encoding.codec import Codec, legal_actions
 from .encoding.observation import ObservationEncoder
 from .engine import (
     BASE,
@@ -47,6 +47,7 @@ __all__ = [
     "Ruleset",
     "build_state",
     "env",
+    "legal_actions",
     "parallel_env",
     "raw_env",
     "saboteur_v0",

@@ -58,6 +58,21 @@ from ..engine.state import Game
 _DECODED_MAX = 100_000
 
 
+def legal_actions(action_mask) -> np.ndarray:
+    """The legal actions of an action mask: the indices of its nonzero entries, ascending,
+    int64 ``(k,)``.
+
+    ``action_mask``: ``(n,)``, bool or any integer dtype (the env's mask is int8).  A
+    one-byte mask is read through a bool view: numpy's ``flatnonzero`` of an int8 array is
+    about 12x slower (measured: 74 against 6 us on Saboteur 2's 43,779 actions, 17 against 2
+    on the base game's 9,789), which was a tenth of a Saboteur 2 heuristic decision.
+    """
+    m = np.asarray(action_mask)
+    if m.dtype.itemsize == 1 and m.dtype.kind in "biu":
+        return np.flatnonzero(m.view(np.bool_))
+    return np.flatnonzero(m != 0)
+
+
 def _plain_ints(action: Action) -> Action:
     """``action`` with its numpy integer fields as Python ints, so that index arithmetic never
     wraps in a narrow numpy type (``Discard(np.int16(59))`` in Saboteur 2's 43,779 indexes)."""
