@@ -241,6 +241,8 @@ def test_saboteurs_won_follows_the_winners_set():
         (["heuristic", "--first-deal", "999999", "--deals", "3"], "--first-deal 999999"),
         (["--external", "random", "--players", "9"], "--players cannot be combined"),
         (["--external", "random", "heuristic"], "no positional candidate"),
+        (["--external", "random", "--against", "random,heuristic"], "one agent spec"),
+        (["--external", "random", "--against", "nope"], "--against: unknown agent 'nope'"),
         (["nope"], "candidate: unknown agent 'nope'"),
         (["heuristic", "--against", "random,nope"], "--against: unknown agent 'nope'"),
         (["heuristic", "--split", "validation"], "invalid choice: 'validation'"),
@@ -371,3 +373,23 @@ def test_the_head_to_head_table_counts_the_pairs_whose_role_changed():
     plain = format_head_to_head(h2h(0))
     assert "role changed" not in plain
     assert plain.splitlines()[2].endswith("-100.0 [+0.0, +100.0]")
+
+
+def test_external_protocol_takes_the_gold_diggers_from_against(tmp_path, capsys):
+    """``--external ... --against heuristic:v1`` plays three v1 gold-diggers (the external
+    table measured before heuristic v2 could not be reproduced: the gold-diggers were fixed to
+    today's heuristic); without --against they are the heuristic."""
+    import json
+
+    from saboteur_experiments.cli import main
+
+    out = tmp_path / "ext.json"
+    argv = ["evaluate", "--external", "random", "--deals", "6", "--no-progress"]
+    main([*argv, "--against", "heuristic:v1", "--json", str(out)])
+    text = capsys.readouterr().out
+    res = json.loads(out.read_text())
+    assert res["reference"] == "heuristic:v1" and res["players"] == 4
+    assert "against three heuristic:v1 gold-diggers" in text and "heuristic:v1 saboteur" in text
+    main([*argv, "--json", str(out)])
+    assert json.loads(out.read_text())["reference"] == "heuristic"
+    assert "against three heuristic gold-diggers" in capsys.readouterr().out

@@ -2,9 +2,9 @@
 
 ``saboteur evaluate heuristic --against random,heuristic --players 5 --deals 500``
     the ``role-probe`` head-to-head of a candidate against each reference, per role;
-``saboteur evaluate --external random,heuristic,heuristic:subtle``
-    the external 4-player protocol (a saboteur against three heuristic gold-diggers), beside
-    the published figures.
+``saboteur evaluate --external random,heuristic,heuristic:subtle [--against heuristic:v1]``
+    the external 4-player protocol (a saboteur against three heuristic gold-diggers, or the
+    ``--against`` agent's), beside the published figures.
 
 Deals come from ``--split`` (default ``test``) from ``--first-deal``; the command prints the
 split, the deal count and the seed with the table, and ``--json FILE`` writes the result.
@@ -40,7 +40,12 @@ def main(argv=None) -> dict:
         formatter_class=DefaultsHelp,
     )
     p.add_argument("candidate", nargs="?", default=None, help="agent spec under test")
-    p.add_argument("--against", default="random,heuristic", help="reference agent specs")
+    p.add_argument(
+        "--against",
+        default=None,
+        help="reference agent specs (default: random,heuristic; with --external: the one agent "
+        "of the gold-diggers, default heuristic)",
+    )
     p.add_argument(
         "--external",
         default=None,
@@ -82,15 +87,21 @@ def main(argv=None) -> dict:
             for flag, given in (
                 ("--players", a.players is not None),
                 ("--expansion", a.expansion),
-                ("--against", a.against != "random,heuristic"),
             )
             if given
         ]
         if ignored:
             p.error(
-                f"--external is fixed at 4 players, base game, heuristic reference: "
+                f"--external is fixed at 4 players, base game: "
                 f"{', '.join(ignored)} cannot be combined with it"
             )
+        # --against: the gold-diggers (one spec; default the heuristic)
+        refs = [s.strip() for s in (a.against or "heuristic").split(",") if s.strip()]
+        if len(refs) != 1:
+            p.error(f"--against {a.against!r} with --external: one agent spec, the gold-diggers")
+        (reference,) = refs
+        check_agents(p, [reference], "--against")
+        check_agents_fit(p, [reference], 4, False, "--against")
         specs = [s.strip() for s in a.external.split(",") if s.strip()]
         if not specs:
             p.error("--external: at least one agent spec is needed")
@@ -107,6 +118,7 @@ def main(argv=None) -> dict:
                 backend=a.backend,
                 address=a.address,
                 progress=not a.no_progress,
+                reference=reference,
             )
         except ValueError as err:  # e.g. too few deals of the split hold a saboteur
             p.error(str(err))
@@ -114,7 +126,7 @@ def main(argv=None) -> dict:
     else:
         if a.candidate is None:
             p.error("give a candidate agent spec (or --external SPECS)")
-        refs = [s.strip() for s in a.against.split(",") if s.strip()]
+        refs = [s.strip() for s in (a.against or "random,heuristic").split(",") if s.strip()]
         if not refs:
             p.error("--against: at least one agent spec is needed")
         players = 5 if a.players is None else a.players

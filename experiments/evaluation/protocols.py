@@ -374,12 +374,14 @@ def external_protocol(
     progress: bool = False,
     backend: str = "local",
     address: str | None = None,
+    reference: str = "heuristic",
 ) -> dict:
     """The external protocol (module docstring) for each candidate: its saboteur win rate in
-    a 4-player base round against three heuristic gold-diggers, over ``deals`` deals.
+    a 4-player base round against three ``reference`` gold-diggers (default: the heuristic;
+    ``"heuristic:v1"`` reproduces figures measured before heuristic v2), over ``deals`` deals.
 
-    Returns ``{"protocol": "external", "deals", "split", "first", "seed", "reference":
-    "heuristic", "candidates": {spec: Estimate.as_dict() + {"reference": the heuristic's own
+    Returns ``{"protocol": "external", "deals", "split", "first", "seed", "reference",
+    "candidates": {spec: Estimate.as_dict() + {"reference": the reference's own
     saboteur win rate on the same deals and seats, "ratio": candidate over reference (paired
     deal bootstrap)} | {"error": text}}, "published":
     EXTERNAL_PUBLISHED}``; a checkpoint whose spaces do not fit 4 players gets
@@ -396,7 +398,7 @@ def external_protocol(
         try:
             res = role_probe(
                 spec,
-                "heuristic",
+                reference,
                 players=4,
                 deals=deals,
                 split=split,
@@ -426,7 +428,7 @@ def external_protocol(
         "split": split,
         "first": first,
         "seed": seed,
-        "reference": "heuristic",
+        "reference": reference,
         "candidates": out,
         "published": dict(EXTERNAL_PUBLISHED),
     }
@@ -450,11 +452,12 @@ def trained_players(spec: str) -> int | None:
 
 def format_external(ext: dict) -> str:
     """The external protocol's table, ours beside the published figures."""
+    ref = ext.get("reference", "heuristic")
     lines = [
         f"external protocol: base game, 4 players, the candidate as saboteur against three "
-        f"heuristic gold-diggers, {ext['deals']} {ext['split']} deals from {ext['first']}; "
+        f"{ref} gold-diggers, {ext['deals']} {ext['split']} deals from {ext['first']}; "
         "deal-clustered 95%",
-        f"{'saboteur':<46} {'win rate':>22} {'heuristic saboteur':>22} {'ratio (paired)':>22}",
+        f"{'saboteur':<46} {'win rate':>22} {f'{ref} saboteur':>22} {'ratio (paired)':>22}",
     ]
     notes = []
     for spec, r in ext["candidates"].items():
@@ -464,7 +467,7 @@ def format_external(ext: dict) -> str:
             continue
         est = Estimate(**{k: v for k, v in r.items() if k not in ("note", "reference", "ratio")})
         ref = Estimate(**r["reference"]).pct() if "reference" in r else ""
-        ratio = "-"  # the heuristic saboteur never won: no ratio
+        ratio = "-"  # the reference saboteur never won: no ratio
         if r.get("ratio"):
             q = r["ratio"]
             ratio = f"{q['value']:.2f} [{q['lo']:.2f}, {q['hi']:.2f}]"
