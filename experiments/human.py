@@ -31,7 +31,7 @@ from saboteur_env.engine.cards import (
     VARIANTS,
 )
 from saboteur_env.engine.events import EventType, RoundResult
-from saboteur_env.engine.ruleset import BASE
+from saboteur_env.engine.ruleset import BASE, Ruleset
 from saboteur_env.engine.scoring import side_text
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_env.render import render_ansi
@@ -103,12 +103,11 @@ def move_text(action, actor: int) -> str:
     return repr(action)
 
 
-def event_text(
-    e, viewer, names: Sequence[str] | None = None, roles: Sequence[str] = BASE.roles
-) -> str | None:
+def event_text(e, viewer, names: Sequence[str] | None = None, rules: Ruleset = BASE) -> str | None:
     """What ``viewer`` (a seat, or ``"spectator"``) sees of event ``e``; ``None``: nothing to
-    say (the event is private to someone else, or is shown another way).  ``roles``: the role
-    names of the game's ruleset (``game.rules.roles``, RULES 1.5, 6.2)."""
+    say (the event is private to someone else, or is shown another way).  ``rules``: the
+    game's ruleset (``game.rules``: its role names, RULES 1.5, 6.2)."""
+    roles = rules.roles
     if viewer != "spectator" and not e.seen_by(viewer):
         return None
     me = viewer if isinstance(viewer, int) else -1
@@ -159,7 +158,7 @@ def event_text(
         revealed = ", ".join(f"seat {s}: {roles[r]}" for s, r in enumerate(d["roles"]))
         return (
             f"--- Round {d['round'] + 1} is over: "
-            f"{side_text(d['winning_side'], [roles[r] for r in d['roles']])}; "
+            f"{side_text(d['winning_side'], d['roles'], rules)}; "
             f"roles revealed ({revealed}); the thefts follow ---"
         )
     # Saboteur 2 (RULES 6.5-6.9)
@@ -187,18 +186,19 @@ def round_result_text(
     res: RoundResult,
     me: int | None = None,
     game_over: bool = False,
-    roles: Sequence[str] = BASE.roles,
+    rules: Ruleset = BASE,
 ) -> str:
     """The result of a round: winners, every seat's role (public at round end, RULES 5.1) and
     the gold received.
 
     ``me``: the viewing seat, or ``None`` for the spectator.  Gold cards are secret until the
     game ends (RULES 5.3), so before the end (``game_over`` false) a seat sees only its own
-    amount; the spectator, and everyone once the game is over, sees every amount.  ``roles``:
-    the role names of the game's ruleset (``game.rules.roles``)."""
+    amount; the spectator, and everyone once the game is over, sees every amount.  ``rules``:
+    the game's ruleset (``game.rules``: its role names)."""
+    roles = rules.roles
     lines = [
         f"=== Round {res.round + 1} is over: "
-        + f"{side_text(res.winning_side, [roles[r] for r in res.roles])} after {res.turns} turns"
+        + f"{side_text(res.winning_side, res.roles, rules)} after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + " ==="
     ]
@@ -353,7 +353,6 @@ def play_human(
         seed = fresh_seed()  # told only when the game is over: it gives the whole deal away
     env.reset(seed=seed)
     game = env.game
-    roles = game.rules.roles
     seeds = default_agent_seeds(seed, players)
     for s, b in enumerate(bots):
         if b is not None:
@@ -373,7 +372,7 @@ def play_human(
     def flush_events():
         nonlocal cursor, shown
         for e in game.events[cursor:]:
-            text = event_text(e, human, names, roles)
+            text = event_text(e, human, names, game.rules)
             if text:
                 print(text, file=out)
             if e.type is EventType.ROUND_END:
@@ -382,7 +381,7 @@ def play_human(
                 maze = render_ansi(game, human, board=game.round_boards[res.round])
                 print(f"The maze at the end of round {res.round + 1}:", file=out)
                 print(maze.split("\n", 1)[1], end="", file=out)
-                print(round_result_text(res, human, game.game_over, roles), file=out)
+                print(round_result_text(res, human, game.game_over, game.rules), file=out)
         cursor = len(game.events)
 
     try:

@@ -119,7 +119,7 @@ def _round_text(res: RoundResult, game) -> str:
             f"  thefts (thief, victim): {res.thefts}"
         )
     return (
-        f"Round {res.round + 1}: {side_text(res.winning_side, [names[r] for r in res.roles])}"
+        f"Round {res.round + 1}: {side_text(res.winning_side, res.roles, game.rules)}"
         + f" after {res.turns} turns"
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + f"\n  roles: {roles}\n  gold received: {res.received}"

@@ -35,8 +35,7 @@ from saboteur_experiments.human import event_text, round_result_text
 
 def decision_text(step, viewer, names=None) -> str:
     """The last decision of ``step`` as ``viewer`` may see it."""
-    roles = step.game.rules.roles
-    lines = [event_text(e, viewer, names, roles) for e in step.events]
+    lines = [event_text(e, viewer, names, step.game.rules) for e in step.events]
     return "\n".join(t for t in lines if t)
 
 
@@ -58,9 +57,7 @@ def _print_round_end(g, res, viewer, out, known=None) -> None:
     print(f"The maze at the end of round {res.round + 1}:", file=out)
     print(maze.split("\n", 1)[1], end="", file=out)
     print(
-        round_result_text(
-            res, viewer if isinstance(viewer, int) else None, g.game_over, g.rules.roles
-        ),
+        round_result_text(res, viewer if isinstance(viewer, int) else None, g.game_over, g.rules),
         file=out,
     )
     if g.game_over:
@@ -97,7 +94,7 @@ def replay_text(record, viewer, *, out=None, inp=None, pause: bool = False) -> i
             if e.type is EventType.ROUND_START and pending is not None:
                 _print_round_end(g, pending, viewer, out, known)
                 pending = None
-            text = event_text(e, viewer, names, g.rules.roles)
+            text = event_text(e, viewer, names, g.rules)
             if text:
                 print(text, file=out)
         if pending is not None:

@@ -141,12 +141,13 @@ def role_color(rules, role: int) -> tuple[int, int, int]:
     return GOLD if stake > 0 else SABOTEUR_RED if stake < 0 else ROLE_NEUTRAL
 
 
-def side_label(side: str) -> str:
+def side_label(side: str, roles=None, rules=None) -> str:
     """``RoundResult.winning_side`` as the round-result panel writes it, e.g.
     ``GOLD-DIGGERS WIN`` (base game), ``SABOTEURS WIN``, ``BLUE DIGGERS WIN``,
     ``BLUE+GREEN DIGGERS WIN``, ``BOSS WINS`` (Saboteur 2, RULES 6.9): the words of
-    :func:`~saboteur_env.engine.scoring.side_text`, in capitals."""
-    return side_text(side).removeprefix("the ").upper()
+    :func:`~saboteur_env.engine.scoring.side_text` (given the round's ``roles`` and
+    ``rules``, a saboteur win with no saboteur in play says so), in capitals."""
+    return side_text(side, roles, rules).removeprefix("the ").upper()
 
 
 def _states_winners(rules) -> bool:
@@ -615,7 +616,11 @@ def _panel_lines(game, seat, round_result, names):
             rows.append(("text", f"PHASE: {str(game.phase).upper()}", GOLD))
     else:
         rules = game.rules
-        rows.append(("text", f"ROUND OVER: {side_label(round_result.winning_side)}", GOLD))
+        side = side_label(round_result.winning_side, round_result.roles, rules)
+        head, _, note = side.partition(" (")  # the note on a line of its own: the panel is narrow
+        rows.append(("text", f"ROUND OVER: {head}", GOLD))
+        if note:
+            rows.append(("text", f"({note}", GOLD))
         if _states_winners(rules):
             won = " ".join(str(s) for s in round_result.winners) or "NONE"
             rows.append(("text", f"WINNERS: {won}", TEXT))

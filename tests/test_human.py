@@ -10,6 +10,7 @@ import pytest
 
 from saboteur_env.engine.cards import KIND_INDEX
 from saboteur_env.engine.events import RoundResult
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
 from saboteur_env.engine.state import BreakTool, Discard, Map, PlacePath, Repair, Rockfall
 from saboteur_experiments.human import move_lines, move_text, play_human
 
@@ -208,15 +209,21 @@ def test_a_saboteur_win_with_no_saboteur_in_play_says_so(capsys):
     """RULES 2.2, 6.9: with 3-4 players, or in Saboteur 2, a round can be a saboteur win with
     no saboteur dealt (in Saboteur 2 the Profiteer may be its only winner); the text says the
     saboteurs' side won and that no saboteur was in play, not 'the saboteurs win'."""
-    from saboteur_env.engine.ruleset import SABOTEUR_2
+    from saboteur_env.engine.cards import BLUE_DIGGER, GEOLOGIST, PROFITEER, X_SABOTEUR
     from saboteur_env.engine.scoring import side_text
     from saboteur_experiments.cli import main
 
     told = "the saboteurs' side wins (no saboteur in play)"
-    assert side_text("saboteur", ["gold-digger"] * 3) == told
-    assert side_text("saboteurs", ["blue-digger", "profiteer", "geologist"]) == told
-    assert side_text("saboteurs", ["blue-digger", "saboteur"]) == "the saboteurs win"
-    assert side_text("blue", ["blue-digger"]) == "the blue diggers win"
+    assert side_text("saboteur", [BASE.diggers[0]] * 3, BASE) == told
+    assert side_text("saboteurs", [BLUE_DIGGER, PROFITEER, GEOLOGIST], SABOTEUR_2) == told
+    assert side_text("saboteurs", [BLUE_DIGGER, X_SABOTEUR], SABOTEUR_2) == "the saboteurs win"
+    assert side_text("saboteur", [BASE.diggers[0], BASE.saboteur], BASE) == "the saboteurs win"
+    assert side_text("blue", [BLUE_DIGGER], SABOTEUR_2) == "the blue diggers win"
+    assert side_text("saboteurs") == "the saboteurs win"  # roles unknown: the side alone
+    from saboteur_env.render_image import side_label
+
+    label = side_label("saboteurs", [BLUE_DIGGER, PROFITEER], SABOTEUR_2)
+    assert label == "SABOTEURS' SIDE WINS (NO SABOTEUR IN PLAY)"
     # the game the new-user trial met: round 2 dealt no saboteur and the gold was not found
     argv = ["play", "--expansion", "--players", "5", "--seed", "3", "--render", "none"]
     main([*argv, "--agents", "heuristic,random"])
@@ -278,7 +285,7 @@ def test_every_event_type_has_a_text_in_saboteur_2_games():
         for e in g.events:
             seen.add(e.type)
             for viewer in ("spectator", e.seat if e.seat is not None else 0):
-                text = event_text(e, viewer, roles=cfg.ruleset.roles)
+                text = event_text(e, viewer, rules=cfg.ruleset)
                 assert text is None or "{" not in text, (e, text)
     assert {"action_played", "pass_done"} <= {str(t) for t in seen}
     from saboteur_env.engine.events import EventType
@@ -288,7 +295,7 @@ def test_every_event_type_has_a_text_in_saboteur_2_games():
     scored = Event(
         EventType.ROUND_SCORED, None, {"round": 0, "winning_side": "blue", "roles": [1, 5]}
     )
-    assert event_text(scored, 1, roles=cfg.ruleset.roles) == (
+    assert event_text(scored, 1, rules=cfg.ruleset) == (
         "--- Round 1 is over: the blue diggers win; roles revealed (seat 0: blue-digger, "
         "seat 1: saboteur); the thefts follow ---"
     )
@@ -313,7 +320,7 @@ def test_a_round_result_signs_the_gold_received():
         last_card_seat=1,
         turns=9,
     )
-    text = round_result_text(res, None, roles=("green-digger", "blue-digger"))
+    text = round_result_text(res, None, rules=SABOTEUR_2)
     assert re.search(r"seat 0: green-digger\s+-1 gold", text)
     assert re.search(r"seat 1: blue-digger\s+\+3 gold", text) and "+-" not in text
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, Ruleset, ruleset_named
+from saboteur_env.engine.scoring import saboteurs_in_play as scoring_saboteurs_in_play
 from saboteur_env.engine.scoring import seat_won
 
 
@@ -55,7 +56,7 @@ def saboteurs_in_play(rd: dict, rules: Ruleset) -> int:
     """Number of seats holding the saboteur role at the end of round ``rd`` (the round
     result's roles: in Saboteur 2 after any Swap your hats, RULES 6.5; RULES 2.2: some role
     cards stay face down, so a 4-player base round has 0 or 1)."""
-    return sum(1 for r in rd["roles"] if r == rules.saboteur)
+    return scoring_saboteurs_in_play(rd["roles"], rules)
 
 
 @dataclass(frozen=True)

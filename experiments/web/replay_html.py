@@ -105,7 +105,7 @@ def replay_data(record, viewer, *, beliefs: bool = True) -> dict:
         if res is not None and not g.game_over:
             # the round's end first (the game already holds the next round's deal)
             end = _round_end_view(prev, prev_known, g, viewer, res)
-            told = side_text(res.winning_side, [g.rules.roles[r] for r in res.roles])
+            told = side_text(res.winning_side, res.roles, g.rules)
             over = f"round {res.round + 1} is over: {told}"
             steps.append(
                 {

@@ -168,7 +168,6 @@ def history(game: Game, viewer, names: Sequence[str] | None = None, start: int =
     """The lines of the game's history that ``viewer`` may see, from event ``start`` on (the
     round results with the gold shown as :func:`round_result_text` allows)."""
     viewer = _viewer(game, viewer)
-    roles = game.rules.roles
     me = viewer if isinstance(viewer, int) else None
     lines: list[str] = []
     results = 0
@@ -179,7 +178,7 @@ def history(game: Game, viewer, names: Sequence[str] | None = None, start: int =
             continue
         if e.type is EventType.ROUND_END:
             res = game.round_results[results - 1]
-            lines.extend(round_result_text(res, me, game.game_over, roles).split("\n"))
+            lines.extend(round_result_text(res, me, game.game_over, game.rules).split("\n"))
             continue
         if e.type is EventType.GAME_END:
             lines.append(
@@ -188,7 +187,7 @@ def history(game: Game, viewer, names: Sequence[str] | None = None, start: int =
                 + f"; winners: {', '.join(map(str, game.winners()))} ==="
             )
             continue
-        text = event_text(e, viewer, names, roles)
+        text = event_text(e, viewer, names, game.rules)
         if text:
             lines.append(text)
     return lines

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .cards import (
-    BASE_ROLES,
     BOSS,
     DOOR_CODES,
     GEOLOGIST,
@@ -173,17 +172,29 @@ SIDE_TEXT: dict[str, tuple[str, str]] = {
 }
 
 
-def side_text(winning_side: str, in_play: Sequence[str] | None = None) -> str:
+#: the ``RoundResult.winning_side`` values of a saboteur win (base game, Saboteur 2)
+SABOTEUR_SIDES = ("saboteur", "saboteurs")
+
+
+def saboteurs_in_play(roles: Sequence[int], rules: Ruleset) -> int:
+    """How many seats hold the saboteur role (``roles``: role id per seat, e.g. a round
+    result's, after any Swap your hats, RULES 6.5); 0 happens (RULES 2.2: some role cards stay
+    face down, so a 4-player base round has 0 or 1)."""
+    return sum(1 for r in roles if r == rules.saboteur)
+
+
+def side_text(
+    winning_side: str, roles: Sequence[int] | None = None, rules: Ruleset | None = None
+) -> str:
     """The winning side of a round told in words, e.g. ``"the saboteurs win"``, ``"the boss
     wins"``, ``"nobody wins"`` (:data:`SIDE_TEXT`; an unknown side is told as it is spelled).
 
-    ``in_play``: the role names of the round's seats (``rules.roles[r]`` per seat), when
-    known: a saboteur win with no saboteur in play (3-4 players, RULES 2.2; in Saboteur 2 the
-    Profiteer may then be its only winner, RULES 6.9) is told as ``"the saboteurs' side wins
-    (no saboteur in play)"``."""
+    Given the round's ``roles`` (role id per seat) and its ``rules``, a saboteur win with no
+    saboteur in play (RULES 2.2; in Saboteur 2 the Profiteer may then be its only winner,
+    RULES 6.9) is told as ``"the saboteurs' side wins (no saboteur in play)"``."""
     who, verb = SIDE_TEXT.get(winning_side, (f"the {winning_side}", "win"))
-    if winning_side in ("saboteur", "saboteurs") and in_play is not None:
-        if BASE_ROLES[SABOTEUR] not in in_play:  # the same name in both role decks
+    if winning_side in SABOTEUR_SIDES and roles is not None and rules is not None:
+        if not saboteurs_in_play(roles, rules):
             return "the saboteurs' side wins (no saboteur in play)"
     return f"{who} {verb}"
 
