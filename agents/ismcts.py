@@ -64,7 +64,7 @@ from typing import Any
 
 import numpy as np
 
-from saboteur_env.encoding.codec import Codec, legal_actions
+from saboteur_env.encoding.codec import Codec, legal_indices
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.phases import Phase
@@ -421,7 +421,7 @@ class ISMCTSAgent(Agent):
             while len(sim.round_results) == r0 and not sim.game_over:
                 # uniform over the env's mask: about twice as fast as Game.legal_actions,
                 # which builds every structured action
-                legal = legal_actions(codec.mask(sim))
+                legal = legal_indices(codec.mask(sim))
                 s = sim.current
                 sim.apply(codec.decode(int(legal[rng.integers(len(legal))]), s, n), verify=False)
                 steps += 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from saboteur_env.encoding.codec import legal_actions
+from saboteur_env.encoding.codec import legal_indices
 
 from .base import Agent, register_agent
 
@@ -22,7 +22,7 @@ class RandomAgent(Agent):
         self.rng = np.random.default_rng()
 
     def act(self, observation, action_mask, info=None) -> int:
-        legal = legal_actions(action_mask)
+        legal = legal_indices(action_mask)
         if len(legal) == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action")
         return int(legal[self.rng.integers(len(legal))])

@@ -30,7 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import saboteur_env
-from saboteur_env.encoding.codec import legal_actions
+from saboteur_env.encoding.codec import legal_indices
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 from saboteur_env.vector.arrays import resolve_backend
@@ -130,7 +130,7 @@ def aec_player(make: Callable[..., AECEnv], seed: int, **kwargs) -> Callable[[in
             if term or trunc:
                 env.step(None)
                 continue
-            legal = legal_actions(obs["action_mask"])
+            legal = legal_indices(obs["action_mask"])
             env.step(int(legal[rng.integers(len(legal))]))
             decisions += 1
         return decisions
@@ -386,7 +386,7 @@ def _stats(n_players: int, games: int, seed: int, rules: Ruleset = BASE) -> tupl
         game = Game(cfg, seed + g)
         while not game.game_over:
             m = codec.mask(game)
-            legal = np.flatnonzero(m)
+            legal = legal_indices(m)
             legal_total += len(legal)
             decisions += 1
             s = game.current

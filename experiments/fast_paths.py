@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 
 import saboteur_env
-from saboteur_env.encoding.codec import Codec, legal_actions
+from saboteur_env.encoding.codec import Codec, legal_indices
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventType
@@ -80,7 +80,7 @@ def check_games(options: dict, games: int, seed: int = 0) -> int:
             if term or trunc:
                 env.step(None)
                 continue
-            legal = legal_actions(obs["action_mask"])
+            legal = legal_indices(obs["action_mask"])
             env.step(int(legal[rng.integers(len(legal))]))
     return states
 

@@ -20,7 +20,7 @@ import numpy as np
 
 import saboteur_env
 from saboteur_agents.base import REFUSED_ACTION, attach_game, blame_agent
-from saboteur_env.encoding.codec import legal_actions
+from saboteur_env.encoding.codec import legal_indices
 from saboteur_env.engine.cards import (
     ALL_KINDS,
     FRONT_SLOTS,
@@ -434,7 +434,7 @@ def play_human(
 
 def _human_turn(env, game, human: int, mask, inp, out) -> int:
     codec = env.codec
-    legal = legal_actions(mask).tolist()
+    legal = legal_indices(mask).tolist()
     moves = [codec.decode(i, human, game.n) for i in legal]
     order = sorted(range(len(moves)), key=lambda j: _move_key(moves[j]))
     legal = [legal[j] for j in order]

@@ -8,7 +8,7 @@ import numpy as np
 
 import saboteur_env
 from saboteur_agents.base import REFUSED_ACTION, Agent, attach_game, blame_agent
-from saboteur_env.encoding.codec import legal_actions
+from saboteur_env.encoding.codec import legal_indices
 from saboteur_env.engine.events import RoundResult
 from saboteur_env.engine.scoring import side_text
 from saboteur_env.render import render_ansi
@@ -132,5 +132,5 @@ def _round_text(res: RoundResult, game) -> str:
 
 
 def random_legal(mask: np.ndarray, rng: np.random.Generator) -> int:
-    legal = legal_actions(mask)
+    legal = legal_indices(mask)
     return int(legal[rng.integers(len(legal))])

@@ -36,7 +36,7 @@ from gymnasium import spaces
 
 import saboteur_env
 from saboteur_agents.base import Agent, make_agent
-from saboteur_env.encoding.codec import legal_actions
+from saboteur_env.encoding.codec import legal_indices
 from saboteur_env.engine.state import IllegalActionError
 from saboteur_experiments.evaluation.splits import split_named
 
@@ -177,7 +177,7 @@ def episode_rewards(
 def random_policy(seed: int):
     """``act(obs, mask)``: uniform over the legal actions, with its own seeded generator."""
     rng = np.random.default_rng(seed)
-    return lambda obs, mask: int(rng.choice(legal_actions(mask)))
+    return lambda obs, mask: int(rng.choice(legal_indices(mask)))
 
 
 def main(argv=None) -> dict:

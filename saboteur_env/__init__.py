@@ -14,7 +14,7 @@ Quick start::
         env.step(action)
 """
 
-from .encoding.codec import Codec, legal_actions
+from .encoding.codec import Codec, legal_indices
 from .encoding.observation import ObservationEncoder
 from .engine import (
     BASE,
@@ -47,7 +47,7 @@ __all__ = [
     "Ruleset",
     "build_state",
     "env",
-    "legal_actions",
+    "legal_indices",
     "parallel_env",
     "raw_env",
     "saboteur_v0",

@@ -330,24 +330,27 @@ def test_the_wrapped_env_reads_the_aec_fields_as_pettingzoo_does(name):
         assert c.agent_selection == c.unwrapped.agent_selection  # the copy's own raw env
 
 
-def test_legal_actions_of_a_mask_in_every_dtype():
-    """``saboteur_env.legal_actions``: the nonzero indices, ascending, int64, for the env's
+def test_legal_indices_of_a_mask_in_every_dtype():
+    """``saboteur_env.legal_indices``: the nonzero indices, ascending, int64, for the env's
     int8 mask (read through a bool view: numpy's nonzero of int8 was a tenth of a Saboteur 2
     heuristic decision) and for bool, uint8 and int64 masks alike; equal to the mask of a real
     state."""
-    from saboteur_env import legal_actions
+    from saboteur_env import legal_indices
 
     for dtype in (np.int8, np.uint8, np.bool_, np.int64, np.float32):
         m = np.zeros(12, dtype=dtype)
         m[[0, 5, 11]] = 1
-        got = legal_actions(m)
+        got = legal_indices(m)
         assert got.dtype == np.int64 and got.tolist() == [0, 5, 11], dtype
-    assert legal_actions([0, 2, 0, 1]).tolist() == [1, 3]
-    assert legal_actions(np.zeros(4, np.int8)).tolist() == []
+    assert legal_indices([0, 2, 0, 1]).tolist() == [1, 3]
+    for bad in (np.eye(3, dtype=np.int8), np.array(["1", "0"]), np.int8(1)):
+        with pytest.raises(ValueError, match="action_mask: a 1-d bool, integer or float array"):
+            legal_indices(bad)
+    assert legal_indices(np.zeros(4, np.int8)).tolist() == []
     env = saboteur_env.raw_env(num_players=5, expansion=True)
     env.reset(seed=3)
     mask = env.observe(env.agent_selection)["action_mask"]
     assert mask.dtype == np.int8
-    legal = legal_actions(mask)
+    legal = legal_indices(mask)
     assert legal.tolist() == [i for i, v in enumerate(mask.tolist()) if v]
     assert len(legal) == int(mask.sum()) == 31

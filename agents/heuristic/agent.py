@@ -30,7 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from saboteur_env.encoding.codec import Codec, legal_actions
+from saboteur_env.encoding.codec import Codec, legal_indices
 from saboteur_env.encoding.observation import (
     BoardChannel,
     GameFeature,
@@ -472,7 +472,7 @@ class HeuristicAgent(Agent):
         self, observation: np.ndarray, action_mask: np.ndarray, info: dict | None
     ) -> tuple[np.ndarray, dict[str, np.ndarray], Phase]:
         """The state update of a decision: ``(legal, views, phase)``."""
-        legal = legal_actions(action_mask)
+        legal = legal_indices(action_mask)
         if len(legal) == 0:
             raise ValueError("HeuristicAgent.act: the action mask has no legal action")
         V = self.encoder.views(np.asarray(observation))

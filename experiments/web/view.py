@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from saboteur_env.encoding.codec import Codec, legal_actions
+from saboteur_env.encoding.codec import Codec, legal_indices
 from saboteur_env.engine.board import EMPTY, HIDDEN_GOAL
 from saboteur_env.engine.cards import (
     ALL_KINDS,
@@ -137,7 +137,7 @@ def legal_moves(game: Game, seat: int, codec: Codec | None = None) -> list[dict]
         return []
     mask = codec.mask(game, seat)
     out = []
-    for i in legal_actions(mask).tolist():
+    for i in legal_indices(mask).tolist():
         a = codec.decode(i, seat, game.n)
         block, _ = codec.block_of(i)
         cell = None

@@ -58,17 +58,25 @@ from ..engine.state import Game
 _DECODED_MAX = 100_000
 
 
-def legal_actions(action_mask) -> np.ndarray:
-    """The legal actions of an action mask: the indices of its nonzero entries, ascending,
-    int64 ``(k,)``.
+def legal_indices(action_mask) -> np.ndarray:
+    """The legal actions of an action mask as flat indices: the positions of its nonzero
+    entries, ascending, int64 ``(k,)`` (``Game.legal_actions`` gives the structured actions).
 
-    ``action_mask``: ``(n,)``, bool or any integer dtype (the env's mask is int8).  A
-    one-byte mask is read through a bool view: numpy's ``flatnonzero`` of an int8 array is
-    about 12x slower (measured: 74 against 6 us on Saboteur 2's 43,779 actions, 17 against 2
-    on the base game's 9,789), which was a tenth of a Saboteur 2 heuristic decision.
+    ``action_mask``: ``(n,)``, bool, integer or float (the env's mask is int8).  A one-byte
+    mask is read through a bool view: numpy's ``flatnonzero`` of an int8 array is about 12x
+    slower (measured: 74 against 6 us on Saboteur 2's 43,779 actions, 17 against 2 on the
+    base game's 9,789), which was a tenth of a Saboteur 2 heuristic decision.
+
+    Raises:
+        ValueError: ``action_mask`` is not one-dimensional, or not of a bool, integer or
+            float dtype.
     """
     m = np.asarray(action_mask)
-    if m.dtype.itemsize == 1 and m.dtype.kind in "biu":
+    if m.ndim != 1 or m.dtype.kind not in "biuf":
+        raise ValueError(
+            f"action_mask: a 1-d bool, integer or float array, got shape {m.shape} of {m.dtype}"
+        )
+    if m.dtype.itemsize == 1:
         return np.flatnonzero(m.view(np.bool_))
     return np.flatnonzero(m != 0)
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..encoding.codec import Codec
+from ..encoding.codec import Codec, legal_indices
 from ..encoding.observation import ObservationEncoder
 from ..engine.actions import IllegalActionError
 from ..engine.config import GameConfig
@@ -301,7 +301,7 @@ class VectorGame:
         if self._arrays is not None:
             out = self._arrays.sample(u)
             for i in np.flatnonzero(out < 0).tolist():  # a legal list too long to keep
-                legal = np.flatnonzero(self._mask[i].view(np.bool_))
+                legal = legal_indices(self._mask[i])
                 if not len(legal):
                     raise ValueError(f"game {i} has no legal action")
                 out[i] = legal[int(u[i] * len(legal))]
