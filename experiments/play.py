@@ -124,7 +124,7 @@ def _round_text(res: RoundResult, game) -> str:
         + (f" (seat {res.connector} reached the gold)" if res.gold_found else "")
         + f"\n  roles: {roles}\n  gold received: {res.received}"
         + (
-            # after thefts (RULES 6.9) a robbed seat's net can be -1: say so beside the pay
+            # after thefts (RULES 6.9, 1 gold each) a robbed seat's net can be < 0: show the pay
             f" (paid {res.paid}, then the thefts)" if res.paid != res.received else ""
         )
         + extra

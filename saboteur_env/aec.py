@@ -42,11 +42,11 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
   identical for every agent; see :mod:`saboteur_env.encoding.observation`.  The mask of an
   agent that is not to act is all zeros.
 * Reward, given when a round ends to every agent: the gold received that round
-  (``reward="gold"``; in Saboteur 2 net of its thefts, RULES 6.9: -1 for a robbed player
-  paid nothing), or +1 for the winning side / -1 otherwise (``reward="win"``).
+  (``reward="gold"``), or +1 for the winning side / -1 otherwise (``reward="win"``).
   Saboteur 2 (``expansion=True``): the round ends after the round-end thefts (each thief is
   selected in turn with only ``steal`` actions legal); the gold reward includes what was
-  stolen (a robbed player can get a negative reward); with ``reward="win"`` a geologist, never a
+  stolen (1 gold per theft suffered, RULES 6.9: a robbed player paid little or nothing gets a
+  negative reward); with ``reward="win"`` a geologist, never a
   winner (RULES 6.9), gets +1 when paid more than 0 gold (``scoring.seat_won``), else -1.
 * ``infos[agent]["events"]``: the events that agent may see since its last turn (public ones
   and its own private ones, :class:`~saboteur_env.engine.state.Event`); at a round end

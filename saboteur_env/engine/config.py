@@ -40,8 +40,9 @@ class GameConfig:
             contain the start (0, 0) and the goals (8, -2..2) and span at most
             :data:`MAX_WINDOW_SIDE` cells a side (DESIGN 3).  ``None`` (default): the ruleset's
             ``default_window`` (21 x 17 base, 27 x 23 Saboteur 2).
-        reward: ``"gold"`` (gold received each round, Saboteur 2 thefts included: can be
-            -1) or ``"win"`` (+1 / -1 per round: ``scoring.seat_won``) (DESIGN 5).
+        reward: ``"gold"`` (gold received each round, net of Saboteur 2's thefts: below 0
+            for a seat robbed of more than it was paid) or ``"win"`` (+1 / -1 per round:
+            ``scoring.seat_won``) (DESIGN 5).
         max_cycles: PettingZoo's bound on an episode (DESIGN 5), counted over the whole
             table: once the game's decisions reach ``max_cycles * num_players``
             (:attr:`max_decisions`) every agent is truncated in that step.  In the base game
