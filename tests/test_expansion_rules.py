@@ -216,6 +216,13 @@ def test_ladder_placement_rule():
     assert legal_place(g, "X04", 6, 0, rotated=True)  # S,L: touches (6,-1), edges match
     assert not legal_place(g, "X04", 6, 0)  # its N would face (6,-1)'s closed S
     assert "match every face-up neighbour's edges" in g.check(PlacePath(K["X04"], 6, 0))
+    # the one statement of "touches a goal" that legality (FIT) and the reason both read
+    touching = {(7, -2), (7, 0), (7, 2), (8, -3), (8, -1), (8, 1), (8, 3), (9, -2), (9, 0), (9, 2)}
+    x0, x1, y0, y1 = g.board.window
+    cells = {(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)}
+    assert {c for c in cells if g.board.touches_goal(*c)} == touching
+    with pytest.raises(ValueError, match=r"cell \(99, 0\) lies outside the board window"):
+        g.board.touches_goal(99, 0)
     # an ordinary path card refused for want of a connection still cites 3.1.5
     assert "connect to the start (RULES 3.1.2, 3.1.4, 3.1.5)" in build_state(
         cfg(3), roles=["green-digger"] * 3, hands=[["B02"], [], []], board=[(3, 3, "B02", False)]

@@ -310,6 +310,18 @@ class Board:
         self._codes_version = self.version
         return code
 
+    def touches_goal(self, x: int, y: int) -> bool:
+        """Whether cell (x, y) of the window touches a goal cell orthogonally (the bit of its
+        neighbourhood code that keeps a ladder off it, RULES 6.4).
+
+        Raises:
+            ValueError: (x, y) lies outside the board window.
+        """
+        if not self.in_window(x, y):
+            raise ValueError(f"cell ({x}, {y}) lies outside the board window {self.window}")
+        r, c = self.rc(x, y)
+        return bool(self._goal_adjacent()[r - 1, c - 1] >> 13 & 1)
+
     def _goal_adjacent(self) -> npt.NDArray[np.int32]:
         key = (self.window, self._goal_rc)
         a = _GOAL_ADJ_CACHE.get(key)

@@ -131,7 +131,7 @@ class PlaceFamily(ActionFamily):
             return f"cell ({action.x}, {action.y}) is not empty (RULES 3.1.2)"
         label, x, y = kind_label(action.kind, action.rotated), action.x, action.y
         if CARD_KINDS[action.kind].is_ladder:  # RULES 6.4: exempt from 3.1.5, kept off goals
-            if any(abs(gx - x) + abs(gy - y) == 1 for gx, gy in GOAL_CELLS):
+            if game.board.touches_goal(x, y):
                 return (
                     f"{label} may not go at ({x}, {y}): a ladder may not touch a goal card "
                     "orthogonally (RULES 6.4)"
