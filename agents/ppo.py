@@ -250,6 +250,15 @@ def parse_option(option: str) -> tuple[str, bool]:
     return str(PREVIOUS.get(path, path)), greedy  # "v1": the previous shipped checkpoint
 
 
+def checkpoint_path(option: str, rules) -> str:
+    """The checkpoint file a ``ppo[:option]`` spec plays in ``rules``' game (a
+    :class:`~saboteur_env.engine.ruleset.Ruleset`): the option's path (a name of
+    :data:`PREVIOUS` resolved to its file; ``greedy`` dropped), else the game's shipped
+    checkpoint (:data:`SHIPPED`).  No torch needed; the file is not opened."""
+    path, _ = parse_option(option)
+    return path or str(SHIPPED[rules.name])
+
+
 def _factory(option: str = "") -> PPOAgent:
     """``make_agent("ppo[:path][,greedy]")`` (also ``ppo:greedy[,path]``, and ``+`` for the
     comma: ``ppo:path+greedy`` passes through ``--agents``).  Only a leading or

@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE, ruleset_of
-from saboteur_experiments.evaluation.stats import Estimate, error_bars, json_ready
+from saboteur_experiments.evaluation.stats import Estimate, error_bars
+from saboteur_experiments.jsonio import write_json
 
 #: the checkpoint of a run that is reported unless ``--checkpoint`` says otherwise
 DEFAULT_CHECKPOINT = "checkpoints/best_dev.pt"
@@ -330,7 +331,7 @@ def main(argv=None) -> dict:
         p.error(str(err))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(json_ready(rep), indent=1, allow_nan=False) + "\n")
+    write_json(out / "report.json", rep)
     text = format_report(rep)
     (out / "report.md").write_text(text)
     plot_curves(rep, out / "learning_curves.png")

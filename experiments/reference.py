@@ -33,7 +33,6 @@ finished).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -45,7 +44,8 @@ import numpy as np
 from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
 from saboteur_experiments.cli_args import add_backend, at_least, check_backend_args
 from saboteur_experiments.evaluation.outcomes import saboteurs_in_play, saboteurs_won
-from saboteur_experiments.evaluation.stats import Estimate, json_ready, rate_dict
+from saboteur_experiments.evaluation.stats import Estimate, rate_dict
+from saboteur_experiments.jsonio import write_json
 from saboteur_experiments.tournament import Task, run, schedule
 
 
@@ -355,8 +355,7 @@ def main(argv=None) -> dict:
     jpath = os.path.join(a.out, "reference.json")
 
     def save():
-        with open(jpath, "w") as f:
-            json.dump(json_ready(report), f, indent=2, allow_nan=False)
+        write_json(jpath, report, indent=2)
 
     t0 = time.perf_counter()
     for key, players, rules in (

@@ -53,7 +53,6 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import json
 import os
 import sys
 import time
@@ -94,9 +93,9 @@ from saboteur_experiments.evaluation.stats import (
     cluster_mean,
     cluster_rate,
     error_bars,
-    json_ready,
     rate_dict,
 )
+from saboteur_experiments.jsonio import write_json
 from saboteur_experiments.ratings import (
     OnlineRatings,
     bootstrap_bt,
@@ -704,10 +703,7 @@ def write_outputs(
                     )
     paths.append(p)
     p = os.path.join(out, "summary.json")
-    with open(p, "w") as f:
-        json.dump(
-            json_ready({"meta": meta, **summary}), f, indent=2, default=float, allow_nan=False
-        )
+    write_json(p, {"meta": meta, **summary}, indent=2)
     paths.append(p)
     if plots:
         paths += _plots(summary, out, settings_text(meta))

@@ -101,7 +101,8 @@ from saboteur_env.engine.scoring import seat_won
 from saboteur_env.engine.state import Game
 from saboteur_env.vector import VectorGame
 from saboteur_experiments.evaluation.splits import draw_train_seed
-from saboteur_experiments.evaluation.stats import error_bars, json_ready
+from saboteur_experiments.evaluation.stats import error_bars
+from saboteur_experiments.jsonio import write_json
 from saboteur_experiments.train_options import (  # re-exported: the options live there
     TrainConfig,
     clear_run,
@@ -1642,15 +1643,16 @@ def main(argv=None) -> None:
         a = p.parse_args(argv)
         if a.evaluate == "ppo" or a.evaluate.startswith("ppo:"):
             # a shipped checkpoint, wherever the package is installed (the agents' own names)
-            from saboteur_agents.ppo import SHIPPED, parse_option
-            from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+            from saboteur_agents.ppo import checkpoint_path, parse_option
+            from saboteur_env.engine.ruleset import ruleset_of
 
-            path, greedy = parse_option(a.evaluate[len("ppo:") :] if ":" in a.evaluate else "")
+            option = a.evaluate[len("ppo:") :] if ":" in a.evaluate else ""
+            path, greedy = parse_option(option)
             if greedy or path.startswith("avg="):
                 p.error(f"--evaluate {a.evaluate!r}: one checkpoint, evaluated as it samples")
             if path and a.expansion:
                 p.error(f"--expansion: only with --evaluate ppo ({a.evaluate!r} names its game)")
-            a.evaluate = path or str(SHIPPED[(SABOTEUR_2 if a.expansion else BASE).name])
+            a.evaluate = checkpoint_path(option, ruleset_of(a.expansion))
         elif a.expansion:
             p.error("--expansion: only with --evaluate ppo (a checkpoint file names its game)")
         if not Path(a.evaluate).is_file():
@@ -1672,7 +1674,7 @@ def main(argv=None) -> None:
             p.error(f"--evaluate {a.evaluate!r}: {err}")
         _print_evaluation(res)
         if a.json:
-            Path(a.json).write_text(json.dumps(json_ready(res), indent=1, allow_nan=False) + "\n")
+            write_json(a.json, res)
         return
     cfg = parse_args(argv)
     # `kill PID` (SIGTERM) stops a run as Ctrl-C does, final.pt included: a job started in the

@@ -325,10 +325,10 @@ def test_role_probe_ratio_is_none_when_the_reference_never_wins():
     assert all(q is None or q["value"] == q["value"] for q in ratios)
 
 
-def test_json_ready_writes_no_value_as_null_and_numpy_as_python():
+def test_json_ready_writes_no_value_as_null_and_numpy_as_python(tmp_path):
     """NaN (an estimate with no data) and infinities become null, so the summaries are strict
     JSON; numpy scalars and arrays become Python numbers and lists; the rest is unchanged."""
-    from saboteur_experiments.evaluation.stats import json_ready
+    from saboteur_experiments.jsonio import json_ready, write_json
 
     obj = {
         "rate": float("nan"),
@@ -342,6 +342,12 @@ def test_json_ready_writes_no_value_as_null_and_numpy_as_python():
     assert got == {**want, "pair": [None, "x", None, True]}
     assert type(got["n"]) is int and type(got["lo"]) is float
     assert json.loads(json.dumps(got, allow_nan=False)) == got
+    write_json(tmp_path / "s.json", {**obj, "path": tmp_path}, default=str)
+    text = (tmp_path / "s.json").read_text()
+    assert text.endswith("}\n") and "NaN" not in text and "Infinity" not in text
+    assert json.loads(text) == {**got, "path": str(tmp_path)}
+    with pytest.raises(TypeError):
+        write_json(tmp_path / "t.json", {"path": tmp_path})
     assert cluster_rate(np.zeros(0), np.zeros(0)).pct() == "-"
 
 

@@ -242,9 +242,9 @@ def fingerprint(spec: str, expansion: bool = False) -> str:
     if "." in name:  # a user's agent (registered names have no dot)
         out += _crc_of(_module_file(name.rpartition(".")[0]))
     elif name == "ppo":
-        from saboteur_agents.ppo import SHIPPED, parse_option
+        from saboteur_agents.ppo import checkpoint_path
 
-        out += _crc_of(parse_option(opt)[0] or SHIPPED[ruleset_of(expansion).name])
+        out += _crc_of(checkpoint_path(opt, ruleset_of(expansion)))
     if _searches(spec):  # its games follow the engine's determinization
         from saboteur_env.engine.determinize import REVISION
 

@@ -5,14 +5,14 @@ terminal tables (:func:`format_tables`), ``summary.csv`` and the plots (:func:`m
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from saboteur_env.engine.ruleset import BASE
-from saboteur_experiments.evaluation.stats import error_bars, json_ready
+from saboteur_experiments import jsonio
+from saboteur_experiments.evaluation.stats import error_bars
 
 from . import metrics as M
 from .detectors.base import BUILTIN_NAMES
@@ -505,15 +505,6 @@ def pareto(points: list[dict], key: str = "detection") -> list[dict]:
     ]
 
 
-def _json_default(o):
-    """JSON for numpy scalars and arrays (anything else as its ``str``)."""
-    if isinstance(o, (np.floating, np.integer)):
-        return o.item()
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    return str(o)
-
-
 CSV_FIELDS = (
     "track",
     "detector",
@@ -578,10 +569,9 @@ def write_csv(summary: dict, out: Path) -> None:
 
 def write_json(summary: dict, out: Path) -> None:
     """``<out>/summary.json``: the whole summary (numpy values as JSON numbers and lists; a
-    value with no data, NaN, as ``null``: ``evaluation.stats.json_ready``)."""
-    (out / "summary.json").write_text(
-        json.dumps(json_ready(summary), indent=1, default=_json_default, allow_nan=False)
-    )
+    value with no data, NaN, as ``null``: :func:`saboteur_experiments.jsonio.write_json`; any
+    other object as its ``str``)."""
+    jsonio.write_json(out / "summary.json", summary, default=str)
 
 
 def format_tables(summary: dict) -> str:

@@ -13,7 +13,6 @@ split, the deal count and the seed with the table, and ``--json FILE`` writes th
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 from saboteur_experiments.cli_args import (
@@ -28,7 +27,7 @@ from saboteur_experiments.cli_args import (
     check_deal_range,
     check_output_file,
 )
-from saboteur_experiments.evaluation.stats import json_ready
+from saboteur_experiments.jsonio import write_json
 
 
 def main(argv=None) -> dict:
@@ -161,7 +160,5 @@ def main(argv=None) -> dict:
     print(text)
     print(f"({res['seconds']:.0f} s)")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(json_ready(res), f, indent=1, allow_nan=False)
-            f.write("\n")
+        write_json(a.json, res)
     return res

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from saboteur_env.engine.ruleset import Ruleset, ruleset_of
+from saboteur_env.engine.ruleset import BASE, Ruleset, ruleset_of
 from saboteur_experiments.evaluation.outcomes import role_won
 from saboteur_experiments.evaluation.splits import DealSplit, agent_seed, deal_seeds, split_named
 from saboteur_experiments.evaluation.stats import (
@@ -391,8 +391,6 @@ def external_protocol(
     Raises:
         ValueError: for an unknown split or agent spec, or too few deals holding a saboteur.
     """
-    from saboteur_env.engine.ruleset import BASE
-
     out: dict = {}
     for spec in candidates:
         try:
@@ -444,7 +442,7 @@ def trained_players(spec: str) -> int | None:
         from saboteur_agents.network import read_checkpoint
         from saboteur_agents.ppo import SHIPPED
 
-        _, meta = read_checkpoint(make_agent(spec).path or SHIPPED["base"])  # None: shipped
+        _, meta = read_checkpoint(make_agent(spec).path or SHIPPED[BASE.name])  # None: shipped
         return int(meta.get("game_config", {}).get("num_players"))
     except (OSError, ValueError, TypeError, ImportError, AttributeError):
         return None

@@ -25,8 +25,8 @@ of clusters beside it.
   rows (the ratings of :mod:`saboteur_experiments.evaluation.team`).
 
 An estimate with nothing to estimate from (a role no agent was dealt, a ratio over a rate of
-0) is NaN; :func:`json_ready` writes it as ``null`` in every summary file, since NaN is not
-JSON.
+0) is NaN; the summary files write it as ``null`` (:mod:`saboteur_experiments.jsonio`), since
+NaN is not JSON.
 
 All intervals are 95% unless ``level`` says otherwise.
 """
@@ -338,22 +338,3 @@ def error_bars(point, lo, hi) -> np.ndarray:
     """
     point, lo, hi = (np.asarray(v, dtype=float) for v in (point, lo, hi))
     return np.stack([np.maximum(point - lo, 0.0), np.maximum(hi - point, 0.0)])
-
-
-def json_ready(obj):
-    """``obj`` (dicts, lists, tuples, numbers, numpy scalars and arrays) as plain JSON values:
-    numpy values as Python ones, tuples as lists, and every float that is not finite (NaN, an
-    estimate with no data; +-inf) as ``None``, so that ``json.dumps(..., allow_nan=False)``
-    writes strict JSON (``NaN`` is not JSON: ``JSON.parse``, ``jq`` and strict parsers refuse
-    it).  Dict keys are kept; anything else is returned as it is."""
-    if isinstance(obj, dict):
-        return {k: json_ready(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [json_ready(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return json_ready(obj.tolist())
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
