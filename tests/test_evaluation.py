@@ -399,3 +399,16 @@ def test_external_protocol_takes_the_gold_diggers_from_against(tmp_path, capsys)
     main([*argv, "--json", str(out)])
     assert json.loads(out.read_text())["reference"] == "heuristic"
     assert "against three heuristic gold-diggers" in capsys.readouterr().out
+    # the games are played against that reference: the rates are role_probe's with it, which
+    # differ from the heuristic's on these deals (so the check can fail)
+    from saboteur_env.engine.ruleset import BASE
+    from saboteur_experiments.evaluation.protocols import role_probe
+
+    main([*argv, "--against", "heuristic:v1", "--json", str(out)])
+    got = json.loads(out.read_text())["candidates"]["random"]
+    kw = dict(players=4, deals=6, split="test", first=0, seed=0, roles=[BASE.saboteur])
+    v1, v2 = (
+        role_probe("random", r, **kw)["roles"]["saboteur"] for r in ("heuristic:v1", "heuristic")
+    )
+    assert v1["reference"] != v2["reference"]
+    assert got["reference"] == v1["reference"] and got["value"] == v1["candidate"]["value"]
