@@ -148,6 +148,10 @@ def make_agent(spec: str) -> Agent:
     name, sep, option = spec.partition(":")
     if name in _REGISTRY:
         factory = _REGISTRY[name]
+    elif spec.endswith((".pt", ".pth")):  # a checkpoint file given bare: it is played by ppo
+        raise ValueError(
+            f"unknown agent {spec!r}: a checkpoint file is played by the ppo agent, 'ppo:{spec}'"
+        )
     elif "." in name:
         factory = _imported_factory(spec, name)
     else:

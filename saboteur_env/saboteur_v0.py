@@ -35,9 +35,14 @@ class TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
         self._steps = 0
 
     def reset(self, seed=None, options=None):
-        """As PettingZoo's view; the step count starts again."""
+        """As PettingZoo's view; the step count starts again, and every agent's info names
+        the agent to act (``"active_agent"``, as after each step; PettingZoo's view sets it
+        only in ``step``)."""
         self._steps = 0
-        return super().reset(seed=seed, options=options)
+        observations, infos = super().reset(seed=seed, options=options)
+        acting = self.aec_env.agent_selection
+        infos = {a: {**info, "active_agent": acting} for a, info in infos.items()}
+        return observations, infos
 
     def step(self, actions):
         """Play the acting agent's action (PettingZoo's view); after ``max_cycles`` steps every

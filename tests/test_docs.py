@@ -36,3 +36,7 @@ def test_readme_loop_runs_and_replays_the_same_game():
             exec(compile(code, "README.md", "exec"), {})
         outs.append(buf.getvalue())
     assert outs[0] == outs[1] and outs[0].startswith("[")
+    # the trajectory, not only the final gold (random play's gold mostly follows the deal)
+    gold, rest = outs[0].split("]", 1)
+    count, first = rest.split(" ", 2)[1:]
+    assert int(count) > 20 and first.startswith("[") and first.count(",") == 3

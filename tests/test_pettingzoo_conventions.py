@@ -269,5 +269,14 @@ def test_the_package_names_every_entry_point_of_saboteur_v0():
     assert saboteur_env.env is saboteur_v0.env and saboteur_env.raw_env is saboteur_v0.raw_env
     assert {"env", "raw_env", "parallel_env", "saboteur_v0"} <= set(saboteur_env.__all__)
     p = saboteur_env.parallel_env(num_players=3)
-    obs, _ = p.reset(seed=1)
+    obs, infos = p.reset(seed=1)
     assert set(obs) == {"player_0", "player_1", "player_2"}
+    # the agent to act is named from the reset on, as after every step
+    acting = p.aec_env.agent_selection
+    assert {a: i["active_agent"] for a, i in infos.items()} == dict.fromkeys(obs, acting)
+    assert obs[acting]["action_mask"].any()
+    assert not any(obs[a]["action_mask"].any() for a in obs if a != acting)
+    _, _, _, _, infos = p.step(
+        {acting: int(saboteur_env.legal_indices(obs[acting]["action_mask"])[0])}
+    )
+    assert {i["active_agent"] for i in infos.values()} == {p.aec_env.agent_selection}

@@ -161,3 +161,18 @@ def test_blame_agent_names_the_agent_for_its_errors_only():
     with pytest.raises(RuntimeError, match="engine"):
         with blame_agent(agent, 2, "here", only=REFUSED_ACTION):
             raise RuntimeError("engine")  # what else a step raises is the engine's
+
+
+def test_a_bare_checkpoint_path_is_told_to_use_ppo(capsys):
+    """``saboteur evaluate runs/x/final.pt`` read the path as MODULE.ATTR and blamed the
+    import path; a spec ending in .pt names the ppo form instead."""
+    import pytest
+
+    from saboteur_agents import make_agent
+    from saboteur_experiments.cli import main
+
+    with pytest.raises(ValueError, match=r"is played by the ppo agent, 'ppo:runs/x/final.pt'"):
+        make_agent("runs/x/final.pt")
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "runs/x/final.pt", "--deals", "1"])
+    assert exc.value.code == 2 and "'ppo:runs/x/final.pt'" in capsys.readouterr().err
