@@ -839,7 +839,9 @@ def tournament(opts: Options) -> tuple[list[dict], dict]:
 def ppo_checkpoints(specs: Sequence[str], players: int, expansion: bool = False) -> list[dict]:
     """Every distinct checkpoint file the ``ppo`` specs of ``specs`` load for the game
     (``players``, ``expansion``), in the order of first use: ``{"path": resolved path,
-    "bytes": size, "sha256": its first 12 hex digits, "agents": the specs that play it}``."""
+    "bytes": size, "sha256": its first 12 hex digits, "agents": the specs that play it,
+    "trained": {"players", "rounds"} of its training games (``None`` where its metadata does not
+    say)}``."""
     from saboteur_agents import make_agent
     from saboteur_env.engine.config import GameConfig
 
@@ -854,8 +856,21 @@ def ppo_checkpoints(specs: Sequence[str], players: int, expansion: bool = False)
                 data = Path(key).read_bytes()
                 sha = hashlib.sha256(data).hexdigest()[:12]
                 files[key] = {"path": key, "bytes": len(data), "sha256": sha, "agents": []}
+                files[key]["trained"] = _trained_game(key)
             files[key]["agents"].append(spec)
     return list(files.values())
+
+
+def _trained_game(path: str) -> dict:
+    """``{"players", "rounds"}`` of a checkpoint's training games, from its metadata (``None``
+    where it does not say or cannot be read: the tournament itself then reports the error)."""
+    try:
+        from saboteur_agents.network import read_checkpoint
+
+        game = read_checkpoint(path)[1].get("game_config") or {}
+    except (OSError, ValueError, TypeError, ImportError):
+        game = {}
+    return {"players": game.get("num_players"), "rounds": game.get("num_rounds")}
 
 
 def _workers_used(opts: Options) -> int:
@@ -969,9 +984,17 @@ def main(argv=None) -> None:
     )
     checkpoints = ppo_checkpoints(specs, a.players, a.expansion)
     for c in checkpoints:  # which file each ppo spec plays, before the results it makes
+        t = c["trained"]
+        other = (t["players"] not in (None, a.players)) or (t["rounds"] not in (None, a.rounds))
         print(
             f"ppo checkpoint {c['path']} ({c['bytes']:,} bytes, sha256 {c['sha256']}): "
-            + ", ".join(c["agents"]),
+            + ", ".join(c["agents"])
+            + (
+                f" (note: trained on {t['players']}-player {t['rounds']}-round games, played "
+                f"here in {a.players}-player {a.rounds}-round games)"
+                if other
+                else ""
+            ),
             flush=True,
         )
     t0 = time.perf_counter()

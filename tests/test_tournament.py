@@ -668,6 +668,8 @@ def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
         want.append(
             f"ppo checkpoint {path.resolve()} ({len(data):,} bytes, sha256 {sha}): "
             + ", ".join(users)
+            # trained on 5-player one-round games (its metadata): played here at 4, said so
+            + " (note: trained on 5-player 1-round games, played here in 4-player 1-round games)"
         )
     assert lines[:2] == want  # first, before the results
     assert not any(line.startswith("ppo checkpoint") for line in lines[2:])
@@ -680,6 +682,7 @@ def test_the_cli_names_each_ppo_checkpoint_it_plays(tmp_path, capsys):
     (sab2,) = ppo_checkpoints(["ppo", "random"], 5, expansion=True)
     assert sab2["path"] == str(SHIPPED["saboteur_2"].resolve()) and sab2["agents"] == ["ppo"]
     assert sab2["bytes"] == SHIPPED["saboteur_2"].stat().st_size
+    assert sab2["trained"] == {"players": 5, "rounds": 1}
     assert ppo_checkpoints(["random", "heuristic"], 5) == []
 
 
