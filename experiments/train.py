@@ -1640,6 +1640,9 @@ def main(argv=None) -> None:
         )
 
         p = evaluate_parser()
+        if any(x == "--threads" or x.startswith("--threads=") for x in argv):
+            # batch-1 inference runs one torch thread per process (saboteur_agents.ppo)
+            p.error("--threads: an evaluation runs one torch thread per process; use --workers N")
         a = p.parse_args(argv)
         if a.evaluate == "ppo" or a.evaluate.startswith("ppo:"):
             # a shipped checkpoint, wherever the package is installed (the agents' own names)

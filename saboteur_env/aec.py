@@ -330,9 +330,9 @@ class raw_env(AECEnv):
         self._lead = self._followed is not None and self._followed.follow(g)
         self._over = False
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0 for a in self.agents}
+        self.rewards = {a: 0.0 for a in self.agents}
         self._rewarded = False  # whether self.rewards holds a nonzero entry (a round's end)
-        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self._pending = [[] for _ in self.agents]
@@ -550,18 +550,18 @@ class raw_env(AECEnv):
                 self._followed.step(g, action)
             result = g.ended_round(events)
             decisions = g.decisions
-        self._cumulative_rewards[agent] = 0
+        self._cumulative_rewards[agent] = 0.0
         self._pending[seat] = []
         self.infos[agent] = {"events": self._pending[seat]}
         self._route(events)
         if self._rewarded:  # the last step paid rewards: back to zeros
-            self.rewards = {ag: 0 for ag in self.agents}
+            self.rewards = {ag: 0.0 for ag in self.agents}
             self._rewarded = False
         if result is not None:
             self._rewarded = True
             paid = round_rewards(result, self.config.reward, self.config.ruleset)
             for i, ag in enumerate(self.agents):
-                self.rewards[ag] = paid[i]
+                self.rewards[ag] = float(paid[i])  # floats, as VectorGame.rewards
                 self.infos[ag]["round_result"] = {
                     "round": result.round,
                     "winning_side": result.winning_side,

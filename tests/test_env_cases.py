@@ -141,7 +141,13 @@ def test_p1_reward_win_mode():
     e = env_for(one_step_from_gold(round_index=1, reward="win"))
     e.step(gold_index(e))
     assert e.rewards == {"player_0": 1, "player_1": -1, "player_2": 1}
+    # floats, as VectorGame.rewards (float32) and PettingZoo's own envs
+    assert {type(r) for r in e.rewards.values()} == {float}
     assert not any(e.terminations.values())
+    kind = int(np.flatnonzero(e.unwrapped.game.hands[1])[0])
+    e.step(e.unwrapped.codec.blocks["discard"][0] + kind)  # the next round's first turn
+    assert e.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 0.0}
+    assert {type(r) for r in e.rewards.values()} == {float}
 
 
 @pytest.mark.parametrize("n", [3, 6, 10])

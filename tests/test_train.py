@@ -1832,3 +1832,4 @@ def test_evaluate_names_the_shipped_checkpoints(monkeypatch, capsys):
     )
     assert "no such checkpoint file" in _usage_error(capsys, ["train", "--evaluate", "ppo:nope"])
     assert "one checkpoint" in _usage_error(capsys, ["train", "--evaluate", "ppo:greedy"])
+    assert "use --workers" in _usage_error(capsys, ["train", "--evaluate", "ppo", "--threads", "2"])
