@@ -188,9 +188,7 @@ class PPOAgent(Agent):
 
         mask = np.asarray(action_mask)
         logits = self.policy_logits(observation, mask, info)
-        a, _ = sample_masked(
-            logits, self._torch.as_tensor(mask)[None], self.gen, greedy=self.greedy
-        )
+        a, _ = sample_masked(logits, self._torch.tensor(mask)[None], self.gen, greedy=self.greedy)
         return int(a[0])
 
     def policy_logits(self, observation, action_mask, info=None):
@@ -210,7 +208,8 @@ class PPOAgent(Agent):
         if not mask.any():
             raise ValueError("PPOAgent.act: the action mask has no legal action")
         with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None]
+            # a copy: the batch's observations are read-only views, which torch warns of
+            obs = torch.tensor(np.asarray(observation, dtype=np.float32))[None]
             logits, _ = self.net(obs)
             if self.prior is not None:
                 from .network import add_prior, prior_rows

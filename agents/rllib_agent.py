@@ -124,9 +124,9 @@ class RLlibAgent(Agent):
         mask = np.asarray(action_mask)
         if not mask.any():
             raise ValueError("RLlibAgent.act: the action mask has no legal action")
-        m = torch.as_tensor(mask)[None]
+        m = torch.tensor(mask)[None]  # copies: read-only input warns
         obs = {
-            "observation": torch.as_tensor(np.asarray(observation, dtype=np.float32))[None],
+            "observation": torch.tensor(np.asarray(observation, dtype=np.float32))[None],
             "action_mask": m,
         }
         with torch.no_grad():

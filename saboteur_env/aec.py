@@ -306,7 +306,9 @@ class raw_env(AECEnv):
 
     # --- lifecycle -----------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new game.  ``seed``: ``None`` or a non-negative int.
+        """Start a new game.  ``seed``: ``None`` or a non-negative int.  ``options`` is
+        accepted and not read (PettingZoo's ``api_test`` passes one); the game's options are
+        ``env(...)``'s keywords, fixed for the env's life.
 
         Raises:
             TypeError / ValueError: a seed of another type or a negative seed.
@@ -392,7 +394,8 @@ class raw_env(AECEnv):
 
         Raises:
             RuntimeError: before :meth:`reset`.
-            ValueError: ``game`` was made for other options than this env's.
+            ValueError: ``game`` was made for other options than this env's, or is over
+                (nothing is left to play in it).
         """
         if self._game is None:
             raise RuntimeError("call reset() before load()")
@@ -404,6 +407,8 @@ class raw_env(AECEnv):
             raise ValueError(
                 f"the game's options {game.config} differ from the env's {self.config}"
             )
+        if game.game_over:
+            raise ValueError("the game is over: load a position still in play")
         self.game = game  # the engine leads: the caller holds the game
         for pending in self._pending:
             pending.clear()

@@ -479,6 +479,11 @@ def test_codec_decode_rejects_bad_indexes():
     off, _ = codec.blocks["tool"]
     with pytest.raises(ValueError, match="relative seat 5"):
         codec.decode(off + 5, 0, 3)  # target relative seat 5 in a 3-player game
+    for actor in (7, -1):  # an actor who is not a seat of the game
+        with pytest.raises(ValueError, match=f"actor seat {actor} is not in play: seats 0..2"):
+            codec.decode(0, actor, 3)
+        with pytest.raises(ValueError, match="actor seat"):
+            codec.describe(0, actor, 3)
 
 
 def test_masked_tool_index_for_absent_seat_in_env():

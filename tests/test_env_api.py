@@ -296,6 +296,11 @@ def test_load_continues_from_a_given_game_and_refuses_a_mismatch():
     e.reset(seed=0)
     with pytest.raises(ValueError, match="options"):
         e.load(Game(GameConfig(num_players=4), 0))
+    over = build_state(e.config, roles=["gold-digger"] * 3, hands=[[], [], []])
+    over.game_over = True  # a finished game: nothing left to play
+    with pytest.raises(ValueError, match="the game is over"):
+        e.load(over)
+    assert e.game is not over
     e.load(g)
     assert e.game is g and e.agent_selection == "player_2"
     assert e.observe("player_2")["action_mask"].sum() == 1 + 3  # discard the map, or map a goal

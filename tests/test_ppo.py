@@ -501,3 +501,25 @@ def test_the_prior_travels_with_the_checkpoint_and_the_agent_adds_it(tmp_path):
     # a legal action the prior gives probability 0 is as good as masked
     idx, val = prior_rows([(np.array([3, 5]), np.array([0.0, -np.inf]))], n)
     assert idx.tolist() == [[3, 5]] and val.tolist() == [[0.0, -1e9]]
+
+
+def test_the_agent_takes_the_batchs_read_only_arrays_without_a_warning():
+    """``VectorGame``'s observation and mask are read-only views; the agent copies them for
+    torch (which warns of a non-writable array) and picks the same legal action as from
+    writable copies."""
+    import warnings
+
+    from saboteur_env.vector import VectorGame
+
+    vec = VectorGame(1, num_players=5)
+    vec.reset(seed=3)
+    obs, mask = vec.observation[0], vec.legal_action_mask[0]
+    assert not obs.flags.writeable and not mask.flags.writeable
+    picked = []
+    for o, m in ((obs, mask), (obs.copy(), mask.copy())):
+        agent = make_agent("ppo")
+        agent.reset(int(vec.current_player[0]), vec.config, seed=7)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            picked.append(agent.act(o, m, {"events": list(vec.events[0])}))
+    assert picked[0] == picked[1] and mask[picked[0]]

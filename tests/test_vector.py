@@ -378,6 +378,13 @@ def test_reset_game_and_load_refuse_bad_input_and_leave_the_batch_unchanged(back
         vec.load(0, "a game")
     with pytest.raises(ValueError, match="options"):
         vec.load(0, Game(GameConfig(num_players=5), 1))
+    over = Game(GameConfig(num_players=4), 3)
+    rng = np.random.default_rng(0)
+    while not over.game_over:
+        legal = over.legal_actions()
+        over.apply(legal[int(rng.integers(len(legal)))])
+    with pytest.raises(ValueError, match="game 0: the game given is over"):
+        vec.load(0, over)
     assert np.array_equal(vec.observation, before[0]) and vec.games == before[2]
     game = Game(GameConfig(num_players=4), 9)
     vec.load(1, game)
@@ -597,3 +604,35 @@ def test_kernel_records_make_shared_read_only_events():
         first[0].data["kind"] = 6  # type: ignore[index]
     with pytest.raises(dataclasses.FrozenInstanceError):
         first[0].seat = 1  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("backend", ["engine", pytest.param("array", marks=needs_numba)])
+def test_an_auto_reset_gives_the_new_deals_events_in_new_game_events(backend):
+    """Where a step ends a game, ``events`` ends with the finished game's ``game_end`` and
+    ``new_game_events`` holds the deal that replaced it: the events of the env's next
+    unseeded ``reset()`` (round_start, one role_dealt per seat), which the new game's
+    players must see before they act; the other slots' lists are empty, and the next step
+    empties it again."""
+    options = {"num_players": 4, "num_rounds": 1}
+    vec = VectorGame(2, backend=backend, **options)
+    vec.reset(seed=[11, 12])
+    env = saboteur_env.raw_env(**options)
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+    assert list(vec.new_game_events) == [[], []]
+    for _ in range(400):
+        a = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+        b = int(rng.choice(np.flatnonzero(vec.legal_action_mask[1])))
+        env.step(a)
+        vec.step(np.array([a, b]))
+        if vec.terminated[0]:
+            break
+        assert vec.new_game_events[0] == []
+    assert vec.terminated[0] and vec.events[0][-1].type is EventType.GAME_END
+    env.reset()  # the env's next deal of the same stream
+    deal = env.unwrapped.game.events
+    assert [e.type for e in deal[: 1 + 4]] == [EventType.ROUND_START] + [EventType.ROLE_DEALT] * 4
+    assert vec.new_game_events[0] == deal
+    assert vec.new_game_events[1] == [] or vec.terminated[1]
+    vec.step(vec.sample_actions(rng))
+    assert vec.new_game_events[0] == [] or vec.terminated[0]

@@ -203,13 +203,16 @@ class Codec:
         """The structured action of flat ``index`` for seat ``actor``.
 
         Raises:
-            ValueError: ``index`` is outside ``0..n-1`` or names a seat not in play.
+            ValueError: ``index`` is outside ``0..n-1``, ``actor`` is not a seat of
+                ``n_players``, or the action names a seat not in play.
         """
         key = (index, actor, n_players)
         plain = type(index) is int and type(actor) is int and type(n_players) is int
         action = self._decoded.get(key) if plain else None
         if action is not None:  # actions are frozen: one object serves every caller
             return action
+        if not 0 <= actor < n_players:  # never cached: checked on every other call
+            raise ValueError(f"actor seat {actor} is not in play: seats 0..{n_players - 1}")
         name, i = self.block_of(index)
         try:
             action = FAMILIES[name].action(self.layout, i, actor, n_players)

@@ -116,7 +116,8 @@ class GameConfig:
         ):
             bad(
                 "max_cycles",
-                "must be None or a positive int (cycles: max_cycles x num_players decisions)",
+                "must be None or a positive int (the episode bound: in env() and raw_env "
+                "max_cycles x num_players decisions, in parallel_env max_cycles steps)",
             )
         if self.board_window is None:
             object.__setattr__(self, "board_window", rules.default_window)

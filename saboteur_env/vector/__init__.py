@@ -104,7 +104,13 @@ class VectorGame:
         events: ``B`` lists, the events each game's last step emitted (all of them, hidden
             ones too: for logs and tests, never for a player; ``engine.events.route_events``
             or ``Event.seen_by(seat)`` give a seat what it may see, as the env's ``infos`` do).
-            After :meth:`reset` and :meth:`reset_game`, the new deal's events.
+            After :meth:`reset` and :meth:`reset_game`, the new deal's events.  Where a step
+            ended a game, its events are the ended game's last ones (up to ``game_end``), and
+            the deal that replaced it is in ``new_game_events``.
+        new_game_events: ``B`` lists: where the last step ended game ``i`` and dealt a new
+            one (``terminated`` or ``truncated``), that game's deal events (``round_start``,
+            each seat's ``role_dealt``, as ``reset_game`` puts in ``events``), to route to
+            the new game's players before they act; empty lists elsewhere.
         ended_games: ``B`` entries, the :class:`~saboteur_env.engine.state.Game` that ended in
             the last step (its ``round_results``, ``gold`` and ``events``), ``None`` where
             none ended.
@@ -171,6 +177,8 @@ class VectorGame:
         self.truncated = np.zeros(b, dtype=bool)
         self.final_gold = np.zeros((b, n), dtype=np.int64)
         self._events: list[list[Event]] = [[] for _ in range(b)]
+        #: the games the last step ended and replaced (their deals: new_game_events)
+        self._new_games: set[int] = set()
         self._ended: list[Game | None] = [None] * b
         self._no_games: list[Game | None] = [None] * b
         self._row_starts = np.arange(b, dtype=np.int64) * self.num_actions
@@ -220,6 +228,7 @@ class VectorGame:
         self.__dict__.setdefault("_no_games", [None] * b)
         self.__dict__.setdefault("_row_starts", np.arange(b, dtype=np.int64) * self.num_actions)
         self.__dict__.setdefault("_seeds", [0] * b)
+        self.__dict__.setdefault("_new_games", set())
         if "_synced" not in self.__dict__:
             self._synced = [0 if g is None else g.decisions for g in self._games]
         if self._arrays is not None:
@@ -404,6 +413,16 @@ class VectorGame:
             self._events_stale[i] = False
         return self._events[i]
 
+    @property
+    def new_game_events(self) -> Sequence[list[Event]]:
+        """Per game, the deal events of the game the last step dealt in its place where it
+        ended one (see the class docstring), else an empty list."""
+        return PerGame(self.num_envs, self._new_game_events)
+
+    def _new_game_events(self, i: int) -> list[Event]:
+        # a game dealt by the last step has taken no decision: its events are its deal's
+        return list(self.game(i).events) if i in self._new_games else []
+
     # --- lifecycle -----------------------------------------------------------------------
     def reset(self, seed: int | Sequence[int]) -> None:
         """Deal every game: game ``i`` from ``seed + i`` (an int) or ``seed[i]`` (one per game).
@@ -436,6 +455,7 @@ class VectorGame:
         self.terminated[:] = False
         self.truncated[:] = False
         self.final_gold[:] = 0
+        self._new_games = set()
         self.ended_games = [None] * self.num_envs
         for i, g in enumerate(self._games):
             self._set_events(i, list(g.events))
@@ -470,8 +490,9 @@ class VectorGame:
         Raises:
             RuntimeError: before :meth:`reset`.
             IndexError: ``i`` is not a game index.
-            ValueError: ``game`` was made for other options than this batch's; on the array
-                backend, it has more cards in play than the ruleset's deck.
+            ValueError: ``game`` was made for other options than this batch's, or is over
+                (nothing is left to play in it); on the array backend, it has more cards in
+                play than the ruleset's deck.
         """
         self._check_index(i)
         if not isinstance(game, Game):
@@ -480,6 +501,8 @@ class VectorGame:
             raise ValueError(
                 f"the game's options {game.config} differ from the batch's {self.config}"
             )
+        if game.game_over:
+            raise ValueError(f"game {i}: the game given is over: load a position still in play")
         if self._arrays is not None:
             self._arrays.check(game)
         self._games[i] = game
@@ -494,6 +517,7 @@ class VectorGame:
         self.truncated[i] = False
         self.final_gold[i] = 0
         self._ended[i] = None
+        self._new_games.discard(i)
         if self._arrays is not None:
             self._ended_pending.pop(i, None)
             self._ended_marks.pop(i, None)
@@ -562,6 +586,7 @@ class VectorGame:
         self.final_gold[:] = 0
         ended = self._ended
         ended[:] = self._no_games
+        self._new_games = set()
         if self._arrays is not None:
             self._step_arrays(acts)
             return
@@ -580,6 +605,7 @@ class VectorGame:
                 self.final_gold[i] = g.gold
                 ended[i] = g
                 self._games[i] = g = Game(self.config, int(self._streams[i].integers(2**63)))
+                self._new_games.add(i)
             self._load(i)
 
     def _step_arrays(self, acts: np.ndarray) -> None:
@@ -624,6 +650,7 @@ class VectorGame:
             self._synced[i] = 0
         if over:
             arr.start(np.array(over, dtype=np.int64), seeds)
+        self._new_games = set(over)
         self.current_player[:] = ints[:, K.I_CURRENT]
 
     def _load(self, i: int) -> None:
