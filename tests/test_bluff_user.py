@@ -43,6 +43,17 @@ DETECTORS = textwrap.dedent(
         name = "peeker"
         needs_decisions = True
 
+    class WrongShape(Tilted):
+        name = "wrong-shape"
+        def belief(self):
+            return np.full((self.n, 3), 1 / 3)
+
+    class Boom(Tilted):
+        name = "boom"
+        def update(self, event):
+            if event.type == "path_placed":
+                raise RuntimeError("detector boom")
+
     def not_a_detector():
         return 3
 
@@ -188,3 +199,39 @@ def test_search_populations_are_fingerprinted_by_the_determinization_revision():
     assert fingerprint(evasive) == evasive + tag
     assert fingerprint("ismcts") == "ismcts" + tag
     assert fingerprint("rolesplit:heuristic/random") == "rolesplit:heuristic/random"
+
+
+@pytest.mark.parametrize(
+    "attr, track, cause",
+    [
+        ("WrongShape", "spectator track", r"BeliefError: belief shape \(3, 3\), expected \(3, 2\)"),
+        ("Boom", "spectator track", r"RuntimeError: detector boom"),
+    ],
+)
+def test_a_failing_detector_is_named_with_its_record_and_decision(user_module, attr, track, cause):
+    """A detector that raises, or returns a belief that is not a distribution, fails the
+    scoring with a ``DetectorError`` (an ``AgentError``: one line on the command line) naming
+    the detector, its track, the record and the decision."""
+    import io
+
+    from saboteur_agents.base import AgentError
+    from saboteur_env import Game, GameConfig
+    from saboteur_env.record import read_record, write_record
+    from saboteur_experiments.bluff.harness import DetectorError
+
+    config = GameConfig(num_players=3, num_rounds=1)
+    game = Game(config, 7)
+    rng = np.random.default_rng(0)
+    while not game.game_over:
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    buf = io.StringIO()
+    write_record(buf, game, 7, ["random"] * 3)
+    rec = read_record(buf.getvalue())
+    facs = {"spectator": [(attr, load_detector(f"{user_module}.{attr}")[1])]}
+    with pytest.raises(
+        DetectorError,
+        match=rf"detector '.*' \({track}.*\) on the record of deal seed 7, decision \d+: {cause}",
+    ) as e:
+        score_record(rec, 0, facs, {})
+    assert isinstance(e.value, AgentError)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from saboteur_agents.base import AgentError
 from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventData, EventType
 from saboteur_env.engine.ruleset import BASE, Ruleset
@@ -36,6 +37,24 @@ class LeakError(RuntimeError):
 
 class BeliefError(ValueError):
     """A detector's belief is not an (n_players, n_roles) array of rows summing to 1."""
+
+
+class DetectorError(AgentError):
+    """A detector failed while a record was scored (:func:`score_record`): one of its methods
+    raised, or its belief was not a distribution (:class:`BeliefError`).  The message names
+    the detector, its track and seat, the record and the decision (the command line prints it
+    as one line, as a failing agent's :class:`~saboteur_agents.base.AgentError`); the original
+    exception is its ``__cause__`` (in this process)."""
+
+
+def _blame(err: Exception, b: BoundDetector, where: str, decisions: int) -> DetectorError:
+    """``err``, raised by bound detector ``b``, as a :class:`DetectorError` naming it."""
+    seat = "" if b.seat is None else f", seat {b.seat}"
+    name = getattr(b.det, "name", None) or type(b.det).__name__
+    return DetectorError(
+        f"detector {name!r} ({b.track} track{seat}) on {where}, decision {decisions}: "
+        f"{type(err).__name__}: {err}"
+    )
 
 
 def check_belief(b, n: int, n_roles: int) -> np.ndarray:
@@ -175,6 +194,7 @@ def score_record(
     factories: dict[str, Sequence[tuple[str, Factory]]],
     sink: dict[tuple[str, str], Scored],
     stride: int = 1,
+    where: str = "",
 ) -> dict:
     """Replay one record and score every detector before every ``stride``-th decision of
     the rounds' play (not the Saboteur 2 thefts, which come after the roles are revealed,
@@ -193,9 +213,14 @@ def score_record(
         rec: a :class:`saboteur_env.record.Record`.
         factories: track -> ``[(detector name, factory), ...]``.
         sink: ``(track, detector name) -> Scored`` collecting rows.
+        where: the record as an error names it (default: its deal seed).
 
     Returns:
         ``{"rounds": [{"round", "gold_found", "roles", "turns"}, ...]}``.
+
+    Raises:
+        DetectorError: a detector raised, or gave a belief that is not a distribution
+            (named: detector, track, seat, record, decision).
     """
     from saboteur_env.encoding.codec import Codec
     from saboteur_env.encoding.observation import ObservationEncoder
@@ -206,16 +231,31 @@ def score_record(
     steps = replay(rec, copy=False)
     first = next(steps)
     game = first.game
+    where = where or f"the record of deal seed {rec.seed}"
+
+    def blame(err: Exception, b: BoundDetector) -> DetectorError:
+        return _blame(err, b, where, game.decisions)
+
+    def call(b: BoundDetector, method: Callable, *args):
+        """``method(*args)`` of detector ``b`` (or of ``b`` itself), its errors named."""
+        try:
+            return method(*args)
+        except Exception as err:
+            raise blame(err, b) from err
+
     bound: list[tuple[str, str, BoundDetector]] = []
     for track in TRACKS:
         for name, fac in factories.get(track, ()):
-            if track == "spectator":
-                bound.append((track, name, BoundDetector(fac(), track, None, cfg)))
-            else:
-                for s in range(n):
-                    bound.append(
-                        (track, name, BoundDetector(fac(), track, s, cfg, int(game.roles[s])))
+            for s in [None] if track == "spectator" else range(n):
+                try:
+                    b = BoundDetector(
+                        fac(), track, s, cfg, None if s is None else int(game.roles[s])
                     )
+                except Exception as err:  # its reset, or a track it does not run on
+                    raise DetectorError(
+                        f"detector {name!r} ({track} track) on {where}: {type(err).__name__}: {err}"
+                    ) from err
+                bound.append((track, name, b))
     turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
     # privileged detectors (the Bayes ceiling): each actor's view and action, no role
     deciders = [b for _, _, b in bound if getattr(b.det, "needs_decisions", False)]
@@ -233,7 +273,12 @@ def score_record(
         for e in events:
             for _, _, b in bound:
                 if b.allowed(e):
-                    b.feed(e)
+                    try:
+                        b.feed(e)
+                    except LeakError:  # the harness's fault, not the detector's
+                        raise
+                    except Exception as err:
+                        raise blame(err, b) from err
             if turn_takers or deciders:
                 for s in range(n):
                     if e.seen_by(s):
@@ -247,11 +292,11 @@ def score_record(
             mask = codec.mask(game)
             for b in turn_takers:
                 if b.seat == cur:
-                    b.det.observe_turn(obs, mask, {"events": list(pending[cur])})
+                    call(b, b.det.observe_turn, obs, mask, {"events": list(pending[cur])})
             if privileged:
                 seen, events = without_roles(enc, obs, pending[cur])
                 for b in privileged:
-                    b.det.before_decision(seen, mask, cur, events)
+                    call(b, b.det.before_decision, seen, mask, cur, events)
             if sampled:
                 # K states consistent with the public record alone, seeded by the deal and
                 # the decision: the same samples for every detector and every run
@@ -264,14 +309,20 @@ def score_record(
                     Ms.append(codec.mask(g))
                 O, Ms = np.stack(O), np.stack(Ms)
                 for b in sampled:
-                    b.det.before_decision_sampled(O[: b.det.samples], Ms[: b.det.samples], cur)
+                    call(
+                        b,
+                        b.det.before_decision_sampled,
+                        O[: b.det.samples],
+                        Ms[: b.det.samples],
+                        cur,
+                    )
             counter.append(cur)
             pending[cur] = []
         if t % stride or game.roles_revealed:  # Saboteur 2's thefts: every role is face up
             return
         roles = game.roles.astype(np.int64)
         for track, name, b in bound:
-            P, ok = b.belief()
+            P, ok = call(b, b.belief)
             tg = np.arange(n) if b.seat is None else np.delete(np.arange(n), b.seat)
             d = buf[(track, name)]
             d["round"].append(np.full(len(tg), r))
@@ -295,11 +346,11 @@ def score_record(
                 if e.type == EventType.INSPECTION_RESULT
             ]
         for b in privileged:
-            b.det.after_decision(step.seat, step.action, seen_roles)
+            call(b, b.det.after_decision, step.seat, step.action, seen_roles)
         if sampled:  # a spectator: a face-down discard is any discard (RULES 3.6)
             public = codec.public_actions(step.action)
         for b in sampled:
-            b.det.after_decision(step.seat, public)
+            call(b, b.det.after_decision, step.seat, public)
         feed(step.events)
         if step.round_result is not None:
             round_turns[step.round_result.round] = step.round_result.turns

@@ -294,7 +294,8 @@ def run(
             recs[(rpop, n)] = rlist
             sink: dict = {}
             for i, rec in enumerate(rlist):
-                score_record(rec, i, facs, sink, stride=stride)
+                where = f"{rpop} record {i} ({n} players, deal seed {rec.seed})"
+                score_record(rec, i, facs, sink, stride=stride, where=where)
             cells_of(rpop, n, sink)
     t_score = time.time() - t_score
     frontier = bluff_frontier(cells, recs, usable, players, B=bootstrap, seed=seed)
@@ -537,7 +538,7 @@ def _score_chunk(arg) -> dict:
             sampled = samples and exact and not ceiling_problem(pair, rec.config, sampled=True)
             models = (exact, exact if sampled else None)
             facs = {t: _factories(t, fitted, heuristic_ok, models, samples, user) for t in TRACKS}
-        score_record(rec, first + i, facs, sink, stride=stride)
+        score_record(rec, first + i, facs, sink, stride=stride, where=f"record {p}")
     return sink
 
 
