@@ -118,6 +118,19 @@ def require_extra(extra: str, modules: Sequence[str], what: str) -> None:
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {}
 
+#: the entry-point group through which installed packages offer agents by name (this one's
+#: pyproject: the bluff benchmark's ``evasive`` and ``rolesplit``): each entry names a module
+#: that calls :func:`register_agent` for that name when imported, which :func:`make_agent`
+#: does at the name's first use
+ENTRY_POINTS = "saboteur_env.agents"
+
+
+def _offered() -> dict[str, Any]:
+    """The entry points of :data:`ENTRY_POINTS` by agent name."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
     """Make ``make_agent(name[:option])`` build agents with ``factory(option)``."""
@@ -146,6 +159,8 @@ def make_agent(spec: str) -> Agent:
             f"of type {type(spec).__name__}"
         )
     name, sep, option = spec.partition(":")
+    if name not in _REGISTRY and "." not in name and name in (offered := _offered()):
+        offered[name].load()  # the module registers the name
     if name in _REGISTRY:
         factory = _REGISTRY[name]
     elif spec.endswith((".pt", ".pth")):  # a checkpoint file given bare: it is played by ppo
@@ -156,8 +171,9 @@ def make_agent(spec: str) -> Agent:
         factory = _imported_factory(spec, name)
     else:
         raise ValueError(
-            f"unknown agent {spec!r}; known agents: {sorted(_REGISTRY)}, or MODULE.ATTR for "
-            "an agent of your own (an importable module's Agent subclass or factory)"
+            f"unknown agent {spec!r}; known agents: {sorted({*_REGISTRY, *_offered()})}, or "
+            "MODULE.ATTR for an agent of your own (an importable module's Agent subclass or "
+            "factory)"
         )
     if sep and not _takes_option(factory):
         raise ValueError(f"agent {name!r} takes no option, got {spec!r} (use {name!r})")

@@ -176,3 +176,29 @@ def test_a_bare_checkpoint_path_is_told_to_use_ppo(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["evaluate", "runs/x/final.pt", "--deals", "1"])
     assert exc.value.code == 2 and "'ppo:runs/x/final.pt'" in capsys.readouterr().err
+
+
+def test_the_bluff_benchmarks_agents_are_made_by_name_in_a_fresh_process():
+    """``evasive`` and ``rolesplit`` live with the bluff benchmark (saboteur_experiments) and
+    are offered to ``make_agent`` through the package's entry points (``saboteur_env.agents``):
+    a process that never imported the benchmark makes them by name, and the unknown-agent
+    message lists them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from saboteur_agents import make_agent\n"
+        "assert 'saboteur_experiments.bluff.adversary' not in sys.modules\n"
+        "print(type(make_agent('evasive:margin=0.3')).__name__)\n"
+        "print(type(make_agent('rolesplit:heuristic/random')).__name__)\n"
+        "try:\n"
+        "    make_agent('heuristik')\n"
+        "except ValueError as err:\n"
+        "    print(err)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out[:2] == ["EvasiveAgent", "RoleSplitAgent"]
+    assert "'evasive'" in out[2] and "'rolesplit'" in out[2] and "'heuristic'" in out[2]
