@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from saboteur_experiments.bluff.detectors import (
     PriorDetector,
     UniformDetector,
 )
+from saboteur_experiments.bluff.report import PLOT_FILES
 
 
 # --- metrics on hand-computed examples ---------------------------------------------------
@@ -230,6 +232,21 @@ def test_small_run_end_to_end(tmp_path):
     # frozen record sets: a second run reuses the same files
     files = sorted((tmp_path / "records").rglob("*.jsonl"))
     mtimes = [f.stat().st_mtime for f in files]
+    s = run(
+        players=[3],
+        games=4,
+        fit_games=2,
+        pops=["random"],
+        out=tmp_path,
+        bootstrap=100,
+        plots=True,
+        quiet=True,
+    )
+    assert [f.stat().st_mtime for f in files] == mtimes
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == sorted(Path(f).name for f in s["plots"]) and set(pngs) <= set(PLOT_FILES)
+    assert len(pngs) == len(PLOT_FILES)
+    # a rerun without plots leaves none of the earlier run's beside its summary
     run(
         players=[3],
         games=4,
@@ -240,7 +257,7 @@ def test_small_run_end_to_end(tmp_path):
         plots=False,
         quiet=True,
     )
-    assert [f.stat().st_mtime for f in files] == mtimes
+    assert not list(tmp_path.glob("*.png"))
 
 
 def test_rolesplit_mimic_plays_like_a_digger_and_pareto():

@@ -40,6 +40,7 @@ from .report import (
     ceiling_gaps,
     format_tables,
     make_plots,
+    remove_plots,
     summarize,
     write_csv,
     write_json,
@@ -356,6 +357,7 @@ def run(
         "ceiling_gaps": gaps,
     }
     write_csv(summary, out)
+    remove_plots(out)  # an earlier run's: replaced below, or gone with --no-plots
     if plots:
         summary["plots"] = [str(f) for f in make_plots(summary, out, players, usable)]
     summary["seconds"] = time.time() - t0

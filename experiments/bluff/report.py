@@ -130,6 +130,24 @@ def _fmt2(ci) -> str:
 
 
 # --- plots -------------------------------------------------------------------------------------
+#: the files :func:`make_plots` writes (an earlier run's are removed first: a run without
+#: plots leaves none of another run's beside its summary)
+PLOT_FILES = (
+    *(
+        f"{kind}_{track}.png"
+        for track in TRACKS
+        for kind in ("skill_by_progress", "reliability", "survival")
+    ),
+    "bluff_frontier.png",
+)
+
+
+def remove_plots(out: Path) -> None:
+    """Remove the plots of an earlier run from ``out`` (:data:`PLOT_FILES`)."""
+    for name in PLOT_FILES:
+        (Path(out) / name).unlink(missing_ok=True)
+
+
 def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[str]) -> list:
     """Write the plots of ``summary`` into ``out`` and return their paths: per track the skill
     and AUROC by decile of round progress, the reliability diagrams and the detection survival
