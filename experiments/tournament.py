@@ -941,6 +941,20 @@ def main(argv=None) -> None:
     if not specs:
         p.error("--agents: at least one agent spec is needed")
     check_agents(p, specs)
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated and len(set(specs)) > 1:  # each listed agent gets an equal share of the seats
+        p.error(f"--agents: {', '.join(map(repr, repeated))} listed twice; list each agent once")
+    if a.records and a.role_override != "none":
+        p.error(
+            "--records with --role-override: a game whose roles were overridden is not the "
+            "deal of its seed, so its record would not replay; drop one of the two"
+        )
+    if a.bootstrap < 100:
+        print(
+            f"saboteur tournament: note: --bootstrap {a.bootstrap}: intervals from fewer than "
+            "100 resamples are rough (they may even miss their estimate); the default is 200",
+            file=sys.stderr,
+        )
     if len(set(specs)) == 1:  # every seat the same agent: its ratings are +0 by construction
         print(
             f"saboteur tournament: note: every seat plays {specs[0]!r}; its ratings say nothing "
@@ -1019,6 +1033,8 @@ def main(argv=None) -> None:
     paths = write_outputs(results, summary, opts.out, meta, plots=opts.plots)
     print(settings_text(meta))
     print(format_summary(summary, with_warnings=False))  # its warnings went to stderr above
+    if opts.records:
+        paths.append(os.path.join(opts.out, "records", f"game_*.jsonl ({len(results)} records)"))
     print(f"\n{len(results)} games in {elapsed:.1f} s; wrote " + ", ".join(paths))
 
 

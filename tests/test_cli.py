@@ -149,6 +149,10 @@ def test_bad_tournament_options_are_usage_errors(capsys, tmp_path):
     assert "games:" not in err  # no progress bar was drawn
     err = _usage_error(capsys, [*base, "--seed", "-2"])
     assert "--seed" in err
+    err = _usage_error(capsys, [*base, "--agents", "random,heuristic,random"])
+    assert "--agents: 'random' listed twice; list each agent once" in err
+    err = _usage_error(capsys, [*base, "--records", "--role-override", "all-digger"])
+    assert "--records with --role-override" in err and "would not replay" in err
     assert not out.exists()  # nothing written
 
 

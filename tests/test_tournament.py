@@ -612,6 +612,8 @@ def test_the_cli_prints_the_one_sided_warning_once_on_stderr(tmp_path, capsys):
     assert msg.startswith("the gold was found in 100.0% of 3 rounds (> 99%): ")
     assert cap.err.splitlines().count(f"saboteur tournament: warning: {msg}") == 1
     assert (cap.out + cap.err).count(msg) == 1
+    # so few resamples: a note that the intervals are rough
+    assert "saboteur tournament: note: --bootstrap 5: intervals from fewer than 100" in cap.err
     assert "WARNING" not in cap.out and "team rating" in cap.out
 
     # no one was a saboteur: that rate has no value, written as null (strict JSON: a bare NaN
