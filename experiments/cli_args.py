@@ -38,6 +38,14 @@ def at_least(lo: int):
     return parse
 
 
+def check_unique(p: argparse.ArgumentParser, specs: list[str], option: str = "--agents") -> None:
+    """A usage error for an agent spec listed twice (each listed agent is one row of the
+    results, and a tournament gives each an equal share of the seats)."""
+    repeated = sorted({s for s in specs if specs.count(s) > 1})
+    if repeated:
+        p.error(f"{option}: {', '.join(map(repr, repeated))} listed twice; list each agent once")
+
+
 def check_agents(
     p: argparse.ArgumentParser, specs: Iterable[str], option: str = "--agents"
 ) -> None:

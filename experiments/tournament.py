@@ -74,6 +74,7 @@ from saboteur_experiments.cli_args import (
     check_config,
     check_deal_range,
     check_output_dir,
+    check_unique,
 )
 from saboteur_experiments.evaluation.failures import (
     COUNTER_LABELS,
@@ -941,9 +942,8 @@ def main(argv=None) -> None:
     if not specs:
         p.error("--agents: at least one agent spec is needed")
     check_agents(p, specs)
-    repeated = sorted({s for s in specs if specs.count(s) > 1})
-    if repeated and len(set(specs)) > 1:  # each listed agent gets an equal share of the seats
-        p.error(f"--agents: {', '.join(map(repr, repeated))} listed twice; list each agent once")
+    if len(set(specs)) > 1:  # one agent alone may fill every seat (the note below)
+        check_unique(p, specs)
     if a.records and a.role_override != "none":
         p.error(
             "--records with --role-override: a game whose roles were overridden is not the "

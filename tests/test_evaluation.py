@@ -247,6 +247,10 @@ def test_saboteurs_won_follows_the_winners_set():
         (["heuristic", "--against", "random,nope"], "--against: unknown agent 'nope'"),
         (["heuristic", "--split", "validation"], "invalid choice: 'validation'"),
         (["heuristic", "--players", "13", "--expansion"], "13"),
+        (["heuristic", "--against", ""], "--against: at least one agent spec is needed"),
+        (["heuristic", "--against", "random,random"], "'random' listed twice"),
+        (["--external", "random,random"], "--external: 'random' listed twice"),
+        (["--external", "random", "--against", ""], "one agent spec"),
     ],
 )
 def test_evaluate_bad_options_are_usage_errors(capsys, argv, needle):

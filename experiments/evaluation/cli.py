@@ -26,6 +26,7 @@ from saboteur_experiments.cli_args import (
     check_config,
     check_deal_range,
     check_output_file,
+    check_unique,
 )
 from saboteur_experiments.jsonio import write_json
 
@@ -95,7 +96,8 @@ def main(argv=None) -> dict:
                 f"{', '.join(ignored)} cannot be combined with it"
             )
         # --against: the gold-diggers (one spec; default the heuristic)
-        refs = [s.strip() for s in (a.against or "heuristic").split(",") if s.strip()]
+        against = "heuristic" if a.against is None else a.against  # '' is no default
+        refs = [s.strip() for s in against.split(",") if s.strip()]
         if len(refs) != 1:
             p.error(f"--against {a.against!r} with --external: one agent spec, the gold-diggers")
         (reference,) = refs
@@ -104,6 +106,7 @@ def main(argv=None) -> dict:
         specs = [s.strip() for s in a.external.split(",") if s.strip()]
         if not specs:
             p.error("--external: at least one agent spec is needed")
+        check_unique(p, specs, "--external")
         check_agents(p, specs, "--external")
         check_agents_fit(p, specs, 4, False, "--external")
         try:
@@ -125,9 +128,11 @@ def main(argv=None) -> dict:
     else:
         if a.candidate is None:
             p.error("give a candidate agent spec (or --external SPECS)")
-        refs = [s.strip() for s in (a.against or "random,heuristic").split(",") if s.strip()]
+        against = "random,heuristic" if a.against is None else a.against  # '' is no default
+        refs = [s.strip() for s in against.split(",") if s.strip()]
         if not refs:
             p.error("--against: at least one agent spec is needed")
+        check_unique(p, refs, "--against")
         players = 5 if a.players is None else a.players
         check_agents(p, [a.candidate], "candidate")
         check_agents(p, refs, "--against")
