@@ -135,6 +135,11 @@ def test_tiny_expansion_run_end_to_end(tmp_path):
     assert front["heuristic-blatant"]["on_frontier"]
     assert front["heuristic-mimic"]["detection"][0] == 0.0
     assert front["heuristic-blatant"]["detection"][0] == 1.0
+    # random plays with its own gold-diggers: off the frontier, no detection or drop
+    assert not front["random"]["on_frontier"]
+    assert np.isnan(front["random"]["detection"]).all()
+    assert np.isnan(front["random"]["win_rate_drop"]).all()
+    assert not np.isnan(front["random"]["panel_skill"][0])
     assert (tmp_path / "summary.csv").exists()
     assert {p.name for p in (tmp_path / "records" / "paired").iterdir()} == {
         "random_x5",

@@ -477,7 +477,9 @@ def bluff_frontier(
             if got is not None:
                 mine = _by_deal(got, len(per))
                 sk = ci(panel_skill(mine), panel_skill(mine, W))
-                if len(anchors) == 2:
+                # the scale runs from the mimic to the blatant saboteurs among the heuristic
+                # gold-diggers: it measures only saboteurs that play among those diggers
+                if len(anchors) == 2 and pop in FRONTIER:
                     m = _by_deal(_panel_sums(cells, mimic, n, dets), len(recs[(mimic, n)]))
                     b = _by_deal(_panel_sums(cells, blatant, n, dets), len(recs[(blatant, n)]))
                     Wb = Wa
