@@ -24,7 +24,9 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
 
    ``i`` counts decisions from 0, ``seat`` is the absolute seat that acted, ``action`` the flat
    index of :class:`~saboteur_env.encoding.codec.Codec` for this config (relative target seats,
-   DESIGN 3), ``round`` / ``turn`` where it happened.  ``text`` is for people; replay checks
+   DESIGN 3), ``round`` / ``turn`` where it happened (``turn``: the 0-based turn of the round
+   the decision belongs to; in Saboteur 2 a pass or removal of several cards is one turn, and
+   the round-end thefts carry the last turn's number).  ``text`` is for people; replay checks
    it is the action's.
 3. A **round_end** line after the decision that ended each round: the engine's round result
    (:meth:`~saboteur_env.engine.events.RoundResult.as_dict`: ``round``, ``gold_found``,
@@ -173,62 +175,33 @@ def record_lines(
     if meta:
         header["meta"] = meta
     lines = [header]
-    rnd, turn = 0, 0
     results = {r.round: r.as_dict() for r in game.round_results}
-    i = 0
+    # the decisions replayed on a fresh deal: the engine's own grouping of the events by the
+    # decision that caused them (as replay() groups them) and its count of the turns
+    g = Game(cfg, seed)
     if events:
-        # group the events by the decision that caused them exactly as replay() does: by
-        # applying the recovered decisions to a fresh deal (the engine's own grouping)
-        g = Game(cfg, seed)
         lines += [_event_line(0, e) for e in g.events]
-        for seat, a in actions_from_events(game.events):
-            lines.append(
-                {
-                    "type": "decision",
-                    "i": i,
-                    "round": rnd,
-                    "turn": turn,
-                    "seat": seat,
-                    "action": codec.encode(a, seat, game.n),
-                    "text": describe_action(a),
-                }
-            )
-            i += 1
-            turn += 1
-            for e in g.apply(a):
-                lines.append(_event_line(i, e))
-                if e.type is EventType.ROUND_END:
-                    lines.append({"type": "round_end", **results[e.data["round"]]})
-                elif e.type is EventType.ROUND_START:
-                    rnd, turn = e.data["round"], 0
-        game_end = {"gold": game.gold.tolist(), "winners": game.winners()}
+    i = 0
+    for seat, a in actions_from_events(game.events):
         lines.append(
-            {"type": "game_end", **game_end, "decisions": i}
-            if game.game_over
-            else {"type": "truncated", "decisions": i}
+            {
+                "type": "decision",
+                "i": i,
+                "round": g.round,
+                # the turn it belongs to: the next one, or the last begun for a decision that
+                # opens none (a Saboteur 2 pass's or removal's further cards, the thefts)
+                "turn": g.turn if g.opens_turn else g.turn - 1,
+                "seat": seat,
+                "action": codec.encode(a, seat, game.n),
+                "text": describe_action(a),
+            }
         )
-        return lines
-    for e in game.events:
-        if e.type is EventType.ROUND_START:
-            rnd, turn = e.data["round"], 0
-        act = actions_from_events([e])
-        if act:
-            seat, a = act[0]
-            lines.append(
-                {
-                    "type": "decision",
-                    "i": i,
-                    "round": rnd,
-                    "turn": turn,
-                    "seat": seat,
-                    "action": codec.encode(a, seat, game.n),
-                    "text": describe_action(a),
-                }
-            )
-            i += 1
-            turn += 1
-        elif e.type is EventType.ROUND_END:
-            lines.append({"type": "round_end", **results[e.data["round"]]})
+        i += 1
+        for e in g.apply(a):
+            if events:
+                lines.append(_event_line(i, e))
+            if e.type is EventType.ROUND_END:
+                lines.append({"type": "round_end", **results[e.data["round"]]})
     if game.game_over:
         lines.append(
             {

@@ -519,3 +519,35 @@ def test_renders_refuse_a_known_that_is_not_three_flags(record_path):
         for draw in (render_ansi, render_rgb, maze):
             with pytest.raises(ValueError, match="one bool per goal slot"):
                 draw(g, 0, board=past, known=bad)
+
+
+@pytest.mark.parametrize("expansion", [False, True])
+def test_decision_turns_count_the_rounds_turns(expansion):
+    """A decision line's ``turn`` is the turn of the round it belongs to: in the base game the
+    decision's index in the round; in Saboteur 2 a pass or removal of several cards is one
+    turn (and the round-end thefts carry the last turn's number), so every round's turn
+    numbers run 0 .. its ``round_end`` ``turns`` - 1.  With and without event lines the
+    decision lines are the same."""
+    from saboteur_env import Game, GameConfig
+    from saboteur_env.record import record_lines
+
+    config = GameConfig(num_players=5, expansion=expansion)
+    game = Game(config, 4)
+    rng = np.random.default_rng(4)
+    while not game.game_over:
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    lines = record_lines(game, 4, events=False)
+    assert lines == [x for x in record_lines(game, 4, events=True) if x["type"] != "event"]
+    decisions = [x for x in lines if x["type"] == "decision"]
+    ends = [x for x in lines if x["type"] == "round_end"]
+    assert len(ends) == 3
+    multi = 0
+    for r, end in enumerate(ends):
+        turns = [d["turn"] for d in decisions if d["round"] == r]
+        assert sorted(set(turns)) == list(range(end["turns"]))
+        assert turns == sorted(turns)
+        multi += len(turns) - end["turns"]
+        if not expansion:
+            assert turns == list(range(len(turns)))  # every decision is a turn
+    assert (multi > 0) == expansion  # Saboteur 2: some turn took several decisions

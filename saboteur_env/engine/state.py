@@ -247,12 +247,18 @@ class Game:
         self._pending.append(e)
         return e
 
+    @property
+    def opens_turn(self) -> bool:
+        """Whether the decision to take opens a turn (RULES 3, 6.7): one in the ``TURN`` phase;
+        the further cards of a Saboteur 2 pass or removal and the round-end thefts do not."""
+        return self.phase is Phase.TURN
+
     def begin_decision(self) -> None:
         """Start applying a decision: count it; a decision that opens a turn is a turn and
         consumes a card (RULES 5.4)."""
         self._pending = []
         self.decisions += 1
-        if self.phase is Phase.TURN:
+        if self.opens_turn:
             self.turn += 1
             self.last_card_seat = self.current
 
