@@ -40,3 +40,15 @@ def test_readme_loop_runs_and_replays_the_same_game():
     gold, rest = outs[0].split("]", 1)
     count, first = rest.split(" ", 2)[1:]
     assert int(count) > 20 and first.startswith("[") and first.count(",") == 3
+
+
+def test_the_agents_doc_lists_every_event_type():
+    """docs/agents.md's event table has one row per ``EventType``, no more."""
+    import re
+
+    from saboteur_env.engine.events import EventType
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text()
+    section = doc.split("## The events an agent sees", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
+    assert rows[0] == "type" and rows[1:] == [t.value for t in EventType]  # the header, then each

@@ -67,7 +67,8 @@ def main(argv=None) -> dict:
         type=at_least(MIN_GAMES),
         default=FIT_GAMES,
         help=f"training games (train-split deals) per population and player count, plus half "
-        f"as many dev-split calibration games, {MIN_GAMES} to {MAX_GAMES} (default {FIT_GAMES})",
+        f"as many dev-split calibration games (at least {MIN_GAMES}), {MIN_GAMES} to {MAX_GAMES} "
+        f"(default {FIT_GAMES})",
     )
     p.add_argument(
         "--populations",

@@ -34,7 +34,7 @@ from .harness import (
     training_data,
 )
 from .populations import policies, population_problem, usable_populations, variant
-from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
+from .records import MAX_GAMES, MIN_GAMES, SPLITS, record_seeds, record_set
 from .report import (
     bluff_frontier,
     ceiling_gaps,
@@ -310,8 +310,8 @@ def run(
         "user_detectors": list(detectors),
         "games": games,
         "fit_games": fit_games,
-        "deals": {
-            split: {
+        "deals": {  # by the project's split names (DESIGN 9): train, dev, test
+            SPLITS[split]: {
                 str(n): [record_seeds(seed, n, split, k)[0], record_seeds(seed, n, split, k)[-1]]
                 for n in players
             }
