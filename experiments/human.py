@@ -54,8 +54,11 @@ def _seat(s: int, me: int) -> str:
     return "you" if s == me else f"seat {s}"
 
 
-def _seat_pos(s: int, me: int) -> str:
-    return "your own" if s == me else f"seat {s}'s"
+def _seat_pos(s: int, me: int, actor: int) -> str:
+    """Whose (seat ``s``'s) card ``actor``'s move touches, told to seat ``me``."""
+    if s == me:
+        return "your own" if actor == me else "your"
+    return "their own" if s == actor else f"seat {s}'s"
 
 
 def _seat_obj(s: int, me: int) -> str:
@@ -87,10 +90,10 @@ def move_text(action, actor: int) -> str:
         return text + f" at ({action.x}, {action.y})"
     if isinstance(action, BreakTool):
         tool = TOOLS[ALL_KINDS[action.kind].effect[1]]
-        return f"break {_seat_pos(action.target, actor)} {tool}"
+        return f"break {_seat_pos(action.target, actor, actor)} {tool}"
     if isinstance(action, Repair):
         return (
-            f"repair {_seat_pos(action.target, actor)} {TOOLS[action.tool]}"
+            f"repair {_seat_pos(action.target, actor, actor)} {TOOLS[action.tool]}"
             f" (with {ALL_KINDS[action.kind].name})"
         )
     if isinstance(action, Rockfall):
@@ -133,9 +136,9 @@ def event_text(e, viewer, names: Sequence[str] | None = None, rules: Ruleset = B
         what = "GOLD!" if d["identity"] == GOAL_GOLD else "stone"
         return f"  The {GOAL_POS[d['goal']]} goal ({d['x']}, {d['y']}) is turned over: {what}"
     if t is EventType.TOOL_BROKEN:
-        return f"{who}: break {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
+        return f"{who}: break {_seat_pos(d['target'], me, e.seat)} {TOOLS[d['tool']]}"
     if t is EventType.TOOL_REPAIRED:
-        return f"{who}: repair {_seat_pos(d['target'], me)} {TOOLS[d['tool']]}"
+        return f"{who}: repair {_seat_pos(d['target'], me, e.seat)} {TOOLS[d['tool']]}"
     if t is EventType.ROCKFALL:
         return f"{who}: rockfall removes the card at ({d['x']}, {d['y']})"
     if t is EventType.MAP_PLAYED:
@@ -144,10 +147,12 @@ def event_text(e, viewer, names: Sequence[str] | None = None, rules: Ruleset = B
         what = "GOLD" if d["identity"] == GOAL_GOLD else "stone"
         whose = "Your" if e.seat == me else f"Seat {e.seat}'s"
         return f"  {whose} map: the {GOAL_POS[d['goal']]} goal is {what}."
-    if t is EventType.DISCARDED:
-        return f"{who}: pass, discarding a card face down"
+    if t is EventType.DISCARDED:  # a seat's own discard is told with its card, next
+        return None if e.seat == me else f"{who}: pass, discarding a card face down"
     if t is EventType.DISCARDED_CARD:
-        return None if e.seat == me else f"  (seat {e.seat} discarded {ALL_KINDS[d['kind']].id})"
+        if e.seat == me:
+            return f"{who}: pass, discarding {card_name(d['kind'])} face down"
+        return f"  (seat {e.seat} discarded {ALL_KINDS[d['kind']].id})"
     if t is EventType.CARD_DRAWN:
         return f"  {who} draw{'' if e.seat == me else 's'} {card_name(d['kind'])}."
     if t is EventType.GOLD_RECEIVED:

@@ -345,3 +345,32 @@ def test_human_game_without_a_seed_draws_a_fresh_train_deal(monkeypatch):
     monkeypatch.undo()
     assert split_of(human.fresh_seed()).name == "train"
     assert human.fresh_seed() != human.fresh_seed()
+
+
+def test_tool_events_and_own_discards_read_right_from_every_seat():
+    """Seat 0 breaks seat 1's cart: seat 1 reads "break your cart" (not "your own"), seat 2
+    "break seat 1's cart"; a seat breaking its own pick reads "your own" to itself and "their
+    own" to others.  A seat's own discard names the card, once; others see it face down."""
+    from saboteur_env.engine.events import Event, EventData, EventType
+    from saboteur_experiments.human import event_text
+
+    def broken(actor, target, tool):
+        data = {"kind": KIND_INDEX["break_cart"], "target": target, "tool": tool}
+        return Event(EventType.TOOL_BROKEN, actor, EventData(data))
+
+    cart, pick = 2, 0
+    assert event_text(broken(0, 1, cart), 1) == "Seat 0: break your cart"
+    assert event_text(broken(0, 1, cart), 2) == "Seat 0: break seat 1's cart"
+    assert event_text(broken(0, 1, cart), 0) == "You: break seat 1's cart"
+    assert event_text(broken(3, 3, pick), 3) == "You: break your own pick"
+    assert event_text(broken(3, 3, pick), 1) == "Seat 3: break their own pick"
+    face_down = Event(EventType.DISCARDED, 2, EventData({}))
+    card = Event(EventType.DISCARDED_CARD, 2, EventData({"kind": KIND_INDEX["map"]}), 2)
+    assert [event_text(e, 2) for e in (face_down, card)] == [
+        None,
+        "You: pass, discarding map face down",
+    ]
+    assert [event_text(e, 0) for e in (face_down, card)] == [
+        "Seat 2: pass, discarding a card face down",
+        None,
+    ]

@@ -97,9 +97,15 @@ def test_the_view_holds_the_seats_own_data_and_legal_moves():
         "cell": [0, -1],
         "target": None,
         "rotated": False,
+        "turns": False,  # a straight looks the same turned
         "goal": None,
         "tool": None,
     }
+    # B06 (a three-way card) lies either way: its placements say which
+    b06 = [
+        m for m in v["moves"] if m["kind"] == "place" and m["card"] == v["you"]["hand"][2]["kind"]
+    ]
+    assert b06 and all(m["turns"] for m in b06) and {m["rotated"] for m in b06} == {False, True}
     assert legal_moves(g, 1) == [] and view(g, 1)["moves"] == []
     # goal cells: face down for the seat, revealed for the spectator
     goals = [c["card"]["goal"] for c in v["maze"]["cells"] if c["x"] == 8 and c["card"]]
@@ -186,7 +192,17 @@ def test_illegal_and_foreign_seat_moves_are_refused_with_the_state_unchanged(ser
     r = client.post(
         "/api/move", data="{not json", headers={**h, "Content-Type": "application/json"}
     )
-    assert r.status_code == 400 and r.get_json() == {"error": "the body is not JSON"}
+    assert r.status_code == 400 and r.get_json() == {"error": "the body is not a JSON object"}
+    r = client.post("/api/move", data="null", headers={**h, "Content-Type": "application/json"})
+    assert r.status_code == 400 and r.get_json() == {"error": "the body is not a JSON object"}
+    # a JSON body sent as a form (curl -d) is read as JSON: here an illegal action, refused
+    r = client.post(
+        "/api/move",
+        data='{"action": -1}',
+        headers={**h, "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert r.status_code == 400 and "not JSON" not in r.get_json()["error"]
+    assert (table.game.decisions, _dump(view(table.game, "spectator"))) == before
     assert client.post("/api/games/nope/join").status_code == 404
     assert client.post(f"/api/games/{v['game']}/join").status_code == 409  # both seats taken
     assert client.post("/api/games", json={"seed": -1}).status_code == 400
@@ -445,6 +461,13 @@ def test_a_full_server_refuses_a_new_game_rather_than_drop_one_in_play(server, m
     assert r.status_code == 503 and "games in play" in r.get_json()["error"]
     for t in tokens:
         assert client.get("/api/view", headers={TOKEN_HEADER: t}).status_code == 200
+    # a game nobody has asked for in IDLE_S seconds (a closed tab) makes room; the other stays
+    first = server.seat_of(tokens[0])[0]
+    first.last_active -= srv.IDLE_S
+    t3 = _start(client)[0]
+    assert client.get("/api/view", headers={TOKEN_HEADER: tokens[0]}).status_code == 403
+    for t in (tokens[1], t3):
+        assert client.get("/api/view", headers={TOKEN_HEADER: t}).status_code == 200
 
 
 def test_concurrent_games_get_right_masks(tmp_path):
@@ -493,3 +516,27 @@ def test_a_seat_sees_the_role_it_inspected_and_no_one_else_does():
     assert view(g, 0)["seats"][2]["inspected"] == roles[1]
     assert view(g, 1)["seats"][2]["inspected"] is None
     assert all(s["inspected"] is None for s in view(g, 0)["seats"] if s["seat"] != 2)
+
+
+def test_a_record_that_cannot_be_written_leaves_the_last_move_played(tmp_path, capsys):
+    """The records folder cannot be made (a file is in the way): the game's last move is
+    still played and answered (200, ``recorded`` false), the failure said on stderr; and
+    ``saboteur serve`` refuses such a folder at start-up."""
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    server = Server(["random"], players=3, rounds=1, humans=[0], seed=4, records=blocked / "sub")
+    client = create_app(server).test_client()
+    token, v = _start(client)
+    while not v["game_over"]:
+        r = client.post(
+            "/api/move", json={"action": v["moves"][0]["index"]}, headers={TOKEN_HEADER: token}
+        )
+        assert r.status_code == 200, r.get_json()
+        v = r.get_json()
+    assert v["game_over"] and not v["recorded"]
+    assert "not recorded" in capsys.readouterr().err
+    from saboteur_experiments.web.server import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--records", str(blocked / "sub")])
+    assert e.value.code == 2 and "--records" in capsys.readouterr().err

@@ -20,8 +20,11 @@ Routes: ``GET /`` (the play page), ``GET /static/<file>``, ``GET /api/config``,
 from __future__ import annotations
 
 import json
+import os
 import secrets
+import sys
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +39,13 @@ from .view import view
 
 STATIC = Path(__file__).with_name("static")
 TOKEN_HEADER = "X-Saboteur-Token"
-#: most games one server keeps in memory (the oldest finished ones are dropped first)
+#: most games one server keeps in memory (the oldest finished ones are dropped first, then
+#: the one left longest without a request, if that is at least IDLE_S)
 MAX_GAMES = 64
+#: seconds without a request (a view or a move of any of its seats) after which a game in
+#: play may be dropped to make room for a new one: a closed tab's game does not hold its
+#: place for ever
+IDLE_S = 30 * 60
 
 
 class RequestError(Exception):
@@ -69,6 +77,8 @@ class Table:
     #: why the game stopped (an agent failed), or ``None``
     broken: str | None = None
     agent_seeds: list[int] = field(default_factory=list)
+    #: ``time.monotonic()`` of its last request (:meth:`Server.seat_of`) or its deal
+    last_active: float = field(default_factory=time.monotonic)
 
     def free_seats(self) -> list[int]:
         return [s for s in self.humans if s not in self.tokens.values()]
@@ -137,9 +147,15 @@ class Server:
                 )
             if len(self.tables) >= MAX_GAMES:
                 old = next((k for k, t in self.tables.items() if t.game.game_over), None)
-                if old is None:  # never drop a game in play
+                if old is None:  # a game in play only once nobody has asked for it a while
+                    k, t = min(self.tables.items(), key=lambda kt: kt[1].last_active)
+                    if time.monotonic() - t.last_active >= IDLE_S:
+                        old = k
+                if old is None:
                     raise RequestError(
-                        503, f"the server holds {MAX_GAMES} games in play; finish one first"
+                        503,
+                        f"the server holds {MAX_GAMES} games in play; finish one first (a game "
+                        f"with no request for {IDLE_S // 60} minutes makes room)",
                     )
                 del self.tables[old]
             if seed is None:
@@ -196,6 +212,7 @@ class Server:
             raise RequestError(401, f"no session token: send the {TOKEN_HEADER} header")
         for t in list(self.tables.values()):
             if token in t.tokens:
+                t.last_active = time.monotonic()
                 return t, t.tokens[token]
         raise RequestError(403, "unknown session token (start or join a game first)")
 
@@ -286,17 +303,21 @@ class Server:
         if g.game_over and t.recorded is None and self.records is not None:
             from saboteur_env.record import write_record
 
-            self.records.mkdir(parents=True, exist_ok=True)
             path = self.records / f"human_{t.id}.jsonl"
-            write_record(
-                str(path),
-                g,
-                t.seed,
-                t.names,
-                agent_seeds=t.agent_seeds,
-                meta={"population": "human", "human_seats": list(t.humans)},
-                events=True,
-            )
+            try:
+                self.records.mkdir(parents=True, exist_ok=True)
+                write_record(
+                    str(path),
+                    g,
+                    t.seed,
+                    t.names,
+                    agent_seeds=t.agent_seeds,
+                    meta={"population": "human", "human_seats": list(t.humans)},
+                    events=True,
+                )
+            except OSError as err:  # the move stands: the game is over, only its record is lost
+                print(f"saboteur serve: game {t.id} not recorded: {err}", file=sys.stderr)
+                return
             t.recorded = str(path)
 
 
@@ -324,10 +345,13 @@ def create_app(server: Server):
         return reply({"error": f"internal error ({type(err).__name__})"}, 500)
 
     def body() -> dict:
-        data = request.get_json(silent=True)
-        if data is None and request.get_data():
-            raise RequestError(400, "the body is not JSON")
-        return data if data is not None else {}
+        if not request.get_data():
+            return {}
+        # read as JSON whatever the Content-Type (curl -d sends a form's)
+        data = request.get_json(force=True, silent=True)
+        if not isinstance(data, dict):
+            raise RequestError(400, "the body is not a JSON object")
+        return data
 
     @app.get("/")
     def index():
@@ -425,6 +449,10 @@ def main(argv=None) -> None:
     if a.port > 65535:
         p.error(f"--port {a.port}: at most 65535")
     check_output_dir(p, a.records, "--records")
+    try:  # made now: a folder that cannot be made fails here, not at a game's last move
+        os.makedirs(a.records, exist_ok=True)
+    except OSError as err:
+        p.error(f"--records {a.records}: {err.strerror or err}")
     require_extra("serve", ["flask"], "saboteur serve")
     server = Server(
         specs,

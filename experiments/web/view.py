@@ -26,6 +26,7 @@ from saboteur_env.engine.cards import (
     KIND_INDEX,
     START_CELL,
     TOOLS,
+    VARIANT_OF,
     VARIANTS,
 )
 from saboteur_env.engine.events import EventType
@@ -124,13 +125,14 @@ def maze(game: Game, viewer, board=None, known=None) -> dict:
 
 def legal_moves(game: Game, seat: int, codec: Codec | None = None) -> list[dict]:
     """The legal moves of ``seat`` (empty unless it is to act): ``[{"index", "text", "kind",
-    "card", "cell", "target", "rotated", "goal", "tool"}, ...]`` in index order.
+    "card", "cell", "target", "rotated", "turns", "goal", "tool"}, ...]`` in index order.
 
     ``index`` is the flat action index (the ``action_mask`` entry, :class:`Codec`), ``text``
     :meth:`Codec.describe`, ``kind`` the codec block (:data:`MOVE_KINDS`), ``card`` the hand
     card kind played (or ``None``), ``cell`` ``[x, y]`` for a placement or rockfall and the
     goal cell for a map, ``target`` the absolute seat for tool and Saboteur 2 action cards and
-    thefts.
+    thefts, ``turns`` whether a placement's card looks otherwise turned 180 degrees (``rotated``
+    then says which way it lies).
     """
     codec = codec or Codec(game.config)
     if game.game_over or game.current != seat:
@@ -157,6 +159,9 @@ def legal_moves(game: Game, seat: int, codec: Codec | None = None) -> list[dict]
                 "cell": cell,
                 "target": None if getattr(a, "target", None) is None else int(a.target),
                 "rotated": bool(getattr(a, "rotated", False)),
+                # a placement of a card that looks otherwise turned 180 degrees (the page
+                # offers it only when its "rotate" box says so)
+                "turns": block == "place" and VARIANT_OF[(kind, True)] != VARIANT_OF[(kind, False)],
                 "goal": None if getattr(a, "goal", None) is None else int(a.goal),
                 "tool": None if getattr(a, "tool", None) is None else int(a.tool),
             }

@@ -33,14 +33,13 @@
     const rot = $("rotate").checked;
     for (const m of selected === null ? [] : movesOf(selected)) {
       if (!m.cell || m.kind === "discard") continue;
+      if (m.turns && m.rotated !== rot) continue;  // the other way round: tick or untick rotate
       const key = m.cell[0] + "," + m.cell[1];
       if (!cells.has(key)) cells.set(key, []);
       cells.get(key).push(m);
     }
     Saboteur.drawMaze($("maze"), v.maze, cells, (x, y) => {
-      const ms = cells.get(x + "," + y);
-      const m = ms.find((q) => q.rotated === rot) || ms[0];
-      play(m.index);
+      play(cells.get(x + "," + y)[0].index);
     });
     const box = $("moves");
     box.innerHTML = "";
@@ -62,16 +61,28 @@
     if (!v.game_over && v.to_act !== v.viewer) timer = setTimeout(refresh, 1500);
   }
   async function refresh() {
-    try { show(await api("GET", "/api/view")); } catch (e) { $("error").textContent = e.message; }
+    try { show(await api("GET", "/api/view")); $("error").textContent = ""; }
+    catch (e) {
+      $("error").textContent = e.message;
+      clearTimeout(timer);
+      timer = setTimeout(refresh, 5000);  // e.g. the server restarting: keep trying
+    }
   }
   async function start() {
     const join = new URLSearchParams(location.search).get("join");
     try {
+      // a reload keeps its seat: the token saved in this tab, where it still names a game
+      // here (the join link's game, when there is one)
+      if (token) {
+        try {
+          const v = await api("GET", "/api/view");
+          if (!join || v.game === join) { show(v); return; }
+        } catch (e) { /* the server no longer holds that token's game */ }
+      }
       if (join) {
         const r = await api("POST", `/api/games/${encodeURIComponent(join)}/join`);
         setToken(r.token); show(r.view); return;
       }
-      if (token) { await refresh(); if (view) return; }
       const r = await api("POST", "/api/games", {});
       setToken(r.token); show(r.view);
     } catch (e) { $("error").textContent = e.message; }
