@@ -52,3 +52,15 @@ def test_the_agents_doc_lists_every_event_type():
     section = doc.split("## The events an agent sees", 1)[1].split("\n## ", 1)[0]
     rows = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
     assert rows[0] == "type" and rows[1:] == [t.value for t in EventType]  # the header, then each
+
+
+def test_the_docs_home_page_gives_the_readmes_two_commands():
+    """docs/index.md repeats the README's two commands: the same lines, so neither drifts."""
+    root = Path(__file__).resolve().parents[1]
+
+    def commands(text: str) -> list[str]:
+        return [b.split("```", 1)[0].strip() for b in text.split("```bash\n")[1:3]]
+
+    index = (root / "docs" / "index.md").read_text()
+    body = index.split("## The two commands", 1)[1]
+    assert commands(body) == commands((root / "README.md").read_text())
