@@ -181,7 +181,8 @@ def main(argv=None, *, inp=None, out=None) -> None:
     )
     p.add_argument("record", help="the game record (.jsonl)")
     view = p.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, default=0, help="whose view to show (default 0)")
+    # default None, not 0: "--seat 0 --spectator" is then refused as every other seat is
+    view.add_argument("--seat", type=int, default=None, help="whose view to show (default 0)")
     view.add_argument(
         "--spectator", action="store_true", help="show everything: roles, hands, every goal"
     )
@@ -216,7 +217,7 @@ def main(argv=None, *, inp=None, out=None) -> None:
         msg = " ".join(str(err).split())  # one line
         print(f"saboteur replay: cannot replay {args.record}: {msg}", file=sys.stderr)
         sys.exit(2)
-    viewer = "spectator" if args.spectator else args.seat
+    viewer = "spectator" if args.spectator else (0 if args.seat is None else args.seat)
     if viewer != "spectator" and not 0 <= viewer < rec.config.num_players:
         print(
             f"saboteur replay: --seat {viewer} is not a seat of this "

@@ -298,6 +298,10 @@ def test_replay_cli_errors(tmp_path, record_path):
         replay_main([str(tmp_path / "missing.jsonl")])
     with pytest.raises(SystemExit):
         replay_main([record_path, "--seat", "9"])
+    for seat in ("0", "2"):  # either seat with --spectator: two views asked for, refused
+        with pytest.raises(SystemExit) as e:
+            replay_main([record_path, "--seat", seat, "--spectator", "--no-pause"])
+        assert e.value.code == 2
 
 
 def test_replay_seat_view_hides_other_seats_gold_until_the_end(record_path):

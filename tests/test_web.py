@@ -213,7 +213,9 @@ def test_illegal_and_foreign_seat_moves_are_refused_with_the_state_unchanged(ser
 def test_a_full_scripted_game_through_the_http_api_is_recorded(server, tmp_path):
     client = create_app(server).test_client()
     token, v = _start(client, seed=9)
+    assert v["open_seats"] == [2]  # the page's join hint shows while a human seat is free
     token2 = client.post(f"/api/games/{v['game']}/join").get_json()["token"]
+    assert client.get("/api/view", headers={TOKEN_HEADER: token}).get_json()["open_seats"] == []
     tokens = {0: token, 2: token2}
     moves = 0
     while not v["game_over"]:

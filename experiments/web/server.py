@@ -218,11 +218,12 @@ class Server:
 
     def payload(self, t: Table, seat: int) -> dict:
         """What the server sends seat ``seat``: :func:`.view.view` of that seat and the game
-        id, its human seats and whether it was recorded (nothing else)."""
+        id, its human seats, those not yet joined and whether it was recorded (nothing else)."""
         with t.lock:  # the shared codec and encoder: one request at a time (join, new game too)
             v = view(t.game, seat, t.names, codec=self.codec)
             v["game"] = t.id
             v["humans"] = list(t.humans)
+            v["open_seats"] = t.free_seats()  # human seats nobody has joined yet
             v["recorded"] = t.recorded is not None
         return v
 

@@ -24,11 +24,12 @@
     view = v;
     if (selected !== null && !v.moves.some((m) => m.card === selected)) selected = null;
     $("status").textContent = Saboteur.status(v);
-    const others = v.humans.filter((s) => s !== v.viewer);
-    $("join").textContent = others.length ? `other human seats join at ${location.origin}/?join=${v.game}` : "";
+    const open = v.open_seats || [];
+    $("join").textContent = open.length ? `other human seats (${open.join(", ")}) join at ${location.origin}/?join=${v.game}` : "";
     const playable = new Set(v.moves.filter((m) => m.card !== null).map((m) => m.card));
     Saboteur.drawSeats($("seats"), v);
-    Saboteur.drawYou($("you"), v, playable, selected, (k) => { selected = k; show(view); });
+    // a second click on the selected card clears it: the moves without a card come back
+    Saboteur.drawYou($("you"), v, playable, selected, (k) => { selected = selected === k ? null : k; show(view); });
     const cells = new Map();
     const rot = $("rotate").checked;
     for (const m of selected === null ? [] : movesOf(selected)) {
