@@ -161,6 +161,11 @@ def make_agent(spec: str) -> Agent:
     name, sep, option = spec.partition(":")
     if name not in _REGISTRY and "." not in name and name in (offered := _offered()):
         offered[name].load()  # the module registers the name
+        if name not in _REGISTRY:
+            raise ValueError(
+                f"agent {name!r}: its entry point ({ENTRY_POINTS}: {offered[name].value}) "
+                "imports, but registers no agent of that name (register_agent)"
+            )
     if name in _REGISTRY:
         factory = _REGISTRY[name]
     elif spec.endswith((".pt", ".pth")):  # a checkpoint file given bare: it is played by ppo

@@ -38,12 +38,17 @@ def at_least(lo: int):
     return parse
 
 
-def check_unique(p: argparse.ArgumentParser, specs: list[str], option: str = "--agents") -> None:
-    """A usage error for an agent spec listed twice (each listed agent is one row of the
-    results, and a tournament gives each an equal share of the seats)."""
+def check_unique(
+    p: argparse.ArgumentParser, specs: list[str], option: str = "--agents", what: str = "agent"
+) -> None:
+    """A usage error for an empty entry or one listed twice in ``option`` (each listed agent,
+    population or detector is one row of the results; a tournament gives each agent an equal
+    share of the seats)."""
+    if "" in specs:
+        p.error(f"{option}: an empty {what} (two commas, or one at an end)")
     repeated = sorted({s for s in specs if specs.count(s) > 1})
     if repeated:
-        p.error(f"{option}: {', '.join(map(repr, repeated))} listed twice; list each agent once")
+        p.error(f"{option}: {', '.join(map(repr, repeated))} listed twice; list each {what} once")
 
 
 def check_agents(

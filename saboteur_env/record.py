@@ -26,8 +26,9 @@ A record is a UTF-8 text file, one JSON object per line; every object has a ``"t
    index of :class:`~saboteur_env.encoding.codec.Codec` for this config (relative target seats,
    DESIGN 3), ``round`` / ``turn`` where it happened (``turn``: the 0-based turn of the round
    the decision belongs to; in Saboteur 2 a pass or removal of several cards is one turn, and
-   the round-end thefts carry the last turn's number).  ``text`` is for people; replay checks
-   it is the action's.
+   the round-end thefts carry the last turn's number; records written before this version of
+   the writer, still format version 2, counted a Saboteur 2 decision as a turn: nothing reads
+   ``turn`` back).  ``text`` is for people; replay checks it is the action's.
 3. A **round_end** line after the decision that ended each round: the engine's round result
    (:meth:`~saboteur_env.engine.events.RoundResult.as_dict`: ``round``, ``gold_found``,
    ``winning_side``, ``winners``, ``connector``, ``roles``, ``received``, ``last_card_seat``,
@@ -152,7 +153,9 @@ def record_lines(
     as a list of JSON-ready dicts, header first.
 
     Raises:
-        RecordError: ``seed`` is not an int (a game dealt without a seed cannot be replayed).
+        RecordError: ``seed`` is not an int (a game dealt without a seed cannot be replayed),
+            or ``game``'s decisions do not replay on ``Game(game.config, seed)`` (another
+            seed's deal, or a game not played from its start).
     """
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise RecordError(f"seed={seed!r}: only a game dealt from an int seed can be recorded")
@@ -197,7 +200,15 @@ def record_lines(
             }
         )
         i += 1
-        for e in g.apply(a):
+        try:
+            caused = g.apply(a)
+        except IllegalActionError as err:  # the game was dealt from another seed
+            raise RecordError(
+                f"decision {i - 1} ({describe_action(a)}) does not replay on Game(config, "
+                f"{seed}): the game was not dealt from seed {seed} or not played from its "
+                f"start ({err})"
+            ) from None
+        for e in caused:
             if events:
                 lines.append(_event_line(i, e))
             if e.type is EventType.ROUND_END:

@@ -270,7 +270,7 @@ def test_every_population_plays_the_same_deals_from_the_project_splits():
     from saboteur_experiments.evaluation.splits import DEV, TEST, TRAIN
 
     for n in (2, 5, 12):
-        for split, rng in (("test", TEST), ("train", TRAIN), ("val", DEV)):
+        for split, rng in (("test", TEST), ("train", TRAIN), ("dev", DEV)):
             seeds = record_seeds(MAX_SEED, n, split, MAX_GAMES)
             assert all(x in rng for x in seeds) and len(set(seeds)) == MAX_GAMES
     # player counts and --seed values never share a deal

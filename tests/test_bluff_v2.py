@@ -122,7 +122,7 @@ def test_paired_populations_share_deal_seeds_and_role_assignments(small):
     test = record_seeds(0, 5, "test", 4)
     assert set(test) <= set(seeds[first]) and all(x in TEST for x in test)
     assert all(x in TRAIN for x in record_seeds(0, 5, "train", 2))
-    assert all(x in DEV for x in record_seeds(0, 5, "val", 2))
+    assert all(x in DEV for x in record_seeds(0, 5, "dev", 2))
     assert s["deals"]["test"]["5"] == [test[0], test[-1]]
 
 

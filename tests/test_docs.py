@@ -43,15 +43,38 @@ def test_readme_loop_runs_and_replays_the_same_game():
 
 
 def test_the_agents_doc_lists_every_event_type():
-    """docs/agents.md's event table has one row per ``EventType``, no more."""
+    """docs/agents.md's event table has one row per ``EventType``, no more, and says what the
+    engine emits: in seeded games of both rulesets (random play, every type but the rarest),
+    an event is public exactly where its row says "all", and every key of its data is named in
+    its row."""
     import re
 
+    import numpy as np
+
+    from saboteur_env.engine.config import GameConfig
     from saboteur_env.engine.events import EventType
+    from saboteur_env.engine.state import Game
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text()
     section = doc.split("## The events an agent sees", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| `(\w+)` \|", section, flags=re.M)
-    assert rows[0] == "type" and rows[1:] == [t.value for t in EventType]  # the header, then each
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \| (.+) \|$", section, flags=re.M)[1:]  # header
+    assert [r[0] for r in rows] == [t.value for t in EventType]
+    table = {name: (seen.strip(), data) for name, seen, data in rows}
+    seen_types = set()
+    for expansion in (False, True):
+        for seed in range(4):
+            game = Game(GameConfig(num_players=5, expansion=expansion), seed)
+            rng = np.random.default_rng(seed)
+            while not game.game_over:
+                legal = game.legal_actions()
+                game.apply(legal[int(rng.integers(len(legal)))])
+            for e in game.events:
+                seen_by, data = table[e.type.value]
+                assert (seen_by == "all") == (e.visible_to is None), e
+                missing = [k for k in e.data if f"`{k}`" not in data]
+                assert not missing, (e.type.value, missing)
+                seen_types.add(e.type)
+    assert len(seen_types) >= len(EventType) - 4  # a game rarely holds every type
 
 
 def test_the_docs_home_page_gives_the_readmes_two_commands():

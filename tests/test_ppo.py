@@ -505,21 +505,27 @@ def test_the_prior_travels_with_the_checkpoint_and_the_agent_adds_it(tmp_path):
 
 def test_the_agent_takes_the_batchs_read_only_arrays_without_a_warning():
     """``VectorGame``'s observation and mask are read-only views; the agent copies them for
-    torch (which warns of a non-writable array) and picks the same legal action as from
-    writable copies."""
-    import warnings
+    torch (which warns of a non-writable array, once per process: hence a fresh process, with
+    warnings as errors) and picks the same legal action as from writable copies."""
+    import subprocess
+    import sys
 
-    from saboteur_env.vector import VectorGame
-
-    vec = VectorGame(1, num_players=5)
-    vec.reset(seed=3)
-    obs, mask = vec.observation[0], vec.legal_action_mask[0]
-    assert not obs.flags.writeable and not mask.flags.writeable
-    picked = []
-    for o, m in ((obs, mask), (obs.copy(), mask.copy())):
-        agent = make_agent("ppo")
-        agent.reset(int(vec.current_player[0]), vec.config, seed=7)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            picked.append(agent.act(o, m, {"events": list(vec.events[0])}))
-    assert picked[0] == picked[1] and mask[picked[0]]
+    code = (
+        "import warnings\n"
+        "warnings.simplefilter('error')\n"
+        "from saboteur_agents import make_agent\n"
+        "from saboteur_env.vector import VectorGame\n"
+        "vec = VectorGame(1, num_players=5)\n"
+        "vec.reset(seed=3)\n"
+        "obs, mask = vec.observation[0], vec.legal_action_mask[0]\n"
+        "assert not obs.flags.writeable and not mask.flags.writeable\n"
+        "picked = []\n"
+        "for o, m in ((obs, mask), (obs.copy(), mask.copy())):\n"
+        "    agent = make_agent('ppo')\n"
+        "    agent.reset(int(vec.current_player[0]), vec.config, seed=7)\n"
+        "    picked.append(agent.act(o, m, {'events': list(vec.events[0])}))\n"
+        "assert picked[0] == picked[1] and mask[picked[0]]\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

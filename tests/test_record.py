@@ -555,3 +555,20 @@ def test_decision_turns_count_the_rounds_turns(expansion):
         if not expansion:
             assert turns == list(range(len(turns)))  # every decision is a turn
     assert (multi > 0) == expansion  # Saboteur 2: some turn took several decisions
+
+
+def test_a_game_recorded_under_another_seed_is_a_record_error():
+    """``record_lines`` replays the decisions on ``Game(config, seed)``: a game dealt from
+    another seed is refused with a ``RecordError`` naming the seed, not an engine error."""
+    from saboteur_env import Game, GameConfig
+    from saboteur_env.record import RecordError, record_lines
+
+    game = Game(GameConfig(num_players=4, num_rounds=1), 3)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        legal = game.legal_actions()
+        game.apply(legal[int(rng.integers(len(legal)))])
+    assert record_lines(game, 3)[0]["seed"] == 3
+    for events in (False, True):
+        with pytest.raises(RecordError, match="not dealt from seed 4"):
+            record_lines(game, 4, events=events)

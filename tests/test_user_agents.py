@@ -202,3 +202,19 @@ def test_the_bluff_benchmarks_agents_are_made_by_name_in_a_fresh_process():
     ).stdout.splitlines()
     assert out[:2] == ["EvasiveAgent", "RoleSplitAgent"]
     assert "'evasive'" in out[2] and "'rolesplit'" in out[2] and "'heuristic'" in out[2]
+
+
+def test_an_entry_point_that_registers_nothing_is_named(monkeypatch):
+    """An installed package's entry point whose module imports but calls no
+    ``register_agent`` for its name: the error names the entry point, not "unknown agent"."""
+    from importlib.metadata import EntryPoint
+
+    import saboteur_agents.base as base
+
+    ep = EntryPoint(name="ghost", value="json", group=base.ENTRY_POINTS)
+    monkeypatch.setattr(base, "_offered", lambda: {"ghost": ep})
+    with pytest.raises(
+        ValueError,
+        match=r"agent 'ghost': its entry point \(saboteur_env.agents: json\) imports, but",
+    ):
+        make_agent("ghost")

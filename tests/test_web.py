@@ -520,7 +520,7 @@ def test_a_seat_sees_the_role_it_inspected_and_no_one_else_does():
     assert all(s["inspected"] is None for s in view(g, 0)["seats"] if s["seat"] != 2)
 
 
-def test_a_record_that_cannot_be_written_leaves_the_last_move_played(tmp_path, capsys):
+def test_a_record_that_cannot_be_written_leaves_the_last_move_played(tmp_path, capsys, monkeypatch):
     """The records folder cannot be made (a file is in the way): the game's last move is
     still played and answered (200, ``recorded`` false), the failure said on stderr; and
     ``saboteur serve`` refuses such a folder at start-up."""
@@ -537,8 +537,13 @@ def test_a_record_that_cannot_be_written_leaves_the_last_move_played(tmp_path, c
         v = r.get_json()
     assert v["game_over"] and not v["recorded"]
     assert "not recorded" in capsys.readouterr().err
-    from saboteur_experiments.web.server import main
+    import saboteur_experiments.web.server as srv
 
+    def refuse(path, exist_ok=False):  # a folder the checks pass that still cannot be made
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(srv.os, "makedirs", refuse)
     with pytest.raises(SystemExit) as e:
-        main(["--records", str(blocked / "sub")])
-    assert e.value.code == 2 and "--records" in capsys.readouterr().err
+        srv.main(["--records", str(tmp_path / "rec")])
+    assert e.value.code == 2
+    assert f"--records {tmp_path / 'rec'}: Permission denied" in capsys.readouterr().err

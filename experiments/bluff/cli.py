@@ -32,6 +32,7 @@ def main(argv=None) -> dict:
         check_backend_args,
         check_config,
         check_output_dir,
+        check_unique,
     )
 
     base, s2 = variant(False), variant(True)
@@ -165,8 +166,7 @@ def main(argv=None) -> dict:
         p.error(f"argument --seed: must be <= {MAX_SEED}, got {a.seed}")
     pops_text = a.populations if a.populations is not None else ",".join(table)
     pops = [v.strip() for v in pops_text.split(",")]
-    if len(set(pops)) != len(pops) or "" in pops:
-        p.error(f"--populations {a.populations}: empty or repeated population")
+    check_unique(p, pops, "--populations", "population")
     known = {*table, *POPULATIONS}
     for pop in pops:
         if pop not in known:
@@ -184,8 +184,7 @@ def main(argv=None) -> dict:
         from .detectors import load_detectors
 
         detectors = [v.strip() for v in a.detectors.split(",")]
-        if "" in detectors or len(set(detectors)) != len(detectors):
-            p.error(f"--detectors {a.detectors!r}: empty or repeated detector")
+        check_unique(p, detectors, "--detectors", "detector")
         try:
             load_detectors(detectors)
         except ValueError as err:

@@ -47,12 +47,14 @@ class DetectorError(AgentError):
     exception is its ``__cause__`` (in this process)."""
 
 
-def _blame(err: Exception, b: BoundDetector, where: str, decisions: int) -> DetectorError:
-    """``err``, raised by bound detector ``b``, as a :class:`DetectorError` naming it."""
-    seat = "" if b.seat is None else f", seat {b.seat}"
-    name = getattr(b.det, "name", None) or type(b.det).__name__
+def _blame(
+    err: Exception, name: str, track: str, seat: int | None, where: str, decisions: int
+) -> DetectorError:
+    """``err``, raised by detector ``name`` (its row label) on ``track`` for observer
+    ``seat``, as a :class:`DetectorError` naming it, the record and the decision."""
+    at = "" if seat is None else f", seat {seat}"
     return DetectorError(
-        f"detector {name!r} ({b.track} track{seat}) on {where}, decision {decisions}: "
+        f"detector {name!r} ({track} track{at}) on {where}, decision {decisions}: "
         f"{type(err).__name__}: {err}"
     )
 
@@ -233,8 +235,10 @@ def score_record(
     game = first.game
     where = where or f"the record of deal seed {rec.seed}"
 
+    names: dict[int, str] = {}  # id of a bound detector -> its row label
+
     def blame(err: Exception, b: BoundDetector) -> DetectorError:
-        return _blame(err, b, where, game.decisions)
+        return _blame(err, names[id(b)], b.track, b.seat, where, game.decisions)
 
     def call(b: BoundDetector, method: Callable, *args):
         """``method(*args)`` of detector ``b`` (or of ``b`` itself), its errors named."""
@@ -252,9 +256,8 @@ def score_record(
                         fac(), track, s, cfg, None if s is None else int(game.roles[s])
                     )
                 except Exception as err:  # its reset, or a track it does not run on
-                    raise DetectorError(
-                        f"detector {name!r} ({track} track) on {where}: {type(err).__name__}: {err}"
-                    ) from err
+                    raise _blame(err, name, track, s, where, game.decisions) from err
+                names[id(b)] = name
                 bound.append((track, name, b))
     turn_takers = [b for _, _, b in bound if getattr(b.det, "needs_turns", False)]
     # privileged detectors (the Bayes ceiling): each actor's view and action, no role

@@ -34,7 +34,7 @@ from .harness import (
     training_data,
 )
 from .populations import policies, population_problem, usable_populations, variant
-from .records import MAX_GAMES, MIN_GAMES, SPLITS, record_seeds, record_set
+from .records import MAX_GAMES, MIN_GAMES, record_seeds, record_set
 from .report import (
     bluff_frontier,
     ceiling_gaps,
@@ -152,9 +152,9 @@ def run(
     log = (lambda *a: None) if quiet else (lambda *a: print(*a, file=sys.stderr))
     for pop, why in skipped.items():
         log(f"population {pop!r} skipped: {why}")
-    counts = {"test": games, "train": fit_games, "val": max(MIN_GAMES, fit_games // 2)}
+    counts = {"test": games, "train": fit_games, "dev": max(MIN_GAMES, fit_games // 2)}
     recs: dict[tuple[str, int], list] = {}  # the test games (the frontier's too)
-    fit_recs: dict[tuple[str, str], list] = {}  # (population, "train" | "val") -> records
+    fit_recs: dict[tuple[str, str], list] = {}  # (population, "train" | "dev") -> records
     total = len(usable) * len(players) * sum(counts.values())
     t_play = time.time()
     tasks = [
@@ -195,8 +195,8 @@ def run(
             k = zlib.crc32(pop.encode()) % 10**6  # a population's data never depends on others
             tr = training_data(fit_recs[(pop, "train")], seed + 2 * k)
             bar.update(len(fit_recs[(pop, "train")]))
-            va = training_data(fit_recs[(pop, "val")], seed + 2 * k + 1)
-            bar.update(len(fit_recs[(pop, "val")]))
+            va = training_data(fit_recs[(pop, "dev")], seed + 2 * k + 1)
+            bar.update(len(fit_recs[(pop, "dev")]))
             data[pop] = (tr, va)
     fits: dict[tuple[str, ...], dict] = {}
 
@@ -310,8 +310,8 @@ def run(
         "user_detectors": list(detectors),
         "games": games,
         "fit_games": fit_games,
-        "deals": {  # by the project's split names (DESIGN 9): train, dev, test
-            SPLITS[split]: {
+        "deals": {
+            split: {
                 str(n): [record_seeds(seed, n, split, k)[0], record_seeds(seed, n, split, k)[-1]]
                 for n in players
             }

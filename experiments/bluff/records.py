@@ -21,8 +21,9 @@ from saboteur_experiments.evaluation.splits import deal_seeds, split_named
 
 from .populations import fingerprint, variant
 
-#: the benchmark's splits -> the project's deal splits (DESIGN 9)
-SPLITS = {"train": "train", "val": "dev", "test": "test"}
+#: the deal splits the benchmark plays (the project's, DESIGN 9): training games, calibration
+#: games and test games
+SPLITS = ("train", "dev", "test")
 #: fewest games per record set (two deals: a bootstrap over deals needs more than one)
 MIN_GAMES = 2
 #: most games per record set and split (:func:`record_seeds`)
@@ -39,13 +40,15 @@ SCHEME = "paired"
 
 def record_seeds(seed: int, n_players: int, split: str, count: int) -> list[int]:
     """Deal seeds of the ``count`` games of every population at ``n_players`` in ``split``
-    (``train``, ``val`` or ``test``): deals ``(seed * 16 + N) * 1000`` onwards of the project's
-    deal split (:data:`SPLITS`), the same for every population (paired deals)."""
+    (``train``, ``dev`` or ``test``, :data:`SPLITS`): deals ``(seed * 16 + N) * 1000`` onwards
+    of that deal split of the project's, the same for every population (paired deals)."""
     if not 0 <= count <= MAX_GAMES:
         raise ValueError(f"{count} games: at most {MAX_GAMES} per record set and split")
     if not 0 <= seed <= MAX_SEED:
         raise ValueError(f"seed {seed}: 0 to {MAX_SEED}")
-    return deal_seeds(split_named(SPLITS[split]), count, first=(seed * 16 + n_players) * MAX_GAMES)
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r}: one of {', '.join(SPLITS)}")
+    return deal_seeds(split_named(split), count, first=(seed * 16 + n_players) * MAX_GAMES)
 
 
 def record_set(

@@ -130,15 +130,18 @@ def _fmt2(ci) -> str:
 
 
 # --- plots -------------------------------------------------------------------------------------
-#: the files :func:`make_plots` writes (an earlier run's are removed first: a run without
-#: plots leaves none of another run's beside its summary)
+def plot_file(kind: str, track: str | None = None) -> str:
+    """The name of one plot :func:`make_plots` writes: ``<kind>_<track>.png`` per track, the
+    frontier ``bluff_frontier.png``."""
+    return f"{kind}_{track}.png" if track else f"{kind}.png"
+
+
+#: per track kinds of plot, then the frontier: the files :func:`make_plots` writes (an earlier
+#: run's are removed first: a run without plots leaves none of another run's beside its summary)
+TRACK_PLOTS = ("skill_by_progress", "reliability", "survival")
 PLOT_FILES = (
-    *(
-        f"{kind}_{track}.png"
-        for track in TRACKS
-        for kind in ("skill_by_progress", "reliability", "survival")
-    ),
-    "bluff_frontier.png",
+    *(plot_file(kind, track) for track in TRACKS for kind in TRACK_PLOTS),
+    plot_file("bluff_frontier"),
 )
 
 
@@ -184,7 +187,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
                 axes,
                 ("log-loss skill vs prior", "AUROC (saboteur)"),
                 f"{track}: skill and AUROC by decile of round progress",
-                out / f"skill_by_progress_{track}.png",
+                out / plot_file("skill_by_progress", track),
             )
         )
         # reliability
@@ -204,7 +207,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
                 axes,
                 ("observed frequency",),
                 f"{track}: reliability ({n_main}p)",
-                out / f"reliability_{track}.png",
+                out / plot_file("reliability", track),
             )
         )
         # survival
@@ -223,7 +226,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
                 axes,
                 ("saboteurs not yet detected",),
                 f"{track}: detection survival (P(saboteur) > {summary['threshold']})",
-                out / f"survival_{track}.png",
+                out / plot_file("survival", track),
             )
         )
     # bluff frontier
@@ -272,7 +275,7 @@ def make_plots(summary: dict, out: Path, players: Sequence[int], pops: Sequence[
     ax.set_xlabel(variant(bool(summary.get("expansion"))).rate_axis)
     ax.set_ylabel("detection: panel skill, 0 = mimic, 1 = blatant (lower = better bluff)")
     ax.set_title("bluff frontier (heuristic gold-diggers, paired test deals)")
-    files.append(_save(plt, fig, out / "bluff_frontier.png"))
+    files.append(_save(plt, fig, out / plot_file("bluff_frontier")))
     return files
 
 

@@ -26,8 +26,8 @@ from saboteur_env.engine.cards import (
     KIND_INDEX,
     START_CELL,
     TOOLS,
-    VARIANT_OF,
     VARIANTS,
+    turns,
 )
 from saboteur_env.engine.events import EventType
 from saboteur_env.engine.phases import Phase
@@ -161,7 +161,7 @@ def legal_moves(game: Game, seat: int, codec: Codec | None = None) -> list[dict]
                 "rotated": bool(getattr(a, "rotated", False)),
                 # a placement of a card that looks otherwise turned 180 degrees (the page
                 # offers it only when its "rotate" box says so)
-                "turns": block == "place" and VARIANT_OF[(kind, True)] != VARIANT_OF[(kind, False)],
+                "turns": block == "place" and turns(kind),
                 "goal": None if getattr(a, "goal", None) is None else int(a.goal),
                 "tool": None if getattr(a, "tool", None) is None else int(a.tool),
             }

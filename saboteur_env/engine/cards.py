@@ -297,6 +297,13 @@ N_VARIANTS = len(VARIANTS)
 VARIANT_KIND = np.array([v.kind for v in VARIANTS], dtype=np.int16)
 
 
+def turns(k: int) -> bool:
+    """Whether a card of kind ``k`` looks otherwise turned 180 degrees (two variants; a
+    symmetric one, e.g. a straight or the crossroads, has one, RULES 0.2).  ``False`` for a
+    kind that is not laid in the maze."""
+    return (k, True) in VARIANT_OF and VARIANT_OF[(k, True)] != VARIANT_OF[(k, False)]
+
+
 def placeable_variants(expansion: bool) -> tuple[int, ...]:
     """Variant ids of the path cards of the deck (base: 26, expansion: 69), in kind order.
 

@@ -416,7 +416,9 @@ class VectorGame:
     @property
     def new_game_events(self) -> Sequence[list[Event]]:
         """Per game, the deal events of the game the last step dealt in its place where it
-        ended one (see the class docstring), else an empty list."""
+        ended one (see the class docstring), else an empty list: every seat's, its private
+        ``role_dealt`` too (for logs and tests; route them with ``Event.seen_by(seat)``, as
+        ``events``, before a player sees them)."""
         return PerGame(self.num_envs, self._new_game_events)
 
     def _new_game_events(self, i: int) -> list[Event]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..board import EMPTY
-from ..cards import CARD_KINDS, GOAL_CELLS, GOAL_GOLD, VARIANT_OF, VARIANTS, kind_label
+from ..cards import CARD_KINDS, GOAL_CELLS, GOAL_GOLD, VARIANT_OF, VARIANTS, kind_label, turns
 from ..events import EventType
 from ..scoring import end_round
 from ..turn import end_turn
@@ -107,7 +107,7 @@ class PlaceFamily(ActionFamily):
             return f"rotated={action.rotated!r}: must be a bool (RULES 0.2)"
         if CARD_KINDS[k].category != "path":
             return f"{CARD_KINDS[k].id} is not a path card (RULES 3.1)"
-        if action.rotated and VARIANT_OF[(k, True)] == VARIANT_OF[(k, False)]:
+        if action.rotated and not turns(k):
             return (
                 f"{CARD_KINDS[k].id} is symmetric under 180 degrees: use rotated=False "
                 "(one action per distinct move)"
