@@ -1640,10 +1640,14 @@ def main(argv=None) -> None:
         )
 
         p = evaluate_parser()
-        if any(x == "--threads" or x.startswith("--threads=") for x in argv):
-            # batch-1 inference runs one torch thread per process (saboteur_agents.ppo)
-            p.error("--threads: an evaluation runs one torch thread per process; use --workers N")
-        a = p.parse_args(argv)
+        a, unknown = p.parse_known_args(argv)
+        for u in unknown:  # --threads and its abbreviations (a training option)
+            name = u.split("=", 1)[0]
+            if len(name) > 4 and "--threads".startswith(name):
+                # batch-1 inference runs one torch thread per process (saboteur_agents.ppo)
+                p.error(f"{name}: an evaluation runs one torch thread per process; use --workers N")
+        if unknown:
+            p.error(f"unrecognized arguments: {' '.join(unknown)}")
         if a.evaluate == "ppo" or a.evaluate.startswith("ppo:"):
             # a shipped checkpoint, wherever the package is installed (the agents' own names)
             from saboteur_agents.ppo import checkpoint_path, parse_option

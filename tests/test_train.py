@@ -1832,4 +1832,8 @@ def test_evaluate_names_the_shipped_checkpoints(monkeypatch, capsys):
     )
     assert "no such checkpoint file" in _usage_error(capsys, ["train", "--evaluate", "ppo:nope"])
     assert "one checkpoint" in _usage_error(capsys, ["train", "--evaluate", "ppo:greedy"])
-    assert "use --workers" in _usage_error(capsys, ["train", "--evaluate", "ppo", "--threads", "2"])
+    for threads in (["--threads", "2"], ["--thread=2"]):
+        assert "use --workers" in _usage_error(capsys, ["train", "--evaluate", "ppo", *threads])
+    assert "unrecognized arguments: --nope" in _usage_error(
+        capsys, ["train", "--evaluate", "ppo", "--nope"]
+    )
