@@ -184,7 +184,9 @@ def main(argv=None, *, inp=None, out=None) -> None:
     # default None, not 0: "--seat 0 --spectator" is then refused as every other seat is
     view.add_argument("--seat", type=int, default=None, help="whose view to show (default 0)")
     view.add_argument(
-        "--spectator", action="store_true", help="show everything: roles, hands, every goal"
+        "--spectator",
+        action="store_true",
+        help="show everything: roles, gold, every goal, and (as text) every hand",
     )
     p.add_argument(
         "--out",

@@ -29,7 +29,8 @@ as a free-for-all view of final gold: OpenSkill Plackett-Luce (online, game-id o
 order-dependent), a batch Bradley-Terry fit with deal-bootstrap intervals
 (:mod:`saboteur_experiments.ratings`), the full pairwise matrix and any non-transitive cycle.
 
-Outputs in ``--out`` (default ``runs/tournament``): ``games.csv`` (one row per game and seat),
+Outputs in ``--out`` (default ``runs/tournament``, ``runs/tournament-expansion`` with
+``--expansion``): ``games.csv`` (one row per game and seat),
 ``rounds.csv`` (one row per round and seat), ``summary.json``, ``ratings.png``,
 ``win_rates.png`` (their titles name the settings: agents, players, rounds, deals, seed).  A
 second tournament into the same ``--out`` is refused (a usage error) while it holds the outputs
@@ -910,7 +911,12 @@ def main(argv=None) -> None:
         "with Ray: every CPU of the Ray)",
     )
     add_backend(p)
-    p.add_argument("--out", default="runs/tournament", help="output folder")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="output folder (default runs/tournament; with --expansion runs/tournament-expansion, "
+        "so the two games' results do not share one)",
+    )
     p.add_argument(
         "--overwrite",
         action="store_true",
@@ -963,6 +969,8 @@ def main(argv=None) -> None:
         )
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_agents_fit(p, specs, a.players, a.expansion)
+    if a.out is None:
+        a.out = "runs/tournament-expansion" if a.expansion else "runs/tournament"
     check_output_dir(p, a.out, "--out")
     check_deal_range(p, a)
     check_backend_args(p, a)

@@ -159,6 +159,10 @@ def render_ansi(game: Game, seat: int | str | None, board=None, known=None) -> s
     if seat == "spectator":
         lines.append("roles: " + ", ".join(names[r] for r in game.roles.tolist()))
         lines.append("gold: " + ", ".join(str(g) for g in game.gold.tolist()))
+        for s in range(game.n):  # every hand: the spectator sees everything
+            lines.append(
+                f"hand {s}: " + (", ".join(ALL_KINDS[k].id for k in game.hand_kinds(s)) or "-")
+            )
     elif isinstance(seat, int):
         hand = ", ".join(ALL_KINDS[k].id for k in game.hand_kinds(seat))
         lines.append(

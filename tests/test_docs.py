@@ -36,6 +36,9 @@ def test_readme_loop_runs_and_replays_the_same_game():
             exec(compile(code, "README.md", "exec"), {})
         outs.append(buf.getvalue())
     assert outs[0] == outs[1] and outs[0].startswith("[")
+    # the output the README shows under the code
+    shown = code.split("# prints: ", 1)[1].splitlines()[0]
+    assert outs[0].strip() == shown
     # the trajectory, not only the final gold (random play's gold mostly follows the deal)
     gold, rest = outs[0].split("]", 1)
     count, first = rest.split(" ", 2)[1:]

@@ -553,3 +553,20 @@ def test_p15_action_equality_and_hash_over_all_fields():
             setattr(a, fields(a)[0].name, 0)
     assert Map(1) != Discard(1) and Rockfall(1, 2) != PlacePath(1, 2, 0)
     assert len({*examples, *examples}) == len(examples)
+
+
+def test_the_spectator_text_shows_every_hand():
+    """``render_ansi`` for ``"spectator"`` (explicit only) lists every role, every seat's
+    gold and every hand; a seat sees only its own hand."""
+    from saboteur_env.engine.cards import ALL_KINDS
+    from saboteur_env.render import render_ansi
+
+    g = saboteur_env.Game(saboteur_env.GameConfig(num_players=3), 5)
+    text = render_ansi(g, "spectator")
+    for s in range(3):
+        assert f"hand {s}: " + ", ".join(ALL_KINDS[k].id for k in g.hand_kinds(s)) in text
+    own = render_ansi(g, 1)
+    assert (
+        "hand 0: " not in own
+        and "hand: " + ", ".join(ALL_KINDS[k].id for k in g.hand_kinds(1)) in own
+    )

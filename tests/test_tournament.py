@@ -735,3 +735,19 @@ def test_a_tournament_of_one_agent_says_its_ratings_say_nothing(tmp_path, capsys
         main(["--agents", agents, *small, "--out", str(out)])
         err = capsys.readouterr().err
         assert ("note: every seat plays 'random'; its ratings say nothing" in err) == said
+
+
+def test_the_default_out_folder_depends_on_the_game(tmp_path, monkeypatch, capsys):
+    """Without --out a base tournament writes runs/tournament and a Saboteur 2 one
+    runs/tournament-expansion: a newcomer's second tournament, of the other game, is not
+    refused for the first one's results."""
+    from saboteur_experiments.tournament import main
+
+    monkeypatch.chdir(tmp_path)
+    small = ["--agents", "random", "--deals", "1", "--rounds", "1", "--players", "3"]
+    for extra in ([], ["--expansion"]):
+        main([*small, *extra, "--workers", "1", "--no-plots", "--no-progress"])
+    assert (tmp_path / "runs" / "tournament" / "summary.json").is_file()
+    assert (tmp_path / "runs" / "tournament-expansion" / "summary.json").is_file()
+    summary = json.loads((tmp_path / "runs" / "tournament-expansion" / "summary.json").read_text())
+    assert summary["meta"]["expansion"] is True
