@@ -64,7 +64,7 @@ from pathlib import Path
 
 import numpy as np
 
-from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset
+from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 from saboteur_experiments.cli_args import (
     add_backend,
     add_deal_range,
@@ -590,6 +590,8 @@ def format_summary(summary: dict, with_warnings: bool = True) -> str:
 
 # --- outputs ---------------------------------------------------------------------------
 #: what a tournament writes in ``--out`` (``records/``: with ``--records``)
+#: the default ``--out`` of each game, so that the two games' results never share a folder
+DEFAULT_OUT = {BASE.name: "runs/tournament", SABOTEUR_2.name: "runs/tournament-expansion"}
 OUTPUT_FILES = ("games.csv", "rounds.csv", "summary.json", "ratings.png", "win_rates.png")
 
 
@@ -970,7 +972,7 @@ def main(argv=None) -> None:
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     check_agents_fit(p, specs, a.players, a.expansion)
     if a.out is None:
-        a.out = "runs/tournament-expansion" if a.expansion else "runs/tournament"
+        a.out = DEFAULT_OUT[ruleset_of(a.expansion).name]
     check_output_dir(p, a.out, "--out")
     check_deal_range(p, a)
     check_backend_args(p, a)

@@ -216,47 +216,24 @@ def test_scored_rows_label_is_true_role_at_that_time(records):
 
 
 def test_small_run_end_to_end(tmp_path):
-    s = run(
-        players=[3],
-        games=4,
-        fit_games=2,
-        pops=["random"],
-        out=tmp_path,
-        bootstrap=100,
-        plots=False,
-        quiet=True,
-    )
+    def small(plots):
+        kw = dict(players=[3], games=4, fit_games=2, pops=["random"], bootstrap=100)
+        return run(out=tmp_path, plots=plots, quiet=True, **kw)
+
+    s = small(plots=False)
     cells = {(c["track"], c["detector"]): c for c in s["cells"]}
     assert cells[("spectator", "prior")]["ll_skill"][0] == pytest.approx(0.0)
     assert (tmp_path / "summary.csv").exists() and (tmp_path / "summary.json").exists()
     # frozen record sets: a second run reuses the same files
     files = sorted((tmp_path / "records").rglob("*.jsonl"))
     mtimes = [f.stat().st_mtime for f in files]
-    s = run(
-        players=[3],
-        games=4,
-        fit_games=2,
-        pops=["random"],
-        out=tmp_path,
-        bootstrap=100,
-        plots=True,
-        quiet=True,
-    )
+    s = small(plots=True)
     assert [f.stat().st_mtime for f in files] == mtimes
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert pngs == sorted(Path(f).name for f in s["plots"]) and set(pngs) <= set(PLOT_FILES)
     assert len(pngs) == len(PLOT_FILES)
     # a rerun without plots leaves none of the earlier run's beside its summary
-    run(
-        players=[3],
-        games=4,
-        fit_games=2,
-        pops=["random"],
-        out=tmp_path,
-        bootstrap=100,
-        plots=False,
-        quiet=True,
-    )
+    small(plots=False)
     assert not list(tmp_path.glob("*.png"))
 
 

@@ -1152,3 +1152,28 @@ def test_next_round_starts_left_of_the_last_card_not_the_thief():
     assert g.round == 1 and g.current == 2 and g.first_player == 2
     assert g.hands.sum(axis=1).tolist() == [6, 6, 6]
     assert not g.xfront.any()
+
+
+def test_a_pass_of_several_cards_is_one_turn_on_a_hand_built_position():
+    """RULES 6.7 option 4: a pass discards 1-3 cards, one decision each, ending with ``done``;
+    only its first decision opens a turn (``Game.opens_turn``), so the turn count and the
+    last card's seat move once (RULES 5.4), and the seat then draws as many cards."""
+    from saboteur_env import GameConfig, build_state
+    from saboteur_env.engine.actions import Discard, EndPass
+    from saboteur_env.engine.cards import KIND_INDEX
+
+    config = GameConfig(num_players=3, expansion=True)
+    g = build_state(
+        config,
+        roles=["green-digger", "blue-digger", "saboteur"],
+        hands=[["map", "map", "B01"], ["B02"], ["B03"]],
+        deck=["B04", "B05", "B06"],
+    )
+    assert g.opens_turn and g.turn == 0
+    g.apply(Discard(KIND_INDEX["map"]))
+    assert not g.opens_turn and g.turn == 1 and g.current == 0 and g.last_card_seat == 0
+    g.apply(Discard(KIND_INDEX["map"]))
+    assert not g.opens_turn and g.turn == 1
+    g.apply(EndPass())
+    assert g.opens_turn and g.turn == 1 and g.current == 1
+    assert g.hand_size(0) == 3 and len(g.deck) == 1  # two drawn for the two discarded
