@@ -52,10 +52,13 @@ from ..engine.cards import (
     START_CELL,
     VARIANT_OF,
     VARIANTS,
+    FRONT_THEFT,
+    FRONT_TRAPPED,
+    X_EFFECTS,
 )
 from ..engine.config import GameConfig
 from ..engine.events import Event, EventData, EventType, RoundResult
-from ..engine.phases import Phase
+from ..engine.phases import FAMILIES_OF_PHASE, Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
 from ..engine.setup import draw_round, draw_start, game_generator
@@ -89,6 +92,21 @@ def supports(config: GameConfig) -> bool:
     )
 
 
+def holds(config: GameConfig) -> bool:
+    """Whether :class:`ArrayGames` can hold ``config``'s games (its state arrays and tables):
+    every family of its ruleset is one the kernels know (``kernels.FAMILY_COLUMNS``), in
+    that order, and its phases are the engine's.  :func:`supports` says whether the kernels
+    also play them through."""
+    rules = config.ruleset
+    fams = [f for f in K.FAMILY_COLUMNS if f in rules.families]
+    return tuple(fams) == rules.families and set(rules.phases) <= set(Phase)
+
+
+def _row_words(lay: Any) -> int:
+    """Words of a placement-row bit set (``kernels.ROW_BITS`` rows a word)."""
+    return -(-len(lay.variants) // K.ROW_BITS)
+
+
 #: event code of the kernels -> (EventType, payload keys of p0..p3)
 _EVENTS: dict[int, tuple[EventType, tuple[str, ...]]] = {
     K.EV_PATH_PLACED: (EventType.PATH_PLACED, ("kind", "x", "y", "variant")),
@@ -101,6 +119,13 @@ _EVENTS: dict[int, tuple[EventType, tuple[str, ...]]] = {
     K.EV_TOOL_REPAIRED: (EventType.TOOL_REPAIRED, ("kind", "target", "tool")),
     K.EV_DISCARDED: (EventType.DISCARDED, ()),
     K.EV_DISCARDED_CARD: (EventType.DISCARDED_CARD, ("kind",)),
+    K.EV_ACTION_PLAYED: (EventType.ACTION_PLAYED, ("kind", "target")),
+    K.EV_INSPECTION_RESULT: (EventType.INSPECTION_RESULT, ("target", "role")),
+    K.EV_ROLE_SWAPPED: (EventType.ROLE_DEALT, ("role",)),
+    K.EV_REMOVE_STARTED: (EventType.REMOVE_STARTED, ("slot",)),
+    K.EV_FRONT_REMOVED: (EventType.FRONT_REMOVED, ("slot", "kind")),
+    K.EV_PASS_DONE: (EventType.PASS_DONE, ("discarded", "done")),
+    K.EV_THEFT: (EventType.THEFT, ("target",)),
 }
 
 
@@ -120,6 +145,12 @@ def _event(rec: list[int]) -> Event:
     elif typ is EventType.GOAL_REVEALED:
         gx, gy = GOAL_CELLS[rec[3]]
         data = {"goal": rec[3], "x": gx, "y": gy, "identity": rec[4], "rotated": bool(rec[5])}
+    elif typ is EventType.ACTION_PLAYED:
+        data = {"kind": rec[3], "card": CARD_KINDS[rec[3]].id, "target": rec[4]}
+    elif rec[0] == K.EV_ROLE_SWAPPED:
+        data = {"role": rec[3], "swapped": True}
+    elif typ is EventType.PASS_DONE:
+        data = {"discarded": rec[3], "done": bool(rec[4])}
     else:
         data = dict(zip(keys, rec[3 : 3 + len(keys)]))
     vis = rec[2]
@@ -189,7 +220,7 @@ class ArrayGames:
         observation: np.ndarray,
         mask: np.ndarray,
     ) -> None:
-        if not supports(config):
+        if not holds(config):
             raise ValueError(f"the array backend does not play {config.ruleset.title}")
         self.config = config
         self.B = b = num_envs
@@ -230,6 +261,20 @@ class ArrayGames:
         self.deal_hands = np.zeros((b, rounds, n, nk), dtype=np.int16)
         self.deal_deck = np.zeros((b, rounds, deck_max), dtype=np.int16)
         self.deal_deck_len = np.zeros((b, rounds), dtype=np.int64)
+        # Saboteur 2 (all False / empty in the base game): the Trapped! and Theft cards in
+        # front, the decision each Theft was played at, each seat's Inspection results, this
+        # round's action cards played, the dwarf cards aside and the thieves to act at round
+        # end; each round's dwarf cards aside and cards removed unseen, as dealt
+        aside = max(0, sum((rules.fixed_role_deck or {}).values()) - 1)
+        self.xfront = np.zeros((b, n, 2), dtype=bool)
+        self.theft_turn = np.full((b, n), -1, dtype=np.int64)
+        self.inspected = np.full((b, n, n), -1, dtype=np.int8)
+        self.xcounts = np.zeros((b, n, n, len(X_EFFECTS)), dtype=np.int16)
+        self.set_aside = np.zeros((b, aside), dtype=np.int8)
+        self.theft_queue = np.zeros((b, n), dtype=np.int64)
+        self.deal_aside = np.zeros((b, rounds, aside), dtype=np.int8)
+        self.deal_aside_len = np.zeros((b, rounds), dtype=np.int64)
+        self.deal_removed = np.zeros((b, rounds), dtype=np.int64)
         # every action since the game was dealt or loaded (a decision consumes a card: a round
         # has at most as many as the deck has cards)
         self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
@@ -241,7 +286,8 @@ class ArrayGames:
         # scratch of the kernels: the connectivity stack, the neighbourhood codes
         # (one row more: a placement's goal wave, kernels.place)
         self.stack = np.zeros((R * C * 16 + 17, 3), dtype=np.int64)
-        self.codes = np.zeros(2 * lay.n_cells, dtype=np.int64)
+        nw = _row_words(lay)
+        self.codes = np.zeros(lay.n_cells * (nw + 1) + nw, dtype=np.int64)
         self.changed = np.zeros(R * C * 16 + 16, dtype=np.int64)
         #: each game's legal actions, ascending (the first ``ints[:, I_NLEGAL]``)
         self.legal_index = np.zeros((b, K.MAX_LEGAL), dtype=np.int32)
@@ -310,6 +356,14 @@ class ArrayGames:
         for j, entry in enumerate(h.recent):
             self.recent[i, (h.added - k + j) % N_RECENT] = (*entry, 1)
         self.nuggets[i, : len(g.nuggets)] = g.nuggets
+        self.xfront[i] = g.xfront
+        self.theft_turn[i] = g.theft_turn
+        self.inspected[i] = g.inspected
+        self.xcounts[i] = h.xcounts
+        aside = len(g.set_aside)
+        self.set_aside[i, :aside] = g.set_aside
+        queue = len(g.theft_queue)
+        self.theft_queue[i, :queue] = g.theft_queue
         # the later rounds' deals, drawn as the engine draws them, from a generator copied at
         # this state (the game's own draws the same when it deals them)
         bits = type(g.rng.bit_generator)()
@@ -335,6 +389,12 @@ class ArrayGames:
         t[K.I_DIRTY] = 1  # the observation's board planes: written whole
         t[K.I_NLEGAL] = K.MAX_LEGAL + 1  # the mask row: cleared whole
         t[K.I_PREV_LAST] = -1
+        t[K.I_PHASE] = list(Phase).index(g.phase)
+        t[K.I_PHASE_COUNT] = g.phase_count
+        t[K.I_PHASE_SLOT] = g.phase_slot
+        t[K.I_ASIDE_LEN] = aside
+        t[K.I_REMOVED] = int(g.removed.sum())
+        t[K.I_TQ_LEN] = queue
         rows, cols = np.nonzero(bd.var != EMPTY)
         t[K.I_RMIN], t[K.I_RMAX] = rows.min(), rows.max()
         t[K.I_CMIN], t[K.I_CMAX] = cols.min(), cols.max()
@@ -353,6 +413,10 @@ class ArrayGames:
             pile = len(d.deck)
             self.deal_deck[i, r, :pile] = d.deck
             self.deal_deck_len[i, r] = pile
+            aside = len(d.set_aside)
+            self.deal_aside[i, r, :aside] = d.set_aside
+            self.deal_aside_len[i, r] = aside
+            self.deal_removed[i, r] = int(d.removed.sum())
             removed = d.removed
 
     def start(self, games: np.ndarray, seeds: Sequence[int]) -> None:
@@ -499,7 +563,10 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
     through = encoder._through  # the THROUGH channel's value per variant
     # FIT by neighbourhood code: bit ``row`` set where placement row ``row`` fits (one load
     # a candidate cell instead of one per row in the hand)
-    fit_bits = (lay.fit.astype(np.int64) << np.arange(lay.fit.shape[0])[:, None]).sum(axis=0)
+    nw = _row_words(lay)
+    fit_bits = np.zeros((lay.fit.shape[1], nw), dtype=np.int64)
+    for row in range(lay.fit.shape[0]):
+        fit_bits[:, row // K.ROW_BITS] |= lay.fit[row].astype(np.int64) << (row % K.ROW_BITS)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))
     empty = Board(lay.window)  # a new round's maze: the start and the goals face down
     return {
@@ -525,6 +592,20 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
         "empty_opn": empty.opn.copy(),
         "empty_reached": empty.reached.copy(),
         "empty_conn": empty.conn.copy(),
+        # phase x family column: the family is offered (phases.FAMILIES_OF_PHASE, of the
+        # ruleset's families), phases in Phase order
+        "phase_fams": np.array(
+            [
+                [f in config.ruleset.families and f in FAMILIES_OF_PHASE[ph] for f in K.FAMILY_COLUMNS]
+                for ph in Phase
+            ],
+            dtype=bool,
+        ),
+        # the Saboteur 2 action-card rows (cards.X_EFFECTS: verb, front slot, who)
+        "x_kind": np.array(lay.x_kinds, dtype=np.int64),
+        "x_verb": np.array([K.X_VERBS.index(X_EFFECTS[CARD_KINDS[k].id][0]) for k in lay.x_kinds], dtype=np.int64),
+        "x_slot": np.array([X_EFFECTS[CARD_KINDS[k].id][1] for k in lay.x_kinds], dtype=np.int64),
+        "x_who": np.array([K.X_WHO.index(X_EFFECTS[CARD_KINDS[k].id][2]) for k in lay.x_kinds], dtype=np.int64),
     }
 
 
@@ -575,9 +656,24 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     P[K.P_TAKE] = nugget_cards_drawn(config.num_players)
     rows, cols = np.nonzero(probe.var != EMPTY)
     P[K.P_EMPTY_BBOX : K.P_EMPTY_BBOX + 4] = rows.min(), rows.max(), cols.min(), cols.max()
+    rules = config.ruleset
+    P[K.P_NW] = _row_words(lay)
+    for name, entry in (
+        ("xaction", K.P_XACTION),
+        ("remove", K.P_REMOVE),
+        ("done", K.P_DONE),
+        ("steal", K.P_STEAL),
+    ):
+        P[entry] = blocks[name][0] if name in blocks else -1
+    P[K.P_NUGGET_CARDS] = rules.nugget_cards
+    P[K.P_PASS_CARDS] = rules.pass_cards
+    P[K.P_REMOVE_DISCARDS] = rules.remove_discards
+    x_of = {X_EFFECTS[CARD_KINDS[k].id][1]: k for k in lay.x_kinds if X_EFFECTS[CARD_KINDS[k].id][0] == "put"}
+    P[K.P_TRAPPED_KIND] = x_of.get(FRONT_TRAPPED, -1)
+    P[K.P_THEFT_KIND] = x_of.get(FRONT_THEFT, -1)
     # the kernels' layout assumptions, checked against the encoder's spec
-    if not (V["board"].offset == 0 and V["board"].shape[0] == K.C_LAST_PLACED + 1):
-        raise AssertionError("the board view is not the kernels' 17 channels at offset 0")
+    if not (V["board"].offset == 0 and V["board"].shape[0] >= K.C_LAST_PLACED + 1):
+        raise AssertionError("the board view does not start with the kernels' 17 channels")
     if V["tools"].shape != (lay.max_players, lay.max_players, 2):
         raise AssertionError("the tools view is not (max players, max players, 2)")
     rw = lay.max_players + len(encoder.recent_types) + lay.max_players + encoder.n_tool_cols + 4

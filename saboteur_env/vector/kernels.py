@@ -60,6 +60,10 @@ def usable() -> bool:
 #: the round goes on; (apply only) the gold was reached / no hand holds a card; the round
 #: ended and the next was dealt; the game ended (the caller deals a new one)
 CONTINUE, GOLD_FOUND, HANDS_EMPTY, ROUND_DONE, GAME_OVER = 0, 1, 2, 3, 4
+#: (rulesets whose gold is a count, Saboteur 2) the round ended and the caller scores it
+#: (``ints[:, I_GOLD_FOUND]``, ``I_CONNECTOR``); a thief took his gold and the caller goes on
+#: with the thefts (``I_THIEF``, ``I_VICTIM``).  The kernels then write no observation or mask
+ROUND_SCORE, THEFT_DONE = 5, 6
 
 # --- columns of the per-game int64 array ``ints`` (B, N_INTS) --------------------------------
 I_CURRENT = 0  # seat to act
@@ -86,7 +90,44 @@ I_RMIN = 20  # padded rows and columns spanned by the cards of the maze (a bound
 I_RMAX = 21  # only grows during a round: every empty cell next to a card lies within one
 I_CMIN = 22  # cell of it)
 I_CMAX = 23
-N_INTS = 24
+I_PHASE = 24  # PH_* of the decision to take (engine.phases.Phase, in its order)
+I_PHASE_COUNT = 25  # cards discarded so far in a pass / removal
+I_PHASE_SLOT = 26  # front slot being removed (-1: none)
+I_ASIDE_POS = 27  # the top of the dwarf cards aside (``set_aside[pos:len]``)
+I_ASIDE_LEN = 28
+I_REMOVED = 29  # cards removed unseen this round (RULES 6.6)
+I_TQ_POS = 30  # the thieves still to act at round end (``theft_queue[pos:len]``)
+I_TQ_LEN = 31
+I_GOLD_FOUND = 32  # ROUND_SCORE: whether the gold was reached, and by whom (-1: nobody)
+I_CONNECTOR = 33
+I_THIEF = 34  # THEFT_DONE: the thief and his victim
+I_VICTIM = 35
+N_INTS = 36
+
+# --- phases (engine.phases.Phase, in order) and action families (the order of
+# phases.FAMILIES_OF_PHASE's union: a family's column of the ``phase_fams`` table) -----------
+PH_TURN, PH_PASS, PH_REMOVE, PH_THEFT = 0, 1, 2, 3
+F_PLACE, F_ROCKFALL, F_MAP, F_TOOL, F_DISCARD, F_XACTION, F_REMOVE, F_DONE, F_STEAL = range(9)
+#: the family names of the F_* columns
+FAMILY_COLUMNS = (
+    "place",
+    "rockfall",
+    "map",
+    "tool",
+    "discard",
+    "xaction",
+    "remove",
+    "done",
+    "steal",
+)
+#: the verbs of the Saboteur 2 action cards (``cards.X_EFFECTS``) and who they may target
+XV_PUT, XV_CLEAR, XV_SWAP_HAND, XV_INSPECTION, XV_SWAP_HATS = range(5)
+X_VERBS = ("put", "clear", "swap_hand", "inspection", "swap_hats")
+XW_SELF, XW_OTHER, XW_ANY = range(3)
+X_WHO = ("self", "other", "any")
+#: placement rows per word of a placement-row bit set (a ruleset may have more rows than one
+#: int64 holds: Saboteur 2's 69)
+ROW_BITS = 63
 
 #: legal actions listed per game (``legal_index``); a game with more has its mask cleared
 #: whole at the next step and is sampled from its mask
@@ -134,7 +175,18 @@ P_REWARD_GOLD = 37  # reward="gold" (else "win")
 P_SAB_PAY = 38  # and the next 3: gold a saboteur gets with 1..4 saboteurs
 P_TAKE = 42  # gold-nugget cards drawn when the gold is reached (scoring.nugget_cards_drawn)
 P_EMPTY_BBOX = 43  # and the next 3: rows and columns spanned by a new maze
-N_PARAMS = 47
+P_NW = 47  # words of a placement-row bit set (ROW_BITS rows a word)
+P_XACTION = 48  # offsets of the Saboteur 2 action blocks (-1: not offered)
+P_REMOVE = 49
+P_DONE = 50
+P_STEAL = 51
+P_PASS_CARDS = 52  # most cards of a pass (Ruleset.pass_cards)
+P_REMOVE_DISCARDS = 53  # cards discarded to remove one in front (Ruleset.remove_discards)
+P_TRAPPED_KIND = 54  # kinds of the cards of the front slots trapped / theft (-1: none)
+P_THEFT_KIND = 55
+P_NUGGET_CARDS = 56  # the kernels pay the round (gold-nugget cards, RULES 5.2, 5.3); else
+# the caller scores it (ROUND_SCORE)
+N_PARAMS = 57
 
 # --- event codes of the records ``ev`` (B, MAX_EVENTS, 7) of each game's last decision: type,
 # seat, visible_to, p0..p3 (the engine's events in order; a round end's come from the engine) --
@@ -148,14 +200,24 @@ EV_TOOL_BROKEN = 6  # p: kind, target, tool
 EV_TOOL_REPAIRED = 7  # p: kind, target, tool
 EV_DISCARDED = 8  # no payload
 EV_DISCARDED_CARD = 9  # p: kind (private)
-#: the most events one decision writes (a placement, three goal reveals, a draw)
-MAX_EVENTS = 5
+EV_ACTION_PLAYED = 10  # p: kind, target
+EV_INSPECTION_RESULT = 11  # p: target, role (private)
+EV_ROLE_SWAPPED = 12  # role_dealt with swapped=True; p: role (private)
+EV_REMOVE_STARTED = 13  # p: slot
+EV_FRONT_REMOVED = 14  # p: slot, kind
+EV_PASS_DONE = 15  # p: discarded, done
+EV_THEFT = 16  # p: target
+#: the most events one decision writes (the last card of a pass: the discard, its card, the
+#: pass's end and three draws)
+MAX_EVENTS = 6
 
 # --- the observation's columns and the history's, as plain ints from the spec's names (the
 # compiled code reads globals as constants) ---------------------------------------------------
 R_PLACE, R_BREAK, R_REPAIR = int(RecentType.PLACE), int(RecentType.BREAK), int(RecentType.REPAIR)
 R_ROCKFALL, R_MAP = int(RecentType.ROCKFALL), int(RecentType.MAP)
 R_DISCARD = int(RecentType.DISCARD)
+R_X0 = int(RecentType.THEFT)  # the first Saboteur 2 action card's type (X_EFFECTS order)
+R_REMOVE, R_STEAL = int(RecentType.REMOVE), int(RecentType.STEAL)
 H_THROUGH, H_DEAD = int(HistoryColumn.PLACED_THROUGH), int(HistoryColumn.PLACED_DEAD_END)
 H_ROCKFALLS, H_MAPS = int(HistoryColumn.ROCKFALLS), int(HistoryColumn.MAPS)
 H_DISCARDS = int(HistoryColumn.DISCARDS)
@@ -220,6 +282,15 @@ STATE = (
     "deal_deck",
     "deal_deck_len",
     "actions",
+    "xfront",
+    "theft_turn",
+    "inspected",
+    "xcounts",
+    "set_aside",
+    "theft_queue",
+    "deal_aside",
+    "deal_aside_len",
+    "deal_removed",
 )
 S_INTS = 0
 S_VAR = 1
@@ -247,6 +318,15 @@ S_DEAL_HANDS = 22
 S_DEAL_DECK = 23
 S_DEAL_DECK_LEN = 24
 S_ACTIONS = 25
+S_XFRONT = 26
+S_THEFT_TURN = 27
+S_INSPECTED = 28
+S_XCOUNTS = 29
+S_SET_ASIDE = 30
+S_THEFT_QUEUE = 31
+S_DEAL_ASIDE = 32
+S_DEAL_ASIDE_LEN = 33
+S_DEAL_REMOVED = 34
 #: names of the tables :func:`~saboteur_env.vector.arrays.tables` builds, in ``T`` order
 TABLES = (
     "v_open",
@@ -271,6 +351,11 @@ TABLES = (
     "empty_opn",
     "empty_reached",
     "empty_conn",
+    "phase_fams",
+    "x_kind",
+    "x_verb",
+    "x_slot",
+    "x_who",
 )
 T_V_OPEN = 0
 T_V_SEG = 1
@@ -294,6 +379,11 @@ T_EMPTY_VAR = 18
 T_EMPTY_OPN = 19
 T_EMPTY_REACHED = 20
 T_EMPTY_CONN = 21
+T_PHASE_FAMS = 22
+T_X_KIND = 23
+T_X_VERB = 24
+T_X_SLOT = 25
+T_X_WHO = 26
 for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, in order
     if [globals()[_prefix + n.upper()] for n in _names] != list(range(len(_names))):
         raise AssertionError(f"the {_prefix}* indexes disagree with their names")
@@ -325,6 +415,10 @@ allow: Any
 finish_round: Any
 pay: Any
 deal: Any
+draw: Any
+next_seat: Any
+finish_pass: Any
+finish_remove: Any
 
 
 def __getattr__(name: str) -> Any:
@@ -551,8 +645,10 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
     s = ints[b, I_CURRENT]
     ints[b, I_NEV] = 0
     ints[b, I_DECISIONS] += 1
-    ints[b, I_TURN] += 1
-    ints[b, I_LAST_CARD] = s
+    if ints[b, I_PHASE] == PH_TURN:  # Game.begin_decision: a turn's first decision
+        ints[b, I_TURN] += 1
+        ints[b, I_LAST_CARD] = s
+    drawer = s
     if a < P[P_ROCK]:  # place (RULES 3.1)
         i = a - P[P_PLACE]
         row, cell = i // ncells, i % ncells
@@ -638,7 +734,7 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
             event(ev, ints, b, EV_TOOL_REPAIRED, s, -1, k, t, tool, 0)
             tool_counts[b, s, t, 1] += 1
             add_recent(recent, ints, b, s, R_REPAIR, t, 0, 0, tool, 0)
-    else:  # discard: a pass of one card (RULES 3.6)
+    elif P[P_XACTION] < 0 or a < P[P_XACTION]:  # discard (RULES 3.6, 6.7)
         k = a - P[P_DISCARD]
         hands[b, s, k] -= 1
         discards[b, k] += 1
@@ -647,15 +743,105 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         event(ev, ints, b, EV_DISCARDED_CARD, s, s, k, 0, 0, 0)
         actor_counts[b, s, H_DISCARDS] += 1
         add_recent(recent, ints, b, s, R_DISCARD, -1, 0, 0, -1, 0)
+        phase = ints[b, I_PHASE]
+        if phase == PH_REMOVE:  # a card paid for a removal (RULES 6.7 option 3)
+            ints[b, I_PHASE_COUNT] += 1
+            if ints[b, I_PHASE_COUNT] == P[P_REMOVE_DISCARDS]:
+                return finish_remove(b, s, S, T, P, ev)
+            return CONTINUE
+        if phase == PH_TURN and P[P_PASS_CARDS] > 1:  # a pass of several cards begins
+            ints[b, I_PHASE] = phase = PH_PASS
+            ints[b, I_PHASE_COUNT] = 0
+        if phase == PH_PASS:  # RULES 6.7 option 4: ended by the last card allowed or held
+            ints[b, I_PHASE_COUNT] += 1
+            empty = True
+            for kk in range(P[P_K]):
+                if hands[b, s, kk]:
+                    empty = False
+            if ints[b, I_PHASE_COUNT] == P[P_PASS_CARDS] or empty:
+                return finish_pass(b, s, 0, S, P, ev)
+            return CONTINUE
+    elif a < P[P_REMOVE]:  # a Saboteur 2 action card on a player (RULES 6.5, 7.20, 7.21)
+        i = a - P[P_XACTION]
+        row, rel = i // mp, i % mp
+        k = T[T_X_KIND][row]
+        verb, slot = T[T_X_VERB][row], T[T_X_SLOT][row]
+        t = seat_abs(s, rel, n)
+        xfront = S[S_XFRONT]
+        hands[b, s, k] -= 1
+        event(ev, ints, b, EV_ACTION_PLAYED, s, -1, k, t, 0, 0)
+        S[S_XCOUNTS][b, s, t, row] += 1
+        add_recent(recent, ints, b, s, R_X0 + row, t, 0, 0, -1, 0)
+        if verb == XV_PUT:
+            xfront[b, t, slot - 3] = True
+            if slot - 3 == 1:  # a Theft: its turn orders the thefts (RULES 6.9)
+                S[S_THEFT_TURN][b, t] = ints[b, I_DECISIONS]
+        elif verb == XV_CLEAR:
+            discards[b, P[P_TRAPPED_KIND] if slot - 3 == 0 else P[P_THEFT_KIND]] += 1
+            discards[b, k] += 1
+            xfront[b, t, slot - 3] = False
+            if slot - 3 == 1:
+                S[S_THEFT_TURN][b, t] = -1
+        else:
+            discards[b, k] += 1
+            if verb == XV_SWAP_HAND:  # the target draws instead (RULES 7.20)
+                for kk in range(P[P_K]):
+                    hands[b, s, kk], hands[b, t, kk] = hands[b, t, kk], hands[b, s, kk]
+                drawer = t
+            elif verb == XV_INSPECTION:
+                role = S[S_ROLES][b, t]
+                S[S_INSPECTED][b, s, t] = role
+                event(ev, ints, b, EV_INSPECTION_RESULT, s, s, t, role, 0, 0)
+            else:  # Swap your hats: the top dwarf card aside (RULES 7.21)
+                q = ints[b, I_ASIDE_POS]
+                S[S_ROLES][b, t] = S[S_SET_ASIDE][b, q]
+                ints[b, I_ASIDE_POS] = q + 1
+                event(ev, ints, b, EV_ROLE_SWAPPED, t, t, S[S_ROLES][b, t], 0, 0, 0)
+    elif a < P[P_DONE]:  # choose a card in front to remove; the discards follow (RULES 6.7)
+        slot = a - P[P_REMOVE]
+        ints[b, I_PHASE] = PH_REMOVE
+        ints[b, I_PHASE_COUNT] = 0
+        ints[b, I_PHASE_SLOT] = slot
+        event(ev, ints, b, EV_REMOVE_STARTED, s, -1, slot, 0, 0, 0)
+        return CONTINUE
+    elif a < P[P_STEAL]:  # end a pass (RULES 6.7 option 4)
+        return finish_pass(b, s, 1, S, P, ev)
+    else:  # a thief takes 1 gold (RULES 6.9); the caller goes on with the thefts
+        t = seat_abs(s, a - P[P_STEAL], n)
+        gold = S[S_GOLD]
+        gold[b, t] -= 1
+        gold[b, s] += 1
+        event(ev, ints, b, EV_THEFT, s, -1, t, 0, 0, 0)
+        add_recent(recent, ints, b, s, R_STEAL, t, 0, 0, -1, 0)
+        ints[b, I_THIEF], ints[b, I_VICTIM] = s, t
+        return THEFT_DONE
     # end of the turn: draw one card if the pile has one (RULES 3.7), then the next seat that
     # holds cards; none: the round is over (RULES 5.1)
-    pos = ints[b, I_DECK_POS]
-    if pos < ints[b, I_DECK_LEN]:
+    draw(b, drawer, 1, S, ev)
+    return next_seat(b, s, S, P)
+
+
+@_kernel
+def _py_draw(b, seat, count, S, ev):
+    """``seat`` draws up to ``count`` cards, as far as the pile allows (``turn.draw``,
+    RULES 3.7, 6.7)."""
+    ints, deck, hands = S[S_INTS], S[S_DECK], S[S_HANDS]
+    for _ in range(count):
+        pos = ints[b, I_DECK_POS]
+        if pos >= ints[b, I_DECK_LEN]:
+            return
         k = deck[b, pos]
         ints[b, I_DECK_POS] = pos + 1
-        hands[b, s, k] += 1
-        event(ev, ints, b, EV_CARD_DRAWN, s, s, k, 0, 0, 0)
-    K = P[P_K]
+        hands[b, seat, k] += 1
+        event(ev, ints, b, EV_CARD_DRAWN, seat, seat, k, 0, 0, 0)
+
+
+@_kernel
+def _py_next_seat(b, s, S, P):
+    """The next seat after ``s`` that holds cards is to act (``turn.next_seat``); none:
+    HANDS_EMPTY (RULES 5.1), else CONTINUE."""
+    ints, hands = S[S_INTS], S[S_HANDS]
+    n, K = P[P_N], P[P_K]
     for i in range(1, n + 1):
         s2 = seat_abs(s, i, n)
         for k in range(K):
@@ -663,6 +849,44 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
                 ints[b, I_CURRENT] = s2
                 return CONTINUE
     return HANDS_EMPTY
+
+
+@_kernel
+def _py_finish_pass(b, s, explicit, S, P, ev):
+    """End a pass of several cards: draw as many as were discarded (``discard.finish_pass``,
+    RULES 6.7 option 4)."""
+    ints = S[S_INTS]
+    k = ints[b, I_PHASE_COUNT]
+    ints[b, I_PHASE] = PH_TURN
+    ints[b, I_PHASE_COUNT] = 0
+    event(ev, ints, b, EV_PASS_DONE, s, -1, k, explicit, 0, 0)
+    draw(b, s, k, S, ev)
+    return next_seat(b, s, S, P)
+
+
+@_kernel
+def _py_finish_remove(b, s, S, T, P, ev):
+    """After the discards that pay for it, the card in front goes to the discard pile and the
+    seat draws one card (``remove.finish_remove``, RULES 6.7 option 3)."""
+    ints = S[S_INTS]
+    slot = ints[b, I_PHASE_SLOT]
+    if slot < 3:
+        k = S[S_BROKEN_KIND][b, s, slot]
+        S[S_BROKEN][b, s, slot] = False
+        S[S_BROKEN_KIND][b, s, slot] = -1
+    else:
+        k = P[P_TRAPPED_KIND] if slot == 3 else P[P_THEFT_KIND]
+        S[S_XFRONT][b, s, slot - 3] = False
+        if slot == 4:
+            S[S_THEFT_TURN][b, s] = -1
+    S[S_DISCARDS][b, k] += 1
+    event(ev, ints, b, EV_FRONT_REMOVED, s, -1, slot, k, 0, 0)
+    add_recent(S[S_RECENT], ints, b, s, R_REMOVE, s, 0, 0, slot, 0)
+    ints[b, I_PHASE] = PH_TURN
+    ints[b, I_PHASE_COUNT] = 0
+    ints[b, I_PHASE_SLOT] = -1
+    draw(b, s, 1, S, ev)
+    return next_seat(b, s, S, P)
 
 
 @_kernel
@@ -822,11 +1046,13 @@ def _py_allow(m, lidx, ints, b, i):
 @_kernel
 def _py_legal(b, S, T, P, mask, lidx, codes):
     """Write game ``b``'s action mask of the seat to act into ``mask[b]``, equal to the
-    engine's legal set laid end to end (``Codec.mask``; RULES 3.1-3.6), and list its legal
-    actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the entries set
-    by the last call are cleared first.  ``codes`` is scratch (twice the window's cells) for
-    the candidate cells and the placement rows in hand that fit there, as bits (``FIT`` of
-    their neighbourhood codes, ``Board.window_codes``)."""
+    engine's legal set laid end to end (``Codec.mask``; RULES 3.1-3.6, 6.5, 6.7, 6.9): the
+    families its phase offers (``phase_fams``, from ``phases.FAMILIES_OF_PHASE``), and list
+    its legal actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the
+    entries set by the last call are cleared first.  ``codes`` is scratch (the window's cells
+    times ``P_NW + 1``, plus ``P_NW``) for the candidate cells and the placement rows in hand
+    that fit there, as bit sets of ``P_NW`` words (``FIT`` of their neighbourhood codes,
+    ``Board.window_codes``)."""
     ints = S[S_INTS]
     var = S[S_VAR]
     opn = S[S_OPN]
@@ -834,6 +1060,7 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     goal_rev = S[S_GOAL_REVEALED]
     hands = S[S_HANDS]
     broken = S[S_BROKEN]
+    xfront = S[S_XFRONT]
     fit_bits = T[T_FIT_BITS]
     row_var = T[T_ROW_VAR]
     v_kind = T[T_V_KIND]
@@ -844,7 +1071,6 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     tool_break = T[T_TOOL_BREAK]
     goal_rc = T[T_GOAL_RC]
     m = mask[b]
-    cand = codes[codes.shape[0] // 2 :]  # scratch: the candidate cells (codes: their codes)
     old = ints[b, I_NLEGAL]
     if old > MAX_LEGAL:
         m[:] = False
@@ -855,21 +1081,32 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     if ints[b, I_GAME_OVER]:
         return
     s = ints[b, I_CURRENT]
+    offered = T[T_PHASE_FAMS][ints[b, I_PHASE]]
     n, mp, W, H, K, ncells = P[P_N], P[P_MP], P[P_W], P[P_H], P[P_K], P[P_NCELLS]
+    nw = P[P_NW]
     vb, ob, cb = var[b], opn[b], conn[b]
     hand = hands[b, s]
     # the window's cells within one cell of the maze's bounding box
     r0, r1 = max(2, ints[b, I_RMIN] - 1), min(H + 1, ints[b, I_RMAX] + 1)
     c0, c1 = max(2, ints[b, I_CMIN] - 1), min(W + 1, ints[b, I_CMAX] + 1)
-    if not (broken[b, s, 0] or broken[b, s, 1] or broken[b, s, 2]):  # RULES 3.1.1, 3.2
-        # the placement rows of the path cards in hand, as bits
+    can_place = not (broken[b, s, 0] or broken[b, s, 1] or broken[b, s, 2])  # RULES 3.1.1, 3.2
+    if xfront[b, s, 0]:  # Trapped! (RULES 6.5)
+        can_place = False
+    if offered[F_PLACE] and can_place:
+        # scratch: per candidate j its fitting rows (words j * nw ..), the candidate cells,
+        # and the placement rows of the path cards in hand
+        cand = codes[ncells * nw : ncells * (nw + 1)]
+        rows = codes[ncells * (nw + 1) : ncells * (nw + 1) + nw]
         nrows = row_var.shape[0]
-        rows = np.int64(0)
+        any_rows = False
+        for w in range(nw):
+            rows[w] = 0
         for row in range(nrows):
             if hand[v_kind[row_var[row]]]:
-                rows |= np.int64(1) << row
+                rows[row // ROW_BITS] |= np.int64(1) << (row % ROW_BITS)
+                any_rows = True
         ncand = 0
-        if rows:
+        if any_rows:
             # the empty cells next to a card (a card must touch the maze, RULES 3.1.2: FIT is
             # false for every other cell) where a row in hand fits, with those rows as bits
             for r in range(r0, r1 + 1):
@@ -893,21 +1130,24 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
                         if nv != EMPTY:
                             stt |= 1 << 9
                         code |= lut[side, stt]
-                    fits = fit_bits[code] & rows
+                    fits = False
+                    for w in range(nw):
+                        f = fit_bits[code, w] & rows[w]
+                        codes[ncand * nw + w] = f
+                        fits |= f != 0
                     if fits:
                         cand[ncand] = (r - 2) * W + c - 2
-                        codes[ncand] = fits
                         ncand += 1
         # rows outer, cells inner: the actions in ascending order
         for row in range(nrows):
-            bit = np.int64(1) << row
-            if not rows & bit:
+            w, bit = row // ROW_BITS, np.int64(1) << (row % ROW_BITS)
+            if not rows[w] & bit:
                 continue
             base = P[P_PLACE] + row * ncells
             for j in range(ncand):
-                if codes[j] & bit:
+                if codes[j * nw + w] & bit:
                     allow(m, lidx, ints, b, base + cand[j])
-    if hand[P[P_ROCKFALL_KIND]]:  # RULES 3.4: never the start or a goal
+    if offered[F_ROCKFALL] and hand[P[P_ROCKFALL_KIND]]:  # RULES 3.4: never the start or a goal
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 if vb[r, c] < 0 or (r == P[P_START_R] and c == P[P_START_C]):
@@ -917,26 +1157,68 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
                     goal |= goal_rc[g, 0] == r and goal_rc[g, 1] == c
                 if not goal:
                     allow(m, lidx, ints, b, P[P_ROCK] + (r - 2) * W + c - 2)
-    if hand[P[P_MAP_KIND]]:  # RULES 3.5
+    if offered[F_MAP] and hand[P[P_MAP_KIND]]:  # RULES 3.5
         for g in range(3):
             if not goal_rev[b, g]:
                 allow(m, lidx, ints, b, P[P_MAP] + g)
-    for tr in range(tool_kind.shape[0]):  # RULES 3.2, 3.3
-        if not hand[tool_kind[tr]]:
-            continue
-        tool = tool_tool[tr]
-        base = P[P_TOOL] + tr * mp
-        for rel in range(n):
+    if offered[F_TOOL]:
+        for tr in range(tool_kind.shape[0]):  # RULES 3.2, 3.3
+            if not hand[tool_kind[tr]]:
+                continue
+            tool = tool_tool[tr]
+            base = P[P_TOOL] + tr * mp
+            for rel in range(n):
+                t = seat_abs(s, rel, n)
+                if tool_break[tr]:
+                    ok = (not broken[b, t, tool]) and (P[P_SELF_SABOTAGE] != 0 or rel != 0)
+                else:
+                    ok = broken[b, t, tool]
+                if ok:
+                    allow(m, lidx, ints, b, base + rel)
+    if offered[F_DISCARD]:
+        for k in range(K):  # RULES 3.6, 6.7
+            if hand[k] > 0:
+                allow(m, lidx, ints, b, P[P_DISCARD] + k)
+    if offered[F_XACTION]:  # RULES 6.5, 7.21 (xaction.targets)
+        x_kind, x_verb, x_slot, x_who = T[T_X_KIND], T[T_X_VERB], T[T_X_SLOT], T[T_X_WHO]
+        for row in range(x_kind.shape[0]):
+            if not hand[x_kind[row]]:
+                continue
+            verb, who = x_verb[row], x_who[row]
+            base = P[P_XACTION] + row * mp
+            for rel in range(n):
+                if (who == XW_SELF and rel != 0) or (who == XW_OTHER and rel == 0):
+                    continue
+                t = seat_abs(s, rel, n)
+                if verb == XV_PUT:
+                    ok = not xfront[b, t, x_slot[row] - 3]
+                elif verb == XV_CLEAR:
+                    ok = xfront[b, t, x_slot[row] - 3]
+                elif verb == XV_SWAP_HATS:
+                    ok = ints[b, I_ASIDE_POS] < ints[b, I_ASIDE_LEN]
+                else:
+                    ok = True
+                if ok:
+                    allow(m, lidx, ints, b, base + rel)
+    if offered[F_REMOVE]:  # RULES 6.7 option 3: a card in front, and cards to pay with
+        size = 0
+        for k in range(K):
+            size += hand[k]
+        if size >= P[P_REMOVE_DISCARDS]:
+            for slot in range(3):
+                if broken[b, s, slot]:
+                    allow(m, lidx, ints, b, P[P_REMOVE] + slot)
+            for j in range(xfront.shape[2]):
+                if xfront[b, s, j]:
+                    allow(m, lidx, ints, b, P[P_REMOVE] + 3 + j)
+    if offered[F_DONE]:  # RULES 6.7 option 4: end a pass
+        allow(m, lidx, ints, b, P[P_DONE])
+    if offered[F_STEAL]:  # RULES 6.9: another player holding gold
+        gold = S[S_GOLD]
+        for rel in range(1, n):
             t = seat_abs(s, rel, n)
-            if tool_break[tr]:
-                ok = (not broken[b, t, tool]) and (P[P_SELF_SABOTAGE] != 0 or rel != 0)
-            else:
-                ok = broken[b, t, tool]
-            if ok:
-                allow(m, lidx, ints, b, base + rel)
-    for k in range(K):  # RULES 3.6
-        if hand[k] > 0:
-            allow(m, lidx, ints, b, P[P_DISCARD] + k)
+            if gold[b, t] >= 1:
+                allow(m, lidx, ints, b, P[P_STEAL] + rel)
 
 
 @_kernel
@@ -1092,6 +1374,22 @@ def _py_deal(b, r, first, S, T, P):
     S[S_ACTOR_COUNTS][b] = 0
     S[S_TOOL_COUNTS][b] = 0
     S[S_RECENT][b] = 0
+    S[S_XFRONT][b] = False
+    S[S_THEFT_TURN][b] = -1
+    S[S_INSPECTED][b] = -1
+    S[S_XCOUNTS][b] = 0
+    aside, deal_aside = S[S_SET_ASIDE], S[S_DEAL_ASIDE]
+    na = S[S_DEAL_ASIDE_LEN][b, r]
+    for j in range(na):
+        aside[b, j] = deal_aside[b, r, j]
+    ints[b, I_ASIDE_POS] = 0
+    ints[b, I_ASIDE_LEN] = na
+    ints[b, I_REMOVED] = S[S_DEAL_REMOVED][b, r]
+    ints[b, I_PHASE] = PH_TURN
+    ints[b, I_PHASE_COUNT] = 0
+    ints[b, I_PHASE_SLOT] = -1
+    ints[b, I_TQ_POS] = 0
+    ints[b, I_TQ_LEN] = 0
     ints[b, I_ROUND] = r
     ints[b, I_CURRENT] = first
     ints[b, I_FIRST] = first
@@ -1139,11 +1437,18 @@ def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratc
         actions[b, ints[b, I_NACTS]] = acts[b]
         ints[b, I_NACTS] += 1
         status = apply(b, acts[b], S, T, P, st, ev, chg)
-        if status != CONTINUE:
+        if status == GOLD_FOUND or status == HANDS_EMPTY:
             connector = ints[b, I_CURRENT] if status == GOLD_FOUND else -1
-            status = finish_round(b, status == GOLD_FOUND, connector, S, T, P, rewards, scratch)
+            if P[P_NUGGET_CARDS]:
+                status = finish_round(
+                    b, status == GOLD_FOUND, connector, S, T, P, rewards, scratch
+                )
+            else:
+                ints[b, I_GOLD_FOUND] = status == GOLD_FOUND
+                ints[b, I_CONNECTOR] = connector
+                status = ROUND_SCORE
         ints[b, I_STATUS] = status
-        if status != GAME_OVER:
+        if status == CONTINUE or status == ROUND_DONE:
             encode(b, S, T, P, obs, chg)
             legal(b, S, T, P, mask, lidx, codes)
 
