@@ -34,6 +34,9 @@ _snapshot = aec_snapshot
         ({"num_players": 4, "max_cycles": 20}, 0.0, 7),
         ({"num_players": 6, "self_sabotage": False, "broken_tool_forfeit": True}, 0.8, 2),
         ({"num_players": 5, "board_window": (-3, 10, -4, 4)}, 0.5, 7),
+        ({"num_players": 5, "expansion": True}, 0.8, 2),
+        ({"num_players": 2, "expansion": True, "reward": "gold"}, 0.8, 3),
+        ({"num_players": 12, "expansion": True, "both_doors_rule": "bga"}, 0.8, 4),
     ],
 )
 def test_the_array_backend_plays_exactly_as_the_engine_backend(options, east, seed):
@@ -47,17 +50,23 @@ def test_the_array_backend_plays_exactly_as_the_engine_backend(options, east, se
 
 
 def test_the_backend_is_chosen_by_numba_and_the_ruleset(monkeypatch):
-    """``auto``: the array backend for the base game where numba is in use, the engine for
-    Saboteur 2 or without numba; what cannot run is a clear error."""
-    assert saboteur_env.raw_env(num_players=5, expansion=True).backend == "engine"
+    """``auto``: the array backend for both games where numba is in use, the engine
+    without numba; what cannot run is a clear error."""
+    from saboteur_env.vector import arrays
+
     assert saboteur_env.raw_env(num_players=5, backend="engine").backend == "engine"
     with pytest.raises(ValueError, match="backend='fast': one of auto, array, engine"):
         saboteur_env.raw_env(backend="fast")
     if kernels.ENABLED:
         assert saboteur_env.raw_env(num_players=5).backend == "array"
-        with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
-            saboteur_env.raw_env(backend="array", expansion=True)
+        assert saboteur_env.raw_env(num_players=5, expansion=True).backend == "array"
+        with monkeypatch.context() as m:  # a ruleset the kernels do not play (none today)
+            m.setattr(arrays, "supports", lambda config: not config.expansion)
+            assert saboteur_env.raw_env(num_players=5, expansion=True).backend == "engine"
+            with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
+                saboteur_env.raw_env(backend="array", expansion=True)
     monkeypatch.setattr(kernels, "ENABLED", False)
+    assert saboteur_env.raw_env(num_players=5, expansion=True).backend == "engine"
     assert saboteur_env.raw_env(num_players=5).backend == "engine"
     with pytest.raises(RuntimeError, match="needs numba"):
         saboteur_env.raw_env(backend="array", num_players=5)

@@ -50,6 +50,19 @@ ARRAY_CONFIGS = [
     ({"num_players": 7, "self_sabotage": False, "role_table": "seed"}, 0.5),
     ({"num_players": 6, "broken_tool_forfeit": True, "first_player": "random"}, 0.8),
     ({"num_players": 5, "board_window": (-3, 10, -4, 4)}, 0.5),
+    # Saboteur 2: doors, ladders, crystals, the action cards, passes, removals and thefts
+    ({"num_players": 5, "expansion": True}, 0.8),
+    ({"num_players": 2, "expansion": True, "reward": "gold"}, 0.8),
+    (
+        {
+            "num_players": 12,
+            "expansion": True,
+            "both_doors_rule": "bga",
+            "remove_cards_each_round": False,
+            "self_sabotage": False,
+        },
+        0.5,
+    ),
 ]
 
 
@@ -101,18 +114,80 @@ def test_the_differential_run_plays_every_action_family_and_goal_reveal():
     assert {(True, False), (False, False), (False, True)} <= rotated
 
 
+@needs_numba
+def test_the_saboteur_2_differential_run_plays_every_card_phase_and_theft():
+    """The Saboteur 2 configurations of the array backend's differential test together reach
+    every action card, a removal of each kind of card in front, passes ended both ways,
+    thefts made and skipped, Swap your hats and Inspection, and both round ends: the check
+    is not blind to the kernels' Saboteur 2 branches or the caller's round end."""
+    from saboteur_env.engine.cards import X_EFFECTS
+    from saboteur_experiments.fast_paths import choose_actions
+
+    seen = set()
+    for options, east in (c for c in ARRAY_CONFIGS if c[0].get("expansion")):
+        vec = VectorGame(4, backend="array", **options)
+        vec.reset(41)
+        rng = np.random.default_rng(41)
+        for _ in range(STEPS):
+            vec.step(choose_actions(vec.legal_action_mask, rng, vec.codec, east))
+            _note_events(vec, seen)
+    expected = {
+        *X_EFFECTS,
+        EventType.INSPECTION_RESULT,
+        EventType.REMOVE_STARTED,
+        ("removed", 0),  # a broken tool
+        ("removed", 3),  # a Trapped! or a Theft
+        ("pass ended by done", True),
+        ("pass ended by done", False),
+        EventType.ROUND_SCORED,
+        EventType.THEFT,
+        EventType.THEFT_SKIPPED,
+        "swapped",
+        ("gold found", True),
+        ("gold found", False),
+        EventType.GAME_END,
+    }
+    assert expected <= seen, expected - seen
+
+
+def _note_events(vec: VectorGame, seen: set) -> None:
+    """Add what the last step's events show to ``seen``: event types, cards played, the
+    kind of card removed (a tool, or a Trapped!/Theft), how passes ended, swaps of hats and
+    how rounds ended."""
+    for events in vec.events:
+        for e in events:
+            seen.add(e.type)
+            if e.type is EventType.ACTION_PLAYED:
+                seen.add(e.data["card"])
+            elif e.type is EventType.FRONT_REMOVED:
+                seen.add(("removed", min(e.data["slot"], 3)))
+            elif e.type is EventType.PASS_DONE:
+                seen.add(("pass ended by done", e.data["done"]))
+            elif e.type is EventType.ROLE_DEALT and e.data.get("swapped"):
+                seen.add("swapped")
+            elif e.type is EventType.ROUND_END:
+                seen.add(("gold found", e.data["gold_found"]))
+
+
 def test_the_backend_is_chosen_by_numba_and_the_ruleset(monkeypatch):
-    """``auto`` takes the array backend for the base game where numba is in use, the engine
+    """``auto`` takes the array backend for both games where numba is in use, the engine
     otherwise; asking for what cannot run is a clear error."""
-    assert VectorGame(1, num_players=5, expansion=True).backend == "engine"
+    from saboteur_env.vector import arrays
+
     assert VectorGame(1, backend="engine", num_players=5).backend == "engine"
     with pytest.raises(ValueError, match="backend='numpy': one of auto, array, engine"):
         VectorGame(1, backend="numpy")
     if kernels.ENABLED:
         assert VectorGame(1, num_players=5).backend == "array"
-        with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
-            VectorGame(1, backend="array", expansion=True)
+        assert VectorGame(1, num_players=5, expansion=True).backend == "array"
+        # a ruleset the kernels do not play (none today) takes the engine, or is refused
+        with monkeypatch.context() as m:
+            m.setattr(arrays, "supports", lambda config: not config.expansion)
+            assert VectorGame(1, num_players=5, expansion=True).backend == "engine"
+            with pytest.raises(ValueError, match="does not play Saboteur 2 yet: use 'engine'"):
+                VectorGame(1, backend="array", expansion=True)
     monkeypatch.setattr(kernels, "ENABLED", False)
+    assert VectorGame(1, num_players=5, expansion=True).backend == "engine"
     assert VectorGame(1, num_players=5).backend == "engine"
     with pytest.raises(RuntimeError, match="needs numba: .*(SABOTEUR_NUMBA=0|not installed)"):
         VectorGame(1, backend="array", num_players=5)

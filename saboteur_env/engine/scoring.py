@@ -43,6 +43,8 @@ from .events import BASE_FIELDS, BASE_PUBLIC, EventType, RoundResult
 from .phases import Phase
 
 if TYPE_CHECKING:
+    from .board import Board
+    from .config import GameConfig
     from .ruleset import Ruleset
     from .state import Game
 
@@ -410,16 +412,30 @@ def pay_saboteurs(
     return out
 
 
-def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
-    """Saboteur 2: the door evaluation and payouts, then the thefts as decisions of the
-    thieves (:attr:`Phase.THEFT`); the round closes after the last theft (RULES 6.9).  When
-    an untrapped player has a Theft card in front, the public ``round_scored`` event (the
-    result so far, every role revealed, RULES 5.1) opens the theft phase."""
-    b, n = game.board, game.n
-    trapped = game.xfront[:, 0].tolist()
-    roles = game.roles.tolist()
-    pass_blue = gold_found and b.gold_reachable(_GREEN)  # no green door on the route
-    pass_green = gold_found and b.gold_reachable(_BLUE)  # no blue door on the route
+def score_s2(
+    config: GameConfig,
+    board: Board,
+    roles: list[int],
+    gold_found: bool,
+    connector: int | None,
+    trapped: list[bool],
+    round: int,
+    last_card_seat: int,
+    turns: int,
+) -> RoundResult:
+    """Saboteur 2's door evaluation and payouts of a round that ended (RULES 6.9), before
+    the thefts: its :class:`RoundResult` (``received`` = ``paid``, no thefts yet).  The
+    engine's round end (:func:`end_round_s2`) and the batched engine's
+    (``vector/arrays.py``) both score here.
+
+    Args:
+        board: the round's final maze (its doors, crystals and the gold goal).
+        roles: each seat's role id at the round's end; ``trapped``: each seat has a Trapped!
+            card in front; ``connector``: the seat that reached the gold (``None``: not found).
+    """
+    n = len(roles)
+    pass_blue = gold_found and board.gold_reachable(_GREEN)  # no green door on the route
+    pass_green = gold_found and board.gold_reachable(_BLUE)  # no blue door on the route
     conn_role = roles[connector] if connector is not None else None
     winners, side = winners_s2(
         roles,
@@ -428,23 +444,22 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
         pass_blue,
         pass_green,
         trapped,
-        game.config.both_doors_rule,
-        role_doors=game.rules.role_doors,
+        config.both_doors_rule,
+        role_doors=config.ruleset.role_doors,
     )
-    crystals = b.crystals()
-    received = np.array(payouts_s2(roles, winners, crystals, trapped), dtype=np.int64)
-    game.gold += received
-    result = game.pending_result = RoundResult(
-        round=game.round,
+    crystals = board.crystals()
+    received = payouts_s2(roles, winners, crystals, trapped)
+    return RoundResult(
+        round=round,
         gold_found=gold_found,
         winning_side=side,
         winners=winners,
         connector=connector,
         roles=roles,
-        received=received.tolist(),
-        paid=received.tolist(),
-        last_card_seat=game.last_card_seat,
-        turns=game.turn,
+        received=list(received),
+        paid=list(received),
+        last_card_seat=last_card_seat,
+        turns=turns,
         pass_blue=bool(pass_blue),
         pass_green=bool(pass_green),
         crystals=crystals,
@@ -453,14 +468,41 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
         public=S2_PUBLIC,
         fields=S2_FIELDS,
     )
+
+
+def scored_data(result: RoundResult) -> dict:
+    """The payload of the public ``round_scored`` event that opens the thefts: the result so
+    far, every role revealed (RULES 5.1, 6.9), without the thefts (``round_end`` tells them)."""
+    scored = result.public_data()
+    del scored["thefts"]
+    return scored
+
+
+def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
+    """Saboteur 2: the door evaluation and payouts (:func:`score_s2`), then the thefts as
+    decisions of the thieves (:attr:`Phase.THEFT`); the round closes after the last theft
+    (RULES 6.9).  When an untrapped player has a Theft card in front, the public
+    ``round_scored`` event (the result so far, every role revealed, RULES 5.1) opens the
+    theft phase."""
+    trapped = game.xfront[:, 0].tolist()
+    result = game.pending_result = score_s2(
+        game.config,
+        game.board,
+        game.roles.tolist(),
+        gold_found,
+        connector,
+        trapped,
+        game.round,
+        game.last_card_seat,
+        game.turn,
+    )
+    game.gold += np.array(result.received, dtype=np.int64)
     game.phase = Phase.THEFT
     game.theft_queue = theft_order(game.theft_turn.tolist(), game.xfront[:, 1].tolist(), trapped)
     if game.theft_queue:
         # the dwarf cards are turned up and the round scored before the thefts (RULES 5.1,
         # 6.9): the thieves choose knowing the roles and the winners
-        scored = result.public_data()
-        del scored["thefts"]  # the list the thefts append to; round_end tells them
-        game.emit(EventType.ROUND_SCORED, None, scored)
+        game.emit(EventType.ROUND_SCORED, None, scored_data(result))
     _next_thief(game)
 
 

@@ -623,7 +623,7 @@ class VectorGame:
         ints = arr.ints
         self._events_stale = [True] * self.num_envs
         # the games whose step ended a round: their events are the engine's, made on reading
-        self._round_ended = set(np.flatnonzero(status != K.CONTINUE).tolist())
+        self._round_ended = set(np.flatnonzero(status != K.CONTINUE).tolist()) | set(arr.settled)
         over = np.flatnonzero(status == K.GAME_OVER).tolist()
         max_decisions = self.config.max_decisions
         if max_decisions is not None:

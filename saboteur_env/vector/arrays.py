@@ -23,6 +23,7 @@ the action layout and the encoder's views, so the card data stays in one place.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +43,8 @@ from ..engine.board import EMPTY, Board, code_tables
 from ..engine.cards import (
     ALL_KINDS,
     CARD_KINDS,
+    FRONT_THEFT,
+    FRONT_TRAPPED,
     GOAL_CELLS,
     GOAL_GOLD,
     GOAL_KINDS,
@@ -52,15 +55,21 @@ from ..engine.cards import (
     START_CELL,
     VARIANT_OF,
     VARIANTS,
-    FRONT_THEFT,
-    FRONT_TRAPPED,
     X_EFFECTS,
 )
 from ..engine.config import GameConfig
 from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import FAMILIES_OF_PHASE, Phase
 from ..engine.ruleset import NUGGET_SUPPLY
-from ..engine.scoring import base_result, most_gold, nugget_cards_drawn
+from ..engine.scoring import (
+    base_result,
+    most_gold,
+    nugget_cards_drawn,
+    round_rewards,
+    score_s2,
+    scored_data,
+    theft_order,
+)
 from ..engine.setup import draw_round, draw_start, game_generator
 from ..engine.state import Game
 from . import kernels as K
@@ -72,34 +81,21 @@ FAMILIES = ("place", "rockfall", "map", "tool", "discard")
 
 
 def supports(config: GameConfig) -> bool:
-    """Whether the array backend plays ``config``'s ruleset: the base game's action families
-    in that order, one phase (every decision a whole turn), a pass of one card, the base
-    game's observation (no extra views or board channels, its recent types), and the base
-    game's "win" reward (the kernels pay +1 to the winners set alone: no paid roles, whom
-    ``scoring.seat_won`` also counts)."""
-    rules = config.ruleset
-    return (
-        rules.families == FAMILIES
-        and not rules.paid_roles
-        and rules.phases == (Phase.TURN,)
-        and rules.pass_cards == 1
-        # the observation the kernels write: the base game's views, channels and types
-        and not EXTRA_VIEWS.get(rules.name)
-        and not EXTRA_BOARD_CHANNELS.get(rules.name)
-        and RECENT_TYPES_OF.get(rules.name) == RECENT_TYPES
-        # the placement rows that fit a cell are one int64 bit set (kernels.legal)
-        and len(rules.variants) <= 63
-    )
-
-
-def holds(config: GameConfig) -> bool:
-    """Whether :class:`ArrayGames` can hold ``config``'s games (its state arrays and tables):
-    every family of its ruleset is one the kernels know (``kernels.FAMILY_COLUMNS``), in
-    that order, and its phases are the engine's.  :func:`supports` says whether the kernels
-    also play them through."""
+    """Whether the array backend plays ``config``'s ruleset: every action family of it is one
+    the kernels play (``kernels.FAMILY_COLUMNS``: the base game's and Saboteur 2's), in
+    that order, its phases are the engine's, and its observation is the one the kernels
+    write (the base game's views, Saboteur 2's extra views and board channels, their recent
+    types).  The base game's rounds are paid by the kernels; a ruleset whose gold is a count
+    (Saboteur 2) is scored by :meth:`ArrayGames.settle`, with the engine's scoring."""
     rules = config.ruleset
     fams = [f for f in K.FAMILY_COLUMNS if f in rules.families]
-    return tuple(fams) == rules.families and set(rules.phases) <= set(Phase)
+    return (
+        tuple(fams) == rules.families
+        and set(rules.phases) <= set(Phase)
+        and set(EXTRA_VIEWS.get(rules.name, ())) <= set(EXTRA_VIEWS["saboteur_2"])
+        and EXTRA_BOARD_CHANNELS.get(rules.name) in ((), EXTRA_BOARD_CHANNELS["saboteur_2"])
+        and RECENT_TYPES_OF.get(rules.name) in (RECENT_TYPES, RECENT_TYPES_OF["saboteur_2"])
+    )
 
 
 def _row_words(lay: Any) -> int:
@@ -195,6 +191,40 @@ def events_of(records: np.ndarray) -> list[Event]:
     return out
 
 
+def close_events(
+    result: RoundResult,
+    gold: list[int],
+    game_over: bool,
+    next_round: int,
+    first: int,
+    roles: list[int],
+) -> list[Event]:
+    """The events ``scoring.close_round`` emits after a round's result and ``setup.deal_round``
+    after it (``round_end``, each seat's ``gold_received``, then ``game_end`` or
+    ``round_start`` and each seat's ``role_dealt``), restated for rounds the array backend
+    ends: ``gold`` is every seat's gold after the round; ``next_round``, ``first`` and
+    ``roles`` are the next round's (read when the game goes on)."""
+    n = len(gold)
+    out = [Event(EventType.ROUND_END, None, EventData(result.public_data()))]
+    out += [
+        Event(
+            EventType.GOLD_RECEIVED,
+            s,
+            EventData({"round": result.round, "gold": int(result.received[s])}),
+            s,
+        )
+        for s in range(n)
+    ]
+    if game_over:
+        data = {"gold": gold, "winners": most_gold(gold)}
+        out.append(Event(EventType.GAME_END, None, EventData(data)))
+        return out
+    data = {"round": next_round, "first_player": first}
+    out.append(Event(EventType.ROUND_START, None, EventData(data)))
+    out += [Event(EventType.ROLE_DEALT, s, EventData({"role": roles[s]}), s) for s in range(n)]
+    return out
+
+
 class ArrayGames:
     """``B`` games of one configuration as arrays (names in ``kernels.STATE``), with the tables
     the kernels read.
@@ -220,7 +250,7 @@ class ArrayGames:
         observation: np.ndarray,
         mask: np.ndarray,
     ) -> None:
-        if not holds(config):
+        if not supports(config):
             raise ValueError(f"the array backend does not play {config.ruleset.title}")
         self.config = config
         self.B = b = num_envs
@@ -271,13 +301,14 @@ class ArrayGames:
         self.inspected = np.full((b, n, n), -1, dtype=np.int8)
         self.xcounts = np.zeros((b, n, n, len(X_EFFECTS)), dtype=np.int16)
         self.set_aside = np.zeros((b, aside), dtype=np.int8)
-        self.theft_queue = np.zeros((b, n), dtype=np.int64)
         self.deal_aside = np.zeros((b, rounds, aside), dtype=np.int8)
         self.deal_aside_len = np.zeros((b, rounds), dtype=np.int64)
         self.deal_removed = np.zeros((b, rounds), dtype=np.int64)
-        # every action since the game was dealt or loaded (a decision consumes a card: a round
-        # has at most as many as the deck has cards)
-        self.actions = np.zeros((b, rounds * (deck_max + 1) + 1), dtype=np.int32)
+        # every action since the game was dealt or loaded: a round's decisions each consume a
+        # card, except (Saboteur 2) those that choose a card in front to remove (each paid by
+        # two cards), end a pass (each after a card) or choose a theft's victim (one a seat)
+        per_round = 2 * deck_max + n + 1
+        self.actions = np.zeros((b, rounds * per_round + 1), dtype=np.int32)
         self.encoder = encoder
         self._derived()
         # the events of each game's last decision (kernel records)
@@ -291,6 +322,12 @@ class ArrayGames:
         self.changed = np.zeros(R * C * 16 + 16, dtype=np.int64)
         #: each game's legal actions, ascending (the first ``ints[:, I_NLEGAL]``)
         self.legal_index = np.zeros((b, K.MAX_LEGAL), dtype=np.int32)
+        #: (Saboteur 2) per game in its round's thefts: the result so far and the thieves
+        #: still to act (the engine's ``Game.pending_result`` and ``theft_queue``)
+        self.pending: dict[int, tuple[RoundResult, list[int]]] = {}
+        #: per game whose last step the caller settled (:meth:`settle`), the events that
+        #: followed the kernels' own, and the round's result where the round closed
+        self.settled: dict[int, tuple[list[Event], RoundResult | None]] = {}
 
     def _derived(self) -> None:
         """The kernels' argument tuples: the state arrays (``S``), and the tables (``T``) and
@@ -362,8 +399,9 @@ class ArrayGames:
         self.xcounts[i] = h.xcounts
         aside = len(g.set_aside)
         self.set_aside[i, :aside] = g.set_aside
-        queue = len(g.theft_queue)
-        self.theft_queue[i, :queue] = g.theft_queue
+        self.pending.pop(i, None)
+        if g.pending_result is not None:  # in the thefts (RULES 6.9)
+            self.pending[i] = (copy.deepcopy(g.pending_result), list(g.theft_queue))
         # the later rounds' deals, drawn as the engine draws them, from a generator copied at
         # this state (the game's own draws the same when it deals them)
         bits = type(g.rng.bit_generator)()
@@ -394,7 +432,6 @@ class ArrayGames:
         t[K.I_PHASE_SLOT] = g.phase_slot
         t[K.I_ASIDE_LEN] = aside
         t[K.I_REMOVED] = int(g.removed.sum())
-        t[K.I_TQ_LEN] = queue
         rows, cols = np.nonzero(bd.var != EMPTY)
         t[K.I_RMIN], t[K.I_RMAX] = rows.min(), rows.max()
         t[K.I_CMIN], t[K.I_CMAX] = cols.min(), cols.max()
@@ -438,6 +475,8 @@ class ArrayGames:
             self.nuggets[i, : len(nuggets)] = nuggets
             self.ints[i, K.I_NUGGETS] = len(nuggets)
             self._write_deals(i, rng, 0, np.zeros(config.ruleset.n_kinds, dtype=np.int64))
+        for i in games.tolist():
+            self.pending.pop(i, None)
         K.start(games, firsts, self.S, self.T, self.P)
         self.refresh(games)
 
@@ -458,8 +497,11 @@ class ArrayGames:
             r > 0
             and not g.game_over
             and (
-                g.roles.tolist() != self.deal_roles[i, r].tolist()
-                or g.board.goal_identity.tolist() != self.deal_goals[i, r].tolist()
+                # the arrays' state now (roles change in a round by Swap your hats)
+                g.roles.tolist() != self.roles[i].tolist()
+                or g.board.goal_identity.tolist() != self.goal_identity[i].tolist()
+                or g.deck.tolist()
+                != self.deck[i, self.ints[i, K.I_DECK_POS] : self.ints[i, K.I_DECK_LEN]].tolist()
             )
         ):
             raise RuntimeError(
@@ -499,7 +541,91 @@ class ArrayGames:
             rewards,
             self.scratch,
         )
-        return self.ints[:, K.I_STATUS]
+        status = self.ints[:, K.I_STATUS]
+        self.settled = {}
+        if not self.P[K.P_NUGGET_CARDS]:
+            for i in np.flatnonzero(status >= K.ROUND_SCORE).tolist():
+                self.settle(i, rewards)
+        return status
+
+    def settle(self, i: int, rewards: np.ndarray) -> None:
+        """Go on where the kernels left game ``i``'s round to the caller (a ruleset whose gold
+        is a count: Saboteur 2): score the round that ended (``kernels.ROUND_SCORE``, by the
+        engine's :func:`~saboteur_env.engine.scoring.score_s2`) or take the theft just made
+        (``THEFT_DONE``), then the next thief with a victim acts (:attr:`Phase.THEFT`), or the
+        round closes: its rewards go to ``rewards[i]`` and the next round is dealt or the game
+        ends (RULES 5.4, 5.5, 6.9), as ``scoring.end_round_s2``, ``_next_thief``, ``steal``
+        and ``close_round`` do.  ``ints[i, I_STATUS]`` becomes CONTINUE, ROUND_DONE or
+        GAME_OVER, and the events that followed the kernels' go to ``settled[i]``."""
+        t = self.ints[i]
+        n = self.n
+        events: list[Event] = []
+        gold = self.gold[i]
+        if t[K.I_STATUS] == K.ROUND_SCORE:
+            found = bool(t[K.I_GOLD_FOUND])
+            trapped = self.xfront[i, :, 0].tolist()
+            result = score_s2(
+                self.config,
+                self._board(i),
+                self.roles[i].tolist(),
+                found,
+                int(t[K.I_CONNECTOR]) if found else None,
+                trapped,
+                int(t[K.I_ROUND]),
+                int(t[K.I_LAST_CARD]),
+                int(t[K.I_TURN]),
+            )
+            gold += np.array(result.received, dtype=np.int64)
+            queue = theft_order(self.theft_turn[i].tolist(), self.xfront[i, :, 1].tolist(), trapped)
+            if queue:
+                events.append(Event(EventType.ROUND_SCORED, None, EventData(scored_data(result))))
+        else:  # THEFT_DONE: the kernels moved the gold
+            result, queue = self.pending[i]
+            thief, victim = int(t[K.I_THIEF]), int(t[K.I_VICTIM])
+            result.received[victim] -= 1
+            result.received[thief] += 1
+            result.thefts.append((thief, victim))
+            queue.pop(0)
+        while queue:
+            s = queue[0]
+            if any(gold[v] >= 1 for v in range(n) if v != s):  # steal.victims
+                self.pending[i] = (result, queue)
+                t[K.I_CURRENT], t[K.I_PHASE] = s, K.PH_THEFT
+                t[K.I_STATUS] = K.CONTINUE
+                self.refresh(np.array([i], dtype=np.int64))
+                self.settled[i] = (events, None)
+                return
+            queue.pop(0)
+            events.append(Event(EventType.THEFT_SKIPPED, s, EventData({})))
+        self.pending.pop(i, None)
+        t[K.I_PHASE] = K.PH_TURN
+        rewards[i] = round_rewards(result, self.config.reward, self.config.ruleset)
+        over = int(t[K.I_ROUND]) + 1 >= self.config.num_rounds
+        if over:
+            t[K.I_GAME_OVER] = 1
+            t[K.I_STATUS] = K.GAME_OVER
+        else:
+            games = np.array([i], dtype=np.int64)
+            K.deal_next(games, self.S, self.T, self.P)
+            self.refresh(games)
+            t[K.I_STATUS] = K.ROUND_DONE
+        events += close_events(
+            result,
+            gold.tolist(),
+            over,
+            int(t[K.I_ROUND]),
+            int(t[K.I_FIRST]),
+            self.roles[i].tolist(),
+        )
+        self.settled[i] = (events, result)
+
+    def _board(self, i: int) -> Board:
+        """Game ``i``'s maze as the engine's :class:`Board` (its final maze at a round end:
+        the door evaluation and crystals are the engine's)."""
+        bd = Board(self.config.window, self.goal_identity[i].copy())
+        for name in _BOARD_FIELDS:
+            setattr(bd, name, getattr(self, name)[i].copy())
+        return bd
 
     def refresh(self, games: np.ndarray) -> None:
         """Write the observation and mask of the games ``games`` (int64 indexes)."""
@@ -596,16 +722,27 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
         # ruleset's families), phases in Phase order
         "phase_fams": np.array(
             [
-                [f in config.ruleset.families and f in FAMILIES_OF_PHASE[ph] for f in K.FAMILY_COLUMNS]
+                [
+                    f in config.ruleset.families and f in FAMILIES_OF_PHASE[ph]
+                    for f in K.FAMILY_COLUMNS
+                ]
                 for ph in Phase
             ],
             dtype=bool,
         ),
         # the Saboteur 2 action-card rows (cards.X_EFFECTS: verb, front slot, who)
         "x_kind": np.array(lay.x_kinds, dtype=np.int64),
-        "x_verb": np.array([K.X_VERBS.index(X_EFFECTS[CARD_KINDS[k].id][0]) for k in lay.x_kinds], dtype=np.int64),
+        "x_verb": np.array(
+            [K.X_VERBS.index(X_EFFECTS[CARD_KINDS[k].id][0]) for k in lay.x_kinds], dtype=np.int64
+        ),
         "x_slot": np.array([X_EFFECTS[CARD_KINDS[k].id][1] for k in lay.x_kinds], dtype=np.int64),
-        "x_who": np.array([K.X_WHO.index(X_EFFECTS[CARD_KINDS[k].id][2]) for k in lay.x_kinds], dtype=np.int64),
+        # Saboteur 2's board channels of each variant (the encoder's, (variants, channels))
+        "x_feat": np.ascontiguousarray(encoder._xfeat.T)
+        if encoder.n_channels > K.C_LAST_PLACED + 1
+        else np.zeros((len(VARIANTS), 0), dtype=np.float32),
+        "x_who": np.array(
+            [K.X_WHO.index(X_EFFECTS[CARD_KINDS[k].id][2]) for k in lay.x_kinds], dtype=np.int64
+        ),
     }
 
 
@@ -666,9 +803,24 @@ def _params(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> np
     ):
         P[entry] = blocks[name][0] if name in blocks else -1
     P[K.P_NUGGET_CARDS] = rules.nugget_cards
+    P[K.P_XCH] = encoder.n_channels - (K.C_LAST_PLACED + 1)
+    P[K.P_NROLES] = rules.n_roles
+    P[K.P_GOLD_PUBLIC] = rules.public_gold_holders
+    for name, entry in (
+        ("xplayers", K.P_OBS_XPLAYERS),
+        ("inspections", K.P_OBS_INSPECT),
+        ("xhistory", K.P_OBS_XHIST),
+        ("phase", K.P_OBS_PHASE),
+    ):
+        P[entry] = V[name].offset if name in V else -1
+    P[K.P_OBS_XPW] = V["xplayers"].shape[1] if "xplayers" in V else 0
     P[K.P_PASS_CARDS] = rules.pass_cards
     P[K.P_REMOVE_DISCARDS] = rules.remove_discards
-    x_of = {X_EFFECTS[CARD_KINDS[k].id][1]: k for k in lay.x_kinds if X_EFFECTS[CARD_KINDS[k].id][0] == "put"}
+    x_of = {
+        X_EFFECTS[CARD_KINDS[k].id][1]: k
+        for k in lay.x_kinds
+        if X_EFFECTS[CARD_KINDS[k].id][0] == "put"
+    }
     P[K.P_TRAPPED_KIND] = x_of.get(FRONT_TRAPPED, -1)
     P[K.P_THEFT_KIND] = x_of.get(FRONT_THEFT, -1)
     # the kernels' layout assumptions, checked against the encoder's spec
@@ -867,8 +1019,12 @@ class FollowedGame:
                 arr.scratch,
             )
         self._action[0] = action
+        arr = self.arrays
+        arr.settled = {}
         K.step_one(self._pack)
-        return int(self.arrays.ints[0, K.I_STATUS])
+        if arr.ints[0, K.I_STATUS] >= K.ROUND_SCORE:
+            arr.settle(0, self._rewards)
+        return int(arr.ints[0, K.I_STATUS])
 
     @property
     def current(self) -> int:
@@ -889,6 +1045,9 @@ class FollowedGame:
         seat, rnd, turn = int(ints[K.I_CURRENT]), int(ints[K.I_ROUND]), int(ints[K.I_TURN])
         status = self._play(action)
         events = events_of(arr.ev[0, : ints[K.I_NEV]])
+        if 0 in arr.settled:  # the caller's part of a Saboteur 2 round end (settle)
+            more, closed = arr.settled[0]
+            return status == K.GAME_OVER, events + more, closed
         if status == K.CONTINUE:
             return False, events, None
         over = status == K.GAME_OVER
@@ -920,22 +1079,15 @@ class FollowedGame:
         result = base_result(
             rnd, gold_found, seat if gold_found else None, self._roles, received, seat, turn + 1
         )
-        out = [Event(EventType.ROUND_END, None, EventData(result.public_data()))]
-        out += [
-            Event(EventType.GOLD_RECEIVED, s, EventData({"round": rnd, "gold": received[s]}), s)
-            for s in range(n)
-        ]
-        if game_over:
-            data = {"gold": gold, "winners": most_gold(gold)}
-            out.append(Event(EventType.GAME_END, None, EventData(data)))
-            return result, out
         ints = arr.ints[0]
-        data = {"round": int(ints[K.I_ROUND]), "first_player": int(ints[K.I_FIRST])}
-        out.append(Event(EventType.ROUND_START, None, EventData(data)))
-        new_roles = arr.roles[0].tolist()
-        out += [
-            Event(EventType.ROLE_DEALT, s, EventData({"role": new_roles[s]}), s) for s in range(n)
-        ]
+        out = close_events(
+            result,
+            gold,
+            game_over,
+            int(ints[K.I_ROUND]),
+            int(ints[K.I_FIRST]),
+            arr.roles[0].tolist(),
+        )
         return result, out
 
     def final_observation(self, seat: int) -> np.ndarray:

@@ -32,12 +32,14 @@ from ..encoding.spec import (
     BoardChannel,
     GameFeature,
     HistoryColumn,
+    PhaseFeature,
     PlayerFeature,
     PrivateFeature,
     RecentType,
+    XPlayerFeature,
 )
 from ..engine.board import EMPTY, HIDDEN_GOAL
-from ..engine.cards import FACING, SIDE_DELTA
+from ..engine.cards import FACING, SIDE_DELTA, X_EFFECTS
 
 #: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
 #: ``0`` (numba is imported, and the kernels compiled or read from its cache, at first use)
@@ -96,13 +98,11 @@ I_PHASE_SLOT = 26  # front slot being removed (-1: none)
 I_ASIDE_POS = 27  # the top of the dwarf cards aside (``set_aside[pos:len]``)
 I_ASIDE_LEN = 28
 I_REMOVED = 29  # cards removed unseen this round (RULES 6.6)
-I_TQ_POS = 30  # the thieves still to act at round end (``theft_queue[pos:len]``)
-I_TQ_LEN = 31
-I_GOLD_FOUND = 32  # ROUND_SCORE: whether the gold was reached, and by whom (-1: nobody)
-I_CONNECTOR = 33
-I_THIEF = 34  # THEFT_DONE: the thief and his victim
-I_VICTIM = 35
-N_INTS = 36
+I_GOLD_FOUND = 30  # ROUND_SCORE: whether the gold was reached, and by whom (-1: nobody)
+I_CONNECTOR = 31
+I_THIEF = 32  # THEFT_DONE: the thief and his victim
+I_VICTIM = 33
+N_INTS = 34
 
 # --- phases (engine.phases.Phase, in order) and action families (the order of
 # phases.FAMILIES_OF_PHASE's union: a family's column of the ``phase_fams`` table) -----------
@@ -186,7 +186,15 @@ P_TRAPPED_KIND = 54  # kinds of the cards of the front slots trapped / theft (-1
 P_THEFT_KIND = 55
 P_NUGGET_CARDS = 56  # the kernels pay the round (gold-nugget cards, RULES 5.2, 5.3); else
 # the caller scores it (ROUND_SCORE)
-N_PARAMS = 57
+P_XCH = 57  # board channels after the base game's (x_feat columns)
+P_OBS_XPLAYERS = 58  # offsets of the Saboteur 2 views (-1: none) and their widths
+P_OBS_XPW = 59
+P_OBS_INSPECT = 60
+P_NROLES = 61
+P_OBS_XHIST = 62
+P_OBS_PHASE = 63
+P_GOLD_PUBLIC = 64  # who holds gold is public (Ruleset.public_gold_holders)
+N_PARAMS = 65
 
 # --- event codes of the records ``ev`` (B, MAX_EVENTS, 7) of each game's last decision: type,
 # seat, visible_to, p0..p3 (the engine's events in order; a round end's come from the engine) --
@@ -239,6 +247,10 @@ G_DRAW_PILE, G_DISCARD_PILE = int(GameFeature.DRAW_PILE), int(GameFeature.DISCAR
 G_TURN, G_NUM_PLAYERS = int(GameFeature.TURN), int(GameFeature.NUM_PLAYERS)
 G_PATHS = int(GameFeature.PATH_CARDS_IN_MAZE)
 PR_GOLD, PR_SEAT = int(PrivateFeature.GOLD), int(PrivateFeature.SEAT)
+XP_TRAPPED, XP_THEFT = int(XPlayerFeature.TRAPPED), int(XPlayerFeature.THEFT)
+XP_ORDER, XP_HAS_GOLD = int(XPlayerFeature.THEFT_ORDER), int(XPlayerFeature.HAS_GOLD)
+PF_COUNT, PF_REMOVE0 = int(PhaseFeature.COUNT), int(PhaseFeature.REMOVE_PICK)
+PF_ASIDE, PF_REMOVED = int(PhaseFeature.DWARF_ASIDE), int(PhaseFeature.REMOVED)
 # the runs the loops write by offset: a card's eight opening and connection channels, in the
 # bit order of its byte ``opn | conn << 4``, and the three broken-tool columns
 _RUNS = (
@@ -247,6 +259,10 @@ _RUNS = (
         [PlayerFeature.BROKEN_PICK, PlayerFeature.BROKEN_LANTERN, PlayerFeature.BROKEN_CART],
         PF_BROKEN,
     ),
+)
+_RUNS += (
+    ([PhaseFeature.TURN, PhaseFeature.PASS, PhaseFeature.REMOVE, PhaseFeature.THEFT], 0),
+    ([RecentType[e.upper()] for e in X_EFFECTS], R_X0),
 )
 for _run, _first in _RUNS:
     if [int(m) for m in _run] != list(range(_first, _first + len(_run))):
@@ -287,7 +303,6 @@ STATE = (
     "inspected",
     "xcounts",
     "set_aside",
-    "theft_queue",
     "deal_aside",
     "deal_aside_len",
     "deal_removed",
@@ -323,10 +338,9 @@ S_THEFT_TURN = 27
 S_INSPECTED = 28
 S_XCOUNTS = 29
 S_SET_ASIDE = 30
-S_THEFT_QUEUE = 31
-S_DEAL_ASIDE = 32
-S_DEAL_ASIDE_LEN = 33
-S_DEAL_REMOVED = 34
+S_DEAL_ASIDE = 31
+S_DEAL_ASIDE_LEN = 32
+S_DEAL_REMOVED = 33
 #: names of the tables :func:`~saboteur_env.vector.arrays.tables` builds, in ``T`` order
 TABLES = (
     "v_open",
@@ -356,6 +370,7 @@ TABLES = (
     "x_verb",
     "x_slot",
     "x_who",
+    "x_feat",
 )
 T_V_OPEN = 0
 T_V_SEG = 1
@@ -384,6 +399,7 @@ T_X_KIND = 23
 T_X_VERB = 24
 T_X_SLOT = 25
 T_X_WHO = 26
+T_X_FEAT = 27
 for _names, _prefix in ((STATE, "S_"), (TABLES, "T_")):  # one index per name, in order
     if [globals()[_prefix + n.upper()] for n in _names] != list(range(len(_names))):
         raise AssertionError(f"the {_prefix}* indexes disagree with their names")
@@ -396,6 +412,7 @@ _kernel = _KERNELS.register
 step: Any
 step_one: Any
 start: Any
+deal_next: Any
 refresh: Any
 sample: Any
 # the kernels' calls of each other (bound to the compiled functions by Kernels.compile_all)
@@ -419,6 +436,7 @@ draw: Any
 next_seat: Any
 finish_pass: Any
 finish_remove: Any
+encode_x: Any
 
 
 def __getattr__(name: str) -> Any:
@@ -622,7 +640,6 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
     5.1).  Returns CONTINUE, GOLD_FOUND or HANDS_EMPTY."""
     ints = S[S_INTS]
     hands = S[S_HANDS]
-    deck = S[S_DECK]
     discards = S[S_DISCARDS]
     secret = S[S_SECRET_DISCARDS]
     broken = S[S_BROKEN]
@@ -933,6 +950,9 @@ def _py_board_cell(o, b, r, c, S, T, P):
                 o[C_GOLD_REVEALED * hw + f] = 1.0
             else:
                 o[C_STONE_REVEALED * hw + f] = 1.0
+    x_feat = T[T_X_FEAT]
+    for j in range(P[P_XCH]):  # Saboteur 2: ladder, doors, crystal, joins (RULES 6.3)
+        o[(C_LAST_PLACED + 1 + j) * hw + f] = x_feat[v, j] if v >= 0 else 0.0
 
 
 @_kernel
@@ -1031,6 +1051,54 @@ def _py_encode(b, S, T, P, obs, chg):
     o[go + G_PATHS] = ints[b, I_PATHS]
     o[P[P_OBS_PRIVATE] + PR_GOLD] = gold[b, seat]
     o[P[P_OBS_PRIVATE] + PR_SEAT] = seat
+    if P[P_OBS_XPLAYERS] >= 0:
+        encode_x(b, seat, S, P, o)
+
+
+@_kernel
+def _py_encode_x(b, seat, S, P, o):
+    """The Saboteur 2 views of ``seat``'s observation (``xplayers``, ``inspections``,
+    ``xhistory``, ``phase``; ``ObservationEncoder._encode_s2``), into ``o`` (zeros there)."""
+    ints, xfront, theft_turn = S[S_INTS], S[S_XFRONT], S[S_THEFT_TURN]
+    gold, inspected, xcounts = S[S_GOLD], S[S_INSPECTED], S[S_XCOUNTS]
+    n, mp = P[P_N], P[P_MP]
+    xo, xw, io, nr = P[P_OBS_XPLAYERS], P[P_OBS_XPW], P[P_OBS_INSPECT], P[P_NROLES]
+    ho, nx = P[P_OBS_XHIST], xcounts.shape[3]
+    first = -1  # the most recent Theft played (scoring.theft_order)
+    for a in range(n):
+        ra = seat_rel(a, seat, n)
+        row = xo + ra * xw
+        if xfront[b, a, 0]:
+            o[row + XP_TRAPPED] = 1.0
+        if xfront[b, a, 1]:
+            o[row + XP_THEFT] = 1.0
+            if first < 0 or theft_turn[b, a] > theft_turn[b, first]:
+                first = a
+        if P[P_GOLD_PUBLIC] and gold[b, a] > 0:
+            o[row + XP_HAS_GOLD] = 1.0
+        role = inspected[b, seat, a]
+        if role >= 0:
+            o[io + ra * nr + role] = 1.0
+        for t in range(n):
+            rt = seat_rel(t, seat, n)
+            for e in range(nx):
+                c = xcounts[b, a, t, e]
+                if c:
+                    o[ho + (ra * mp + rt) * nx + e] = c
+    if first >= 0:  # then the other thieves clockwise; a trapped one's Theft does not work
+        pos = 0
+        for i in range(n):
+            a = seat_abs(first, i, n)
+            if xfront[b, a, 1] and not xfront[b, a, 0]:
+                pos += 1
+                o[xo + seat_rel(a, seat, n) * xw + XP_ORDER] = pos
+    ph = P[P_OBS_PHASE]
+    o[ph + ints[b, I_PHASE]] = 1.0
+    o[ph + PF_COUNT] = ints[b, I_PHASE_COUNT]
+    if ints[b, I_PHASE_SLOT] >= 0:
+        o[ph + PF_REMOVE0 + ints[b, I_PHASE_SLOT]] = 1.0
+    o[ph + PF_ASIDE] = ints[b, I_ASIDE_LEN] - ints[b, I_ASIDE_POS]
+    o[ph + PF_REMOVED] = ints[b, I_REMOVED]
 
 
 @_kernel
@@ -1388,8 +1456,6 @@ def _py_deal(b, r, first, S, T, P):
     ints[b, I_PHASE] = PH_TURN
     ints[b, I_PHASE_COUNT] = 0
     ints[b, I_PHASE_SLOT] = -1
-    ints[b, I_TQ_POS] = 0
-    ints[b, I_TQ_LEN] = 0
     ints[b, I_ROUND] = r
     ints[b, I_CURRENT] = first
     ints[b, I_FIRST] = first
@@ -1425,6 +1491,17 @@ def _py_start(games, firsts, S, T, P):
 
 
 @_kernel
+def _py_deal_next(games, S, T, P):
+    """The next round of each game in ``games`` (the caller ended the last one), started by
+    the left neighbour of the last player (RULES 5.4, 6.6)."""
+    ints = S[S_INTS]
+    for i in range(games.shape[0]):
+        b = games[i]
+        first = seat_abs(ints[b, I_LAST_CARD], 1, P[P_N])
+        deal(b, ints[b, I_ROUND] + 1, first, S, T, P)
+
+
+@_kernel
 def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratch):
     """Play ``acts[b]`` in every game ``b`` (:func:`apply`; a round that ends is paid and the
     next dealt, :func:`finish_round`); where the game goes on, write its observation and
@@ -1440,9 +1517,7 @@ def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratc
         if status == GOLD_FOUND or status == HANDS_EMPTY:
             connector = ints[b, I_CURRENT] if status == GOLD_FOUND else -1
             if P[P_NUGGET_CARDS]:
-                status = finish_round(
-                    b, status == GOLD_FOUND, connector, S, T, P, rewards, scratch
-                )
+                status = finish_round(b, status == GOLD_FOUND, connector, S, T, P, rewards, scratch)
             else:
                 ints[b, I_GOLD_FOUND] = status == GOLD_FOUND
                 ints[b, I_CONNECTOR] = connector
