@@ -312,3 +312,45 @@ def test_the_parallel_view_and_odd_input_get_the_envs_own_behaviour():
         e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
     with pytest.raises(RuntimeError, match=r"call reset\(\) before load\(\)"):
         e.load(g)
+
+
+def _theft_phase_game(seed: int) -> Game:
+    """A 5-player Saboteur 2 game played at random up to a thief's decision (RULES 6.9)
+    before its last round (the game goes on after the thefts)."""
+    g = Game(saboteur_env.engine.GameConfig(num_players=5, expansion=True), seed)
+    rng = np.random.default_rng(seed)
+    while g.phase.value != "theft" or g.round == g.config.num_rounds - 1:
+        legal = g.legal_actions()
+        g.apply(legal[int(rng.integers(len(legal)))])
+        if g.game_over:  # no such theft this game: the next seed
+            return _theft_phase_game(seed + 1)
+    return g
+
+
+@needs_numba
+def test_saboteur_2_loaded_in_the_thefts_and_read_mid_game_plays_as_the_engine():
+    """A Saboteur 2 game loaded while a thief chooses his victim (the array backend keeps the
+    round's result and the thieves to act in Python, ``ArrayGames.settle``) plays on exactly
+    as on the engine backend, and so does a game read mid-round (the engine then leads and
+    the kernels follow it through passes, removals and round ends)."""
+    g = _theft_phase_game(11)
+    fast = saboteur_env.raw_env(num_players=5, expansion=True)
+    ref = saboteur_env.raw_env(num_players=5, expansion=True, backend="engine")
+    assert fast.backend == "array"
+    for e in (fast, ref):
+        e.reset(seed=0)
+        e.load(g.copy())
+    assert _snapshot(fast) == _snapshot(ref)
+    rng = np.random.default_rng(11)
+    _step_randomly([fast, ref], rng, 1)
+    assert _snapshot(fast) == _snapshot(ref)
+    while fast.game.round == g.round:  # the game read: the engine leads from here
+        _step_randomly([fast, ref], rng, 1)
+        assert _snapshot(fast) == _snapshot(ref)
+    assert not fast._lead
+    for _ in range(80):
+        if all(fast.terminations.values()):
+            break
+        _step_randomly([fast, ref], rng, 1)
+        assert _snapshot(fast) == _snapshot(ref)
+    assert fast.game.events == ref.game.events

@@ -14,23 +14,18 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
     labels = [r["label"] for r in rows]
     from saboteur_env.vector import kernels
 
-    base_vector = (
-        ["base 3p vector[array] B=4", "base 3p vector[engine] B=4"]
-        if kernels.ENABLED
-        else ["base 3p vector[engine] B=4"]
-    )
-    base_engine = ["base 3p raw_env[engine]"] if kernels.ENABLED else []
-    assert labels == [
-        "base 3p raw_env",
-        "base 3p env()",
-        *base_engine,
-        *base_vector,
-        "sab2 2p raw_env",
-        "sab2 2p env()",
-        "sab2 2p vector[engine] B=4",
-        bench.REFERENCE,
-        bench.FLOOR,
-    ]
+    def rows_of(game: str) -> list[str]:
+        vector = [f"{game} vector[array] B=4"] if kernels.ENABLED else []
+        engine = [f"{game} raw_env[engine]"] if kernels.ENABLED else []
+        return [
+            f"{game} raw_env",
+            f"{game} env()",
+            *engine,
+            *vector,
+            f"{game} vector[engine] B=4",
+        ]
+
+    assert labels == [*rows_of("base 3p"), *rows_of("sab2 2p"), bench.REFERENCE, bench.FLOOR]
     for r in rows:
         assert r["label"] in out
         for key in ("cpu", "wall", "ratio", "wall_ratio", "floor_ratio"):
@@ -39,7 +34,8 @@ def test_quick_bench_prints_every_row_with_finite_ratios(capsys):
     assert ref["ratio"] == 1.0 and ref["wall_ratio"] == 1.0
     assert "legal/dec" in out  # the legal-action statistics table
     assert "raw_env, us per decision" in out  # the profile, of both backends of the base game
-    assert ("base 3p [array]" in out) == kernels.ENABLED and "base 3p [engine]" in out
+    for game in ("base 3p", "sab2 2p"):  # the profile of both backends of both games
+        assert (f"{game} [array]" in out) == kernels.ENABLED and f"{game} [engine]" in out
 
 
 def test_profile_names_every_part():

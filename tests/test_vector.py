@@ -711,3 +711,37 @@ def test_an_auto_reset_gives_the_new_deals_events_in_new_game_events(backend):
     assert vec.new_game_events[1] == [] or vec.terminated[1]
     vec.step(vec.sample_actions(rng))
     assert vec.new_game_events[0] == [] or vec.terminated[0]
+
+
+@needs_numba
+def test_a_saboteur_2_batch_loaded_or_pickled_in_the_thefts_plays_as_the_engine():
+    """A game loaded while a thief chooses his victim, and the batch pickled there, step on
+    as the engine backend's games do: observations, masks, rewards and events."""
+    import pickle
+
+    from saboteur_env.engine import Game, GameConfig
+
+    config = GameConfig(num_players=5, expansion=True)
+    rng = np.random.default_rng(5)
+    g = None
+    for seed in range(20):
+        g = Game(config, seed)
+        while g.phase.value != "theft" and not g.game_over:
+            legal = g.legal_actions()
+            g.apply(legal[int(rng.integers(len(legal)))])
+        if not g.game_over:
+            break
+    assert g is not None and g.phase.value == "theft"
+    a, e = (VectorGame(2, backend=b, num_players=5, expansion=True) for b in ("array", "engine"))
+    for v in (a, e):
+        v.reset(3)
+        v.load(1, g.copy())
+    a = pickle.loads(pickle.dumps(a))
+    ra, re = np.random.default_rng(1), np.random.default_rng(1)
+    for _ in range(150):
+        np.testing.assert_array_equal(a.observation, e.observation)
+        np.testing.assert_array_equal(a.legal_action_mask, e.legal_action_mask)
+        a.step(a.sample_actions(ra))
+        e.step(e.sample_actions(re))
+        np.testing.assert_array_equal(a.rewards, e.rewards)
+        assert list(a.events) == list(e.events)

@@ -470,7 +470,7 @@ def score_s2(
     )
 
 
-def scored_data(result: RoundResult) -> dict:
+def scored_data(result: RoundResult) -> dict[str, object]:
     """The payload of the public ``round_scored`` event that opens the thefts: the result so
     far, every role revealed (RULES 5.1, 6.9), without the thefts (``round_end`` tells them)."""
     scored = result.public_data()

@@ -91,6 +91,8 @@ def supports(config: GameConfig) -> bool:
     fams = [f for f in K.FAMILY_COLUMNS if f in rules.families]
     return (
         tuple(fams) == rules.families
+        # the placement rows that fit a cell are two int64 words of bits (kernels.legal)
+        and len(rules.variants) <= 2 * K.ROW_BITS
         and set(rules.phases) <= set(Phase)
         and set(EXTRA_VIEWS.get(rules.name, ())) <= set(EXTRA_VIEWS["saboteur_2"])
         and EXTRA_BOARD_CHANNELS.get(rules.name) in ((), EXTRA_BOARD_CHANNELS["saboteur_2"])
@@ -317,8 +319,7 @@ class ArrayGames:
         # scratch of the kernels: the connectivity stack, the neighbourhood codes
         # (one row more: a placement's goal wave, kernels.place)
         self.stack = np.zeros((R * C * 16 + 17, 3), dtype=np.int64)
-        nw = _row_words(lay)
-        self.codes = np.zeros(lay.n_cells * (nw + 1) + nw, dtype=np.int64)
+        self.codes = np.zeros(3 * lay.n_cells, dtype=np.int64)
         self.changed = np.zeros(R * C * 16 + 16, dtype=np.int64)
         #: each game's legal actions, ascending (the first ``ints[:, I_NLEGAL]``)
         self.legal_index = np.zeros((b, K.MAX_LEGAL), dtype=np.int32)
@@ -689,8 +690,7 @@ def _tables(config: GameConfig, codec: Codec, encoder: ObservationEncoder) -> di
     through = encoder._through  # the THROUGH channel's value per variant
     # FIT by neighbourhood code: bit ``row`` set where placement row ``row`` fits (one load
     # a candidate cell instead of one per row in the hand)
-    nw = _row_words(lay)
-    fit_bits = np.zeros((lay.fit.shape[1], nw), dtype=np.int64)
+    fit_bits = np.zeros((lay.fit.shape[1], 2), dtype=np.int64)
     for row in range(lay.fit.shape[0]):
         fit_bits[:, row // K.ROW_BITS] |= lay.fit[row].astype(np.int64) << (row % K.ROW_BITS)
     lut, goal_adj = (t.astype(np.int64) for t in code_tables(lay.window))

@@ -125,8 +125,8 @@ XV_PUT, XV_CLEAR, XV_SWAP_HAND, XV_INSPECTION, XV_SWAP_HATS = range(5)
 X_VERBS = ("put", "clear", "swap_hand", "inspection", "swap_hats")
 XW_SELF, XW_OTHER, XW_ANY = range(3)
 X_WHO = ("self", "other", "any")
-#: placement rows per word of a placement-row bit set (a ruleset may have more rows than one
-#: int64 holds: Saboteur 2's 69)
+#: placement rows per word of a placement-row bit set: two words hold a ruleset's rows
+#: (Saboteur 2 has 69, more than one int64 holds)
 ROW_BITS = 63
 
 #: legal actions listed per game (``legal_index``); a game with more has its mask cleared
@@ -175,7 +175,7 @@ P_REWARD_GOLD = 37  # reward="gold" (else "win")
 P_SAB_PAY = 38  # and the next 3: gold a saboteur gets with 1..4 saboteurs
 P_TAKE = 42  # gold-nugget cards drawn when the gold is reached (scoring.nugget_cards_drawn)
 P_EMPTY_BBOX = 43  # and the next 3: rows and columns spanned by a new maze
-P_NW = 47  # words of a placement-row bit set (ROW_BITS rows a word)
+P_NW = 47  # words of a placement-row bit set in use (1 or 2; ROW_BITS rows a word)
 P_XACTION = 48  # offsets of the Saboteur 2 action blocks (-1: not offered)
 P_REMOVE = 49
 P_DONE = 50
@@ -1117,10 +1117,9 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     engine's legal set laid end to end (``Codec.mask``; RULES 3.1-3.6, 6.5, 6.7, 6.9): the
     families its phase offers (``phase_fams``, from ``phases.FAMILIES_OF_PHASE``), and list
     its legal actions in ascending order in ``lidx[b]`` (``I_NLEGAL`` of them).  Only the
-    entries set by the last call are cleared first.  ``codes`` is scratch (the window's cells
-    times ``P_NW + 1``, plus ``P_NW``) for the candidate cells and the placement rows in hand
-    that fit there, as bit sets of ``P_NW`` words (``FIT`` of their neighbourhood codes,
-    ``Board.window_codes``)."""
+    entries set by the last call are cleared first.  ``codes`` is scratch (three times the
+    window's cells) for the candidate cells and the placement rows in hand that fit there, as
+    bit sets of two words (``FIT`` of their neighbourhood codes, ``Board.window_codes``)."""
     ints = S[S_INTS]
     var = S[S_VAR]
     opn = S[S_OPN]
@@ -1161,20 +1160,21 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
     if xfront[b, s, 0]:  # Trapped! (RULES 6.5)
         can_place = False
     if offered[F_PLACE] and can_place:
-        # scratch: per candidate j its fitting rows (words j * nw ..), the candidate cells,
-        # and the placement rows of the path cards in hand
-        cand = codes[ncells * nw : ncells * (nw + 1)]
-        rows = codes[ncells * (nw + 1) : ncells * (nw + 1) + nw]
+        # the placement rows of the path cards in hand, as bits: two words (ROW_BITS rows
+        # each; the second is empty where a ruleset has fewer rows, supports() checks it),
+        # held in registers
+        cand = codes[ncells * 2 :]  # scratch: the candidate cells (codes: two words each)
         nrows = row_var.shape[0]
-        any_rows = False
-        for w in range(nw):
-            rows[w] = 0
+        rows0, rows1 = np.int64(0), np.int64(0)
         for row in range(nrows):
             if hand[v_kind[row_var[row]]]:
-                rows[row // ROW_BITS] |= np.int64(1) << (row % ROW_BITS)
-                any_rows = True
+                if row < ROW_BITS:
+                    rows0 |= np.int64(1) << row
+                else:
+                    rows1 |= np.int64(1) << (row - ROW_BITS)
+        two = nw > 1
         ncand = 0
-        if any_rows:
+        if rows0 or rows1:
             # the empty cells next to a card (a card must touch the maze, RULES 3.1.2: FIT is
             # false for every other cell) where a row in hand fits, with those rows as bits
             for r in range(r0, r1 + 1):
@@ -1198,22 +1198,22 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
                         if nv != EMPTY:
                             stt |= 1 << 9
                         code |= lut[side, stt]
-                    fits = False
-                    for w in range(nw):
-                        f = fit_bits[code, w] & rows[w]
-                        codes[ncand * nw + w] = f
-                        fits |= f != 0
-                    if fits:
+                    f0 = fit_bits[code, 0] & rows0
+                    f1 = fit_bits[code, 1] & rows1 if two else np.int64(0)
+                    if f0 or f1:
                         cand[ncand] = (r - 2) * W + c - 2
+                        codes[2 * ncand] = f0
+                        codes[2 * ncand + 1] = f1
                         ncand += 1
         # rows outer, cells inner: the actions in ascending order
         for row in range(nrows):
-            w, bit = row // ROW_BITS, np.int64(1) << (row % ROW_BITS)
-            if not rows[w] & bit:
+            w = 0 if row < ROW_BITS else 1
+            bit = np.int64(1) << (row - w * ROW_BITS)
+            if not (rows1 if w else rows0) & bit:
                 continue
             base = P[P_PLACE] + row * ncells
             for j in range(ncand):
-                if codes[j * nw + w] & bit:
+                if codes[2 * j + w] & bit:
                     allow(m, lidx, ints, b, base + cand[j])
     if offered[F_ROCKFALL] and hand[P[P_ROCKFALL_KIND]]:  # RULES 3.4: never the start or a goal
         for r in range(r0, r1 + 1):
