@@ -8,10 +8,10 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
 ``"spectator"`` for everything; checked at construction, any other value is a ``ValueError``).
 
 * ``backend``: ``"auto"`` (default), ``"array"`` or ``"engine"``, as
-  :class:`~saboteur_env.vector.VectorGame`'s (``auto``: ``"array"`` for the base game where
-  numba is in use: installed, importable, and ``SABOTEUR_NUMBA`` not ``0``).  On ``"array"``
-  the batched engine's compiled kernels hold the game in a one-game copy of its arrays
-  (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the observation and mask of
+  :class:`~saboteur_env.vector.VectorGame`'s (``auto``: ``"array"`` for the base game and
+  Saboteur 2 where numba is in use: installed, importable, and ``SABOTEUR_NUMBA`` not
+  ``0``).  On ``"array"`` the batched engine's compiled kernels hold the game in a one-game
+  copy of its arrays (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the observation and mask of
   the seat to act, updating only what a move changed.  From
   :meth:`raw_env.reset` until ``env.game`` is first read, the kernels alone play the
   decisions (the events of each, a round end's and the final observations are made from their
@@ -216,7 +216,8 @@ class raw_env(AECEnv):
     Raises:
         saboteur_env.engine.config.ConfigError: an invalid or unknown option.
         ValueError: an unknown ``render_mode`` or a ``render_seat`` that is not ``None``, a seat
-            or ``"spectator"``; an unknown ``backend``, or ``"array"`` for Saboteur 2.
+            or ``"spectator"``; an unknown ``backend``, or ``"array"`` for a ruleset the
+            kernels do not play (none today).
         RuntimeError: ``backend="array"`` without numba in use.
     """
 

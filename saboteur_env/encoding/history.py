@@ -6,7 +6,7 @@ from the game's events, so the engine keeps no state for the encoder.  One handl
 type (:data:`HANDLERS`) says what the event adds.  :class:`HistoryCache` keeps the features of
 recently encoded games up to date incrementally (the engine only appends events).
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

@@ -23,7 +23,7 @@ Bounds (the Box of every view) are honest: ``gold`` is bounded by the base game'
 (44, RULES 1.4) or, in Saboteur 2 where gold is a count (RULES 6.6, 6.9), by ``num_rounds``
 times the largest one-round gain (the largest payout, 5 or the crystals of the deck, plus 1 stolen).
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

@@ -15,7 +15,7 @@ pack into a 14-bit code; one precomputed table ``FIT[variant, code]`` says wheth
 card fits.  The connected set is kept up to date incrementally on placement; a rockfall
 recomputes it.
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

@@ -506,6 +506,8 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     _next_thief(game)
 
 
+# _next_thief and steal are restated for the batched engine by ``ArrayGames.settle``
+# (``saboteur_env/vector/arrays.py``), checked by tests/test_vector.py: change both together
 def _next_thief(game: Game) -> None:
     from .actions.steal import victims
 
@@ -543,9 +545,9 @@ def close_round(game: Game, result: RoundResult) -> None:
     the next round with the left neighbour of the last player (RULES 5.4).
 
     These events (with ``setup.deal_round``'s ``round_start`` and ``role_dealt``) are restated
-    for rounds the batched engine's kernels end by ``saboteur_env/vector/arrays.py``
-    (``FollowedGame.round_end``), which ``tests/test_aec_backends.py`` checks against this
-    function: a change here needs the same change there."""
+    for rounds the batched engine ends by ``saboteur_env/vector/arrays.py``
+    (``close_events``), which ``tests/test_aec_backends.py`` checks against this function: a
+    change here needs the same change there."""
     from .setup import deal_round
 
     n = game.n

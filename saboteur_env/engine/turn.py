@@ -1,6 +1,6 @@
 """The end of a decision: drawing and passing play on (RULES 3.7, 5.1, 6.7).
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

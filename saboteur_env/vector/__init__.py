@@ -8,17 +8,18 @@ with the same seed and given the same actions (``tests/test_vector.py`` plays bo
 side), whichever backend steps it:
 
 * ``"array"`` (:mod:`.arrays`, :mod:`.kernels`): the games' state lives in arrays and one
-  compiled call plays a decision of every game, with the round end and next deal it causes,
-  and writes its observation and mask; a new game's every round is drawn when it is dealt,
-  by the engine's own draws, and its :class:`~saboteur_env.engine.state.Game` object is the
-  engine's own, made from its seed and brought up to date when read by playing the game's
-  recorded actions through the engine.
-  Needs numba (the ``fast`` extra) and a ruleset whose decisions are the base game's one-step
-  turns (:func:`.arrays.supports`): today the base game.
+  compiled call plays a decision of every game, with the round end and next deal it causes
+  (a Saboteur 2 round end is scored by the engine's own scoring, game by game:
+  :meth:`.arrays.ArrayGames.settle`), and writes its observation and mask; a new game's every
+  round is drawn when it is dealt, by the engine's own draws, and its
+  :class:`~saboteur_env.engine.state.Game` object is the engine's own, made from its seed
+  and brought up to date when read by playing the game's recorded actions through the
+  engine.  Needs numba (the ``fast`` extra) and a ruleset the kernels play
+  (:func:`.arrays.supports`): the base game and Saboteur 2.
 * ``"engine"``: every game is the engine's own :class:`~saboteur_env.engine.state.Game`,
   stepped one after another and encoded by the env's
   :class:`~saboteur_env.encoding.observation.ObservationEncoder` and
-  :class:`~saboteur_env.encoding.codec.Codec`; only numpy is needed.  Saboteur 2 runs here.
+  :class:`~saboteur_env.encoding.codec.Codec`; only numpy is needed.
 
 ``backend="auto"`` (the default) takes the array backend where it can.
 """

@@ -3,20 +3,24 @@
 
 What runs where:
 
-* every decision (every action family of the base game, the draw, the next seat, RULES
-  3.1-3.7, 4.1, 4.2, 5.1), the round end it may cause (the payouts and rewards, RULES 5.2,
-  5.3) and the next round's deal, then the observation and mask that follow: one call of
-  :func:`.kernels.step` for all ``B`` games.  In the base game the engine's generator is drawn
-  only when a round is dealt, so every round's deal is drawn when a game is dealt or loaded,
-  by the engine's own ``setup.draw_start`` and ``setup.draw_round`` in the engine's order
+* every decision (every action family of the base game and of Saboteur 2, the draw, the
+  next seat, the phases of a pass and of a removal, RULES 3.1-3.7, 4.1, 4.2, 5.1, 6.5, 6.7),
+  the base game's round end it may cause (the payouts and rewards, RULES 5.2, 5.3) and the
+  next round's deal, then the observation and mask that follow: one call of
+  :func:`.kernels.step` for all ``B`` games.  The engine's generator is drawn only when a
+  round is dealt, so every round's deal is drawn when a game is dealt or loaded, by the
+  engine's own ``setup.draw_start`` and ``setup.draw_round`` in the engine's order
   (:meth:`ArrayGames.start`, :meth:`ArrayGames.load`), and the kernels deal from it;
+* a Saboteur 2 round end (RULES 6.9: the doors, the payouts, the thefts): the kernels hand the
+  game back (``kernels.ROUND_SCORE``, ``THEFT_DONE``) and :meth:`ArrayGames.settle` scores it
+  with the engine's own ``scoring.score_s2`` and ``theft_order`` on the engine's ``Board``,
+  puts the thieves' decisions to the kernels and deals the next round;
 * the :class:`~saboteur_env.engine.state.Game` objects callers read: the engine itself.  The
   kernels record every action; a game's ``Game`` is made from its seed and brought up to
   date by playing the recorded actions through the engine when it is read
   (:meth:`ArrayGames.catch_up`), so its state, round results and events are the engine's own.
 
-The rulesets it plays are those whose decisions are all one-step turns of the base game's
-families (:func:`supports`); the others (Saboteur 2) use the engine game by game.  Every table
+It plays the base game and Saboteur 2 (:func:`supports`).  Every table
 the kernels read is built here from the engine's card data, its ``FIT`` and neighbour tables,
 the action layout and the encoder's views, so the card data stays in one place.
 """
@@ -39,6 +43,7 @@ from ..encoding.spec import (
     RECENT_TYPES_OF,
     HistoryColumn,
 )
+from ..engine.actions.steal import victims_of
 from ..engine.board import EMPTY, Board, code_tables
 from ..engine.cards import (
     ALL_KINDS,
@@ -559,7 +564,6 @@ class ArrayGames:
         and ``close_round`` do.  ``ints[i, I_STATUS]`` becomes CONTINUE, ROUND_DONE or
         GAME_OVER, and the events that followed the kernels' go to ``settled[i]``."""
         t = self.ints[i]
-        n = self.n
         events: list[Event] = []
         gold = self.gold[i]
         if t[K.I_STATUS] == K.ROUND_SCORE:
@@ -589,7 +593,7 @@ class ArrayGames:
             queue.pop(0)
         while queue:
             s = queue[0]
-            if any(gold[v] >= 1 for v in range(n) if v != s):  # steal.victims
+            if victims_of(gold, s).any():
                 self.pending[i] = (result, queue)
                 t[K.I_CURRENT], t[K.I_PHASE] = s, K.PH_THEFT
                 t[K.I_STATUS] = K.CONTINUE

@@ -1,12 +1,15 @@
 """Compiled loops of the batched engine's array backend (:mod:`.arrays`), when numba is installed.
 
-The array backend keeps ``B`` base games in arrays (one row per game) and plays a decision of
-every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1-5.4): the placement with
-its connectivity and goal reveals, rockfall, map, broken tool and repair, discard, the draw
-and the next seat, and where the round ends its payouts, rewards and the next round, dealt
-from the deals drawn (by the engine's own draws) when the game was dealt or loaded; then it
-writes each game's observation and action mask in place.  The end of a game goes back to the
-caller (``GAME_OVER``), which deals a new one (:func:`start`, from the engine's draws).
+The array backend keeps ``B`` games in arrays (one row per game) and plays a decision of
+every game in one call of :func:`step` (RULES 3.1-3.7, 4.1, 4.2, 5.1-5.4, 6.4-6.7): the
+placement with its connectivity and goal reveals (ladders, bridges), rockfall, map, broken
+tool and repair, discard, Saboteur 2's action cards, passes of several cards, removals and
+a thief's theft, the draw and the next seat, and where a base-game round ends its payouts,
+rewards and the next round, dealt from the deals drawn (by the engine's own draws) when the
+game was dealt or loaded; then it writes each game's observation and action mask in place.
+A Saboteur 2 round end goes back to the caller (``ROUND_SCORE``, ``THEFT_DONE``: scored with
+the engine's scoring, ``arrays.ArrayGames.settle``), as does the end of a game
+(``GAME_OVER``), which deals a new one (:func:`start`, from the engine's draws).
 
 Nothing here is a rule table: every table (card openings and segments, the ``FIT`` look-up,
 the neighbour codes, the tool rows, the payout table, the observation's offsets) is built

@@ -6,7 +6,7 @@ pass of several cards each card is one decision of the same seat (:attr:`Phase.P
 the ``done`` family, by the last card the ruleset allows (``Ruleset.pass_cards``) or by an empty
 hand; then the seat draws as many cards (RULES 3.7).
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

@@ -3,7 +3,7 @@
 Legality is the board's neighbourhood code per window cell looked up in ``board.FIT`` for each
 oriented card (DESIGN 2): one array operation per placement row, no move is tried.
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

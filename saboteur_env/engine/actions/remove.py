@@ -2,6 +2,11 @@
 
 The card in front is chosen first (this family), then the two discards follow as
 :attr:`Phase.REMOVE` decisions of the same seat (the discard family), then the seat draws one.
+
+
+Restated by the batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
+``tests/test_vector.py`` checks against this module over whole games: a change here needs the
+same change there.
 """
 
 from __future__ import annotations

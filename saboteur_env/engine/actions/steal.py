@@ -1,4 +1,9 @@
-"""Round-end Theft in Saboteur 2: the thief to act robs a player of 1 gold (RULES 6.9)."""
+"""Round-end Theft in Saboteur 2: the thief to act robs a player of 1 gold (RULES 6.9).
+
+Restated by the batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
+``tests/test_vector.py`` checks against this module over whole games: a change here needs the
+same change there.
+"""
 
 from __future__ import annotations
 
@@ -20,7 +25,13 @@ if TYPE_CHECKING:
 def victims(game: Game, seat: int) -> np.ndarray:
     """bool ``(n,)``: players the thief ``seat`` may rob: anyone else holding gold (whether a
     player has any gold is public, RULES 6.9)."""
-    ok = game.gold >= 1
+    return victims_of(game.gold, seat)
+
+
+def victims_of(gold: np.ndarray, seat: int) -> np.ndarray:
+    """:func:`victims` from every seat's gold, int64 ``(n,)`` (the batched engine's thefts
+    ask here too)."""
+    ok: np.ndarray = gold >= 1
     ok[seat] = False
     return ok
 

@@ -2,7 +2,7 @@
 
 One block: a row per ``(card kind, tool)`` (``Layout.tool_pairs``) x relative target seat.
 
-Restated for the base game by the batched engine's compiled kernels
+Restated (base game and Saboteur 2) by the batched engine's compiled kernels
 (``saboteur_env/vector/kernels.py``), which ``tests/test_vector.py`` checks against this module
 over whole games: a change here needs the same change there.
 """

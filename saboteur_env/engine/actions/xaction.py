@@ -2,6 +2,11 @@
 
 Each card's effect is its row of ``cards.X_EFFECTS`` (what it does, the slot in front it puts
 or clears, who may be the target): data, not code per card.
+
+
+Restated by the batched engine's compiled kernels (``saboteur_env/vector/kernels.py``), which
+``tests/test_vector.py`` checks against this module over whole games: a change here needs the
+same change there.
 """
 
 from __future__ import annotations
