@@ -11,8 +11,8 @@ seat whose view ``render()`` draws: ``None`` = the agent to act, a seat ``0..N-1
   :class:`~saboteur_env.vector.VectorGame`'s (``auto``: ``"array"`` for the base game and
   Saboteur 2 where numba is in use: installed, importable, and ``SABOTEUR_NUMBA`` not
   ``0``).  On ``"array"`` the batched engine's compiled kernels hold the game in a one-game
-  copy of its arrays (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the observation and mask of
-  the seat to act, updating only what a move changed.  From
+  copy of its arrays (:class:`~saboteur_env.vector.arrays.FollowedGame`) and keep the
+  observation and mask of the seat to act, updating only what a move changed.  From
   :meth:`raw_env.reset` until ``env.game`` is first read, the kernels alone play the
   decisions (the events of each, a round end's and the final observations are made from their
   arrays); reading ``env.game`` brings the engine's game up to date (by playing the recorded
