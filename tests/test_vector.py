@@ -745,3 +745,83 @@ def test_a_saboteur_2_batch_loaded_or_pickled_in_the_thefts_plays_as_the_engine(
         e.step(e.sample_actions(re))
         np.testing.assert_array_equal(a.rewards, e.rewards)
         assert list(a.events) == list(e.events)
+
+
+@needs_numba
+def test_the_kernels_stay_within_their_arrays_under_bounds_checking(tmp_path):
+    """numba does not check indexes by default: a kernel that writes past an array corrupts
+    memory silently (the base game's dwarf card aside once went to an array of width 0).
+    With ``NUMBA_BOUNDSCHECK=1`` (compiled afresh in a cache of its own) both games play
+    several rounds on the batched engine and on ``raw_env`` without an ``IndexError``."""
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import numpy as np
+import saboteur_env
+from saboteur_env.vector import VectorGame
+rng = np.random.default_rng(0)
+for options in ({"num_players": 5}, {"num_players": 10}, {"num_players": 5, "expansion": True},
+                {"num_players": 12, "expansion": True}):
+    vec = VectorGame(3, backend="array", **options)
+    vec.reset(0)
+    for _ in range(400):
+        vec.step(vec.sample_actions(rng))
+    env = saboteur_env.raw_env(backend="array", **options)
+    env.reset(seed=1)
+    for _ in range(300):
+        if all(env.terminations.values()):
+            env.reset(seed=2)
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+print("ok")
+"""
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+@needs_numba
+def test_more_dwarf_cards_aside_than_a_deal_leaves_is_refused_and_the_env_encodes_it():
+    """A hand-built Saboteur 2 position with more dwarf cards aside than the deal leaves
+    (the engine plays it): the array backend's ``load`` refuses it, naming the count, and
+    leaves the batch as it was; ``raw_env`` on the array backend encodes it as the engine
+    backend does."""
+    import saboteur_env
+    from saboteur_env.engine import Game, GameConfig
+
+    config = GameConfig(num_players=5, expansion=True)
+    g = Game(config, 4)
+    g.set_aside = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 5, 5]  # 14: the deal leaves 10
+    vec = VectorGame(2, backend="array", num_players=5, expansion=True)
+    vec.reset(1)
+    before = (vec.observation.copy(), vec.legal_action_mask.copy())
+    with pytest.raises(ValueError, match="14 dwarf cards aside: the array backend holds at most"):
+        vec.load(1, g)
+    np.testing.assert_array_equal(vec.observation, before[0])
+    np.testing.assert_array_equal(vec.legal_action_mask, before[1])
+    fast, ref = (saboteur_env.raw_env(backend=b, **config.options()) for b in ("array", "engine"))
+    for e in (fast, ref):
+        e.reset(seed=0)
+        e.load(g.copy())
+    a, b = (e.observe(e.agent_selection) for e in (fast, ref))
+    np.testing.assert_array_equal(a["observation"], b["observation"])
+    np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+
+
+@needs_numba
+def test_a_batch_pickled_by_an_older_layout_is_refused_by_name():
+    """Arrays pickled before Saboteur 2 ran on the kernels (no ``xfront``...) are another
+    layout: unpickling says so, rather than failing inside the kernels' argument tuples."""
+    from saboteur_env.vector.arrays import ArrayGames
+
+    vec = VectorGame(1, backend="array", num_players=5)
+    vec.reset(0)
+    state = vec._arrays.__getstate__()
+    del state["xfront"]
+    blank = ArrayGames.__new__(ArrayGames)
+    with pytest.raises(ValueError, match="pickled by an older saboteur-env"):
+        blank.__setstate__(state)

@@ -220,6 +220,10 @@ def theft_order(
     The player who played a Theft card most recently goes first, then the other thieves
     clockwise from him; a trapped thief's Theft does not work (RULES 6.5), so trapped thieves
     are skipped, also when the most recent one is trapped (the order still starts from him).
+
+    Restated for the observation's ``theft_order`` column by the batched engine's kernels
+    (``saboteur_env/vector/kernels.py`` ``encode_x``), which ``tests/test_vector.py`` checks
+    against the encoder: a change here needs the same change there.
     """
     n = len(has_theft)
     played = [s for s in range(n) if has_theft[s]]

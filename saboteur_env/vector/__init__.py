@@ -495,7 +495,7 @@ class VectorGame:
             IndexError: ``i`` is not a game index.
             ValueError: ``game`` was made for other options than this batch's, or is over
                 (nothing is left to play in it); on the array backend, it has more cards in
-                play than the ruleset's deck.
+                play than the ruleset's deck, or more dwarf cards aside than a deal leaves.
         """
         self._check_index(i)
         if not isinstance(game, Game):

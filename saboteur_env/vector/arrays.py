@@ -67,6 +67,7 @@ from ..engine.events import Event, EventData, EventType, RoundResult
 from ..engine.phases import FAMILIES_OF_PHASE, Phase
 from ..engine.ruleset import NUGGET_SUPPLY
 from ..engine.scoring import (
+    base_payout,
     base_result,
     most_gold,
     nugget_cards_drawn,
@@ -93,15 +94,35 @@ def supports(config: GameConfig) -> bool:
     types).  The base game's rounds are paid by the kernels; a ruleset whose gold is a count
     (Saboteur 2) is scored by :meth:`ArrayGames.settle`, with the engine's scoring."""
     rules = config.ruleset
-    fams = [f for f in K.FAMILY_COLUMNS if f in rules.families]
+    base = (FAMILIES, (Phase.TURN,), (), (), RECENT_TYPES)
+    sab2 = (
+        K.FAMILY_COLUMNS,
+        tuple(Phase),
+        EXTRA_VIEWS["saboteur_2"],
+        EXTRA_BOARD_CHANNELS["saboteur_2"],
+        RECENT_TYPES_OF["saboteur_2"],
+    )
+    layout = (
+        rules.families,
+        rules.phases,
+        EXTRA_VIEWS.get(rules.name),
+        EXTRA_BOARD_CHANNELS.get(rules.name),
+        RECENT_TYPES_OF.get(rules.name),
+    )
     return (
-        tuple(fams) == rules.families
+        # the two layouts the kernels write: the base game's, or every Saboteur 2 family,
+        # phase, view and board channel
+        layout in (base, sab2)
         # the placement rows that fit a cell are two int64 words of bits (kernels.legal)
         and len(rules.variants) <= 2 * K.ROW_BITS
-        and set(rules.phases) <= set(Phase)
-        and set(EXTRA_VIEWS.get(rules.name, ())) <= set(EXTRA_VIEWS["saboteur_2"])
-        and EXTRA_BOARD_CHANNELS.get(rules.name) in ((), EXTRA_BOARD_CHANNELS["saboteur_2"])
-        and RECENT_TYPES_OF.get(rules.name) in (RECENT_TYPES, RECENT_TYPES_OF["saboteur_2"])
+        # a decision's events fit the kernels' records: a pass's last card, its end, a draw
+        # for each card passed
+        and rules.pass_cards + 3 <= K.MAX_EVENTS
+        # gold-nugget cards are paid by the kernels as the base game pays them, and nobody
+        # is paid outside the winners; gold as a count is scored by ArrayGames.settle
+        and (
+            rules.card_payout is None or (rules.card_payout is base_payout and not rules.paid_roles)
+        )
     )
 
 
@@ -299,10 +320,11 @@ class ArrayGames:
         self.deal_deck = np.zeros((b, rounds, deck_max), dtype=np.int16)
         self.deal_deck_len = np.zeros((b, rounds), dtype=np.int64)
         # Saboteur 2 (all False / empty in the base game): the Trapped! and Theft cards in
-        # front, the decision each Theft was played at, each seat's Inspection results, this
-        # round's action cards played, the dwarf cards aside and the thieves to act at round
-        # end; each round's dwarf cards aside and cards removed unseen, as dealt
-        aside = max(0, sum((rules.fixed_role_deck or {}).values()) - 1)
+        # front, the decision each Theft was played at, each seat's Inspection results and
+        # this round's action cards played; each round's cards removed unseen, as dealt.  The
+        # dwarf cards aside, now and as each round dealt them (the base game sets one aside
+        # too: the role deck has a card more than players, RULES 2.2)
+        aside = int(rules.role_deck(n, config.role_table).sum()) - n
         self.xfront = np.zeros((b, n, 2), dtype=bool)
         self.theft_turn = np.full((b, n), -1, dtype=np.int64)
         self.inspected = np.full((b, n, n), -1, dtype=np.int8)
@@ -352,6 +374,11 @@ class ArrayGames:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        if "xfront" not in state:  # its state arrays are another layout's
+            raise ValueError(
+                "this batch was pickled by an older saboteur-env (before Saboteur 2 ran on "
+                "the array backend): its arrays are not this version's; reset a new one"
+            )
         self.__dict__.update(state)
         if "encoder" not in state:  # pickled before the encoder was kept
             self.encoder = ObservationEncoder(self.config)
@@ -377,6 +404,12 @@ class ArrayGames:
             raise ValueError(
                 f"{len(g.nuggets)} gold-nugget cards in the supply: the array backend holds at "
                 f"most the game's {self.nuggets.shape[1]} (use backend='engine' for this position)"
+            )
+        if len(g.set_aside) > self.set_aside.shape[1]:
+            raise ValueError(
+                f"{len(g.set_aside)} dwarf cards aside: the array backend holds at most the "
+                f"{self.set_aside.shape[1]} the deal leaves (use backend='engine' for this "
+                "position)"
             )
 
     def load(self, i: int, g: Game) -> None:

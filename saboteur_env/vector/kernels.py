@@ -42,7 +42,8 @@ from ..encoding.spec import (
     XPlayerFeature,
 )
 from ..engine.board import EMPTY, HIDDEN_GOAL
-from ..engine.cards import FACING, SIDE_DELTA, X_EFFECTS
+from ..engine.cards import FACING, FRONT_THEFT, FRONT_TRAPPED, SIDE_DELTA, X_EFFECTS
+from ..engine.phases import Phase
 
 #: whether the compiled kernels can be used: numba is installed and ``SABOTEUR_NUMBA`` is not
 #: ``0`` (numba is imported, and the kernels compiled or read from its cache, at first use)
@@ -267,6 +268,10 @@ _RUNS += (
     ([PhaseFeature.TURN, PhaseFeature.PASS, PhaseFeature.REMOVE, PhaseFeature.THEFT], 0),
     ([RecentType[e.upper()] for e in X_EFFECTS], R_X0),
 )
+if [p.name for p in Phase] != ["TURN", "PASS", "REMOVE", "THEFT"]:
+    raise AssertionError("the engine's phases are not PH_TURN .. PH_THEFT in order")
+if (FRONT_TRAPPED, FRONT_THEFT) != (3, 4):
+    raise AssertionError("the front slots are not the three tools, then trapped and theft")
 for _run, _first in _RUNS:
     if [int(m) for m in _run] != list(range(_first, _first + len(_run))):
         raise AssertionError(f"the spec's {_run} are not consecutive: the kernels write them so")
@@ -640,7 +645,8 @@ def _py_add_recent(recent, ints, b, actor, typ, target, x, y, tool, dead):
 def _py_apply(b, a, S, T, P, st, ev, chg):
     """Play flat action ``a`` (legal: taken from this state's mask) for the seat to act of
     game ``b``: the action family's effect, then the draw and the next seat (RULES 3.1-3.7,
-    5.1).  Returns CONTINUE, GOLD_FOUND or HANDS_EMPTY."""
+    5.1, 6.5, 6.7, 6.9).  Returns CONTINUE (also within a pass or a removal, the same seat to
+    act), GOLD_FOUND, HANDS_EMPTY or, after a thief's theft, THEFT_DONE."""
     ints = S[S_INTS]
     hands = S[S_HANDS]
     discards = S[S_DISCARDS]
@@ -792,15 +798,16 @@ def _py_apply(b, a, S, T, P, st, ev, chg):
         event(ev, ints, b, EV_ACTION_PLAYED, s, -1, k, t, 0, 0)
         S[S_XCOUNTS][b, s, t, row] += 1
         add_recent(recent, ints, b, s, R_X0 + row, t, 0, 0, -1, 0)
+        # xfront's columns are the front slots after the three tools: trapped, theft
         if verb == XV_PUT:
-            xfront[b, t, slot - 3] = True
-            if slot - 3 == 1:  # a Theft: its turn orders the thefts (RULES 6.9)
+            xfront[b, t, slot - FRONT_TRAPPED] = True
+            if slot == FRONT_THEFT:  # its decision orders the thefts (RULES 6.9)
                 S[S_THEFT_TURN][b, t] = ints[b, I_DECISIONS]
         elif verb == XV_CLEAR:
-            discards[b, P[P_TRAPPED_KIND] if slot - 3 == 0 else P[P_THEFT_KIND]] += 1
+            discards[b, P[P_TRAPPED_KIND] if slot == FRONT_TRAPPED else P[P_THEFT_KIND]] += 1
             discards[b, k] += 1
-            xfront[b, t, slot - 3] = False
-            if slot - 3 == 1:
+            xfront[b, t, slot - FRONT_TRAPPED] = False
+            if slot == FRONT_THEFT:
                 S[S_THEFT_TURN][b, t] = -1
         else:
             discards[b, k] += 1
@@ -890,14 +897,14 @@ def _py_finish_remove(b, s, S, T, P, ev):
     seat draws one card (``remove.finish_remove``, RULES 6.7 option 3)."""
     ints = S[S_INTS]
     slot = ints[b, I_PHASE_SLOT]
-    if slot < 3:
+    if slot < FRONT_TRAPPED:  # a broken tool
         k = S[S_BROKEN_KIND][b, s, slot]
         S[S_BROKEN][b, s, slot] = False
         S[S_BROKEN_KIND][b, s, slot] = -1
     else:
-        k = P[P_TRAPPED_KIND] if slot == 3 else P[P_THEFT_KIND]
-        S[S_XFRONT][b, s, slot - 3] = False
-        if slot == 4:
+        k = P[P_TRAPPED_KIND] if slot == FRONT_TRAPPED else P[P_THEFT_KIND]
+        S[S_XFRONT][b, s, slot - FRONT_TRAPPED] = False
+        if slot == FRONT_THEFT:
             S[S_THEFT_TURN][b, s] = -1
     S[S_DISCARDS][b, k] += 1
     event(ev, ints, b, EV_FRONT_REMOVED, s, -1, slot, k, 0, 0)
@@ -1262,9 +1269,9 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
                     continue
                 t = seat_abs(s, rel, n)
                 if verb == XV_PUT:
-                    ok = not xfront[b, t, x_slot[row] - 3]
+                    ok = not xfront[b, t, x_slot[row] - FRONT_TRAPPED]
                 elif verb == XV_CLEAR:
-                    ok = xfront[b, t, x_slot[row] - 3]
+                    ok = xfront[b, t, x_slot[row] - FRONT_TRAPPED]
                 elif verb == XV_SWAP_HATS:
                     ok = ints[b, I_ASIDE_POS] < ints[b, I_ASIDE_LEN]
                 else:
@@ -1276,12 +1283,12 @@ def _py_legal(b, S, T, P, mask, lidx, codes):
         for k in range(K):
             size += hand[k]
         if size >= P[P_REMOVE_DISCARDS]:
-            for slot in range(3):
+            for slot in range(FRONT_TRAPPED):  # the tools, then trapped and theft
                 if broken[b, s, slot]:
                     allow(m, lidx, ints, b, P[P_REMOVE] + slot)
             for j in range(xfront.shape[2]):
                 if xfront[b, s, j]:
-                    allow(m, lidx, ints, b, P[P_REMOVE] + 3 + j)
+                    allow(m, lidx, ints, b, P[P_REMOVE] + FRONT_TRAPPED + j)
     if offered[F_DONE]:  # RULES 6.7 option 4: end a pass
         allow(m, lidx, ints, b, P[P_DONE])
     if offered[F_STEAL]:  # RULES 6.9: another player holding gold
@@ -1506,10 +1513,12 @@ def _py_deal_next(games, S, T, P):
 
 @_kernel
 def _py_step(acts, S, T, P, obs, mask, lidx, st, ev, codes, chg, rewards, scratch):
-    """Play ``acts[b]`` in every game ``b`` (:func:`apply`; a round that ends is paid and the
-    next dealt, :func:`finish_round`); where the game goes on, write its observation and
-    mask.  ``ints[:, I_STATUS]``: CONTINUE, ROUND_DONE or GAME_OVER; ``rewards[b]`` is
-    written where a round ended."""
+    """Play ``acts[b]`` in every game ``b`` (:func:`apply`; a base-game round that ends is
+    paid and the next dealt, :func:`finish_round`); where the game goes on, write its
+    observation and mask.  ``ints[:, I_STATUS]``: CONTINUE, ROUND_DONE or GAME_OVER;
+    ``rewards[b]`` is written where a round ended.  A Saboteur 2 round end (ROUND_SCORE) and
+    a theft (THEFT_DONE) go back to the caller (``arrays.ArrayGames.settle``), which writes
+    that game's observation and mask."""
     ints = S[S_INTS]
     actions = S[S_ACTIONS]
     for b in range(acts.shape[0]):
