@@ -8,7 +8,11 @@ and forwards its module ``__getattr__`` to :meth:`Kernels.lookup`.  The first lo
 numba and binds every registered loop, compiled lazily by numba (or read from numba's cache),
 to its name in the module, so the kernels call each other by those names and importing the
 module stays cheap.  numba is optional: :func:`enabled` says whether it is in use (installed,
-and the environment variable ``SABOTEUR_NUMBA`` is not ``0``).
+and the environment variable ``SABOTEUR_NUMBA`` is not ``0``).  When numba begins to compile
+one of a module's loops rather than read it from its cache (numba's ``numba:compile``
+event), one line on stderr says so, once per module and process: a first ``reset`` or
+``step`` that compiles for tens of seconds is not silent, and one that reads the cache says
+nothing.
 """
 
 from __future__ import annotations
@@ -75,18 +79,15 @@ class Kernels:
             if not (self.refcount or name in self.refcounted) and _runtime_optional(numba):
                 options["_nrt"] = False
             self.namespace[name] = numba.njit(**options)(f)
+            _MODULE_OF[id(self.namespace[name])] = self.module
+        if _listen():
+            return  # the notice comes when numba begins to compile one of these loops
         cold = [name for name in self.sources if _not_cached(self.namespace[name])]
         if cold and len(cold) == len(self.sources):
-            # a fresh install (or changed source: no loop of the module cached) compiles for
-            # tens of seconds: say so once, rather than leave a first reset or step silent that
-            # long.  Some loops cached means a current cache whose other loops were never
-            # called (and may never be): no notice, or it would come at every run
-            print(
-                f"saboteur: compiling {len(cold)} loops of {self.module} with numba (once: "
-                "numba caches them; tens of seconds)",
-                file=sys.stderr,
-                flush=True,
-            )
+            # (without numba's event API) a fresh install (or changed source: no loop of the
+            # module cached) compiles for tens of seconds: say so once.  Some loops cached
+            # means a current cache whose other loops may never be called: no notice
+            _notice(self.module)
 
     def lookup(self, name: str) -> Any:
         """The module ``__getattr__``: kernel ``name``, compiling the module's kernels first.
@@ -100,6 +101,53 @@ class Kernels:
             self.compile_all()
             return self.namespace[name]
         raise AttributeError(f"module {self.module!r} has no attribute {name!r}")
+
+
+#: id of each compiled loop (a numba dispatcher) -> its module's name; the modules whose
+#: compile notice was printed in this process
+_MODULE_OF: dict[int, str] = {}
+_NOTICED: set[str] = set()
+#: the listener of numba's compile events, once registered (False: numba has no event API)
+_LISTENER: list[Any] = []
+
+
+def _notice(module: str) -> None:
+    """Say once per process that ``module``'s loops are being compiled: tens of seconds that
+    would otherwise leave a first ``reset`` or ``step`` silent."""
+    if module not in _NOTICED:
+        _NOTICED.add(module)
+        print(
+            f"saboteur: compiling the loops of {module} with numba (once: numba caches them; "
+            "tens of seconds)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _listen() -> bool:
+    """Register (once) a listener of numba's ``numba:compile`` event, which numba sends when it
+    compiles a loop rather than reading it from its cache (numba's event API, as
+    ``saboteur train``'s compile clock uses it): the first compile of one of a module's loops
+    prints its notice.  Returns whether the listener is in place."""
+    if not _LISTENER:
+        try:
+            from numba.core import event
+
+            class _CompileNotice(event.Listener):
+                def on_start(self, ev: Any) -> None:
+                    data = ev.data if isinstance(ev.data, dict) else {}
+                    module = _MODULE_OF.get(id(data.get("dispatcher")))
+                    if module is not None:
+                        _notice(module)
+
+                def on_end(self, ev: Any) -> None:
+                    pass
+
+            event.register("numba:compile", _CompileNotice())
+            _LISTENER.append(True)
+        except Exception:
+            _LISTENER.append(False)
+    return bool(_LISTENER[0])
 
 
 def _runtime_optional(numba: Any) -> bool:
