@@ -80,14 +80,7 @@ class Kernels:
                 options["_nrt"] = False
             self.namespace[name] = numba.njit(**options)(f)
             _MODULE_OF[id(self.namespace[name])] = self.module
-        if _listen():
-            return  # the notice comes when numba begins to compile one of these loops
-        cold = [name for name in self.sources if _not_cached(self.namespace[name])]
-        if cold and len(cold) == len(self.sources):
-            # (without numba's event API) a fresh install (or changed source: no loop of the
-            # module cached) compiles for tens of seconds: say so once.  Some loops cached
-            # means a current cache whose other loops may never be called: no notice
-            _notice(self.module)
+        _listen()  # the notice comes when numba begins to compile one of these loops
 
     def lookup(self, name: str) -> Any:
         """The module ``__getattr__``: kernel ``name``, compiling the module's kernels first.
@@ -107,8 +100,8 @@ class Kernels:
 #: compile notice was printed in this process
 _MODULE_OF: dict[int, str] = {}
 _NOTICED: set[str] = set()
-#: the listener of numba's compile events, once registered (False: numba has no event API)
-_LISTENER: list[Any] = []
+#: whether the listener of numba's compile events is registered
+_LISTENING: list[bool] = []
 
 
 def _notice(module: str) -> None:
@@ -124,30 +117,27 @@ def _notice(module: str) -> None:
         )
 
 
-def _listen() -> bool:
+def _listen() -> None:
     """Register (once) a listener of numba's ``numba:compile`` event, which numba sends when it
     compiles a loop rather than reading it from its cache (numba's event API, as
     ``saboteur train``'s compile clock uses it): the first compile of one of a module's loops
-    prints its notice.  Returns whether the listener is in place."""
-    if not _LISTENER:
-        try:
-            from numba.core import event
+    prints its notice."""
+    if _LISTENING:
+        return
+    from numba.core import event
 
-            class _CompileNotice(event.Listener):
-                def on_start(self, ev: Any) -> None:
-                    data = ev.data if isinstance(ev.data, dict) else {}
-                    module = _MODULE_OF.get(id(data.get("dispatcher")))
-                    if module is not None:
-                        _notice(module)
+    class _CompileNotice(event.Listener):
+        def on_start(self, ev: Any) -> None:
+            data = ev.data if isinstance(ev.data, dict) else {}
+            module = _MODULE_OF.get(id(data.get("dispatcher")))
+            if module is not None:
+                _notice(module)
 
-                def on_end(self, ev: Any) -> None:
-                    pass
+        def on_end(self, ev: Any) -> None:
+            pass
 
-            event.register("numba:compile", _CompileNotice())
-            _LISTENER.append(True)
-        except Exception:
-            _LISTENER.append(False)
-    return bool(_LISTENER[0])
+    event.register("numba:compile", _CompileNotice())
+    _LISTENING.append(True)
 
 
 def _runtime_optional(numba: Any) -> bool:
@@ -158,15 +148,5 @@ def _runtime_optional(numba: Any) -> bool:
         from numba.core.cpu import CPUTargetOptions
 
         return hasattr(CPUTargetOptions, "_nrt")
-    except Exception:
-        return False
-
-
-def _not_cached(dispatcher: Any) -> bool:
-    """Whether numba's cache holds no compiled loop of ``dispatcher`` for its current source
-    (read through numba's cache index, not a documented interface: ``False`` if that
-    fails)."""
-    try:
-        return not dispatcher._cache._cache_file._load_index()
     except Exception:
         return False

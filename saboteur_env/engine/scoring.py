@@ -510,18 +510,28 @@ def end_round_s2(game: Game, gold_found: bool, connector: int | None) -> None:
     _next_thief(game)
 
 
-# _next_thief and steal are restated for the batched engine by ``ArrayGames.settle``
-# (``saboteur_env/vector/arrays.py``), checked by tests/test_vector.py: change both together
-def _next_thief(game: Game) -> None:
-    from .actions.steal import victims
+# the flow of _next_thief and steal is restated for the batched engine by
+# ``ArrayGames.settle`` (``saboteur_env/vector/arrays.py``, which calls score_s2, theft_order
+# and skip_thieves), checked by tests/test_vector.py: change both together
+def skip_thieves(queue: list[int], gold: np.ndarray) -> list[int]:
+    """Take from the front of the theft ``queue`` (in place) the thieves with nobody to rob:
+    no other player holds gold (RULES 6.9); returns them, in order, each skipped without a
+    decision.  The queue's first thief left, if any, acts next.  ``gold``: int64 ``(n,)``,
+    every seat's gold now."""
+    from .actions.steal import victims_of
 
-    while game.theft_queue:
-        s = game.theft_queue[0]
-        if victims(game, s).any():
-            game.current = s
-            return
-        game.theft_queue.pop(0)
+    skipped = []
+    while queue and not victims_of(gold, queue[0]).any():
+        skipped.append(queue.pop(0))
+    return skipped
+
+
+def _next_thief(game: Game) -> None:
+    for s in skip_thieves(game.theft_queue, game.gold):
         game.emit(EventType.THEFT_SKIPPED, s, {})
+    if game.theft_queue:
+        game.current = game.theft_queue[0]
+        return
     result = game.pending_result
     assert result is not None
     game.pending_result = None

@@ -43,7 +43,6 @@ from ..encoding.spec import (
     RECENT_TYPES_OF,
     HistoryColumn,
 )
-from ..engine.actions.steal import victims_of
 from ..engine.board import EMPTY, Board, code_tables
 from ..engine.cards import (
     ALL_KINDS,
@@ -74,6 +73,7 @@ from ..engine.scoring import (
     round_rewards,
     score_s2,
     scored_data,
+    skip_thieves,
     theft_order,
 )
 from ..engine.setup import draw_round, draw_start, game_generator
@@ -624,17 +624,15 @@ class ArrayGames:
             result.received[thief] += 1
             result.thefts.append((thief, victim))
             queue.pop(0)
-        while queue:
-            s = queue[0]
-            if victims_of(gold, s).any():
-                self.pending[i] = (result, queue)
-                t[K.I_CURRENT], t[K.I_PHASE] = s, K.PH_THEFT
-                t[K.I_STATUS] = K.CONTINUE
-                self.refresh(np.array([i], dtype=np.int64))
-                self.settled[i] = (events, None)
-                return
-            queue.pop(0)
+        for s in skip_thieves(queue, gold):
             events.append(Event(EventType.THEFT_SKIPPED, s, EventData({})))
+        if queue:  # the next thief chooses his victim
+            self.pending[i] = (result, queue)
+            t[K.I_CURRENT], t[K.I_PHASE] = queue[0], K.PH_THEFT
+            t[K.I_STATUS] = K.CONTINUE
+            self.refresh(np.array([i], dtype=np.int64))
+            self.settled[i] = (events, None)
+            return
         self.pending.pop(i, None)
         t[K.I_PHASE] = K.PH_TURN
         rewards[i] = round_rewards(result, self.config.reward, self.config.ruleset)
