@@ -342,6 +342,47 @@ def test_serve_command_line_errors(capsys):
         assert text in capsys.readouterr().err
 
 
+def test_serve_port_0_prints_the_port_it_took_and_serves_the_page(tmp_path):
+    import subprocess
+    import sys
+    import urllib.request
+
+    code = (
+        "from saboteur_experiments.web.server import main; "
+        f"main(['--port', '0', '--records', {str(tmp_path / 'rec')!r}])"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        line = proc.stdout.readline()  # printed once the socket is bound
+        m = re.match(r"saboteur serve: http://127\.0\.0\.1:(\d+)/ ", line)
+        assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
+        port = int(m.group(1))
+        assert port > 0
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as r:
+            assert r.status == 200
+            assert "<html" in r.read().decode().lower()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_serve_on_a_port_in_use_is_a_usage_error_naming_it(capsys, tmp_path):
+    import socket
+
+    from saboteur_experiments.web.server import main
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        with pytest.raises(SystemExit) as e:
+            main(["--port", str(port), "--records", str(tmp_path / "rec")])
+    assert e.value.code == 2
+    assert f"--port {port}: " in capsys.readouterr().err
+
+
 # --- human games as a population of the bluff benchmark ----------------------------------------
 def test_a_records_folder_is_a_bluff_population(server, tmp_path):
     from saboteur_experiments.bluff.pipeline import record_population, run

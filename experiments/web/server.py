@@ -464,6 +464,27 @@ def main(argv=None) -> None:
         seed=a.seed,
         records=a.records,
     )
-    app = create_app(server)
-    print(f"saboteur serve: http://{a.host}:{a.port}/  (records in {a.records}/)")
-    app.run(host=a.host, port=a.port, debug=False, threaded=True)
+    import socket
+
+    from werkzeug.serving import make_server, select_address_family
+
+    # bound here, before the line is printed: the line names the port taken (with --port 0 a
+    # free one), and a port in use is a usage error (werkzeug would print and exit 1)
+    try:
+        sock = socket.create_server((a.host, a.port), family=select_address_family(a.host, a.port))
+    except (OSError, OverflowError) as err:
+        p.error(f"--host {a.host} --port {a.port}: {getattr(err, 'strerror', None) or err}")
+    with sock:
+        httpd = make_server(a.host, a.port, create_app(server), threaded=True, fd=sock.fileno())
+    url_host = f"[{a.host}]" if ":" in a.host else a.host
+    port = httpd.socket.getsockname()[1]
+    print(
+        f"saboteur serve: http://{url_host}:{port}/  (records in {a.records}/)",
+        flush=True,
+    )
+    try:
+        httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        httpd.server_close()
