@@ -176,7 +176,7 @@ def make_agent(spec: str) -> Agent:
         factory = _imported_factory(spec, name)
     else:
         raise ValueError(
-            f"unknown agent {spec!r}; known agents: {sorted({*_REGISTRY, *_offered()})}, or "
+            f"unknown agent {spec!r}; known agents: {known_agents()}, or "
             "MODULE.ATTR for an agent of your own (an importable module's Agent subclass or "
             "factory)"
         )
@@ -193,6 +193,13 @@ def make_agent(spec: str) -> Agent:
         )
     agent.name = spec
     return agent
+
+
+def known_agents() -> list[str]:
+    """The agent names :func:`make_agent` knows, sorted: those registered in this process and
+    those other packages offer through entry points (group :data:`ENTRY_POINTS`), not yet
+    imported; what every 'unknown agent' message lists."""
+    return sorted({*_REGISTRY, *_offered()})
 
 
 def import_callable(spec: str, path: str, what: str, unknown: str = "") -> Callable[..., Any]:
@@ -237,7 +244,7 @@ def _imported_factory(spec: str, name: str) -> Callable[..., Agent]:
     Raises:
         ValueError: the module does not import, or has no ``ATTR``, or it is not callable.
     """
-    factory = import_callable(spec, name, "agent", f" (known agents: {sorted(_REGISTRY)})")
+    factory = import_callable(spec, name, "agent", f" (known agents: {known_agents()})")
     if isinstance(factory, type) and issubclass(factory, Agent) and factory.act is Agent.act:
         raise ValueError(f"agent spec {spec!r}: {name.rpartition('.')[2]} does not implement act()")
     return factory  # type: ignore[no-any-return]

@@ -18,13 +18,14 @@ def _play(argv) -> None:
         check_agents_fit,
         check_config,
         check_output_file,
+        players_help,
     )
     from saboteur_experiments.play import play_game
 
     p = argparse.ArgumentParser(
         prog="saboteur play", description="Play one full game with agents and print results."
     )
-    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--players", type=int, default=5, help=players_help())
     p.add_argument(
         "--seed",
         type=at_least(0),
@@ -32,7 +33,7 @@ def _play(argv) -> None:
         help="deal seed (default: 1; with --human a fresh one, printed after the game, so a "
         "second game is not a deal you have seen)",
     )
-    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument(
         "--expansion", action="store_true", help="play Saboteur 2 (RULES 6), 2-12 players"
     )
@@ -73,7 +74,10 @@ def _play(argv) -> None:
         from saboteur_experiments.human import supports
 
         if not supports(GameConfig(expansion=args.expansion).ruleset):
-            p.error("--human cannot be combined with --expansion: human play is base game only")
+            p.error(
+                "--human cannot be combined with --expansion: terminal play is base game "
+                "only; play Saboteur 2 in the browser: saboteur serve --expansion"
+            )
     if args.record is not None:
         check_output_file(p, args.record, "--record")
     if args.human is not None:

@@ -69,6 +69,15 @@ def check_agents(
 OPTION_OF = {"num_players": "--players", "num_rounds": "--rounds"}
 
 
+def players_help(default: int = 5) -> str:
+    """The help of a ``--players`` option: its default and each ruleset's range (from the
+    rulesets, RULES 2.2 and 6.1)."""
+    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+
+    (b0, b1), (x0, x1) = BASE.player_range, SABOTEUR_2.player_range
+    return f"players per game (default: {default}; base game {b0}-{b1}, Saboteur 2 {x0}-{x1})"
+
+
 def check_config(p: argparse.ArgumentParser, options: dict | None = None, **config) -> None:
     """Validate game options (:class:`~saboteur_env.engine.config.GameConfig`), e.g. the player
     count, as usage errors naming the command-line option (``options``: config field ->

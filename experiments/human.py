@@ -497,20 +497,21 @@ def main(argv=None) -> None:
         check_agents,
         check_config,
         check_output_file,
+        players_help,
     )
 
     p = argparse.ArgumentParser(
         prog="saboteur play --human", description="Play one game in the terminal against agents."
     )
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
-    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--players", type=int, default=5, help=players_help())
     p.add_argument(
         "--seed",
         type=at_least(0),
         default=None,
         help="deal seed (default: a fresh one, printed after the game)",
     )
-    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument("--agents", default="random")
     p.add_argument("--record", default=None, metavar="PATH")
     args = p.parse_args(argv)

@@ -168,6 +168,8 @@ def _frames_note(n: int, d: int) -> str:
     """What ``n`` frames (or page states) of a game of ``d`` decisions are: the deal, one per
     decision, and a next round's deal after each round's result but the last."""
     dealt = n - 1 - d
+    if not dealt:  # a one-round game (or one stopped in its first round)
+        return f"the deal and {d} decisions"
     return (
         f"the deal, {d} decisions, and {dealt} {'deal' if dealt == 1 else 'deals'} of a next "
         "round after a round's result"

@@ -76,6 +76,7 @@ from saboteur_experiments.cli_args import (
     check_deal_range,
     check_output_dir,
     check_unique,
+    players_help,
 )
 from saboteur_experiments.evaluation.failures import (
     COUNTER_LABELS,
@@ -895,7 +896,7 @@ def main(argv=None) -> None:
         default="random,heuristic",
         help="comma-separated agent specs (default: random,heuristic)",
     )
-    p.add_argument("--players", type=int, default=5)
+    p.add_argument("--players", type=int, default=5, help=players_help())
     p.add_argument(
         "--deals",
         type=at_least(1),

@@ -120,7 +120,13 @@ def test_bad_play_options_are_usage_errors(capsys, tmp_path):
     err = _usage_error(capsys, ["play", "--record", str(tmp_path)])
     assert "--record" in err and "folder" in err
     err = _usage_error(capsys, ["play", "--human", "0", "--expansion"])
-    assert "--human" in err and "--expansion" in err
+    assert "--human" in err and "saboteur serve --expansion" in err  # where Saboteur 2 is played
+
+
+def test_players_help_gives_each_rulesets_range():
+    from saboteur_experiments.cli_args import players_help
+
+    assert players_help() == "players per game (default: 5; base game 3-10, Saboteur 2 2-12)"
 
 
 def test_bad_bench_options_are_usage_errors(capsys):

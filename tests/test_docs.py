@@ -90,3 +90,25 @@ def test_the_docs_home_page_gives_the_readmes_two_commands():
     index = (root / "docs" / "index.md").read_text()
     body = index.split("## The two commands", 1)[1]
     assert commands(body) == commands((root / "README.md").read_text())
+
+
+def test_the_docs_list_every_winning_side():
+    """README, getting-started and the agents doc's ``round_end`` row name every value
+    ``RoundResult.winning_side`` takes (``scoring.SIDE_TEXT``: the base game says
+    ``"saboteur"``, Saboteur 2 ``"saboteurs"``, so code comparing one word missed the other
+    game's saboteur wins) and the tuple that covers both."""
+    from saboteur_env.engine.scoring import SABOTEUR_SIDES, SIDE_TEXT
+
+    root = Path(__file__).resolve().parents[1]
+    agents = (root / "docs" / "agents.md").read_text()
+    row = next(line for line in agents.splitlines() if line.startswith("| `round_end` |"))
+    for text in (
+        (root / "README.md").read_text(),
+        (root / "docs" / "getting-started.md").read_text(),
+        row,
+    ):
+        flat = " ".join(text.split())
+        missing = [side for side in SIDE_TEXT if f'`"{side}"`' not in flat]
+        assert not missing, missing
+        assert "SABOTEUR_SIDES" in flat
+    assert set(SABOTEUR_SIDES) == {"saboteur", "saboteurs"}

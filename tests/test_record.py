@@ -248,6 +248,12 @@ def test_replay_writes_png_frames_and_gif(record_path, tmp_path):
         f"wrote {tmp_path / 'r.html'} ({d + 2} states: the deal, {d} decisions, and 1 deal of "
         "a next round after a round's result)\n"
     )
+    from saboteur_experiments.replay import _frames_note
+
+    assert _frames_note(68, 67) == "the deal and 67 decisions"  # one round: no next deal
+    assert _frames_note(72, 69) == (
+        "the deal, 69 decisions, and 2 deals of a next round after a round's result"
+    )
     # the page shows round 1's end before round 2's deal (the game already holds the deal)
     from saboteur_experiments.web.replay_html import replay_data
 

@@ -68,6 +68,14 @@ def test_a_module_path_spec_that_does_not_fit_says_why(user_module):
         make_agent(f"{user_module}.not_an_agent")
     with pytest.raises(ValueError, match=r"unknown agent 'heuristik'; known agents: .*MODULE"):
         make_agent("heuristik")
+    from saboteur_agents.base import known_agents
+
+    # both messages list the same names, the entry points' agents (evasive, rolesplit) too
+    assert {"evasive", "rolesplit", "heuristic", "ppo"} <= set(known_agents())
+    for spec in ("heuristik", "no_such_module.East"):
+        with pytest.raises(ValueError) as err:
+            make_agent(spec)
+        assert f"known agents: {known_agents()}" in str(err.value)
     with pytest.raises(ValueError, match=r"Agent does not implement act\(\)"):
         make_agent(f"{user_module}.Agent")  # the base class, imported into the module
 

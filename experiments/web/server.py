@@ -413,15 +413,21 @@ def main(argv=None) -> None:
     import argparse
 
     from saboteur_agents.base import require_extra
-    from saboteur_experiments.cli_args import at_least, check_agents, check_config, check_output_dir
+    from saboteur_experiments.cli_args import (
+        at_least,
+        check_agents,
+        check_config,
+        check_output_dir,
+        players_help,
+    )
 
     p = argparse.ArgumentParser(
         prog="saboteur serve",
         description="Play Saboteur in the browser against agents (http://HOST:PORT/).",
     )
     p.add_argument("--agents", default="heuristic", help="agent specs cycled over the seats")
-    p.add_argument("--players", type=int, default=5)
-    p.add_argument("--rounds", type=at_least(1), default=3)
+    p.add_argument("--players", type=int, default=5, help=players_help())
+    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
     p.add_argument("--human", default="0", metavar="SEATS", help="human seats, e.g. 0 or 0,2")
     p.add_argument(
