@@ -218,11 +218,13 @@ def test_a_full_scripted_game_through_the_http_api_is_recorded(server, tmp_path)
     assert client.get("/api/view", headers={TOKEN_HEADER: token}).get_json()["open_seats"] == []
     tokens = {0: token, 2: token2}
     moves = 0
+    last_rounds = {}  # (seat, round) -> the last_round a seat's view showed in that round
     while not v["game_over"]:
         seat = v["to_act"]
         assert seat in tokens
         v = client.get("/api/view", headers={TOKEN_HEADER: tokens[seat]}).get_json()
         assert v["viewer"] == seat and v["moves"]
+        last_rounds.setdefault((seat, v["round"]), v["last_round"])
         r = client.post(
             "/api/move",
             json={"action": v["moves"][-1]["index"]},
@@ -240,6 +242,26 @@ def test_a_full_scripted_game_through_the_http_api_is_recorded(server, tmp_path)
     assert rec.header["meta"] == {"population": "human", "human_seats": [0, 2]}
     assert sum(d["seat"] in (0, 2) for d in rec.decisions) == moves
     assert replay_game(rec).gold.tolist() == table.game.gold.tolist()
+    # each next round shows the round before's final maze and result, as the seat saw them:
+    # the maze the replay page draws at that round's end from the seat's view (from the
+    # record, another path), the result as the terminal tells it
+    from saboteur_experiments.human import round_result_text
+    from saboteur_experiments.web.replay_html import replay_data
+
+    assert v["last_round"] is None  # the game is over: its final maze is the maze itself
+    for seat in (0, 2):
+        assert last_rounds[seat, 1] is None
+        ends = [
+            st["view"]["maze"]
+            for st in replay_data(rec, seat, beliefs=False)["steps"]
+            if " is over: " in st.get("caption", "")
+        ]
+        assert len(ends) == 2
+        for r in (1, 2):
+            shown = last_rounds[seat, r + 1]
+            res = table.game.round_results[r - 1]
+            assert shown["round"] == r and shown["maze"] == ends[r - 1]
+            assert shown["result"] == round_result_text(res, seat, False, table.game.rules)
     r = client.post("/api/move", json={"action": 0}, headers={TOKEN_HEADER: token})
     assert r.status_code == 409 and r.get_json()["error"] == "the game is over"
 

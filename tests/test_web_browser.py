@@ -107,6 +107,29 @@ def test_clicking_a_legal_placement_changes_the_maze(browser, served):
     assert table.game.board.variant_at(int(x), int(y)) >= 0
 
 
+def test_the_next_round_shows_the_last_rounds_final_maze(browser, served):
+    from selenium.webdriver.common.by import By
+
+    from saboteur_env.encoding.codec import legal_indices
+
+    url, server = served
+    browser.get(url)
+    _wait(browser, "#hand .card")
+    assert browser.find_element(By.ID, "last").text == ""  # no round has ended yet
+    token = browser.execute_script("return sessionStorage.getItem('saboteur-token')")
+    (table,) = server.tables.values()
+    g = table.game
+    while not g.round_results:  # seat 0's first legal move, the agents in between
+        server.move(token, {"action": int(legal_indices(server.codec.mask(g, 0))[0])})
+    browser.refresh()  # the tab keeps its seat
+    head = _wait(browser, "#last h2")
+    assert head.text == "Round 1's final maze"
+    shown = server.payload(table, 0)["last_round"]
+    cards = sum(1 for c in shown["maze"]["cells"] if c.get("card"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#last-maze .cell svg")) == cards > 3
+    assert browser.find_element(By.ID, "last-result").text == shown["result"].strip()
+
+
 def test_the_self_contained_replay_page_opens_from_disk_and_steps(browser, tmp_path):
     from selenium.webdriver.common.by import By
 

@@ -32,10 +32,12 @@ from pathlib import Path
 from saboteur_env.encoding.codec import Codec
 from saboteur_env.encoding.observation import ObservationEncoder
 from saboteur_env.engine.config import GameConfig
+from saboteur_env.engine.events import EventType
 from saboteur_env.engine.state import Game, IllegalActionError
 from saboteur_experiments.evaluation.splits import agent_seed
+from saboteur_experiments.human import round_result_text
 
-from .view import view
+from .view import maze, view
 
 STATIC = Path(__file__).with_name("static")
 TOKEN_HEADER = "X-Saboteur-Token"
@@ -79,6 +81,9 @@ class Table:
     agent_seeds: list[int] = field(default_factory=list)
     #: ``time.monotonic()`` of its last request (:meth:`Server.seat_of`) or its deal
     last_active: float = field(default_factory=time.monotonic)
+    #: per human seat, the last finished round's final maze and result as that seat saw them
+    #: (the game already holds the next deal): ``{"round", "maze", "result"}``
+    last_round: dict[int, dict] = field(default_factory=dict)
 
     def free_seats(self) -> list[int]:
         return [s for s in self.humans if s not in self.tokens.values()]
@@ -218,13 +223,17 @@ class Server:
 
     def payload(self, t: Table, seat: int) -> dict:
         """What the server sends seat ``seat``: :func:`.view.view` of that seat and the game
-        id, its human seats, those not yet joined and whether it was recorded (nothing else)."""
+        id, its human seats, those not yet joined, whether it was recorded and ``last_round``
+        (the last finished round's final maze and result as the seat saw them,
+        :attr:`Table.last_round`; ``None`` before a round ends and once the game is over)
+        (nothing else)."""
         with t.lock:  # the shared codec and encoder: one request at a time (join, new game too)
             v = view(t.game, seat, t.names, codec=self.codec)
             v["game"] = t.id
             v["humans"] = list(t.humans)
             v["open_seats"] = t.free_seats()  # human seats nobody has joined yet
             v["recorded"] = t.recorded is not None
+            v["last_round"] = None if t.game.game_over else t.last_round.get(seat)
         return v
 
     def move(self, token: str | None, body) -> tuple[Table, int]:
@@ -262,7 +271,7 @@ class Server:
                 raise RequestError(400, f"illegal move {what!r}: {why or 'not offered'}")
             structured = self.codec.decode(a, seat, g.n)
             try:
-                events = g.apply(structured)
+                events = self._play(t, structured)
             except IllegalActionError as err:  # pragma: no cover (checked above)
                 raise RequestError(400, f"illegal move: {err}") from None
             t.pending[seat] = []
@@ -271,6 +280,30 @@ class Server:
         return t, seat
 
     # --- internals ----------------------------------------------------------------------
+    @staticmethod
+    def _play(t: Table, action) -> list:
+        """Apply ``action`` (structured) to ``t``'s game and return its events; when it ends a
+        round, keep each human seat's view of that round's final maze (with the map results
+        it had, which the next deal forgets) and result in :attr:`Table.last_round`.
+
+        Raises:
+            IllegalActionError: ``action`` is illegal (nothing changed)."""
+        g = t.game
+        known = {s: g.known_goals[s].copy() for s in t.humans}
+        events = g.apply(action)
+        ended = [e for e in events if e.type is EventType.ROUND_END]
+        if ended:
+            res = g.round_results[-1]
+            t.last_round = {
+                s: {
+                    "round": res.round + 1,
+                    "maze": maze(g, s, board=g.round_boards[res.round], known=known[s]),
+                    "result": round_result_text(res, s, g.game_over, g.rules),
+                }
+                for s in t.humans
+            }
+        return events
+
     @staticmethod
     def _route(t: Table, events) -> None:
         for e in events:
@@ -295,7 +328,7 @@ class Server:
                 obs = self.encoder.encode(g, s)
                 mask = self.codec.mask(g, s)
                 a = int(t.agents[s].act(obs, mask, {"events": list(t.pending[s])}))
-                events = g.apply(self.codec.decode(a, s, g.n))  # verified
+                events = self._play(t, self.codec.decode(a, s, g.n))  # verified
             except Exception as err:  # noqa: BLE001 - any agent failure stops this game only
                 t.broken = f"the agent of seat {s} ({t.names[s]}) failed: {err}"
                 raise RequestError(500, t.broken) from None

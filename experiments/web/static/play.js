@@ -42,6 +42,16 @@
     Saboteur.drawMaze($("maze"), v.maze, cells, (x, y) => {
       play(cells.get(x + "," + y)[0].index);
     });
+    // the last round's final maze and result: the game already holds the next deal
+    const last = $("last");
+    last.innerHTML = "";
+    if (v.last_round) {
+      last.appendChild(Saboteur.el("h2", {}, `Round ${v.last_round.round}'s final maze`));
+      const board = Saboteur.el("div", { id: "last-maze" });
+      last.appendChild(board);
+      Saboteur.drawMaze(board, v.last_round.maze, null, null);
+      last.appendChild(Saboteur.el("pre", { id: "last-result" }, v.last_round.result));
+    }
     const box = $("moves");
     box.innerHTML = "";
     if (v.game_over) box.textContent = "The game is over." + (v.recorded ? " It was recorded." : "");
