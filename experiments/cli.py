@@ -12,6 +12,7 @@ import sys
 
 def _play(argv) -> None:
     from saboteur_agents import make_agent
+    from saboteur_env.engine.config import GameConfig
     from saboteur_experiments.cli_args import (
         at_least,
         check_agents,
@@ -25,7 +26,7 @@ def _play(argv) -> None:
     p = argparse.ArgumentParser(
         prog="saboteur play", description="Play one full game with agents and print results."
     )
-    p.add_argument("--players", type=int, default=5, help=players_help())
+    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
     p.add_argument(
         "--seed",
         type=at_least(0),
@@ -33,10 +34,13 @@ def _play(argv) -> None:
         help="deal seed (default: 1; with --human a fresh one, printed after the game, so a "
         "second game is not a deal you have seen)",
     )
-    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     p.add_argument(
-        "--expansion", action="store_true", help="play Saboteur 2 (RULES 6), 2-12 players"
+        "--rounds",
+        type=at_least(1),
+        default=GameConfig.num_rounds,
+        help="rounds per game (default: %(default)s)",
     )
+    p.add_argument("--expansion", action="store_true", help="play Saboteur 2 (RULES 6)")
     p.add_argument(
         "--agents",
         default="random",
@@ -122,7 +126,7 @@ def _spaces(argv) -> None:
         "with the defaults).",
     )
     p.add_argument("--players", type=int, default=None, help="players (default: the default game)")
-    p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6), 2-12 players")
+    p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
     args = p.parse_args(argv)
     config = {"expansion": True} if args.expansion else {}
     if args.players is not None:

@@ -69,13 +69,21 @@ def check_agents(
 OPTION_OF = {"num_players": "--players", "num_rounds": "--rounds"}
 
 
-def players_help(default: int = 5) -> str:
-    """The help of a ``--players`` option: its default and each ruleset's range (from the
-    rulesets, RULES 2.2 and 6.1)."""
-    from saboteur_env.engine.ruleset import BASE, SABOTEUR_2
+def player_ranges(rulesets=None) -> str:
+    """Each ruleset's player range told in words, e.g. ``"the base game 3-10, Saboteur 2
+    2-12"``, from the rulesets themselves (``Ruleset.title``, ``Ruleset.player_range``, RULES
+    2.2 and 6.1); ``rulesets``: the ones a command plays (default: every one of
+    ``RULESETS``)."""
+    from saboteur_env.engine.ruleset import RULESETS
 
-    (b0, b1), (x0, x1) = BASE.player_range, SABOTEUR_2.player_range
-    return f"players per game (default: {default}; base game {b0}-{b1}, Saboteur 2 {x0}-{x1})"
+    chosen = RULESETS.values() if rulesets is None else rulesets
+    return ", ".join(f"{r.title} {r.player_range[0]}-{r.player_range[1]}" for r in chosen)
+
+
+def players_help(rulesets=None) -> str:
+    """The help of a ``--players`` option: its default (argparse's ``%(default)s``, so it is
+    the parser's own) and each ruleset's range (:func:`player_ranges`)."""
+    return f"players per game (default: %(default)s; {player_ranges(rulesets)})"
 
 
 def check_config(p: argparse.ArgumentParser, options: dict | None = None, **config) -> None:

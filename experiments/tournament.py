@@ -888,6 +888,8 @@ def _workers_used(opts: Options) -> int:
 
 
 def main(argv=None) -> None:
+    from saboteur_env.engine.config import GameConfig
+
     p = argparse.ArgumentParser(
         prog="saboteur tournament", description="Duplicate-deal tournament between agents."
     )
@@ -896,7 +898,7 @@ def main(argv=None) -> None:
         default="random,heuristic",
         help="comma-separated agent specs (default: random,heuristic)",
     )
-    p.add_argument("--players", type=int, default=5, help=players_help())
+    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
     p.add_argument(
         "--deals",
         type=at_least(1),
@@ -943,7 +945,7 @@ def main(argv=None) -> None:
     p.add_argument(
         "--expansion",
         action="store_true",
-        help="Saboteur 2 (RULES 6; 2-12 players): win rates per Saboteur 2 role",
+        help="Saboteur 2 (RULES 6): win rates per Saboteur 2 role",
     )
     a = p.parse_args(argv)
     # every check before the progress bar is drawn (usage errors, exit 2)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from saboteur_env.engine.config import GameConfig
+from saboteur_experiments.cli_args import player_ranges
 
 #: the values of ``--precision``
 PRECISIONS = ("fp32", "bf16")
@@ -213,7 +214,7 @@ def _flag(name: str) -> str:
 
 #: ``saboteur train --help`` text of each option (the default is appended)
 HELP = {
-    "num_players": "players per game (base game 3-10, Saboteur 2 2-12)",
+    "num_players": f"players per game ({player_ranges()})",
     "num_rounds": "rounds per game (an episode is a whole game)",
     "reward": "'win' (+1/-1 for the winning/losing side) or 'gold' (gold received)",
     "expansion": "Saboteur 2 rules (RULES 6) instead of the base game",

@@ -123,10 +123,23 @@ def test_bad_play_options_are_usage_errors(capsys, tmp_path):
     assert "--human" in err and "saboteur serve --expansion" in err  # where Saboteur 2 is played
 
 
-def test_players_help_gives_each_rulesets_range():
-    from saboteur_experiments.cli_args import players_help
+def test_players_help_gives_the_default_and_each_rulesets_range(capsys):
+    """Each command's ``--players`` help, as printed: the parser's default and the ranges of
+    the rulesets it plays (terminal play: the base game only)."""
+    from saboteur_experiments.human import main as human_main
+    from saboteur_experiments.tournament import main as tournament_main
+    from saboteur_experiments.web.server import main as serve_main
 
-    assert players_help() == "players per game (default: 5; base game 3-10, Saboteur 2 2-12)"
+    both = "players per game (default: 5; the base game 3-10, Saboteur 2 2-12)"
+    for command, expected in [
+        (lambda a: main(["play", *a]), both),
+        (tournament_main, both),
+        (serve_main, both),
+        (human_main, "players per game (default: 5; the base game 3-10)"),
+    ]:
+        with pytest.raises(SystemExit):
+            command(["--help"])
+        assert expected in " ".join(capsys.readouterr().out.split())
 
 
 def test_bad_bench_options_are_usage_errors(capsys):

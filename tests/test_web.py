@@ -377,7 +377,11 @@ def test_serve_port_0_prints_the_port_it_took_and_serves_the_page(tmp_path):
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        line = proc.stdout.readline()  # printed once the socket is bound
+        import select
+
+        # printed once the socket is bound (a child that stalls fails here, not hangs)
+        assert select.select([proc.stdout], [], [], 120)[0], "saboteur serve printed nothing"
+        line = proc.stdout.readline()
         m = re.match(r"saboteur serve: http://127\.0\.0\.1:(\d+)/ ", line)
         assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
         port = int(m.group(1))
@@ -403,6 +407,7 @@ def test_serve_on_a_port_in_use_is_a_usage_error_naming_it(capsys, tmp_path):
             main(["--port", str(port), "--records", str(tmp_path / "rec")])
     assert e.value.code == 2
     assert f"--port {port}: " in capsys.readouterr().err
+    assert not (tmp_path / "rec").exists()  # refused before anything was made
 
 
 # --- human games as a population of the bluff benchmark ----------------------------------------

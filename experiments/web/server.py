@@ -459,8 +459,13 @@ def main(argv=None) -> None:
         description="Play Saboteur in the browser against agents (http://HOST:PORT/).",
     )
     p.add_argument("--agents", default="heuristic", help="agent specs cycled over the seats")
-    p.add_argument("--players", type=int, default=5, help=players_help())
-    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
+    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
+    p.add_argument(
+        "--rounds",
+        type=at_least(1),
+        default=GameConfig.num_rounds,
+        help="rounds per game (default: %(default)s)",
+    )
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
     p.add_argument("--human", default="0", metavar="SEATS", help="human seats, e.g. 0 or 0,2")
     p.add_argument(
@@ -472,7 +477,12 @@ def main(argv=None) -> None:
     )
     p.add_argument("--records", default="runs/human", metavar="DIR", help="records folder")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default: localhost only)")
-    p.add_argument("--port", type=at_least(0), default=8000)
+    p.add_argument(
+        "--port",
+        type=at_least(0),
+        default=8000,
+        help="port (default: %(default)s; 0: a free one, named in the first line printed)",
+    )
     a = p.parse_args(argv)
     check_config(p, num_players=a.players, num_rounds=a.rounds, expansion=a.expansion)
     specs = [s.strip() for s in a.agents.split(",")]
@@ -489,31 +499,32 @@ def main(argv=None) -> None:
     if a.port > 65535:
         p.error(f"--port {a.port}: at most 65535")
     check_output_dir(p, a.records, "--records")
-    try:  # made now: a folder that cannot be made fails here, not at a game's last move
-        os.makedirs(a.records, exist_ok=True)
-    except OSError as err:
-        p.error(f"--records {a.records}: {err.strerror or err}")
     require_extra("serve", ["flask"], "saboteur serve")
-    server = Server(
-        specs,
-        players=a.players,
-        expansion=a.expansion,
-        rounds=a.rounds,
-        humans=humans,
-        seed=a.seed,
-        records=a.records,
-    )
     import socket
 
     from werkzeug.serving import make_server, select_address_family
 
-    # bound here, before the line is printed: the line names the port taken (with --port 0 a
-    # free one), and a port in use is a usage error (werkzeug would print and exit 1)
+    # bound first, before anything is made or printed: a port in use is a usage error that
+    # leaves nothing behind (werkzeug would print and exit 1), and the line printed names the
+    # port taken (with --port 0 a free one)
     try:
         sock = socket.create_server((a.host, a.port), family=select_address_family(a.host, a.port))
-    except (OSError, OverflowError) as err:
-        p.error(f"--host {a.host} --port {a.port}: {getattr(err, 'strerror', None) or err}")
+    except OSError as err:
+        p.error(f"--host {a.host} --port {a.port}: {err.strerror or err}")
     with sock:
+        try:  # made now: a folder that cannot be made fails here, not at a game's last move
+            os.makedirs(a.records, exist_ok=True)
+        except OSError as err:
+            p.error(f"--records {a.records}: {err.strerror or err}")
+        server = Server(
+            specs,
+            players=a.players,
+            expansion=a.expansion,
+            rounds=a.rounds,
+            humans=humans,
+            seed=a.seed,
+            records=a.records,
+        )
         httpd = make_server(a.host, a.port, create_app(server), threaded=True, fd=sock.fileno())
     url_host = f"[{a.host}]" if ":" in a.host else a.host
     port = httpd.socket.getsockname()[1]
