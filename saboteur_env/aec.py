@@ -571,6 +571,7 @@ class raw_env(AECEnv):
                 self.infos[ag]["round_result"] = {
                     "round": result.round,
                     "winning_side": result.winning_side,
+                    "saboteurs_won": result.saboteurs_won,
                     "roles": result.roles,
                     "gold_found": result.gold_found,
                 }

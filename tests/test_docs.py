@@ -96,7 +96,7 @@ def test_the_docs_list_every_winning_side():
     """README, getting-started and the agents doc's ``round_end`` row name exactly the values
     ``RoundResult.winning_side`` takes (``scoring.SIDE_TEXT``: the base game says
     ``"saboteur"``, Saboteur 2 ``"saboteurs"``, so code comparing one word missed the other
-    game's saboteur wins) and the tuple that holds both (``SABOTEUR_SIDES``)."""
+    game's saboteur wins) and the flag that holds both (``saboteurs_won``)."""
     import re
 
     from saboteur_env.engine.scoring import SABOTEUR_SIDES, SIDE_TEXT
@@ -113,5 +113,5 @@ def test_the_docs_list_every_winning_side():
         paragraph("docs/agents.md", "| `round_end` |", "`winners`"),
     ):
         assert set(re.findall(r'`"([^"`]+)"`', text)) == set(SIDE_TEXT), text
-        assert "SABOTEUR_SIDES" in text and 'both_doors_rule="bga"' in text
+        assert "saboteurs_won" in text and 'both_doors_rule="bga"' in text
     assert set(SABOTEUR_SIDES) < set(SIDE_TEXT)

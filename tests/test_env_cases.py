@@ -104,6 +104,7 @@ def test_p1_final_round_ends_with_one_dead_step_per_agent(wrapped):
         assert info["round_result"] == {
             "round": 2,
             "winning_side": "gold-digger",
+            "saboteurs_won": False,
             "roles": [0, 1, 0],
             "gold_found": True,
         }

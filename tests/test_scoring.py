@@ -132,7 +132,7 @@ def test_saboteur_payout_table(n_sab, n, each):
     nug = [1] * 16 + [2] * 8 + [3] * 4
     g, _ = empty_pile_round(roles, n - 1, nug)
     res = g.round_results[0]
-    assert not res.gold_found and res.winning_side == "saboteur"
+    assert not res.gold_found and res.winning_side == "saboteur" and res.saboteurs_won
     assert res.winners == list(range(n_sab))
     assert res.received == [each] * n_sab + [0] * (n - n_sab)
     assert sum(g.nuggets) == 44 - each * n_sab

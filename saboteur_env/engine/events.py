@@ -195,6 +195,15 @@ class RoundResult:
     public: tuple[str, ...] = BASE_PUBLIC
     fields: tuple[str, ...] = BASE_FIELDS
 
+    @property
+    def saboteurs_won(self) -> bool:
+        """Whether the saboteurs' side won the round (RULES 5.3, 6.9), in either game: the base
+        game spells it ``"saboteur"``, Saboteur 2 ``"saboteurs"`` (``scoring.SABOTEUR_SIDES``);
+        also when no saboteur was in play (RULES 2.2)."""
+        from .scoring import SABOTEUR_SIDES  # scoring imports this module
+
+        return self.winning_side in SABOTEUR_SIDES
+
     def public_data(self) -> dict[str, Any]:
         """The ``round_end`` event's payload: the :attr:`public` fields."""
         return {k: getattr(self, k) for k in self.public}

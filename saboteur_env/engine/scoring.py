@@ -115,7 +115,7 @@ def winners_s2(
         return [s for s in seats if roles[s] in rs]
 
     if not found:
-        w, side = of(X_SABOTEUR, PROFITEER), "saboteurs"
+        w, side = of(X_SABOTEUR, PROFITEER), S2_SABOTEUR_SIDE
     else:
         bw, gw = door_outcome(found, connector_role, pass_blue, pass_green, role_doors)
         if bw or gw:
@@ -127,7 +127,7 @@ def winners_s2(
             if of(BOSS):
                 w, side = of(BOSS), "boss"
             else:
-                w, side = of(X_SABOTEUR, PROFITEER), "saboteurs"
+                w, side = of(X_SABOTEUR, PROFITEER), S2_SABOTEUR_SIDE
         else:
             w = of(BOSS, PROFITEER)
             side = "boss" if of(BOSS) else "profiteer" if of(PROFITEER) else "none"
@@ -174,8 +174,10 @@ SIDE_TEXT: dict[str, tuple[str, str]] = {
 }
 
 
-#: the ``RoundResult.winning_side`` values of a saboteur win (base game, Saboteur 2)
-SABOTEUR_SIDES = ("saboteur", "saboteurs")
+#: the ``RoundResult.winning_side`` of a saboteur win: the base game's (RULES 5.3) and
+#: Saboteur 2's (RULES 6.9); the one place these are spelled (``RoundResult.saboteurs_won``)
+BASE_SABOTEUR_SIDE, S2_SABOTEUR_SIDE = "saboteur", "saboteurs"
+SABOTEUR_SIDES = (BASE_SABOTEUR_SIDE, S2_SABOTEUR_SIDE)
 
 
 def saboteurs_in_play(roles: Sequence[int], rules: Ruleset) -> int:
@@ -299,7 +301,7 @@ def base_result(
     return RoundResult(
         round=round_,
         gold_found=gold_found,
-        winning_side="gold-digger" if gold_found else "saboteur",
+        winning_side="gold-digger" if gold_found else BASE_SABOTEUR_SIDE,
         winners=[s for s, role in enumerate(roles) if role == side],
         connector=connector,
         roles=list(roles),
