@@ -12,33 +12,26 @@ import sys
 
 def _play(argv) -> None:
     from saboteur_agents import make_agent
-    from saboteur_env.engine.config import GameConfig
     from saboteur_experiments.cli_args import (
+        add_game_size,
         at_least,
         check_agents,
         check_agents_fit,
         check_config,
         check_output_file,
-        players_help,
     )
     from saboteur_experiments.play import play_game
 
     p = argparse.ArgumentParser(
         prog="saboteur play", description="Play one full game with agents and print results."
     )
-    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
+    add_game_size(p)
     p.add_argument(
         "--seed",
         type=at_least(0),
         default=None,
         help="deal seed (default: 1; with --human a fresh one, printed after the game, so a "
         "second game is not a deal you have seen)",
-    )
-    p.add_argument(
-        "--rounds",
-        type=at_least(1),
-        default=GameConfig.num_rounds,
-        help="rounds per game (default: %(default)s)",
     )
     p.add_argument("--expansion", action="store_true", help="play Saboteur 2 (RULES 6)")
     p.add_argument(

@@ -86,6 +86,23 @@ def players_help(rulesets=None) -> str:
     return f"players per game (default: %(default)s; {player_ranges(rulesets)})"
 
 
+def add_game_size(p: argparse.ArgumentParser, rulesets=None) -> None:
+    """Add ``--players`` and ``--rounds`` to ``p``, their defaults ``GameConfig``'s and their
+    help :func:`players_help` (``rulesets``: those the command plays) and the rounds'
+    default: the one definition of both options of the commands that play games."""
+    from saboteur_env.engine.config import GameConfig
+
+    p.add_argument(
+        "--players", type=int, default=GameConfig.num_players, help=players_help(rulesets)
+    )
+    p.add_argument(
+        "--rounds",
+        type=at_least(1),
+        default=GameConfig.num_rounds,
+        help="rounds per game (default: %(default)s)",
+    )
+
+
 def check_config(p: argparse.ArgumentParser, options: dict | None = None, **config) -> None:
     """Validate game options (:class:`~saboteur_env.engine.config.GameConfig`), e.g. the player
     count, as usage errors naming the command-line option (``options``: config field ->

@@ -30,7 +30,6 @@ from saboteur_env.engine.cards import (
     VARIANT_OF,
     VARIANTS,
 )
-from saboteur_env.engine.config import GameConfig
 from saboteur_env.engine.events import EventType, RoundResult
 from saboteur_env.engine.ruleset import BASE, RULESETS, Ruleset
 from saboteur_env.engine.scoring import side_text
@@ -494,34 +493,23 @@ def main(argv=None) -> None:
     import argparse
 
     from saboteur_experiments.cli_args import (
+        add_game_size,
         at_least,
         check_agents,
         check_config,
         check_output_file,
-        players_help,
     )
 
     p = argparse.ArgumentParser(
         prog="saboteur play --human", description="Play one game in the terminal against agents."
     )
     p.add_argument("--human", type=int, default=0, metavar="SEAT")
-    p.add_argument(
-        "--players",
-        type=int,
-        default=GameConfig.num_players,
-        help=players_help([r for r in RULESETS.values() if supports(r)]),
-    )
+    add_game_size(p, [r for r in RULESETS.values() if supports(r)])
     p.add_argument(
         "--seed",
         type=at_least(0),
         default=None,
         help="deal seed (default: a fresh one, printed after the game)",
-    )
-    p.add_argument(
-        "--rounds",
-        type=at_least(1),
-        default=GameConfig.num_rounds,
-        help="rounds per game (default: %(default)s)",
     )
     p.add_argument("--agents", default="random")
     p.add_argument("--record", default=None, metavar="PATH")

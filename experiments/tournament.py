@@ -68,6 +68,7 @@ from saboteur_env.engine.ruleset import BASE, SABOTEUR_2, Ruleset, ruleset_of
 from saboteur_experiments.cli_args import (
     add_backend,
     add_deal_range,
+    add_game_size,
     at_least,
     check_agents,
     check_agents_fit,
@@ -76,7 +77,6 @@ from saboteur_experiments.cli_args import (
     check_deal_range,
     check_output_dir,
     check_unique,
-    players_help,
 )
 from saboteur_experiments.evaluation.failures import (
     COUNTER_LABELS,
@@ -888,8 +888,6 @@ def _workers_used(opts: Options) -> int:
 
 
 def main(argv=None) -> None:
-    from saboteur_env.engine.config import GameConfig
-
     p = argparse.ArgumentParser(
         prog="saboteur tournament", description="Duplicate-deal tournament between agents."
     )
@@ -898,14 +896,13 @@ def main(argv=None) -> None:
         default="random,heuristic",
         help="comma-separated agent specs (default: random,heuristic)",
     )
-    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
+    add_game_size(p)
     p.add_argument(
         "--deals",
         type=at_least(1),
         default=Options.deals,
         help="deals; each is played once per agent spec (default 100)",
     )
-    p.add_argument("--rounds", type=at_least(1), default=3, help="rounds per game (default 3)")
     add_deal_range(p)
     p.add_argument("--seed", type=at_least(0), default=0, help="seeds the agents and the bootstrap")
     p.add_argument(

@@ -291,8 +291,7 @@ class Server:
         g = t.game
         known = {s: g.known_goals[s].copy() for s in t.humans}
         events = g.apply(action)
-        ended = [e for e in events if e.type is EventType.ROUND_END]
-        if ended:
+        if any(e.type is EventType.ROUND_END for e in events):
             res = g.round_results[-1]
             t.last_round = {
                 s: {
@@ -447,11 +446,11 @@ def main(argv=None) -> None:
 
     from saboteur_agents.base import require_extra
     from saboteur_experiments.cli_args import (
+        add_game_size,
         at_least,
         check_agents,
         check_config,
         check_output_dir,
-        players_help,
     )
 
     p = argparse.ArgumentParser(
@@ -459,13 +458,7 @@ def main(argv=None) -> None:
         description="Play Saboteur in the browser against agents (http://HOST:PORT/).",
     )
     p.add_argument("--agents", default="heuristic", help="agent specs cycled over the seats")
-    p.add_argument("--players", type=int, default=GameConfig.num_players, help=players_help())
-    p.add_argument(
-        "--rounds",
-        type=at_least(1),
-        default=GameConfig.num_rounds,
-        help="rounds per game (default: %(default)s)",
-    )
+    add_game_size(p)
     p.add_argument("--expansion", action="store_true", help="Saboteur 2 (RULES 6)")
     p.add_argument("--human", default="0", metavar="SEATS", help="human seats, e.g. 0 or 0,2")
     p.add_argument(
