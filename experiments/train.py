@@ -1292,6 +1292,9 @@ def train(cfg: TrainConfig) -> dict:
     summary: dict = {}
     # the last evaluation's duration, kept back from --minutes so the final one fits in it
     eval_reserve = 0.0
+    # the last update's duration, kept back too: collection stops early enough that the
+    # update of its batch still ends inside --minutes
+    update_reserve = 0.0
     best_score = -math.inf
     stop_at: float | None = None
 
@@ -1425,10 +1428,11 @@ def train(cfg: TrainConfig) -> dict:
     def learned(box: dict) -> tuple[dict, float]:
         """``(stats, seconds)`` of a finished update (its error raised here); the caller
         marks ``box["counted"]`` once the iteration counts it."""
-        nonlocal update_time
+        nonlocal update_time, update_reserve
         if "error" in box:
             raise box["error"]
         update_time += box["stats_s"]
+        update_reserve = box["stats_s"]
         return box["stats"], box["stats_s"]
 
     worker: threading.Thread | None = None
@@ -1440,7 +1444,7 @@ def train(cfg: TrainConfig) -> dict:
             pass  # stopped in the warm start: no PPO iteration
         elif not cfg.overlap:
             while True:
-                stop_at = None if deadline is None else deadline - eval_reserve
+                stop_at = None if deadline is None else deadline - eval_reserve - update_reserve
                 if _due(stop_at):
                     break  # the budget is spent (e.g. by the warm start): no iteration starts
                 t0, c0 = time.perf_counter(), clock.seconds()
@@ -1458,7 +1462,7 @@ def train(cfg: TrainConfig) -> dict:
                     break
         else:
             while True:
-                stop_at = None if deadline is None else deadline - eval_reserve
+                stop_at = None if deadline is None else deadline - eval_reserve - update_reserve
                 over = _due(stop_at)
                 if pending is None and over:
                     break
@@ -1589,7 +1593,15 @@ def _progress(cfg: TrainConfig):
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=total or None, unit=unit, desc="train", file=sys.stderr)
+            # a time budget's rate would read "s/s": its bar shows seconds, no rate
+            fmt = (
+                "{l_bar}{bar}| {n_fmt}/{total_fmt} s [{elapsed}<{remaining}{postfix}]"
+                if unit == "s"
+                else None
+            )
+            bar = tqdm(
+                total=total or None, unit=unit, desc="train", file=sys.stderr, bar_format=fmt
+            )
         except ImportError:
             bar = None
     state = {"last": 0}

@@ -785,9 +785,20 @@ def test_the_warm_start_leaves_half_of_the_budget_to_ppo(tmp_path, monkeypatch):
         seen["fit"] = deadline
         return real_bc(net, data, cfg, rng, deadline=deadline)
 
+    import types
+
+    # a fake clock (each reading advances 0.1 ms), so that a loaded machine cannot spend the
+    # budget before PPO starts
+    clock = {"t": 0.0}
+
+    def perf_counter():
+        clock["t"] += 1e-4
+        return clock["t"]
+
+    monkeypatch.setattr(train_module, "time", types.SimpleNamespace(perf_counter=perf_counter))
     monkeypatch.setattr(train_module, "collect_demonstrations", demo)
     monkeypatch.setattr(train_module, "behaviour_cloning", bc)
-    cfg = warm_start_run(tmp_path, minutes=0.02, bc_decisions=40, bc_epochs=1)  # 1.2 s
+    cfg = warm_start_run(tmp_path, minutes=0.02, bc_decisions=40, bc_epochs=1, iterations=1)
     res = train(cfg)
     # demo = start + 0.3 s and fit = start + 0.6 s, so their gap is a quarter of the budget
     assert seen["demo"] < seen["fit"]
@@ -974,6 +985,41 @@ def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
     cfg = _tiny_run(tmp_path, steps_per_iter=40, minutes=150 / 60, checkpoint_every=0, seed=2)
     res = train(cfg)
     assert res["last"]["iteration"] == 1 and len(evals) == 1
+    assert clock["t"] < 150.0
+
+
+def test_the_last_update_fits_in_the_time_budget(tmp_path, monkeypatch):
+    """``--minutes`` used to stop collecting at the deadline and then run that batch's PPO
+    update past it (a 0.5-minute Saboteur 2 run took 48 s).  Now the last update's duration is
+    kept back too.  A fake clock (each reading advances 10 ms, an update 100 s): budget 150 s,
+    the first update ends near 100 s, so no batch is collected after it, where the old loop
+    collected a second one and updated to about 200 s."""
+    import types
+
+    import saboteur_experiments.train as tr
+
+    clock = {"t": 0.0}
+
+    def perf_counter():
+        clock["t"] += 0.01
+        return clock["t"]
+
+    real_update = tr.ppo_update
+    updates = []
+
+    def ppo_update(*args, **kwargs):
+        stats = real_update(*args, **kwargs)
+        clock["t"] += 100.0
+        updates.append(clock["t"])
+        return stats
+
+    monkeypatch.setattr(tr, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    monkeypatch.setattr(tr, "ppo_update", ppo_update)
+    cfg = _tiny_run(
+        tmp_path, steps_per_iter=40, minutes=150 / 60, checkpoint_every=0, eval_every=0, seed=2
+    )
+    res = train(cfg)
+    assert res["last"]["iteration"] == 1 and len(updates) == 1
     assert clock["t"] < 150.0
 
 
@@ -1353,7 +1399,7 @@ def test_the_progress_bar_counts_the_budget_that_stops_the_run():
     budget = run(TrainConfig(total_decisions=4000), rows)
     assert "4000/4000" in budget and "100%" in budget
     seconds = run(TrainConfig(minutes=0.1), rows)
-    assert "6/6" in seconds
+    assert "6/6 s" in seconds and "s/s" not in seconds  # no rate of seconds per second
 
 
 def test_a_role_specialist_learns_only_from_seats_dealt_its_role(tmp_path):
