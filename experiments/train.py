@@ -1298,12 +1298,38 @@ def train(cfg: TrainConfig) -> dict:
     best_score = -math.inf
     stop_at: float | None = None
 
+    last_eval = {"iteration": 0}  # the iteration of the last evaluation
+
+    def run_eval(learning_decisions: int) -> dict:
+        """Evaluate ``net`` on dev deals after iteration ``it``: log the row to eval.csv, keep
+        the best as best_dev.pt (selection on dev deals only) and its duration as the reserve
+        of the next one; the row, ``dev_score`` included."""
+        nonlocal eval_reserve, best_score
+        te = time.perf_counter()
+        ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
+        eval_reserve = time.perf_counter() - te
+        score = dev_score(ev)
+        if score == score and score > best_score:
+            best_score = score
+            save_checkpoint(
+                best,
+                net,
+                game_config,
+                asdict(cfg),
+                {"iteration": it, "learning_decisions": learning_decisions, "dev_score": score},
+            )
+            _critic_beside(best, critic)
+        ev["dev_score"] = score
+        logs.log_eval({"iteration": it, "learning_decisions": learning_decisions, **ev})
+        last_eval["iteration"] = it
+        return ev
+
     def finish(collected: dict, stats: dict, update_s: float, t_end: float) -> bool:
         """Log iteration ``it`` (its batch collected, then learned), snapshot, evaluate and
         checkpoint as configured; True when the run is done.  ``collected["wall_s"]``: the wall
         time in which the batch was collected (with ``--overlap``, the collection window, which
         overlapped the previous update)."""
-        nonlocal eval_reserve, best_score, summary
+        nonlocal summary
         batch, trajs, results = collected["batch"], collected["trajs"], collected["results"]
         row = {
             "iteration": it,
@@ -1337,34 +1363,14 @@ def train(cfg: TrainConfig) -> dict:
             pool.add_snapshot(f"iter_{it}", net)
         done = bool(
             (cfg.iterations and it >= cfg.iterations)
-            or (stop_at is not None and t_end >= stop_at)
+            # the boundary the next iteration's start will test, with this update's duration
+            or (deadline is not None and t_end >= deadline - eval_reserve - update_reserve)
             or STOP.is_set()
             or (cfg.total_decisions and collected["learning_decisions"] >= cfg.total_decisions)
         )
         # a run stopped by kill skips the final evaluation: it is to stop now
         if cfg.eval_every and (it % cfg.eval_every == 0 or (done and not STOP.is_set())):
-            te = time.perf_counter()
-            ev = evaluate(net, cfg, cfg.eval_deals, seed=cfg.seed)
-            eval_reserve = time.perf_counter() - te
-            score = dev_score(ev)
-            if score == score and score > best_score:  # selection on dev deals only
-                best_score = score
-                save_checkpoint(
-                    best,
-                    net,
-                    game_config,
-                    asdict(cfg),
-                    {
-                        "iteration": it,
-                        "learning_decisions": collected["learning_decisions"],
-                        "dev_score": score,
-                    },
-                )
-                _critic_beside(best, critic)
-            ev["dev_score"] = score
-            logs.log_eval(
-                {"iteration": it, "learning_decisions": collected["learning_decisions"], **ev}
-            )
+            ev = run_eval(collected["learning_decisions"])
             row.update(
                 {
                     f"eval_{k}": v
@@ -1509,6 +1515,16 @@ def train(cfg: TrainConfig) -> dict:
         clock.stop()
         if worker is not None and worker.is_alive():
             worker.join()  # never leave the learner changing the weights after an error
+    if (
+        cfg.eval_every
+        and it > 0
+        and last_eval["iteration"] != it
+        and not interrupted
+        and not STOP.is_set()
+    ):
+        # the loop ended without marking its last iteration done (no game finished before the
+        # budget's end): that iteration still gets the final evaluation
+        run_eval(int(summary["learning_decisions"]))
     if STOP.is_set() and not interrupted:
         interrupted = True
         print(
