@@ -227,7 +227,8 @@ HELP = {
     "minutes": "stop after this wall-clock budget, warm start and the final evaluation included "
     "(the last evaluation's and the last PPO update's durations are kept back for them; the "
     "first update's is not known yet, so a budget shorter than the first iteration, two with "
-    "--overlap, can still run over by one update; 0 = none)",
+    "--overlap, can still run over by one update; numba's first compile, 40-45 s once per "
+    "machine, counts against it; 0 = none)",
     "total_decisions": "stop after this many learning decisions (0 = none)",
     "epochs": "PPO passes over each batch",
     "minibatch": "PPO and behaviour-cloning minibatch size",
