@@ -734,6 +734,33 @@ def test_maskable_example_bad_options_are_usage_errors(capsys):
         assert needle in capsys.readouterr().err
 
 
+def _fake_clock(monkeypatch, module, step: float, evaluation_s: float | None = None):
+    """Replace ``module.time`` (the trainer's only clock, ``time.perf_counter``) with a fake
+    one whose every reading advances ``step`` seconds, so budget tests do not depend on the
+    machine's load; with ``evaluation_s``, ``module.evaluate`` too, a stand-in that advances
+    the clock that much.  Returns ``(clock, evals)``: ``clock["t"]`` the time now, ``evals``
+    the times at which the stand-in evaluations ended."""
+    import types
+
+    clock = {"t": 0.0}
+
+    def perf_counter():
+        clock["t"] += step
+        return clock["t"]
+
+    monkeypatch.setattr(module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    evals: list[float] = []
+    if evaluation_s is not None:
+
+        def evaluate(net, cfg, deals, seed, path=None):
+            clock["t"] += evaluation_s
+            evals.append(clock["t"])
+            return {}
+
+        monkeypatch.setattr(module, "evaluate", evaluate)
+    return clock, evals
+
+
 def warm_start_run(tmp_path, **options) -> TrainConfig:
     """A tiny run with a warm start and a --minutes budget (``options``), to tmp_path/run."""
     return TrainConfig(
@@ -785,17 +812,9 @@ def test_the_warm_start_leaves_half_of_the_budget_to_ppo(tmp_path, monkeypatch):
         seen["fit"] = deadline
         return real_bc(net, data, cfg, rng, deadline=deadline)
 
-    import types
-
     # a fake clock (each reading advances 0.1 ms), so that a loaded machine cannot spend the
     # budget before PPO starts
-    clock = {"t": 0.0}
-
-    def perf_counter():
-        clock["t"] += 1e-4
-        return clock["t"]
-
-    monkeypatch.setattr(train_module, "time", types.SimpleNamespace(perf_counter=perf_counter))
+    _fake_clock(monkeypatch, train_module, 1e-4)
     monkeypatch.setattr(train_module, "collect_demonstrations", demo)
     monkeypatch.setattr(train_module, "behaviour_cloning", bc)
     cfg = warm_start_run(tmp_path, minutes=0.02, bc_decisions=40, bc_epochs=1, iterations=1)
@@ -963,25 +982,9 @@ def test_the_final_evaluation_fits_in_the_time_budget(tmp_path, monkeypatch):
     advances 10 ms, an evaluation 100 s) makes this exact: budget 150 s, the first evaluation
     (iteration 1) ends near 100 s, so no iteration starts after it, where the old loop ran a
     second iteration and evaluation to about 200 s."""
-    import types
-
     import saboteur_experiments.train as tr
 
-    clock = {"t": 0.0}
-
-    def perf_counter():
-        clock["t"] += 0.01
-        return clock["t"]
-
-    evals = []
-
-    def evaluate(net, cfg, deals, seed, path=None):
-        clock["t"] += 100.0
-        evals.append(clock["t"])
-        return {}
-
-    monkeypatch.setattr(tr, "time", types.SimpleNamespace(perf_counter=perf_counter))
-    monkeypatch.setattr(tr, "evaluate", evaluate)
+    clock, evals = _fake_clock(monkeypatch, tr, 0.01, evaluation_s=100.0)
     cfg = _tiny_run(tmp_path, steps_per_iter=40, minutes=150 / 60, checkpoint_every=0, seed=2)
     res = train(cfg)
     assert res["last"]["iteration"] == 1 and len(evals) == 1
@@ -994,16 +997,9 @@ def test_the_last_update_fits_in_the_time_budget(tmp_path, monkeypatch):
     kept back too.  A fake clock (each reading advances 10 ms, an update 100 s): budget 150 s,
     the first update ends near 100 s, so no batch is collected after it, where the old loop
     collected a second one and updated to about 200 s."""
-    import types
-
     import saboteur_experiments.train as tr
 
-    clock = {"t": 0.0}
-
-    def perf_counter():
-        clock["t"] += 0.01
-        return clock["t"]
-
+    clock, evals = _fake_clock(monkeypatch, tr, 0.01, evaluation_s=1.0)
     real_update = tr.ppo_update
     updates = []
 
@@ -1013,16 +1009,7 @@ def test_the_last_update_fits_in_the_time_budget(tmp_path, monkeypatch):
         updates.append(clock["t"])
         return stats
 
-    evals = []
-
-    def evaluate(net, cfg, deals, seed, path=None):
-        clock["t"] += 1.0
-        evals.append(clock["t"])
-        return {}
-
-    monkeypatch.setattr(tr, "time", types.SimpleNamespace(perf_counter=perf_counter))
     monkeypatch.setattr(tr, "ppo_update", ppo_update)
-    monkeypatch.setattr(tr, "evaluate", evaluate)
     cfg = _tiny_run(
         tmp_path, steps_per_iter=40, minutes=150 / 60, checkpoint_every=0, eval_every=5, seed=2
     )
