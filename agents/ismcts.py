@@ -438,42 +438,80 @@ class ISMCTSAgent(Agent):
     def _heuristic_rollout(
         self, sim: Game, rng: np.random.Generator, r0: int, events: bool = False
     ) -> int:
-        """Every seat played by a fresh :class:`HeuristicAgent` through the env's own encoder
-        and codec (the observation and mask that seat would get from the env).
+        """Every seat played by this agent's rollout players (:func:`heuristic_playout`);
+        returns the decisions played."""
+        return heuristic_playout(
+            sim, self._players, self.config, self.codec, self.encoder, rng, r0, events
+        )
 
-        ``events=False`` (``rollout=heuristic``): the rollout players get no events
-        (``info=None``): their maze is rebuilt from the observation at every decision, and
-        their role beliefs stay at the exact prior, so they never suspect anyone (a
-        saboteur's harm in the rollout costs it nothing).  ``events=True``
-        (``rollout=events``): each gets the events it could see (the public ones and its own
-        in the determinization: others' private events are dropped by ``determinize``), the
-        history at its first decision and the new ones after, as the env's ``info`` would
-        give them, so their suspicion follows the public play; slower.
-        Returns the decisions played."""
-        n = sim.n
-        players = self._players
-        for s, p in enumerate(players):
-            p.reset(s, self.config, seed=int(rng.integers(2**63)))
-        steps = 0
-        codec, encoder = self.codec, self.encoder
-        seen = [0] * n  # per seat: the events of sim.events already given to it
-        while len(sim.round_results) == r0 and not sim.game_over:
-            s = sim.current
-            mask = codec.mask(sim)
-            info = None
-            if events:
-                new = [e for e in sim.events[seen[s] :] if e.seen_by(s)]
-                seen[s] = len(sim.events)
-                info = {"events": new}
-            a = players[s].act(encoder.encode(sim, s), mask, info)
-            # the mask is the engine's legal set of this state: no second check
-            sim.apply(codec.decode(a, s, n), verify=False)
-            steps += 1
-            if steps > _MAX_ROLLOUT:
-                raise RuntimeError("ISMCTSAgent: a rollout did not end its round")
-        return steps
+
+def heuristic_playout(
+    sim: Game,
+    players: list[HeuristicAgent],
+    config: GameConfig,
+    codec: Codec,
+    encoder: ObservationEncoder,
+    rng: np.random.Generator,
+    r0: int,
+    events: bool = False,
+) -> int:
+    """Play ``sim`` to the end of round ``r0`` (an index into ``sim.round_results``) with
+    ``players[s]`` (reset here, seeded from ``rng``) in every seat ``s``, through the env's own
+    encoder and codec (the observation and mask that seat would get from the env).  Shared by
+    the search agent's rollouts and the search targets of
+    :mod:`saboteur_experiments.search_targets`.
+
+    ``events=False`` (``rollout=heuristic``): the players get no events (``info=None``): their
+    maze is rebuilt from the observation at every decision, and their role beliefs stay at the
+    exact prior, so they never suspect anyone (a saboteur's harm in the rollout costs it
+    nothing).  ``events=True`` (``rollout=events``): each gets the events it could see in
+    ``sim`` (the public ones and its own; a determinization has dropped the others' private
+    ones), the history at its first decision and the new ones after, as the env's ``info``
+    would give them, so their suspicion follows the public play; slower.
+
+    Args:
+        sim: the game, changed in place.
+        players: one heuristic per seat.
+        config, codec, encoder: the game's config and the env's codec and encoder for it.
+        rng: seeds the players (the same seed: the same play, common random numbers).
+        r0: the round to finish.
+        events: feed the players their events (above).
+
+    Returns:
+        The decisions played.
+
+    Raises:
+        RuntimeError: the round did not end within ``_MAX_ROLLOUT`` decisions (a bug).
+    """
+    n = sim.n
+    for s, p in enumerate(players):
+        p.reset(s, config, seed=int(rng.integers(2**63)))
+    steps = 0
+    seen = [0] * n  # per seat: the events of sim.events already given to it
+    while len(sim.round_results) == r0 and not sim.game_over:
+        s = sim.current
+        mask = codec.mask(sim)
+        info = None
+        if events:
+            new = [e for e in sim.events[seen[s] :] if e.seen_by(s)]
+            seen[s] = len(sim.events)
+            info = {"events": new}
+        a = players[s].act(encoder.encode(sim, s), mask, info)
+        # the mask is the engine's legal set of this state: no second check
+        sim.apply(codec.decode(a, s, n), verify=False)
+        steps += 1
+        if steps > _MAX_ROLLOUT:
+            raise RuntimeError("heuristic_playout: a rollout did not end its round")
+    return steps
 
 
 register_agent("ismcts", ISMCTSAgent)
 
-__all__ = ["DEFAULTS", "ROLLOUTS", "ISMCTSAgent", "SearchStats", "parse_options"]
+__all__ = [
+    "DEFAULTS",
+    "ROLLOUTS",
+    "ISMCTSAgent",
+    "SearchStats",
+    "heuristic_playout",
+    "parse_options",
+]
