@@ -7,7 +7,8 @@ returns.  Two stages, each a command:
     Plays one-round games of the role-probe's own table on **train** deals
     (:func:`~saboteur_experiments.evaluation.splits.draw_train_seed`): the learning seat is a
     seat holding the role asked for (saboteur and gold-digger alternately, RULES 2.2) and plays
-    the checkpoint being improved; every other seat is the heuristic (v2).  At a decision of
+    the checkpoint being improved; every other seat is the heuristic (``heuristic``, its current
+    version).  At a decision of
     the learning seat in a normal turn (RULES 4) with two or more legal actions, the
     *candidates* are the policy's ``top`` most probable actions and the heuristic's choice for
     that seat (a shadow heuristic fed the seat's observations and events), and each candidate
@@ -23,7 +24,10 @@ returns.  Two stages, each a command:
     candidates' values differ only where the move itself changes the round's outcome (common
     random numbers); over the states of one information set, which the games visit with their
     true frequencies, the mean of ``q`` is the candidate's value under heuristic play from
-    there on, :math:`Q^h(I, a)`: an unbiased target, with none of a whole game's noise.
+    there on, :math:`Q^h(I, a)`: ``q`` is an unbiased estimate of it, with none of a whole
+    game's noise.  (The fitted target below, an average of per-state reweightings
+    :math:`\\exp(\\beta q)`, is not :math:`\\pi_0 \\exp(\\beta Q^h)` itself, but it moves
+    probability the same way: toward the moves that won more often.)
 
 ``fit``
     Trains the policy toward the improved distribution of every collected state
@@ -108,6 +112,7 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
 
     import saboteur_env
     from saboteur_agents.heuristic import HeuristicAgent
+    from saboteur_agents.network import masked_log_probs
     from saboteur_agents.ppo import PPOAgent
     from saboteur_env.encoding.codec import Codec
     from saboteur_env.encoding.observation import ObservationEncoder
@@ -130,6 +135,16 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
     n = cfg.players
     rng = np.random.default_rng(cfg.seed)
     policy = PPOAgent(cfg.checkpoint)
+    policy.reset(0, config)  # loads the network (its spaces checked against the game's)
+    if getattr(policy.net, "prior", ""):
+        raise ValueError(
+            f"collect: {cfg.checkpoint} is a residual on the prior {policy.net.prior!r}; "
+            "fit trains a network's own policy (a checkpoint without --prior)"
+        )
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    if np.abs(np.concatenate([space.low, space.high])).max() > 2048:
+        # float16 holds every integer up to 2048 exactly: the shards would lose information
+        raise ValueError("collect: observation values beyond +-2048 do not fit float16 shards")
     shadow = HeuristicAgent()
     opponents = [HeuristicAgent() for _ in range(n)]
     players = [HeuristicAgent() for _ in range(n)]  # the rollouts' players
@@ -142,6 +157,8 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
     while (cfg.games is None or games < cfg.games) and (deadline is None or time.time() < deadline):
         role = role_ids[games % len(role_ids)]
         deal = draw_train_seed(rng)
+        if deal not in TRAIN:  # never a dev or test deal (DESIGN 9)
+            raise RuntimeError(f"collect: deal seed {deal} is outside the train split")
         env.reset(seed=deal)
         game = env.game
         seats = np.flatnonzero(np.asarray(game.roles) == role)
@@ -165,7 +182,9 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
                 continue
             legal, hscores = shadow.scores(obs["observation"], mask, info)
             logits = policy.policy_logits(obs["observation"], mask, info)[0].numpy()
-            p = _masked_softmax(logits, mask)
+            # float64: rng.choice checks that the probabilities sum to 1
+            z = torch.from_numpy(logits).double()[None]
+            p = masked_log_probs(z, torch.from_numpy(mask)[None])[0].exp().numpy()
             action = int(rng.choice(len(p), p=p))  # the policy's own move: its state visits
             phase = encoder.phase_of(encoder.views(np.asarray(obs["observation"])))
             if len(legal) >= 2 and phase is Phase.TURN:
@@ -192,7 +211,6 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
             bar.set_postfix(states=len(rows["role"]))
     if bar is not None:
         bar.close()
-    assert all(d in TRAIN for d in rows["deal"])  # never a dev or test deal (DESIGN 9)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     shard = save_shard(out / f"shard_{cfg.seed}.npz", rows, K, env)
@@ -226,6 +244,10 @@ def candidate_values(game, cand: Sequence[int], players, codec, encoder, seed: i
     Returns:
         One float per candidate: 1.0 when the seat to act won the round (RULES 5.3, 6.9),
         else 0.0.
+
+    Raises:
+        saboteur_env.engine.IllegalActionError: a candidate that is
+            not legal for the seat to act.
     """
     from saboteur_agents.ismcts import heuristic_playout
     from saboteur_env.engine.scoring import seat_won
@@ -234,7 +256,7 @@ def candidate_values(game, cand: Sequence[int], players, codec, encoder, seed: i
     q = []
     for a in cand:
         sim = game.copy()
-        sim.apply(codec.decode(int(a), s, n), verify=False)
+        sim.apply(codec.decode(int(a), s, n))  # verified: a bad candidate raises here
         heuristic_playout(
             sim, players, game.config, codec, encoder, np.random.default_rng(seed), r0, True
         )
@@ -249,13 +271,6 @@ def _bar(progress: bool, cfg: CollectConfig):
     from tqdm import tqdm
 
     return tqdm(total=cfg.games, unit="game", desc="search targets", mininterval=5)
-
-
-def _masked_softmax(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """float64 ``(n_actions,)`` probabilities of the masked categorical (0 where masked)."""
-    z = np.where(mask.astype(bool), logits.astype(np.float64), -np.inf)
-    z = np.exp(z - z.max())
-    return z / z.sum()
 
 
 def save_shard(path: Path, rows: dict[str, list], k: int, env) -> Path:
@@ -345,10 +360,7 @@ def improved_targets(p0, cand, q, beta: float):
 
     if beta < 0:
         raise ValueError(f"improved_targets: beta must be >= 0, got {beta}")
-    used = cand >= 0
-    idx = cand.clamp(min=0)
-    pc = torch.where(used, p0.gather(1, idx), torch.zeros_like(q))
-    qc = torch.where(used, q, torch.zeros_like(q))
+    used, idx, pc, qc = _on_candidates(p0, cand, q)
     w = pc * torch.exp(beta * (qc - 1.0))  # q <= 1: no overflow
     mass = pc.sum(1, keepdim=True)
     new = w / w.sum(1, keepdim=True).clamp(min=1e-30) * mass
@@ -389,20 +401,35 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
 
     Returns:
         The summary also written to ``OUT.fit.json``: the options, ``states`` (train and
-        held out) and, per epoch, the mean loss and on the held-out states the mean KL from
-        the starting policy and the candidates' value under the policy (``sum_a pi(a) q_a /
-        sum_a pi(a)`` over the candidates) against the starting policy's.
+        held out), ``checkpoint``, ``checkpoint_bytes``, ``wall_s`` and, per epoch, the mean
+        loss and on the held-out states the mean KL from the starting policy and the
+        candidates' value under the policy (``sum_a pi(a) q_a / sum_a pi(a)`` over the
+        candidates) against the starting policy's.
 
     Raises:
-        ValueError: a bad option, or no states to train on.
-        CheckpointMismatchError: shards of another game than the checkpoint's.
+        ValueError: a bad option (each named), a residual (``--prior``) checkpoint, or no
+            states to train on.
+        CheckpointMismatchError: shards of another game than the checkpoint's, or collected
+            with another checkpoint (their stored probabilities differ).
     """
     import torch
 
     from saboteur_agents.network import load_checkpoint, masked_log_probs, save_checkpoint
 
-    if cfg.epochs < 1 or cfg.minibatch < 1 or not 0 <= cfg.holdout < 1 or cfg.lr <= 0:
-        raise ValueError(f"fit: bad options {asdict(cfg)}")
+    bad = [
+        f"{name}={value!r} ({want})"
+        for name, value, ok, want in (
+            ("epochs", cfg.epochs, cfg.epochs >= 1, "an int >= 1"),
+            ("minibatch", cfg.minibatch, cfg.minibatch >= 1, "an int >= 1"),
+            ("holdout", cfg.holdout, 0 <= cfg.holdout < 1, "in [0, 1)"),
+            ("lr", cfg.lr, 0 < cfg.lr < float("inf"), "a finite number > 0"),
+            ("beta", cfg.beta, 0 <= cfg.beta < float("inf"), "a finite number >= 0"),
+        )
+        if not ok
+    ]
+    if bad:
+        raise ValueError("fit: bad options: " + "; ".join(bad))
+    t0 = time.time()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     data = load_shards(cfg.shards)
@@ -427,6 +454,7 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
             f"{data['obs'].shape[1]}) is not the checkpoint's ({net.spec['n_actions']}, "
             f"{net.spec['obs_size']})"
         )
+    _check_collected_with(ref, data, cfg.init)
     rng = np.random.default_rng(cfg.seed)
     deals = np.unique(data["deal"])
     held = set(rng.choice(deals, size=int(round(cfg.holdout * len(deals))), replace=False).tolist())
@@ -492,19 +520,50 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
         "epochs": epochs,
         "checkpoint": str(path),
         "checkpoint_bytes": path.stat().st_size,
+        "wall_s": round(time.time() - t0, 1),
     }
     Path(str(cfg.out) + ".fit.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
 
 
-def _candidate_value(p, cand, q):
-    """float torch ``(m,)``: the candidates' mean value weighted by the policy ``p``
-    (``sum_a p(a) q_a / sum_a p(a)`` over each state's candidates)."""
+def _check_collected_with(ref, data: dict[str, np.ndarray], init: str, k: int = 256) -> None:
+    """Raise :class:`~saboteur_agents.network.CheckpointMismatchError` unless ``ref`` gives the
+    candidates of the first ``k`` states the probabilities stored when they were collected
+    (the targets are built from ``ref``: another checkpoint would make them silently wrong)."""
+    import torch
+
+    from saboteur_agents.network import CheckpointMismatchError, masked_log_probs
+
+    k = min(k, len(data["role"]))
+    with torch.no_grad():
+        obs = torch.tensor(data["obs"][:k].astype(np.float32))
+        p = masked_log_probs(ref(obs)[0], torch.tensor(data["mask"][:k])).exp()
+    cand, stored = torch.tensor(data["cand"][:k].astype(np.int64)), data["p0"][:k]
+    used, _, pc, _ = _on_candidates(p, cand, torch.tensor(stored))
+    gap = float(np.abs(pc.numpy() - np.nan_to_num(stored))[used.numpy()].max())
+    if gap > 1e-3:
+        raise CheckpointMismatchError(
+            f"fit: the shards were not collected with {init} (its probabilities of their "
+            f"candidates differ by up to {gap:.3g}); pass the checkpoint given to collect"
+        )
+
+
+def _on_candidates(p, cand, q):
+    """``(used, idx, pc, qc)``: bool ``(m, K)`` the used slots, int64 ``(m, K)`` their
+    actions (an unused slot's clamped to 0), and ``p``'s probabilities and the values ``q`` on
+    them (0 in unused slots), torch tensors."""
     import torch
 
     used = cand >= 0
-    pc = torch.where(used, p.gather(1, cand.clamp(min=0)), torch.zeros_like(q))
-    qc = torch.where(used, q, torch.zeros_like(q))
+    idx = cand.clamp(min=0)
+    zero = torch.zeros_like(q)
+    return used, idx, torch.where(used, p.gather(1, idx), zero), torch.where(used, q, zero)
+
+
+def _candidate_value(p, cand, q):
+    """float torch ``(m,)``: the candidates' mean value weighted by the policy ``p``
+    (``sum_a p(a) q_a / sum_a p(a)`` over each state's candidates)."""
+    _, _, pc, qc = _on_candidates(p, cand, q)
     return (pc * qc).sum(1) / pc.sum(1).clamp(min=1e-30)
 
 

@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 from saboteur_agents.heuristic import HeuristicAgent  # noqa: E402
 from saboteur_agents.network import (  # noqa: E402
+    CheckpointMismatchError,
     PolicyValueNet,
     env_spec,
     load_checkpoint,
@@ -37,14 +38,27 @@ torch.set_num_threads(1)
 TOP0 = ["--top", "0", "--games", "1"]
 
 
+CONFIG = GameConfig(num_players=5, num_rounds=1)
+SPEC = env_spec(CONFIG)
+
+
+def _tiny(tmp_path_factory, name: str, seed: int = 0, prior: str = "", sharp=False) -> str:
+    """A small untrained base-game network saved as a checkpoint (fast to run); ``sharp``:
+    random biases of its policy heads, far from the near-uniform policy of a fresh one."""
+    torch.manual_seed(seed)
+    net = PolicyValueNet(SPEC, channels=8, hidden=32, conv_layers=2).eval()
+    if sharp:
+        with torch.no_grad():
+            net.place_head.bias.normal_(0.0, 3.0)
+            net.flat_head.bias.normal_(0.0, 3.0)
+    if prior:
+        net.start_at_prior(prior)
+    return str(save_checkpoint(tmp_path_factory.mktemp("ckpt") / name, net, CONFIG))
+
+
 @pytest.fixture(scope="module")
 def tiny_checkpoint(tmp_path_factory):
-    """A small untrained base-game network saved as a checkpoint (fast to run)."""
-    torch.manual_seed(0)
-    config = GameConfig(num_players=5, num_rounds=1)
-    net = PolicyValueNet(env_spec(config), channels=8, hidden=32, conv_layers=2).eval()
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
-    return str(save_checkpoint(path, net, config))
+    return _tiny(tmp_path_factory, "tiny.pt")
 
 
 def test_improved_targets_by_hand():
@@ -92,7 +106,10 @@ def test_collect_and_fit_end_to_end(tmp_path, tiny_checkpoint):
     assert res["games"] == 2 and res["states"] > 0
     data = load_shards([out / "shard_3.npz"])
     m = res["states"]
-    assert data["obs"].shape == (m, 6701) and data["mask"].shape == (m, 9789)
+    assert data["obs"].shape == (m, SPEC["obs_size"]) and data["mask"].shape == (
+        m,
+        SPEC["n_actions"],
+    )
     assert all(int(d) in TRAIN for d in data["deal"])  # never a dev or test deal
     rows = np.arange(m)
     for c in range(data["cand"].shape[1]):
@@ -102,7 +119,10 @@ def test_collect_and_fit_end_to_end(tmp_path, tiny_checkpoint):
     assert data["mask"][rows, data["played"]].all()
     assert (data["cand"] == data["heuristic"][:, None]).any(axis=1).all()
     # both roles, in turn: the first game's seat is a saboteur, the second's a gold-digger
-    assert set(data["role"].tolist()) == {0, 1}
+    roles = CONFIG.ruleset.roles
+    assert data["role"][0] == roles.index("saboteur") and data["role"][-1] == roles.index(
+        "gold-digger"
+    )
     assert json.loads((out / "collect_3.json").read_text())["states"] == m
     # the same seed: the same shard
     again = collect(CollectConfig(**{**cfg.__dict__, "out": str(tmp_path / "b")}), progress=False)
@@ -125,7 +145,8 @@ def test_collect_and_fit_end_to_end(tmp_path, tiny_checkpoint):
         progress=False,
     )
     assert [e["epoch"] for e in summary["epochs"]] == [1, 2]
-    assert all(np.isfinite(e["loss"]) and e["kl"] >= 0 for e in summary["epochs"])
+    assert all(np.isfinite([e["loss"], e["kl"], e["value"]]).all() for e in summary["epochs"])
+    assert summary["epochs"][-1]["kl"] > 0  # lr 1e-3: the policy moved from its start
     net, meta = load_checkpoint(ck)  # weights_only=True inside
     assert net.spec == load_checkpoint(tiny_checkpoint)[0].spec
     assert meta["train_config"]["search_targets"]["beta"] == 3.0
@@ -150,3 +171,20 @@ def test_errors_are_named(tmp_path, tiny_checkpoint, capsys):
         fit(FitConfig(shards=(shard,), init=str(SHIPPED["saboteur_2"]), out=str(tmp_path / "x.pt")))
     with pytest.raises(ValueError, match="no shard"):
         load_shards([])
+    with pytest.raises(ValueError, match=r"lr=nan \(a finite number > 0\); beta=-1"):
+        fit(FitConfig(shards=(shard,), init=tiny_checkpoint, out="x.pt", lr=float("nan"), beta=-1))
+
+
+def test_fit_refuses_shards_of_another_checkpoint(tmp_path, tmp_path_factory, tiny_checkpoint):
+    """The targets are built from --init: shards collected with other weights are refused."""
+    collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path), games=1), progress=False)
+    other = _tiny(tmp_path_factory, "other.pt", seed=1, sharp=True)
+    with pytest.raises(CheckpointMismatchError, match="not collected with"):
+        fit(FitConfig(shards=(str(tmp_path / "shard_0.npz"),), init=other, out="x.pt"))
+
+
+def test_collect_refuses_a_residual_network(tmp_path, tmp_path_factory):
+    residual = _tiny(tmp_path_factory, "residual.pt", prior="softmax:t=0.1")
+    with pytest.raises(ValueError, match="residual on the prior"):
+        collect(CollectConfig(checkpoint=residual, out=str(tmp_path), games=1), progress=False)
+    assert not list(tmp_path.iterdir())  # nothing written
