@@ -172,7 +172,15 @@ def test_errors_are_named(tmp_path, tiny_checkpoint, capsys):
     with pytest.raises(ValueError, match="no shard"):
         load_shards([])
     with pytest.raises(ValueError, match=r"lr=nan \(a finite number > 0\); beta=-1"):
-        fit(FitConfig(shards=(shard,), init=tiny_checkpoint, out="x.pt", lr=float("nan"), beta=-1))
+        fit(
+            FitConfig(
+                shards=(shard,),
+                init=tiny_checkpoint,
+                out=str(tmp_path / "x.pt"),
+                lr=float("nan"),
+                beta=-1,
+            )
+        )
 
 
 def test_fit_refuses_shards_of_another_checkpoint(tmp_path, tmp_path_factory, tiny_checkpoint):
@@ -180,7 +188,11 @@ def test_fit_refuses_shards_of_another_checkpoint(tmp_path, tmp_path_factory, ti
     collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path), games=1), progress=False)
     other = _tiny(tmp_path_factory, "other.pt", seed=1, sharp=True)
     with pytest.raises(CheckpointMismatchError, match="not collected with"):
-        fit(FitConfig(shards=(str(tmp_path / "shard_0.npz"),), init=other, out="x.pt"))
+        fit(
+            FitConfig(
+                shards=(str(tmp_path / "shard_0.npz"),), init=other, out=str(tmp_path / "x.pt")
+            )
+        )
 
 
 def test_collect_refuses_a_residual_network(tmp_path, tmp_path_factory):
