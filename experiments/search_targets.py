@@ -39,8 +39,23 @@ returns.  Two stages, each a command:
     (``ppo:PATH``).
 
 Files: ``collect`` writes ``OUT/shard_SEED.npz`` (:func:`save_shard`) and ``OUT/collect_SEED.json``
-(its options and counts); ``fit`` writes the checkpoint and ``CHECKPOINT.fit.json``
-(its options, the held-out figures of every epoch).  Run as ``python -m
+(its options and counts); ``fit`` writes the checkpoint ``OUT`` with its metadata beside it
+(``OUT`` with suffix ``.json``, as every checkpoint; its ``train_config`` is the starting
+checkpoint's with a ``search_targets`` entry added) and ``OUT.fit.json`` (its options, the
+figures of every epoch).  Neither overwrites an existing output without ``--overwrite``.
+
+Figures.  ``q`` is a round's outcome for the learning seat, 1 won and 0 lost, so a mean of ``q``
+is a win rate (a fraction; the README quotes differences of it in points, hundredths).
+``collect_SEED.json`` gives per role the searched ``states``, the mean ``q`` of the policy's
+most probable candidate (``q_policy_top``), of the heuristic's choice (``q_heuristic``) and of
+the best candidate of each state (``q_best``, which knows the true state), and the
+``states_with_a_difference`` (not every candidate had the same ``q``).  ``fit`` prints per
+epoch the mean training ``loss`` (the cross-entropy to the targets) and, on the held-out
+deals' states, ``kl`` (the mean KL divergence from the starting policy to the fitted one,
+nats) and ``value`` against ``value_start``: the candidates' mean ``q`` weighted by the fitted
+and by the starting policy's probabilities (``sum_a pi(a) q_a / sum_a pi(a)`` over each
+state's candidates), the win rate a decision of each would get under heuristic play from
+there on.  (This ``value`` is not the network's value head.)  Run as ``python -m
 saboteur_experiments.search_targets collect ...`` / ``fit ...`` (``--help``).
 """
 
@@ -48,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -83,6 +99,7 @@ class CollectConfig:
         games: stop after this many games (``None``: ``minutes`` only).
         roles: the learning seat's roles, in turn (names of the base game's roles).
         threads: torch threads.
+        overwrite: replace an existing shard of this seed in ``out``.
     """
 
     checkpoint: str
@@ -94,6 +111,7 @@ class CollectConfig:
     games: int | None = None
     roles: tuple[str, ...] = ("saboteur", "gold-digger")
     threads: int = 1
+    overwrite: bool = False
 
 
 def collect(cfg: CollectConfig, progress: bool = True) -> dict:
@@ -101,28 +119,43 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
 
     Returns:
         The summary written to ``OUT/collect_SEED.json``: the options, ``games``, ``states``,
-        ``rollouts``, ``wall_s``, and per role the states and the mean ``q`` of the policy's
-        most probable candidate, of the heuristic's choice and of the best candidate.
+        ``rollouts``, ``wall_s``, ``interrupted`` (Ctrl-C: the games finished by then are
+        kept and written), and per role the figures of the module docstring.  The time
+        budget is checked between games: a run ends with the game it is playing.
 
     Raises:
-        ValueError: neither ``minutes`` nor ``games`` given, an unknown role, ``top`` < 1.
-        CheckpointMismatchError: a checkpoint that is not one of the base game's.
+        ValueError: a bad option (named: no ``minutes`` nor ``games``, one of them not > 0,
+            ``top`` or ``threads`` < 1, no or an unknown role, an ``out`` that is a file, a
+            shard of this seed there already without ``overwrite``), a checkpoint that is
+            not one of the base game's spaces or is a residual on a prior.
+        FileNotFoundError: the checkpoint does not exist.
     """
     import torch
 
     import saboteur_env
-    from saboteur_agents.heuristic import HeuristicAgent
-    from saboteur_agents.network import masked_log_probs
+    from saboteur_agents.network import CheckpointMismatchError
     from saboteur_agents.ppo import PPOAgent
-    from saboteur_env.encoding.codec import Codec
-    from saboteur_env.encoding.observation import ObservationEncoder
-    from saboteur_env.engine.phases import Phase
-    from saboteur_experiments.evaluation.splits import TRAIN, draw_train_seed
 
     if cfg.minutes is None and cfg.games is None:
         raise ValueError("collect: give minutes or games (or both)")
     if cfg.top < 1:
         raise ValueError(f"collect: top must be >= 1, got {cfg.top}")
+    if cfg.games is not None and cfg.games < 1:
+        raise ValueError(f"collect: games must be >= 1, got {cfg.games}")
+    if cfg.minutes is not None and not 0 < cfg.minutes < float("inf"):
+        raise ValueError(f"collect: minutes must be a finite number > 0, got {cfg.minutes}")
+    if cfg.threads < 1:
+        raise ValueError(f"collect: threads must be >= 1, got {cfg.threads}")
+    if not cfg.roles:
+        raise ValueError("collect: give at least one role (--roles)")
+    out = Path(cfg.out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"collect: --out {out} is a file; give a folder")
+    if (out / f"shard_{cfg.seed}.npz").exists() and not cfg.overwrite:
+        raise ValueError(
+            f"collect: {out / f'shard_{cfg.seed}.npz'} exists; pass --overwrite to replace it "
+            "or another --seed or --out"
+        )
     torch.set_num_threads(cfg.threads)
     env = saboteur_env.raw_env(num_players=cfg.players, num_rounds=1, backend="engine")
     rules = env.config.ruleset
@@ -131,11 +164,15 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
         raise ValueError(f"collect: unknown roles {unknown}; the base game's: {rules.roles}")
     role_ids = [rules.roles.index(r) for r in cfg.roles]
     config = env.config
-    codec, encoder = Codec(config), ObservationEncoder(config)
-    n = cfg.players
     rng = np.random.default_rng(cfg.seed)
     policy = PPOAgent(cfg.checkpoint)
-    policy.reset(0, config)  # loads the network (its spaces checked against the game's)
+    try:
+        policy.reset(0, config)  # loads the network (its spaces checked against the game's)
+    except CheckpointMismatchError as err:
+        raise ValueError(
+            f"collect: {cfg.checkpoint} is not a checkpoint of the base game's spaces (search "
+            f"targets play the base game): {str(err).splitlines()[0][:300]}"
+        ) from None
     if getattr(policy.net, "prior", ""):
         raise ValueError(
             f"collect: {cfg.checkpoint} is a residual on the prior {policy.net.prior!r}; "
@@ -145,17 +182,64 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
     if np.abs(np.concatenate([space.low, space.high])).max() > 2048:
         # float16 holds every integer up to 2048 exactly: the shards would lose information
         raise ValueError("collect: observation values beyond +-2048 do not fit float16 shards")
-    shadow = HeuristicAgent()
-    opponents = [HeuristicAgent() for _ in range(n)]
-    players = [HeuristicAgent() for _ in range(n)]  # the rollouts' players
     rows: dict[str, list] = {k: [] for k in SHARD_FIELDS}
-    K = cfg.top + 1
+    done = {"games": 0, "rollouts": 0, "states": 0}  # counts of the games finished
     t0 = time.time()
     deadline = None if cfg.minutes is None else t0 + 60 * cfg.minutes
-    games = rollouts = 0
     bar = _bar(progress, cfg)
-    while (cfg.games is None or games < cfg.games) and (deadline is None or time.time() < deadline):
-        role = role_ids[games % len(role_ids)]
+    interrupted = False
+    try:
+        _play(cfg, env, rng, role_ids, policy, rows, done, deadline, bar)
+    except KeyboardInterrupt:  # keep the states of the games finished so far
+        interrupted = True
+        for k in rows:
+            del rows[k][done["states"] :]
+    finally:
+        if bar is not None:
+            bar.close()
+    out.mkdir(parents=True, exist_ok=True)
+    shard = save_shard(out / f"shard_{cfg.seed}.npz", rows, cfg.top + 1, env)
+    summary = {
+        "options": asdict(cfg),
+        "games": done["games"],
+        "states": len(rows["role"]),
+        "rollouts": done["rollouts"],
+        "wall_s": round(time.time() - t0, 1),
+        "interrupted": interrupted,
+        "shard": str(shard),
+        "roles": _summary(load_shards([shard]), rules.roles),
+    }
+    (out / f"collect_{cfg.seed}.json").write_text(json.dumps(summary, indent=2) + "\n")
+    if interrupted:
+        print(f"collect: interrupted; kept the {done['games']} games finished", file=sys.stderr)
+    return summary
+
+
+def _play(cfg, env, rng, role_ids, policy, rows, done, deadline, bar) -> None:
+    """The games of :func:`collect`: appends each searched state to ``rows`` and, when a
+    game ends, counts it in ``done`` (``games``, ``rollouts``, ``states``: what an interrupted
+    run keeps)."""
+    import torch
+
+    from saboteur_agents.heuristic import HeuristicAgent
+    from saboteur_agents.network import masked_log_probs
+    from saboteur_env.encoding.codec import Codec
+    from saboteur_env.encoding.observation import ObservationEncoder
+    from saboteur_env.engine.phases import Phase
+    from saboteur_experiments.evaluation.splits import TRAIN, draw_train_seed
+
+    config = env.config
+    codec, encoder = Codec(config), ObservationEncoder(config)
+    n = cfg.players
+    K = cfg.top + 1
+    shadow = HeuristicAgent()  # the heuristic's choice for the learning seat
+    opponents = [HeuristicAgent() for _ in range(n)]
+    players = [HeuristicAgent() for _ in range(n)]  # the rollouts' players
+    rollouts = 0
+    while (cfg.games is None or done["games"] < cfg.games) and (
+        deadline is None or time.time() < deadline
+    ):
+        role = role_ids[done["games"] % len(role_ids)]
         deal = draw_train_seed(rng)
         if deal not in TRAIN:  # never a dev or test deal (DESIGN 9)
             raise RuntimeError(f"collect: deal seed {deal} is outside the train split")
@@ -205,26 +289,10 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
                 rows["heuristic"].append(h)
                 rows["played"].append(action)
             env.step(action)
-        games += 1
+        done.update(games=done["games"] + 1, rollouts=rollouts, states=len(rows["role"]))
         if bar is not None:
             bar.update(1)
-            bar.set_postfix(states=len(rows["role"]))
-    if bar is not None:
-        bar.close()
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    shard = save_shard(out / f"shard_{cfg.seed}.npz", rows, K, env)
-    summary = {
-        "options": asdict(cfg),
-        "games": games,
-        "states": len(rows["role"]),
-        "rollouts": rollouts,
-        "wall_s": round(time.time() - t0, 1),
-        "shard": str(shard),
-        "roles": _summary(load_shards([shard]), rules.roles),
-    }
-    (out / f"collect_{cfg.seed}.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return summary
+            bar.set_postfix(states=done["states"])
 
 
 def candidate_values(game, cand: Sequence[int], players, codec, encoder, seed: int) -> list[float]:
@@ -295,11 +363,25 @@ def load_shards(paths: Sequence[str | Path]) -> dict[str, np.ndarray]:
     """The rows of several shards, concatenated; ``mask`` unpacked to bool ``(m, n_actions)``.
 
     Raises:
-        ValueError: no paths, or shards of different games (action or observation sizes).
+        ValueError: no paths, a path given twice, a file that is not a shard of
+            :func:`collect` (named), or shards of different games (action or observation
+            sizes).
     """
     if not paths:
         raise ValueError("load_shards: no shard given")
-    parts = [np.load(p) for p in paths]
+    seen = [Path(p).resolve() for p in paths]
+    if len(set(seen)) < len(seen):
+        raise ValueError("load_shards: a shard is given twice: its states would count twice")
+    parts = []
+    for p in paths:
+        try:
+            z = np.load(p, allow_pickle=False)
+            missing = {"n_actions", "obs_size", *SHARD_FIELDS} - set(z.files)
+        except (OSError, ValueError, AttributeError) as err:
+            raise ValueError(f"load_shards: {p} is not a shard of collect ({err})") from None
+        if missing:
+            raise ValueError(f"load_shards: {p} is not a shard of collect (no {sorted(missing)})")
+        parts.append(z)
     sizes = {(int(z["n_actions"]), int(z["obs_size"])) for z in parts}
     if len(sizes) != 1:
         raise ValueError(f"load_shards: shards of different games (actions, obs): {sizes}")
@@ -382,6 +464,7 @@ class FitConfig:
         holdout: the fraction of deals held out for the figures of every epoch.
         seed: shuffles and the held-out deals.
         threads: torch threads.
+        overwrite: replace an existing ``out`` (never the ``init`` checkpoint itself).
     """
 
     shards: tuple[str, ...]
@@ -394,6 +477,7 @@ class FitConfig:
     holdout: float = 0.1
     seed: int = 0
     threads: int = 2
+    overwrite: bool = False
 
 
 def fit(cfg: FitConfig, progress: bool = True) -> dict:
@@ -424,11 +508,19 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
             ("holdout", cfg.holdout, 0 <= cfg.holdout < 1, "in [0, 1)"),
             ("lr", cfg.lr, 0 < cfg.lr < float("inf"), "a finite number > 0"),
             ("beta", cfg.beta, 0 <= cfg.beta < float("inf"), "a finite number >= 0"),
+            ("threads", cfg.threads, cfg.threads >= 1, "an int >= 1"),
         )
         if not ok
     ]
     if bad:
         raise ValueError("fit: bad options: " + "; ".join(bad))
+    out = Path(cfg.out)
+    if out.is_dir():
+        raise ValueError(f"fit: --out {out} is a folder; give the checkpoint's file name (.pt)")
+    if out.exists() and out.resolve() == Path(cfg.init).resolve():
+        raise ValueError(f"fit: --out {out} is the --init checkpoint; write another file")
+    if out.exists() and not cfg.overwrite:
+        raise ValueError(f"fit: {out} exists; pass --overwrite to replace it")
     t0 = time.time()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
@@ -437,12 +529,6 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
     if m == 0:
         raise ValueError(f"fit: the shards {list(cfg.shards)} hold no state")
     net, meta = load_checkpoint(cfg.init)
-    if net.prior:
-        raise ValueError(
-            f"fit: {cfg.init} is a residual on the prior {net.prior!r}; search targets fit a "
-            "network's own policy (a checkpoint without --prior)"
-        )
-    ref, _ = load_checkpoint(cfg.init)  # the starting policy, frozen
     if (
         net.spec["n_actions"] != data["mask"].shape[1]
         or net.spec["obs_size"] != data["obs"].shape[1]
@@ -452,8 +538,14 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
         raise CheckpointMismatchError(
             f"fit: the shards' game (actions {data['mask'].shape[1]}, observation "
             f"{data['obs'].shape[1]}) is not the checkpoint's ({net.spec['n_actions']}, "
-            f"{net.spec['obs_size']})"
+            f"{net.spec['obs_size']}): {cfg.init} was trained for another game"
         )
+    if net.prior:
+        raise ValueError(
+            f"fit: {cfg.init} is a residual on the prior {net.prior!r}; search targets fit a "
+            "network's own policy (a checkpoint without --prior)"
+        )
+    ref, _ = load_checkpoint(cfg.init)  # the starting policy, frozen
     _check_collected_with(ref, data, cfg.init)
     rng = np.random.default_rng(cfg.seed)
     deals = np.unique(data["deal"])
@@ -462,6 +554,12 @@ def fit(cfg: FitConfig, progress: bool = True) -> dict:
     train_idx, held_idx = np.flatnonzero(~is_held), np.flatnonzero(is_held)
     if not len(train_idx):
         raise ValueError("fit: every state is held out; lower holdout")
+    if not len(held_idx) and cfg.holdout > 0:
+        print(
+            f"fit: {len(deals)} deals are too few to hold out {cfg.holdout:.0%} of them: "
+            "no held-out figures (kl, value)",
+            file=sys.stderr,
+        )
 
     def batch(idx):
         obs = torch.tensor(data["obs"][idx].astype(np.float32))
@@ -570,20 +668,29 @@ def _candidate_value(p, cand, q):
 # --- command line -----------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m saboteur_experiments.search_targets collect|fit ...`` (``--help``)."""
+    fmt = argparse.ArgumentDefaultsHelpFormatter
     ap = argparse.ArgumentParser(
         prog="python -m saboteur_experiments.search_targets",
         description="Search targets for the PPO policy (one step of expert iteration): "
         "collect rollout values of the policy's candidate moves on train deals, then fit "
-        "the policy to them.",
+        "the policy to them (the module docstring: help(saboteur_experiments.search_targets)).",
+        formatter_class=fmt,
     )
     sub = ap.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect", help="play train deals and score the policy's candidates")
-    c.add_argument("--checkpoint", required=True, help="the policy to improve (.pt)")
-    c.add_argument("--out", required=True, help="output folder (shard_SEED.npz)")
-    c.add_argument("--seed", type=int, default=0)
-    c.add_argument("--players", type=int, default=5)
+    c = sub.add_parser(
+        "collect", help="play train deals and score the policy's candidates", formatter_class=fmt
+    )
+    c.add_argument("--checkpoint", required=True, help="the policy to improve (.pt, base game)")
+    c.add_argument("--out", required=True, help="output folder (shard_SEED.npz, collect_SEED.json)")
+    c.add_argument("--seed", type=int, default=0, help="deals, agents' seeds, sampling")
+    c.add_argument("--players", type=int, default=5, help="players (the base game: 3-10)")
     c.add_argument("--top", type=int, default=4, help="the policy's best actions searched")
-    c.add_argument("--minutes", type=float, default=None, help="wall minutes of games")
+    c.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="wall minutes of games (checked between games: the last one is finished)",
+    )
     c.add_argument("--games", type=int, default=None, help="games to play")
     c.add_argument(
         "--roles",
@@ -591,17 +698,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the learning seat's roles in turn, comma-separated",
     )
     c.add_argument("--threads", type=int, default=1, help="torch threads")
-    f = sub.add_parser("fit", help="train the policy toward the improved targets")
+    c.add_argument("--overwrite", action="store_true", help="replace this seed's shard")
+    f = sub.add_parser(
+        "fit", help="train the policy toward the improved targets", formatter_class=fmt
+    )
     f.add_argument("shards", nargs="+", help="shard_SEED.npz files of collect")
     f.add_argument("--init", required=True, help="the checkpoint collected with")
     f.add_argument("--out", required=True, help="the checkpoint to write (.pt)")
     f.add_argument("--beta", type=float, default=3.0, help="the targets' inverse temperature")
-    f.add_argument("--epochs", type=int, default=4)
-    f.add_argument("--lr", type=float, default=1e-4)
-    f.add_argument("--minibatch", type=int, default=256)
+    f.add_argument("--epochs", type=int, default=4, help="passes over the states")
+    f.add_argument("--lr", type=float, default=1e-4, help="Adam's learning rate")
+    f.add_argument("--minibatch", type=int, default=256, help="states per step")
     f.add_argument("--holdout", type=float, default=0.1, help="fraction of deals held out")
-    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--seed", type=int, default=0, help="shuffles and the held-out deals")
     f.add_argument("--threads", type=int, default=2, help="torch threads")
+    f.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     args = ap.parse_args(argv)
     try:
         if args.command == "collect":
@@ -616,6 +727,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     games=args.games,
                     roles=tuple(r.strip() for r in args.roles.split(",") if r.strip()),
                     threads=args.threads,
+                    overwrite=args.overwrite,
                 )
             )
         else:
@@ -631,6 +743,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     holdout=args.holdout,
                     seed=args.seed,
                     threads=args.threads,
+                    overwrite=args.overwrite,
                 )
             )
     except (ValueError, FileNotFoundError) as err:

@@ -166,9 +166,26 @@ def test_errors_are_named(tmp_path, tiny_checkpoint, capsys):
     assert err.value.code == 2 and "top must be >= 1" in capsys.readouterr().err
     collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path), games=1), progress=False)
     shard = str(tmp_path / "shard_0.npz")
-    # a residual network (Saboteur 2's shipped one is on the softmax heuristic) is refused
-    with pytest.raises(ValueError, match="residual"):
+    # another game's checkpoint (Saboteur 2's shipped one) is named as such
+    with pytest.raises(CheckpointMismatchError, match="another game"):
         fit(FitConfig(shards=(shard,), init=str(SHIPPED["saboteur_2"]), out=str(tmp_path / "x.pt")))
+    with pytest.raises(ValueError, match="not a checkpoint of the base game's spaces"):
+        collect(
+            CollectConfig(checkpoint=str(SHIPPED["saboteur_2"]), out=str(tmp_path / "s2"), games=1)
+        )
+    # never over the starting checkpoint, nor over an earlier output without overwrite
+    with pytest.raises(ValueError, match="is the --init checkpoint"):
+        fit(FitConfig(shards=(shard,), init=tiny_checkpoint, out=tiny_checkpoint, overwrite=True))
+    with pytest.raises(ValueError, match="exists; pass --overwrite"):
+        collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path), games=1))
+    with pytest.raises(ValueError, match="is a file"):
+        collect(CollectConfig(checkpoint=tiny_checkpoint, out=shard, games=1))
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path / "g"), games=0))
+    with pytest.raises(ValueError, match="given twice"):
+        load_shards([shard, shard])
+    with pytest.raises(ValueError, match="collect_0.json is not a shard of collect"):
+        load_shards([str(tmp_path / "collect_0.json")])
     with pytest.raises(ValueError, match="no shard"):
         load_shards([])
     with pytest.raises(ValueError, match=r"lr=nan \(a finite number > 0\); beta=-1"):
@@ -195,8 +212,15 @@ def test_fit_refuses_shards_of_another_checkpoint(tmp_path, tmp_path_factory, ti
         )
 
 
-def test_collect_refuses_a_residual_network(tmp_path, tmp_path_factory):
+def test_a_residual_network_is_refused(tmp_path, tmp_path_factory, tiny_checkpoint):
     residual = _tiny(tmp_path_factory, "residual.pt", prior="softmax:t=0.1")
     with pytest.raises(ValueError, match="residual on the prior"):
         collect(CollectConfig(checkpoint=residual, out=str(tmp_path), games=1), progress=False)
     assert not list(tmp_path.iterdir())  # nothing written
+    collect(CollectConfig(checkpoint=tiny_checkpoint, out=str(tmp_path), games=1), progress=False)
+    with pytest.raises(ValueError, match="residual on the prior"):
+        fit(
+            FitConfig(
+                shards=(str(tmp_path / "shard_0.npz"),), init=residual, out=str(tmp_path / "x.pt")
+            )
+        )
