@@ -8,9 +8,8 @@ returns.  Two stages, each a command:
     (:func:`~saboteur_experiments.evaluation.splits.draw_train_seed`): the learning seat is a
     seat holding the role asked for (saboteur and gold-digger alternately, RULES 2.2) and plays
     the checkpoint being improved; every other seat is the heuristic (``heuristic``, its current
-    version).  At a decision of
-    the learning seat in a normal turn (RULES 4) with two or more legal actions, the
-    *candidates* are the policy's ``top`` most probable actions and the heuristic's choice for
+    version).  At a decision of the learning seat in a normal turn (RULES 4) with two or more
+    legal actions, the *candidates* are the policy's ``top`` most probable actions and the heuristic's choice for
     that seat (a shadow heuristic fed the seat's observations and events), and each candidate
     is scored by one **rollout from the true state**: a copy of the live game
     (:meth:`~saboteur_env.engine.state.Game.copy`, the deck's order included), the candidate
