@@ -9,14 +9,14 @@ returns.  Two stages, each a command:
     seat holding the role asked for (saboteur and gold-digger alternately, RULES 2.2) and plays
     the checkpoint being improved; every other seat is the heuristic (``heuristic``, its current
     version).  At a decision of the learning seat in a normal turn (RULES 4) with two or more
-    legal actions, the *candidates* are the policy's ``top`` most probable actions and the heuristic's choice for
-    that seat (a shadow heuristic fed the seat's observations and events), and each candidate
-    is scored by one **rollout from the true state**: a copy of the live game
-    (:meth:`~saboteur_env.engine.state.Game.copy`, the deck's order included), the candidate
-    applied, every seat then played to the end of the round by the heuristic fed the events it
-    could see (:func:`saboteur_agents.ismcts.heuristic_playout`, ``rollout=events``), the same
-    players' seeds for every candidate.  The value ``q`` is 1 when the learning seat won the
-    round (RULES 5.3), else 0.
+    legal actions, the *candidates* are the policy's ``top`` most probable actions and the
+    heuristic's choice for that seat (a shadow heuristic fed the seat's observations and
+    events), and each candidate is scored by one **rollout from the true state**: a copy of
+    the live game (:meth:`~saboteur_env.engine.state.Game.copy`, the deck's order included),
+    the candidate applied, every seat then played to the end of the round by the heuristic fed
+    the events it could see (:func:`saboteur_agents.ismcts.heuristic_playout`,
+    ``rollout=events``), the same players' seeds for every candidate.  The value ``q`` is 1
+    when the learning seat won the round (RULES 5.3), else 0.
 
     Reading the true state is allowed here because it is training, not play: the policy still
     reads only its observation.  For one state the rollout is deterministic, so two
