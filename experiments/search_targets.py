@@ -70,6 +70,9 @@ from pathlib import Path
 
 import numpy as np
 
+from saboteur_agents.base import Agent
+from saboteur_env.engine.config import GameConfig
+
 #: the arrays of a shard and their dtypes; ``K`` is ``top + 1`` (unused slots: -1 / NaN)
 SHARD_FIELDS = {
     "obs": np.float16,  # (m, obs_size): the learning seat's observation
@@ -96,7 +99,8 @@ class CollectConfig:
         top: the policy's most probable actions searched (plus the heuristic's choice).
         minutes: stop starting games after this many wall minutes (``None``: ``games`` only).
         games: stop after this many games (``None``: ``minutes`` only).
-        roles: the learning seat's roles, in turn (names of the base game's roles).
+        roles: the learning seat's roles, in turn (names of the base game's roles; ``None``:
+            the saboteur, then every other role of the ruleset).
         threads: torch threads.
         overwrite: replace an existing shard of this seed in ``out``.
     """
@@ -108,7 +112,7 @@ class CollectConfig:
     top: int = 4
     minutes: float | None = None
     games: int | None = None
-    roles: tuple[str, ...] = ("saboteur", "gold-digger")
+    roles: tuple[str, ...] | None = None
     threads: int = 1
     overwrite: bool = False
 
@@ -145,7 +149,7 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
         raise ValueError(f"collect: minutes must be a finite number > 0, got {cfg.minutes}")
     if cfg.threads < 1:
         raise ValueError(f"collect: threads must be >= 1, got {cfg.threads}")
-    if not cfg.roles:
+    if cfg.roles is not None and not cfg.roles:
         raise ValueError("collect: give at least one role (--roles)")
     out = Path(cfg.out)
     if out.exists() and not out.is_dir():
@@ -158,10 +162,13 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
     torch.set_num_threads(cfg.threads)
     env = saboteur_env.raw_env(num_players=cfg.players, num_rounds=1, backend="engine")
     rules = env.config.ruleset
-    unknown = [r for r in cfg.roles if r not in rules.roles]
-    if unknown:
-        raise ValueError(f"collect: unknown roles {unknown}; the base game's: {rules.roles}")
-    role_ids = [rules.roles.index(r) for r in cfg.roles]
+    if cfg.roles is None:
+        role_ids = [rules.saboteur] + [r for r in range(rules.n_roles) if r != rules.saboteur]
+    else:
+        unknown = [r for r in cfg.roles if r not in rules.roles]
+        if unknown:
+            raise ValueError(f"collect: unknown roles {unknown}; the base game's: {rules.roles}")
+        role_ids = [rules.roles.index(r) for r in cfg.roles]
     config = env.config
     rng = np.random.default_rng(cfg.seed)
     policy = PPOAgent(cfg.checkpoint)
@@ -215,26 +222,18 @@ def collect(cfg: CollectConfig, progress: bool = True) -> dict:
 
 
 def _play(cfg, env, rng, role_ids, policy, rows, done, deadline, bar) -> None:
-    """The games of :func:`collect`: appends each searched state to ``rows`` and, when a
-    game ends, counts it in ``done`` (``games``, ``rollouts``, ``states``: what an interrupted
-    run keeps)."""
-    import torch
-
+    """The games of :func:`collect`, through :func:`~saboteur_experiments.play.play_game`
+    with a :class:`TargetCollector` in the learning seat: appends each searched state to
+    ``rows`` and, when a game ends, counts it in ``done`` (``games``, ``rollouts``,
+    ``states``: what an interrupted run keeps)."""
     from saboteur_agents.heuristic import HeuristicAgent
-    from saboteur_agents.network import masked_log_probs
-    from saboteur_env.encoding.codec import Codec
-    from saboteur_env.encoding.observation import ObservationEncoder
-    from saboteur_env.engine.phases import Phase
+    from saboteur_experiments.evaluation.protocols import dealt_roles
     from saboteur_experiments.evaluation.splits import TRAIN, draw_train_seed
+    from saboteur_experiments.play import play_game
 
-    config = env.config
-    codec, encoder = Codec(config), ObservationEncoder(config)
     n = cfg.players
-    K = cfg.top + 1
-    shadow = HeuristicAgent()  # the heuristic's choice for the learning seat
+    collector = TargetCollector(policy, rng, cfg.top, rows)
     opponents = [HeuristicAgent() for _ in range(n)]
-    players = [HeuristicAgent() for _ in range(n)]  # the rollouts' players
-    rollouts = 0
     while (cfg.games is None or done["games"] < cfg.games) and (
         deadline is None or time.time() < deadline
     ):
@@ -242,56 +241,102 @@ def _play(cfg, env, rng, role_ids, policy, rows, done, deadline, bar) -> None:
         deal = draw_train_seed(rng)
         if deal not in TRAIN:  # never a dev or test deal (DESIGN 9)
             raise RuntimeError(f"collect: deal seed {deal} is outside the train split")
-        env.reset(seed=deal)
-        game = env.game
-        seats = np.flatnonzero(np.asarray(game.roles) == role)
+        seats = np.flatnonzero(dealt_roles(deal, n) == role)
         if not len(seats):
             continue  # no seat holds the role in this deal: another deal
         learner = int(seats[rng.integers(len(seats))])
-        for s in range(n):
-            seed = int(rng.integers(2**63))
-            (policy if s == learner else opponents[s]).reset(s, config, seed=seed)
-            if s == learner:
-                shadow.reset(s, config, seed=seed)
-        for name in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            s = env.agent_name_mapping[name]
-            mask = np.asarray(obs["action_mask"])
-            if s != learner:
-                env.step(opponents[s].act(obs["observation"], mask, info))
-                continue
-            legal, hscores = shadow.scores(obs["observation"], mask, info)
-            logits = policy.policy_logits(obs["observation"], mask, info)[0].numpy()
-            # float64: rng.choice checks that the probabilities sum to 1
-            z = torch.from_numpy(logits).double()[None]
-            p = masked_log_probs(z, torch.from_numpy(mask)[None])[0].exp().numpy()
-            action = int(rng.choice(len(p), p=p))  # the policy's own move: its state visits
-            phase = encoder.phase_of(encoder.views(np.asarray(obs["observation"])))
-            if len(legal) >= 2 and phase is Phase.TURN:
-                h = int(legal[int(np.argmax(hscores))])
-                top = [int(a) for a in np.argsort(-p, kind="stable")[: cfg.top] if mask[a]]
-                cand = top + ([h] if h not in top else [])
-                seed = int(rng.integers(2**63))
-                q = candidate_values(game, cand, players, codec, encoder, seed)
-                rollouts += len(cand)
-                pad = K - len(cand)
-                rows["obs"].append(np.asarray(obs["observation"], dtype=np.float16))
-                rows["mask"].append(np.packbits(mask.astype(bool)))
-                rows["cand"].append(cand + [-1] * pad)
-                rows["q"].append(q + [np.nan] * pad)
-                rows["p0"].append([float(p[a]) for a in cand] + [np.nan] * pad)
-                rows["role"].append(role)
-                rows["deal"].append(deal)
-                rows["heuristic"].append(h)
-                rows["played"].append(action)
-            env.step(action)
-        done.update(games=done["games"] + 1, rollouts=rollouts, states=len(rows["role"]))
+        seeds = [int(rng.integers(2**63)) for _ in range(n)]
+        collector.deal = deal
+        agents = [collector if s == learner else opponents[s] for s in range(n)]
+        play_game(agents, deal, agent_seeds=seeds, num_rounds=1, backend=env.backend)
+        done.update(games=done["games"] + 1, rollouts=collector.rollouts, states=len(rows["role"]))
         if bar is not None:
             bar.update(1)
             bar.set_postfix(states=done["states"])
+
+
+class TargetCollector(Agent):
+    """The learning seat of :func:`collect`: plays the policy (sampling its own move) and, at
+    each normal turn (RULES 4) with two or more legal actions, scores the candidates by
+    :func:`candidate_values` and appends the state to ``rows`` (:data:`SHARD_FIELDS`).
+
+    It reads the **true** game it is attached to, which breaks the agent contract
+    (:attr:`saboteur_agents.base.Agent.needs_game`: a search agent may read the game only
+    through ``game.determinize``) on purpose: the values are training targets, and the policy
+    itself still reads only its observation.  Not a registered agent.
+
+    Args:
+        policy: a :class:`~saboteur_agents.ppo.PPOAgent` (its own network, no prior).
+        rng: the run's generator (the policy's samples and the rollout seeds).
+        top: the policy's most probable actions searched (plus the heuristic's choice).
+        rows: the shard's columns, appended to.
+
+    Attributes:
+        deal: the deal seed of the game being played (set by the caller, stored per state).
+        rollouts: the rollouts run so far.
+    """
+
+    name = "search-targets"
+    needs_game = True
+
+    def __init__(self, policy, rng: np.random.Generator, top: int, rows: dict[str, list]):
+        from saboteur_agents.heuristic import HeuristicAgent
+
+        self.policy, self.stream, self.top, self.rows = policy, rng, top, rows
+        self.shadow = HeuristicAgent()  # the heuristic's choice for this seat
+        self.deal = -1
+        self.rollouts = 0
+        self._config: GameConfig | None = None
+
+    def reset(self, seat: int, config: GameConfig, seed: int | None = None) -> None:
+        """A new game: the policy and the shadow heuristic get the seat's seed."""
+        super().reset(seat, config, seed)
+        self.policy.reset(seat, config, seed=seed)
+        self.shadow.reset(seat, config, seed=seed)
+        if self._config != config:
+            from saboteur_agents.heuristic import HeuristicAgent
+            from saboteur_env.encoding.codec import Codec
+            from saboteur_env.encoding.observation import ObservationEncoder
+
+            self._config = config
+            self.codec, self.encoder = Codec(config), ObservationEncoder(config)
+            self.players = [HeuristicAgent() for _ in range(config.num_players)]  # rollouts
+
+    def act(self, observation, action_mask, info=None) -> int:
+        """The policy's sampled move; the state recorded first when it is searched."""
+        import torch
+
+        from saboteur_agents.network import masked_log_probs
+        from saboteur_env.engine.phases import Phase
+
+        mask = np.asarray(action_mask)
+        legal, hscores = self.shadow.scores(observation, mask, info)
+        logits = self.policy.policy_logits(observation, mask, info)[0].numpy()
+        # float64: rng.choice checks that the probabilities sum to 1
+        z = torch.from_numpy(logits).double()[None]
+        p = masked_log_probs(z, torch.from_numpy(mask)[None])[0].exp().numpy()
+        action = int(self.stream.choice(len(p), p=p))  # the policy's own move: its state visits
+        phase = self.encoder.phase_of(self.encoder.views(np.asarray(observation)))
+        if len(legal) < 2 or phase is not Phase.TURN:
+            return action
+        h = int(legal[int(np.argmax(hscores))])
+        top = [int(a) for a in np.argsort(-p, kind="stable")[: self.top] if mask[a]]
+        cand = top + ([h] if h not in top else [])
+        seed = int(self.stream.integers(2**63))
+        q = candidate_values(self.game, cand, self.players, self.codec, self.encoder, seed)
+        self.rollouts += len(cand)
+        pad = self.top + 1 - len(cand)
+        rows = self.rows
+        rows["obs"].append(np.asarray(observation, dtype=np.float16))
+        rows["mask"].append(np.packbits(mask.astype(bool)))
+        rows["cand"].append(cand + [-1] * pad)
+        rows["q"].append(q + [np.nan] * pad)
+        rows["p0"].append([float(p[a]) for a in cand] + [np.nan] * pad)
+        rows["role"].append(int(self.game.roles[self.seat]))
+        rows["deal"].append(self.deal)
+        rows["heuristic"].append(h)
+        rows["played"].append(action)
+        return action
 
 
 def candidate_values(game, cand: Sequence[int], players, codec, encoder, seed: int) -> list[float]:
@@ -693,8 +738,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     c.add_argument("--games", type=int, default=None, help="games to play")
     c.add_argument(
         "--roles",
-        default="saboteur,gold-digger",
-        help="the learning seat's roles in turn, comma-separated",
+        default=None,
+        help="the learning seat's roles in turn, comma-separated (default: the saboteur, then "
+        "the other roles)",
     )
     c.add_argument("--threads", type=int, default=1, help="torch threads")
     c.add_argument("--overwrite", action="store_true", help="replace this seed's shard")
@@ -724,7 +770,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                     top=args.top,
                     minutes=args.minutes,
                     games=args.games,
-                    roles=tuple(r.strip() for r in args.roles.split(",") if r.strip()),
+                    roles=None
+                    if args.roles is None
+                    else tuple(r.strip() for r in args.roles.split(",") if r.strip()),
                     threads=args.threads,
                     overwrite=args.overwrite,
                 )
